@@ -1,0 +1,11 @@
+"""maxcoord physics: maximal-coordinate rigid bodies, joints and a sparse Lagrange-multiplier
+solver. Never imports a display or OpenGL library."""
+from .body import Body
+from .joints import Ball, Cylindrical, Distance, Fixed, Hinge, Joint, Slider, Universal
+from .shapes import Box, Capsule, Cylinder, Plane, Shape, Sphere
+from .step import StepError
+from .world import World
+
+__all__ = ["World", "Body", "Shape", "Sphere", "Box", "Capsule", "Cylinder", "Plane",
+           "Joint", "Ball", "Hinge", "Slider", "Fixed", "Universal", "Cylindrical", "Distance",
+           "StepError"]

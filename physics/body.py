@@ -1,0 +1,166 @@
+"""Body: a thin handle onto one row of the world's body arrays.
+
+Reading a property returns a copy (a fresh numpy array), so keeping it around does not see
+later steps; assigning to a property writes through to the world. For all bodies at once use
+the world's batch arrays (``World.positions`` and friends).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .validation import check_quaternion, check_vector
+
+
+class Body:
+    __slots__ = ("_world", "_row", "shape", "name")
+
+    def __init__(self, world, row: int, shape, name: str | None):
+        self._world = world
+        self._row = row          # row in the world's internal arrays; row 0 is the world frame
+        self.shape = shape
+        self.name = name
+
+    @property
+    def row(self) -> int:
+        if self._row < 0:
+            raise ValueError(f"{self!r} has been removed from its world")
+        return self._row
+
+    @property
+    def index(self) -> int:
+        """Position of this body in ``world.bodies`` and in the world's batch arrays
+        (changes when an earlier body is removed)."""
+        return self.row - 1
+
+    @property
+    def world(self):
+        return self._world
+
+    def _get(self, array):
+        return array[self.row].copy()
+
+    def _set(self, array, name, value, size):
+        array[self.row] = check_vector(name, value, size)
+        self._world._state_changed()
+
+    # -- state ---------------------------------------------------------------------------
+    @property
+    def position(self) -> np.ndarray:
+        """Centre of mass, world frame, metres (3,)."""
+        return self._get(self._world._x)
+
+    @position.setter
+    def position(self, value):
+        self._set(self._world._x, "position", value, 3)
+
+    @property
+    def orientation(self) -> np.ndarray:
+        """Unit quaternion (w, x, y, z), body to world (4,)."""
+        return self._get(self._world._q)
+
+    @orientation.setter
+    def orientation(self, value):
+        self._world._q[self.row] = check_quaternion("orientation", value)
+        self._world._state_changed()
+
+    @property
+    def rotation(self) -> np.ndarray:
+        """Rotation matrix body to world (3, 3)."""
+        from .math3d import quat_to_matrix
+        return quat_to_matrix(self.orientation[None])[0]
+
+    @property
+    def linear_velocity(self) -> np.ndarray:
+        """Velocity of the centre of mass, world frame, m/s (3,)."""
+        return self._get(self._world._v)
+
+    @linear_velocity.setter
+    def linear_velocity(self, value):
+        self._set(self._world._v, "linear_velocity", value, 3)
+
+    @property
+    def angular_velocity(self) -> np.ndarray:
+        """Angular velocity, world frame, rad/s (3,)."""
+        return self._get(self._world._w)
+
+    @angular_velocity.setter
+    def angular_velocity(self, value):
+        self._set(self._world._w, "angular_velocity", value, 3)
+
+    def point_velocity(self, point) -> np.ndarray:
+        """Velocity of the material point at world position ``point`` (3,), m/s."""
+        p = check_vector("point", point, 3)
+        return self.linear_velocity + np.cross(self.angular_velocity, p - self.position)
+
+    # -- mass properties -----------------------------------------------------------------
+    @property
+    def mass(self) -> float:
+        """kg; infinite for static bodies."""
+        return float(self._world._mass[self.row])
+
+    @property
+    def inertia(self) -> np.ndarray:
+        """Body-frame inertia about the centre of mass, kg m^2 (3, 3)."""
+        return self._get(self._world._inertia)
+
+    @property
+    def static(self) -> bool:
+        return bool(self._world._inv_mass[self.row] == 0)
+
+    # -- material and filtering ----------------------------------------------------------
+    @property
+    def friction(self) -> float:
+        return float(self._world._friction[self.row])
+
+    @friction.setter
+    def friction(self, value):
+        from .validation import check_positive
+        self._world._friction[self.row] = check_positive("friction", value, allow_zero=True)
+
+    @property
+    def restitution(self) -> float:
+        return float(self._world._restitution[self.row])
+
+    @restitution.setter
+    def restitution(self, value):
+        from .validation import check_positive
+        r = check_positive("restitution", value, allow_zero=True)
+        if r > 1:
+            raise ValueError(f"restitution must be between 0 and 1, got {value!r}")
+        self._world._restitution[self.row] = r
+
+    @property
+    def collision_group(self) -> int:
+        return int(self._world._group[self.row])
+
+    @collision_group.setter
+    def collision_group(self, value):
+        self._world._group[self.row] = int(value)
+
+    @property
+    def collision_mask(self) -> int:
+        return int(self._world._mask[self.row])
+
+    @collision_mask.setter
+    def collision_mask(self, value):
+        self._world._mask[self.row] = int(value)
+
+    # -- loads ---------------------------------------------------------------------------
+    def apply_force(self, force, point=None):
+        """Add a world-frame force (N) for the next step, at world ``point`` (default: the
+        centre of mass, so no torque)."""
+        f = check_vector("force", force, 3)
+        i = self.row
+        self._world._force[i] += f
+        if point is not None:
+            p = check_vector("point", point, 3)
+            self._world._torque[i] += np.cross(p - self._world._x[i], f)
+
+    def apply_torque(self, torque):
+        """Add a world-frame torque (N m) for the next step."""
+        self._world._torque[self.row] += check_vector("torque", torque, 3)
+
+    def __repr__(self):
+        label = f" {self.name!r}" if self.name else ""
+        where = f"#{self._row - 1}" if self._row >= 0 else "(removed)"
+        return f"<Body{label} {where} {type(self.shape).__name__ if self.shape else 'no shape'}>"

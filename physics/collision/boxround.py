@@ -1,0 +1,64 @@
+"""Box (body a) against sphere or capsule (body b).
+
+The deepest point of b's segment is where the box's signed distance along the segment is
+least (convex, found by golden-section search); a sphere of b's radius there gives the contact.
+When that point faces a box face (not an edge or corner) the capsule may lie along the face:
+the segment is clipped to the face's side planes and both clipped ends become contacts with
+the face normal, which is what lets a capsule rest flat on a box (or overhang its edge).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .geometry import clip_to_slab, golden_min, rotate, to_local, to_world
+from .sdf import box_closest
+
+# Feature ids: 0 the single deepest point; 1 + 2 * face + end for the clipped face points.
+SINGLE = 0
+
+
+def box_round(a, b, margin):
+    """Candidates (C = 3): feature 0 single point, or features 1 + 2 face + {0, 1} clipped."""
+    h = a.params[:, :3]
+    r, hl = b.params[:, 0], b.params[:, 1]
+    c = to_local(a.rot, a.pos, b.pos)                    # segment centre, box frame
+    d = np.einsum("mji,mj->mi", a.rot, b.rot[:, :, 2])   # segment direction, box frame
+
+    def sdf_along(t, rows):
+        return box_closest(c[rows] + t[:, None] * d[rows], h[rows])[0]
+
+    t_star = golden_min(sdf_along, -hl, hl)
+    q = c + t_star[:, None] * d
+    dist, surf, n_loc, face = box_closest(q, h)
+    depth0 = r - dist
+    point0 = surf - n_loc * (depth0 / 2.0)[:, None]
+
+    # Face region: clip the segment to the two side slabs of that face.
+    k = np.maximum(face, 0) // 2
+    sign = np.where(face % 2 == 1, 1.0, -1.0)
+    lo, hi = -hl.copy(), hl.copy()
+    for offset in (1, 2):
+        j = (k + offset) % 3
+        pick = lambda x: np.take_along_axis(x, j[:, None], 1)[:, 0]
+        lo, hi = clip_to_slab(pick(c), pick(d), pick(h), lo, hi)
+    clipped = (face >= 0) & (hi - lo > 1e-9 * np.maximum(hl, 1e-300))
+    t_ends = np.stack([lo, hi], axis=1)
+    t_ends = np.where(clipped[:, None], t_ends, 0.0)     # keep unused rows finite
+    ends = c[:, None, :] + t_ends[..., None] * d[:, None, :]
+    e_k = np.take_along_axis(ends, k[:, None, None].repeat(2, 1), 2)[..., 0]
+    h_k = np.take_along_axis(h, k[:, None], 1)
+    depth12 = r[:, None] - (sign[:, None] * e_k - h_k)
+    n_face = np.zeros_like(c)
+    np.put_along_axis(n_face, k[:, None], sign[:, None], 1)
+    # a's surface point: the end projected onto the face plane; b's: end - n r.
+    on_face = ends.copy()
+    np.put_along_axis(on_face, k[:, None, None].repeat(2, 1), (sign[:, None] * h_k)[..., None], 2)
+    point12 = on_face - n_face[:, None, :] * (depth12 / 2.0)[..., None]
+
+    point = np.concatenate([point0[:, None], point12], axis=1)
+    n_all = np.concatenate([n_loc[:, None], np.repeat(n_face[:, None], 2, 1)], axis=1)
+    depth = np.concatenate([depth0[:, None], depth12], axis=1)
+    valid = np.stack([~clipped, clipped, clipped], axis=1) & (depth >= -margin[:, None])
+    feature = np.concatenate(
+        [np.full((len(c), 1), SINGLE), 1 + 2 * np.maximum(face, 0)[:, None] + np.arange(2)], 1)
+    return to_world(a.rot, a.pos, point), rotate(a.rot, n_all), depth, feature, valid

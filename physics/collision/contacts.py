@@ -1,0 +1,93 @@
+"""The contact set produced by collision detection, and how narrowphases build it.
+
+Every narrowphase returns a fixed number C of *candidate* contacts per pair (e.g. 8 box
+corners) together with a validity mask; `from_candidates` flattens the valid ones. Keeping the
+candidate arrays rectangular is what lets each narrowphase run without a loop over pairs.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+# The bodies on one side of M pairs: pos (M, 3), rot (M, 3, 3) body->world, params (M, 4).
+Shapes = namedtuple("Shapes", "pos rot params")
+
+
+@dataclass
+class ContactSet:
+    """K contact points, all in world coordinates.
+
+    body_a, body_b : (K,) int64   indices of the two bodies (into the find_contacts inputs)
+    point          : (K, 3)       midway between the two surfaces
+    normal         : (K, 3)       unit normal pointing from body a towards body b
+    depth          : (K,)         penetration, m (> 0 overlapping, < 0 a speculative gap)
+    feature        : (K,) int64   id of the contact point within its pair, stable from step to
+                                  step, so (body_a, body_b, feature) identifies a contact for
+                                  warm starting.
+
+    The surface point of a is ``point + normal * depth / 2`` and that of b is
+    ``point - normal * depth / 2``.
+    """
+
+    body_a: np.ndarray
+    body_b: np.ndarray
+    point: np.ndarray
+    normal: np.ndarray
+    depth: np.ndarray
+    feature: np.ndarray
+
+    @classmethod
+    def empty(cls) -> "ContactSet":
+        i = np.zeros(0, dtype=np.int64)
+        v = np.zeros((0, 3))
+        return cls(i, i.copy(), v, v.copy(), np.zeros(0), i.copy())
+
+    def __len__(self) -> int:
+        return len(self.depth)
+
+    @classmethod
+    def concatenate(cls, sets) -> "ContactSet":
+        sets = [s for s in sets if len(s)]
+        if not sets:
+            return cls.empty()
+        return cls(*(np.concatenate([getattr(s, f.name) for s in sets]) for f in fields(cls)))
+
+    def keys(self) -> np.ndarray:
+        """(K, 3) int64 rows (body_a, body_b, feature): the warm-starting key of each contact."""
+        return np.stack([self.body_a, self.body_b, self.feature], axis=1)
+
+
+def from_candidates(body_a, body_b, point, normal, depth, feature, valid) -> ContactSet:
+    """Flatten the valid candidates of M pairs into a ContactSet.
+
+    body_a, body_b : (M,) body index of each pair
+    point, normal  : (M, C, 3) world;  depth, feature, valid : (M, C)
+    """
+    m, c = valid.shape
+    rows = np.broadcast_to(np.arange(m)[:, None], (m, c))[valid]
+    return ContactSet(
+        body_a=np.asarray(body_a, dtype=np.int64)[rows],
+        body_b=np.asarray(body_b, dtype=np.int64)[rows],
+        point=np.asarray(point, dtype=np.float64)[valid],
+        normal=np.asarray(normal, dtype=np.float64)[valid],
+        depth=np.asarray(depth, dtype=np.float64)[valid],
+        feature=np.asarray(feature, dtype=np.int64)[valid],
+    )
+
+
+def keep_deepest(depth, valid, k):
+    """Among C candidates per pair keep at most the k deepest valid ones.
+
+    depth, valid : (M, C). Returns the new (M, C) validity mask.
+    """
+    if valid.shape[1] <= k:
+        return valid
+    score = np.where(valid, depth, -np.inf)
+    # Rank of each candidate by depth (0 = deepest); ties broken by candidate order so that
+    # the choice is repeatable from step to step.
+    order = np.argsort(-score, axis=1, kind="stable")
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(valid.shape[1])[None, :].repeat(len(valid), 0), 1)
+    return valid & (rank < k)

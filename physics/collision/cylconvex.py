@@ -1,0 +1,111 @@
+"""Cylinder (body a) against box or cylinder (body b): an approximation by feature points.
+
+Exact point-against-shape queries (sdf.py) on a fixed set of feature points of each body:
+  - a cylinder's rim points (rim.py: per cap the rim point furthest towards the other body
+    plus 4 fixed samples) against the other body;
+  - a box's 8 corners against the cylinder;
+  - a box's 12 edges against the cylinder (the edge point of least signed distance, when it
+    lies strictly inside the edge: corners are already covered);
+  - for two cylinders, their axes as capsules when the closest points of the axes are
+    strictly inside both (crossed or side-by-side cylinders).
+Each point whose signed distance is within the margin is a contact, normal from the other
+shape's gradient; at most MAX_POINTS, the deepest. This finds caps on faces, boxes on caps,
+cylinders lying on faces or across box edges and stacked cylinders. What it misses is
+rim-against-edge contact between samples, where it may report a contact late by up to
+radius * (1 - cos 45 deg) for the sampled rim, and the normals of deep penetrations are
+only as good as the nearest-feature guess.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .contacts import keep_deepest
+from .geometry import BOX_CORNERS, closest_segments, golden_min, rotate, to_local
+from .rim import rim_candidates
+from .round import sphere_pair
+from .sdf import box_closest, cylinder_closest, point_contacts
+
+MAX_POINTS = 8
+# The 12 box edges as (corner i, corner j) pairs of BOX_CORNERS differing in one sign.
+BOX_EDGES = np.array([(i, j) for i in range(8) for j in range(8)
+                      if i < j and np.sum(BOX_CORNERS[i] != BOX_CORNERS[j]) == 1])
+
+
+def _box(s):
+    return lambda p: box_closest(p, s.params[:, :3])
+
+
+def _cylinder(s):
+    return lambda p: cylinder_closest(p, s.params[:, 0], s.params[:, 1])
+
+
+def _towards(closest, target, x):
+    """Unit world directions (M, 3) from points x towards (into) the shape `target`."""
+    # Minus the SDF gradient: towards the target from outside, deeper into it from inside.
+    return -rotate(target.rot, closest(to_local(target.rot, target.pos, x))[2])
+
+
+def _rims_against(cyl, other, closest_other, margin, flip):
+    """The rim points of `cyl` against `other`: candidates (M, 10) with normals a -> b."""
+    direction = _towards(closest_other, other, cyl.pos)
+    rim, usable = rim_candidates(cyl.pos, cyl.rot, cyl.params, direction)
+    point, normal, depth, _ = point_contacts(closest_other, other.pos, other.rot, rim, 0.0)
+    normal = -normal if flip else normal
+    return point, normal, depth, usable & (depth >= -margin[:, None])
+
+
+def _box_points_against(cyl, box, margin):
+    """Box corners (8) and interior edge points (12) against the cylinder a."""
+    closest = _cylinder(cyl)
+    corners = box.pos[:, None, :] + rotate(box.rot, BOX_CORNERS[None] * box.params[:, None, :3])
+    pc, nc, dc, _ = point_contacts(closest, cyl.pos, cyl.rot, corners, 0.0)
+
+    c0, c1 = corners[:, BOX_EDGES[:, 0]], corners[:, BOX_EDGES[:, 1]]    # (M, 12, 3)
+    mid, half_vec = 0.5 * (c0 + c1), 0.5 * (c1 - c0)
+    m = len(margin)
+    # Flatten the M x 12 searches to one vectorised golden-section search.
+    rep = lambda x: np.repeat(x, 12, axis=0)
+    cyl_r, cyl_h = rep(cyl.params[:, 0]), rep(cyl.params[:, 1])
+    rot, pos = rep(cyl.rot), rep(cyl.pos)
+    mid_f, hv_f = mid.reshape(-1, 3), half_vec.reshape(-1, 3)
+
+    def sdf(t, rows):
+        x = mid_f[rows] + t[:, None] * hv_f[rows]
+        return cylinder_closest(to_local(rot[rows], pos[rows], x), cyl_r[rows], cyl_h[rows])[0]
+
+    t = golden_min(sdf, -np.ones(len(mid_f)), np.ones(len(mid_f)), iterations=40)
+    q = (mid_f + t[:, None] * hv_f)
+    pe, ne, de, _ = point_contacts(lambda p: cylinder_closest(p, cyl_r, cyl_h), pos, rot, q, 0.0)
+    interior = (np.abs(t) < 1 - 1e-6).reshape(m, 12)
+    point = np.concatenate([pc, pe.reshape(m, 12, 3)], axis=1)
+    normal = np.concatenate([nc, ne.reshape(m, 12, 3)], axis=1)
+    depth = np.concatenate([dc, de.reshape(m, 12)], axis=1)
+    ok = np.concatenate([np.ones((m, 8), bool), interior], axis=1)
+    return point, normal, depth, ok & (depth >= -margin[:, None])
+
+
+def _finish(parts, m):
+    point, normal, depth, valid = (np.concatenate(x, axis=1) for x in zip(*parts))
+    valid = keep_deepest(depth, valid, MAX_POINTS)
+    feature = np.broadcast_to(np.arange(depth.shape[1]), depth.shape)
+    return point, normal, depth, feature, valid
+
+
+def cylinder_box(a, b, margin):
+    """Candidates (C = 30): features 0..9 a's rim, 10..17 b's corners, 18..29 b's edges."""
+    rims = _rims_against(a, b, _box(b), margin, flip=True)
+    return _finish([rims, _box_points_against(a, b, margin)], len(margin))
+
+
+def cylinder_cylinder(a, b, margin):
+    """Candidates (C = 21): features 0..9 a's rim, 10..19 b's rim, 20 the axes."""
+    rims_a = _rims_against(a, b, _cylinder(b), margin, flip=True)
+    rims_b = _rims_against(b, a, _cylinder(a), margin, flip=False)
+    la, lb = a.params[:, 1], b.params[:, 1]
+    da, db = a.rot[:, :, 2], b.rot[:, :, 2]
+    s, t = closest_segments(a.pos, da, la, b.pos, db, lb)
+    p, n, d = sphere_pair(a.pos + s[:, None] * da, b.pos + t[:, None] * db,
+                          a.params[:, 0], b.params[:, 0], da, db)
+    ok = (np.abs(s) < la * (1 - 1e-9)) & (np.abs(t) < lb * (1 - 1e-9)) & (d >= -margin)
+    axes = (p[:, None], n[:, None], d[:, None], ok[:, None])
+    return _finish([rims_a, rims_b, axes], len(margin))

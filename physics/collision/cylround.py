@@ -1,0 +1,85 @@
+"""Cylinder (body a) against sphere or capsule (body b).
+
+As for boxes (boxround.py): the deepest point of b's segment minimises the cylinder's signed
+distance (golden-section search), and a sphere of b's radius there gives one exact contact.
+Two-point manifolds where b lies along a flat-ish feature:
+  - on a cap: the segment clipped to the cap disc, both ends against the cap plane;
+  - along the side, axes within PARALLEL_SINE of parallel: the segment clipped to the
+    cylinder's height, both ends against the side.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .geometry import clip_to_slab, golden_min, rotate, to_local, to_world
+from .sdf import CYL_CAP, CYL_SIDE, cylinder_closest
+
+PARALLEL_SINE = 0.02
+# Features: 0 single point; 1 + 2 * manifold + end with manifold 0 cap -z, 1 cap +z, 2 side.
+
+
+def _disc_interval(c, d, radius, lo, hi):
+    """Clip t in [lo, hi] to |xy(c + t d)| <= radius (M,); returns lo, hi (lo > hi: empty)."""
+    qa = d[:, 0] ** 2 + d[:, 1] ** 2
+    qb = c[:, 0] * d[:, 0] + c[:, 1] * d[:, 1]
+    qc = c[:, 0] ** 2 + c[:, 1] ** 2 - radius**2
+    disc = qb**2 - qa * qc
+    moving = qa > 1e-12
+    root = np.sqrt(np.maximum(disc, 0.0))
+    safe = np.where(moving, qa, 1.0)
+    t1, t2 = (-qb - root) / safe, (-qb + root) / safe
+    lo = np.where(moving, np.where(disc >= 0, np.maximum(lo, t1), np.inf),
+                  np.where(qc <= 0, lo, np.inf))
+    hi = np.where(moving, np.where(disc >= 0, np.minimum(hi, t2), -np.inf),
+                  np.where(qc <= 0, hi, -np.inf))
+    return lo, hi
+
+
+def cylinder_round(a, b, margin):
+    """Candidates (C = 3): the single deepest point, or 2 clipped ends (see module doc)."""
+    radius, half = a.params[:, 0], a.params[:, 1]
+    r, hl = b.params[:, 0], b.params[:, 1]
+    c = to_local(a.rot, a.pos, b.pos)
+    d = np.einsum("mji,mj->mi", a.rot, b.rot[:, :, 2])
+
+    def sdf_along(t, rows):
+        return cylinder_closest(c[rows] + t[:, None] * d[rows], radius[rows], half[rows])[0]
+
+    t_star = golden_min(sdf_along, -hl, hl)
+    dist, surf, n0, region = cylinder_closest(c + t_star[:, None] * d, radius, half)
+    depth0 = r - dist
+    point0 = surf - n0 * (depth0 / 2.0)[:, None]
+
+    cap = region == CYL_CAP
+    side = (region == CYL_SIDE) & (np.abs(d[:, 2]) > np.sqrt(1 - PARALLEL_SINE**2))
+    lo_c, hi_c = _disc_interval(c, d, radius, -hl, hl)
+    lo_s, hi_s = clip_to_slab(c[:, 2], d[:, 2], half, -hl, hl)
+    lo, hi = np.where(cap, lo_c, lo_s), np.where(cap, hi_c, hi_s)
+    two = (cap | side) & (hl > 0) & (hi - lo > 1e-9 * np.maximum(hl, 1e-300))
+    t_ends = np.where(two[:, None], np.stack([lo, hi], 1), 0.0)
+    ends = c[:, None, :] + t_ends[..., None] * d[:, None, :]             # (M, 2, 3) local
+
+    # Cap: the plane z = zs * half. Side: the radial direction of each end.
+    zs = np.sign(surf[:, 2])[:, None]
+    rho = np.hypot(ends[..., 0], ends[..., 1])
+    u = np.where((rho > 1e-15)[..., None], ends[..., :2] / np.maximum(rho, 1e-300)[..., None],
+                 np.array([1.0, 0.0]))
+    cap_gap = zs * ends[..., 2] - half[:, None]
+    side_gap = rho - radius[:, None]
+    gap = np.where(cap[:, None], cap_gap, side_gap)
+    n_cap = np.concatenate([np.zeros_like(u), np.broadcast_to(zs[..., None], u.shape[:2] + (1,))],
+                           axis=2)
+    n_side = np.concatenate([u, np.zeros(u.shape[:2] + (1,))], axis=2)
+    n12 = np.where(cap[:, None, None], n_cap, n_side)
+    on_a = ends - n12 * gap[..., None]            # the end projected onto a's surface
+    depth12 = r[:, None] - gap
+    point12 = on_a - n12 * (depth12 / 2.0)[..., None]
+
+    point = np.concatenate([point0[:, None], point12], axis=1)
+    normal = np.concatenate([n0[:, None], n12], axis=1)
+    depth = np.concatenate([depth0[:, None], depth12], axis=1)
+    valid = np.stack([~two, two, two], axis=1) & (depth >= -margin[:, None])
+    manifold = np.where(cap, (zs[:, 0] > 0).astype(int), 2)
+    feature = np.concatenate([np.zeros((len(c), 1), dtype=np.int64),
+                              1 + 2 * manifold[:, None] + np.arange(2)], axis=1)
+    return to_world(a.rot, a.pos, point), rotate(a.rot, normal), depth, feature, valid

@@ -1,0 +1,125 @@
+"""Small vectorised geometry helpers shared by the narrowphases.
+
+All functions work on stacks of M items: vectors are (M, 3), rotations (M, 3, 3) body->world
+(columns are the body axes in world coordinates), scalars (M,).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+EPS = 1e-12
+GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0
+# Corner k of a box is BOX_CORNERS[k] * half_extents (k = 4 ix + 2 iy + iz, i = 0 for -).
+BOX_CORNERS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)],
+                       dtype=float)
+
+
+def dot(a, b):
+    return np.einsum("...i,...i->...", a, b)
+
+
+def norm(v):
+    return np.sqrt(dot(v, v))
+
+
+def normalize(v, fallback):
+    """v / |v|, or `fallback` (broadcastable to v) where |v| is (almost) zero."""
+    n = norm(v)[..., None]
+    return np.where(n > EPS, v / np.maximum(n, EPS), fallback)
+
+
+def perpendicular(a):
+    """(M, 3) some unit vector perpendicular to each unit vector a."""
+    # Cross with the world axis least aligned with a: never degenerate.
+    k = np.argmin(np.abs(a), axis=-1)
+    e = np.zeros_like(a)
+    e[np.arange(len(a)), k] = 1.0
+    return normalize(np.cross(a, e), np.array([1.0, 0.0, 0.0]))
+
+
+def to_local(rot, pos, x):
+    """World points x (M, 3) (or (M, C, 3)) into body frames: R^T (x - p)."""
+    if x.ndim == 3:
+        return np.einsum("mji,mcj->mci", rot, x - pos[:, None, :])
+    return np.einsum("mji,mj->mi", rot, x - pos)
+
+
+def to_world(rot, pos, x):
+    """Body-frame points x (M, 3) or (M, C, 3) into world coordinates: R x + p."""
+    if x.ndim == 3:
+        return np.einsum("mij,mcj->mci", rot, x) + pos[:, None, :]
+    return np.einsum("mij,mj->mi", rot, x) + pos
+
+
+def rotate(rot, v):
+    """Body-frame directions v (M, 3) or (M, C, 3) into world: R v."""
+    if v.ndim == 3:
+        return np.einsum("mij,mcj->mci", rot, v)
+    return np.einsum("mij,mj->mi", rot, v)
+
+
+def segment_ends(pos, rot, half_length):
+    """(M, 2, 3) world end points (-half_length, +half_length) of local-z segments."""
+    offset = (half_length[:, None] * rot[:, :, 2])[:, None, :]
+    return pos[:, None, :] + np.array([-1.0, 1.0])[None, :, None] * offset
+
+
+def closest_segments(c1, d1, l1, c2, d2, l2):
+    """Closest points between segments c1 + s d1, s in [-l1, l1] and c2 + t d2, t in [-l2, l2].
+
+    d1, d2 are unit (M, 3); l1, l2 (M,) half lengths (0 for a point). Returns s, t (M,).
+    Ericson, Real-Time Collision Detection 5.1.9, with unit directions.
+    """
+    r = c1 - c2
+    b = dot(d1, d2)
+    c = dot(d1, r)
+    f = dot(d2, r)
+    denom = 1.0 - b * b
+    # For (nearly) parallel segments any s works; s = 0 keeps the result continuous.
+    s = np.where(denom > 1e-12, (b * f - c) / np.maximum(denom, 1e-12), 0.0)
+    s = np.clip(s, -l1, l1)
+    t = b * s + f
+    t_clamped = np.clip(t, -l2, l2)
+    s = np.where(t != t_clamped, np.clip(b * t_clamped - c, -l1, l1), s)
+    return s, t_clamped
+
+
+def clip_to_slab(c, d, h, lo, hi):
+    """Clip t in [lo, hi] to |c + t d| <= h, per component; arrays (M,). Returns lo, hi
+    (lo > hi when empty)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1, t2 = (-h - c) / d, (h - c) / d
+    moving = np.abs(d) > 1e-12
+    inside = np.abs(c) <= h
+    lo = np.where(moving, np.maximum(lo, np.minimum(t1, t2)), np.where(inside, lo, np.inf))
+    hi = np.where(moving, np.minimum(hi, np.maximum(t1, t2)), np.where(inside, hi, -np.inf))
+    return lo, hi
+
+
+def golden_min(f, lo, hi, iterations=48):
+    """Minimise M convex (unimodal) functions of one variable on [lo, hi], vectorised.
+
+    f(t, rows) gives the values (R,) of the functions numbered `rows` (R,) at arguments t (R,).
+    Returns the (M,) minimisers, accurate to about (hi - lo) * 0.618**iterations; where
+    lo == hi (a sphere's zero-length segment) that point, without any evaluation. Used for the
+    deepest point of a segment in a convex shape: a convex set's signed distance is convex,
+    hence unimodal along a segment.
+    """
+    out = np.array(lo, dtype=float)
+    rows = np.flatnonzero(np.asarray(hi) > out)
+    if len(rows) == 0:
+        return out
+    a, b = out[rows], np.asarray(hi, dtype=float)[rows]
+    x1 = b - GOLDEN * (b - a)
+    x2 = a + GOLDEN * (b - a)
+    f1, f2 = f(x1, rows), f(x2, rows)
+    for _ in range(iterations):
+        left = f1 <= f2  # the minimum lies in [a, x2]
+        b = np.where(left, x2, b)
+        a = np.where(left, a, x1)
+        new_x = np.where(left, b - GOLDEN * (b - a), a + GOLDEN * (b - a))
+        f_new = f(new_x, rows)
+        x2, f2, x1, f1 = (np.where(left, x1, new_x), np.where(left, f1, f_new),
+                          np.where(left, new_x, x2), np.where(left, f_new, f2))
+    out[rows] = np.where(f1 <= f2, x1, x2)
+    return out

@@ -1,0 +1,60 @@
+"""Static half-space (plane) against spheres, capsules, boxes and cylinders.
+
+A plane is body a: the contact normal is the plane normal n, and the plane's params hold
+(nx, ny, nz, offset) in world coordinates (points x with n . x == offset); its pose is ignored.
+Each function takes the plane a and the other body b as `Shapes` (only a.params is used) and
+the per-pair margins (M,), and returns candidate arrays
+(point (M, C, 3), normal (M, C, 3), depth (M, C), feature (M, C), valid (M, C)).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .contacts import keep_deepest
+from .geometry import BOX_CORNERS, dot, rotate, segment_ends
+from .rim import rim_candidates
+
+
+def _points_below(plane, x, margin, radius=0.0):
+    """Candidates for world points x (M, C, 3) (sphere centres of `radius`) against the plane."""
+    n = plane[:, :3]
+    depth = radius - (dot(x, n[:, None, :]) - plane[:, 3:4])
+    # b's surface point is x - n r; a's (on the plane) is that plus n depth; midway is the contact.
+    r = np.broadcast_to(np.asarray(radius, dtype=float), depth.shape)
+    point = x - n[:, None, :] * (r - depth / 2.0)[..., None]
+    normal = np.broadcast_to(n[:, None, :], x.shape)
+    return point, normal, depth, depth >= -margin[:, None]
+
+
+def plane_round(a, b, margin):
+    """Sphere (half_length 0) or capsule: one candidate per end sphere (feature 0 / 1)."""
+    plane, pos, rot, params = a.params, b.pos, b.rot, b.params
+    r, hl = params[:, 0], params[:, 1]
+    ends = segment_ends(pos, rot, hl)
+    point, normal, depth, valid = _points_below(plane, ends, margin, r[:, None])
+    valid[:, 1] &= hl > 0.0  # a sphere's two "ends" coincide: report it once
+    feature = np.broadcast_to(np.arange(2), depth.shape)
+    return point, normal, depth, feature, valid
+
+
+def plane_box(a, b, margin):
+    """Box corners within the margin, at most the 4 deepest (feature = corner index 0..7)."""
+    plane, pos, rot, params = a.params, b.pos, b.rot, b.params
+    corners = pos[:, None, :] + rotate(rot, BOX_CORNERS[None] * params[:, None, :3])
+    point, normal, depth, valid = _points_below(plane, corners, margin)
+    valid = keep_deepest(depth, valid, 4)
+    feature = np.broadcast_to(np.arange(8), depth.shape)
+    return point, normal, depth, feature, valid
+
+
+def plane_cylinder(a, b, margin):
+    """Rim points within the margin (features 0..9, see rim.rim_candidates).
+
+    A cylinder resting on a cap gives the 4 rim samples, lying on its side the furthest rim
+    point of each cap (2 points), tilted on its rim the single furthest point.
+    """
+    plane = a.params
+    rim, usable = rim_candidates(b.pos, b.rot, b.params, -plane[:, :3])
+    point, normal, depth, valid = _points_below(plane, rim, margin)
+    feature = np.broadcast_to(np.arange(10), depth.shape)
+    return point, normal, depth, feature, valid & usable

@@ -1,0 +1,74 @@
+"""Spheres and capsules against each other: both are a segment (length 0 for a sphere) swept
+by a radius, so one function handles sphere-sphere, sphere-capsule and capsule-capsule.
+
+params of either body: (radius, half_length, 0, 0) with half_length 0 for a sphere; the
+segment lies on the body's local z axis.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .geometry import closest_segments, dot, norm, perpendicular
+
+# Two capsules whose axes are within this sine of parallel get a 2-point manifold (the ends
+# of the axes' overlap), so that one can lie along another without rocking.
+PARALLEL_SINE = 0.02
+
+
+def sphere_pair(pa, pb, ra, rb, da, db):
+    """Contact of spheres (centre pa, radius ra) and (pb, rb); arrays (M, 3) and (M,).
+
+    da, db (M, 3) are the segment directions, used only for a normal when the centres
+    coincide. Returns point (M, 3), normal (M, 3) from a to b, depth (M,).
+    """
+    diff = pb - pa
+    dist = norm(diff)
+    normal = diff / np.maximum(dist, 1e-300)[:, None]
+    degenerate = np.flatnonzero(dist <= 1e-12)
+    if len(degenerate):
+        # Crossing axes or coincident centres: any normal is right; prefer one across both.
+        cross = np.cross(da[degenerate], db[degenerate])
+        c_len = norm(cross)[:, None]
+        normal[degenerate] = np.where(c_len > 1e-9, cross / np.maximum(c_len, 1e-300),
+                                      perpendicular(da[degenerate]))
+    depth = ra + rb - dist
+    # a's surface point pa + n ra and b's pb - n rb; the contact is midway.
+    point = 0.5 * (pa + pb) + normal * (0.5 * (ra - rb))[:, None]
+    return point, normal, depth
+
+
+def round_round(a, b, margin):
+    """Sphere/capsule a against sphere/capsule b.
+
+    Candidates (C = 3): feature 0 the closest points of the two segments; features 1, 2 the
+    two ends of the overlap of nearly parallel capsules (then feature 0 is dropped).
+    """
+    m = len(margin)
+    ra, la, rb, lb = a.params[:, 0], a.params[:, 1], b.params[:, 0], b.params[:, 1]
+    da, db = a.rot[:, :, 2], b.rot[:, :, 2]
+    s, t = closest_segments(a.pos, da, la, b.pos, db, lb)
+    point = np.zeros((m, 3, 3))
+    normal = np.zeros((m, 3, 3))
+    depth = np.full((m, 3), -np.inf)
+    point[:, 0], normal[:, 0], depth[:, 0] = sphere_pair(
+        a.pos + s[:, None] * da, b.pos + t[:, None] * db, ra, rb, da, db)
+
+    # Nearly parallel capsules: the overlap of b's segment projected on a's axis.
+    par = np.flatnonzero((la > 0) & (lb > 0))
+    par = par[norm(np.cross(da[par], db[par])) < PARALLEL_SINE]
+    if len(par):
+        centre = dot(b.pos[par] - a.pos[par], da[par])
+        half = lb[par] * np.abs(dot(da[par], db[par]))
+        lo, hi = np.maximum(centre - half, -la[par]), np.minimum(centre + half, la[par])
+        par, lo, hi = (x[hi - lo > 1e-9 * la[par]] for x in (par, lo, hi))
+        for end, s_end in ((1, lo), (2, hi)):
+            pa = a.pos[par] + s_end[:, None] * da[par]
+            t_end = np.clip(dot(pa - b.pos[par], db[par]), -lb[par], lb[par])
+            pb = b.pos[par] + t_end[:, None] * db[par]
+            point[par, end], normal[par, end], depth[par, end] = sphere_pair(
+                pa, pb, ra[par], rb[par], da[par], db[par])
+        depth[par, 0] = -np.inf     # the two ends replace the single point
+
+    valid = depth >= -margin[:, None]
+    feature = np.broadcast_to(np.arange(3), depth.shape)
+    return point, normal, depth, feature, valid

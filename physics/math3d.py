@@ -1,0 +1,88 @@
+"""Vectorised rotation helpers. Quaternions are scalar-first (w, x, y, z), body to world."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def quat_to_matrix(q: np.ndarray) -> np.ndarray:
+    """(n, 4) unit quaternions -> (n, 3, 3) rotation matrices."""
+    w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+    r = np.empty((q.shape[0], 3, 3))
+    r[:, 0, 0] = 1 - 2 * (y * y + z * z)
+    r[:, 0, 1] = 2 * (x * y - w * z)
+    r[:, 0, 2] = 2 * (x * z + w * y)
+    r[:, 1, 0] = 2 * (x * y + w * z)
+    r[:, 1, 1] = 1 - 2 * (x * x + z * z)
+    r[:, 1, 2] = 2 * (y * z - w * x)
+    r[:, 2, 0] = 2 * (x * z - w * y)
+    r[:, 2, 1] = 2 * (y * z + w * x)
+    r[:, 2, 2] = 1 - 2 * (x * x + y * y)
+    return r
+
+
+def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hamilton product a * b for (n, 4) arrays."""
+    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    return np.stack([
+        aw * bw - ax * bx - ay * by - az * bz,
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+    ], axis=-1)
+
+
+def quat_conjugate(q: np.ndarray) -> np.ndarray:
+    return q * np.array([1.0, -1.0, -1.0, -1.0])
+
+
+def rotation_vector_to_quat(phi: np.ndarray) -> np.ndarray:
+    """Exact exponential map: (n, 3) rotation vectors (axis * angle, rad) -> (n, 4)."""
+    angle = np.sqrt(np.einsum("ij,ij->i", phi, phi))
+    half = 0.5 * angle
+    # sin(half)/angle, with its series near zero so tiny rotations stay exact
+    small = angle < 1e-8
+    safe = np.where(small, 1.0, angle)
+    k = np.where(small, 0.5 - angle * angle / 48.0, np.sin(half) / safe)
+    return np.concatenate([np.cos(half)[:, None], phi * k[:, None]], axis=1)
+
+
+def rotate_quat(q: np.ndarray, phi: np.ndarray) -> np.ndarray:
+    """Apply world-frame rotation vectors phi (n, 3) to orientations q (n, 4), renormalised."""
+    out = quat_multiply(rotation_vector_to_quat(phi), q)
+    return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def quat_to_rotation_vector(q: np.ndarray) -> np.ndarray:
+    """Logarithm map (n, 4) -> (n, 3), angle in [0, pi]."""
+    q = np.where(q[:, :1] < 0, -q, q)
+    s = np.linalg.norm(q[:, 1:], axis=1)
+    angle = 2.0 * np.arctan2(s, q[:, 0])
+    k = np.where(s < 1e-12, 2.0, angle / np.where(s < 1e-12, 1.0, s))
+    return q[:, 1:] * k[:, None]
+
+
+def rotate(r: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Apply (n, 3, 3) rotations to (n, 3) vectors."""
+    return np.einsum("nij,nj->ni", r, v)
+
+
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cross product of (n, 3) arrays (faster than np.cross for small rows)."""
+    return np.stack([
+        a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1],
+        a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
+        a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0],
+    ], axis=1)
+
+
+def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.einsum("ij,ij->i", a, b)
+
+
+def perpendicular_pair(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit vectors that with the unit ``axis`` (3,) form a right-handed frame."""
+    helper = np.array([1.0, 0.0, 0.0]) if abs(axis[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    p1 = np.cross(axis, helper)
+    p1 /= np.linalg.norm(p1)
+    return p1, np.cross(axis, p1)

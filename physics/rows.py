@@ -1,0 +1,192 @@
+"""Constraint row primitives, each evaluated for all of its instances in one vectorised call.
+
+Every joint is made of a few primitive kinds of equality row, so the step evaluates one
+function per primitive kind, not per joint:
+
+- ``point``: the two anchor points coincide (3 rows, metres): C = p_b - p_a.
+- ``perpendicular``: a unit vector fixed in a stays perpendicular to one fixed in b
+  (1 row, ~radians): C = u_a . v_b.
+- ``line``: the anchor of b stays on a plane through the anchor of a whose normal t is fixed
+  in a (1 row, metres): C = t_a . (p_b - p_a).
+- ``distance``: the anchors stay a fixed distance apart (1 row, metres): C = |p_b - p_a| - L.
+
+Each function takes the body kinematics (positions x (N, 3), rotations R (N, 3, 3), linear and
+angular velocities v, w (N, 3), all world frame) and returns, per row: C, the Jacobian blocks
+Ja, Jb (rows, 6) acting on u = [v; w] of bodies a and b, and Jdot u (rows,), the velocity
+product term of the second derivative: Cddot = J udot + Jdot u.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .math3d import cross, dot, rotate
+
+
+@dataclass
+class Kinematics:
+    """World-frame body state the row functions read. Arrays (N, 3) and R (N, 3, 3)."""
+    x: np.ndarray
+    R: np.ndarray
+    v: np.ndarray
+    w: np.ndarray
+
+
+@dataclass
+class Rows:
+    """A block of evaluated rows. a, b: (m,) body indices; C, Jdu: (m,); Ja, Jb: (m, 6)."""
+    a: np.ndarray
+    b: np.ndarray
+    C: np.ndarray
+    Ja: np.ndarray
+    Jb: np.ndarray
+    Jdu: np.ndarray
+
+    @staticmethod
+    def concatenate(blocks: list["Rows"]) -> "Rows":
+        if len(blocks) == 1:
+            return blocks[0]
+        return Rows(*(np.concatenate([getattr(r, f) for r in blocks])
+                      for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
+
+    @property
+    def count(self) -> int:
+        return self.C.shape[0]
+
+    def velocity(self, v: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """J u per row (m,)."""
+        return (dot(self.Ja[:, :3], v[self.a]) + dot(self.Ja[:, 3:], w[self.a])
+                + dot(self.Jb[:, :3], v[self.b]) + dot(self.Jb[:, 3:], w[self.b]))
+
+
+def _skew_rows(r: np.ndarray) -> np.ndarray:
+    """(k, 3) -> (k, 3, 3) cross-product matrices [r]x."""
+    z = np.zeros(r.shape[0])
+    return np.stack([
+        np.stack([z, -r[:, 2], r[:, 1]], axis=1),
+        np.stack([r[:, 2], z, -r[:, 0]], axis=1),
+        np.stack([-r[:, 1], r[:, 0], z], axis=1),
+    ], axis=1)
+
+
+def _anchors(k: Kinematics, a, b, la, lb):
+    ra = rotate(k.R[a], la)
+    rb = rotate(k.R[b], lb)
+    return ra, rb, k.x[a] + ra, k.x[b] + rb
+
+
+def _centripetal(k: Kinematics, a, b, ra, rb):
+    """w x (w x r) of the anchor on b minus that on a: the velocity part of p_b'' - p_a''."""
+    wa, wb = k.w[a], k.w[b]
+    return cross(wb, cross(wb, rb)) - cross(wa, cross(wa, ra))
+
+
+def _anchor_relative_velocity(k: Kinematics, a, b, ra, rb):
+    return k.v[b] + cross(k.w[b], rb) - k.v[a] - cross(k.w[a], ra)
+
+
+def point_rows(k: Kinematics, a, b, la, lb) -> Rows:
+    """Anchor la (local to a) coincides with lb (local to b). 3 rows per instance, xyz order."""
+    n = a.shape[0]
+    ra, rb, pa, pb = _anchors(k, a, b, la, lb)
+    eye = np.broadcast_to(np.eye(3), (n, 3, 3))
+    Ja = np.concatenate([-eye, _skew_rows(ra)], axis=2).reshape(3 * n, 6)
+    Jb = np.concatenate([eye, -_skew_rows(rb)], axis=2).reshape(3 * n, 6)
+    return Rows(np.repeat(a, 3), np.repeat(b, 3), (pb - pa).reshape(-1), Ja, Jb,
+                _centripetal(k, a, b, ra, rb).reshape(-1))
+
+
+def perpendicular_rows(k: Kinematics, a, b, ua, vb) -> Rows:
+    """Unit vector ua (local to a) perpendicular to vb (local to b). 1 row per instance."""
+    u = rotate(k.R[a], ua)
+    v = rotate(k.R[b], vb)
+    uxv = cross(u, v)
+    zero = np.zeros_like(u)
+    wa, wb = k.w[a], k.w[b]
+    # d/dt (u x v) with u, v carried by their bodies, dotted with (wa - wb)
+    jdu = dot(cross(cross(wa, u), v) + cross(u, cross(wb, v)), wa - wb)
+    return Rows(a, b, dot(u, v), np.concatenate([zero, uxv], 1), np.concatenate([zero, -uxv], 1),
+                jdu)
+
+
+def line_rows(k: Kinematics, a, b, la, lb, ta) -> Rows:
+    """Anchor of b stays in the plane through the anchor of a with normal ta (local to a)."""
+    ra, rb, pa, pb = _anchors(k, a, b, la, lb)
+    t = rotate(k.R[a], ta)
+    d = pb - pa
+    wa = k.w[a]
+    wxt = cross(wa, t)
+    ddot = _anchor_relative_velocity(k, a, b, ra, rb)
+    jdu = dot(t, _centripetal(k, a, b, ra, rb)) + 2 * dot(wxt, ddot) + dot(cross(wa, wxt), d)
+    Ja = np.concatenate([-t, cross(t, pb - k.x[a])], 1)
+    Jb = np.concatenate([t, cross(rb, t)], 1)
+    return Rows(a, b, dot(t, d), Ja, Jb, jdu)
+
+
+def distance_rows(k: Kinematics, a, b, la, lb, length) -> Rows:
+    """Anchors stay ``length`` apart (length > 0)."""
+    ra, rb, pa, pb = _anchors(k, a, b, la, lb)
+    d = pb - pa
+    dist = np.sqrt(dot(d, d))
+    n = d / dist[:, None]
+    ddot = _anchor_relative_velocity(k, a, b, ra, rb)
+    nd = dot(n, ddot)
+    jdu = dot(n, _centripetal(k, a, b, ra, rb)) + (dot(ddot, ddot) - nd * nd) / dist
+    Ja = np.concatenate([-n, cross(n, ra)], 1)
+    Jb = np.concatenate([n, cross(rb, n)], 1)
+    return Rows(a, b, dist - length, Ja, Jb, jdu)
+
+
+@dataclass
+class PrimitiveTable:
+    """Flat arrays of one primitive kind for every joint that uses it. ``owner`` (k,) is the
+    index of the joint each instance belongs to; ``args`` are the extra per-instance arrays."""
+    kind: str
+    a: np.ndarray
+    b: np.ndarray
+    owner: np.ndarray
+    args: tuple = field(default_factory=tuple)
+
+    ROWS_PER_INSTANCE = {"point": 3, "perpendicular": 1, "line": 1, "distance": 1}
+
+    def evaluate(self, k: Kinematics) -> Rows:
+        return PRIMITIVES[self.kind](k, self.a, self.b, *self.args)
+
+    @property
+    def row_owner(self) -> np.ndarray:
+        return np.repeat(self.owner, self.ROWS_PER_INSTANCE[self.kind])
+
+
+PRIMITIVES = {
+    "point": point_rows,
+    "perpendicular": perpendicular_rows,
+    "line": line_rows,
+    "distance": distance_rows,
+}
+
+
+def build_tables(instances: dict[str, list[tuple]]) -> list[PrimitiveTable]:
+    """Stack per-joint primitive instances into tables (done once per topology change).
+
+    ``instances[kind]`` is a list of tuples ``(owner, a, b, *args)``, one per instance.
+    """
+    tables = []
+    for kind in PRIMITIVES:
+        items = instances.get(kind, [])
+        if not items:
+            continue
+        cols = list(zip(*items))
+        owner = np.array(cols[0], dtype=np.intp)
+        a = np.array(cols[1], dtype=np.intp)
+        b = np.array(cols[2], dtype=np.intp)
+        args = tuple(np.array(c, dtype=float) for c in cols[3:])
+        tables.append(PrimitiveTable(kind, a, b, owner, args))
+    return tables
+
+
+def evaluate_tables(tables: list[PrimitiveTable], k: Kinematics, c_only: bool = False):
+    """All rows (``Rows``), or with ``c_only`` just the constraint values C (m,)."""
+    if c_only:
+        return np.concatenate([t.evaluate(k).C for t in tables])
+    return Rows.concatenate([t.evaluate(k) for t in tables])

@@ -1,0 +1,73 @@
+"""Checks on user input. Each raises ValueError with a sentence that names the parameter."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def check_vector(name: str, value, size: int) -> np.ndarray:
+    """A finite float vector of the given size (a copy)."""
+    try:
+        arr = np.array(value, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be {size} numbers, got {value!r}") from None
+    if arr.size != size:
+        raise ValueError(f"{name} must have {size} components, got {arr.size}: {value!r}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or infinity), got {value!r}")
+    return arr
+
+
+def check_positive(name: str, value, allow_zero: bool = False) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if not np.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if x < 0 or (x == 0 and not allow_zero):
+        what = "zero or positive" if allow_zero else "positive"
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return x
+
+
+def check_unit_direction(name: str, value) -> np.ndarray:
+    """A direction vector, normalised; rejects zero and near-zero length."""
+    v = check_vector(name, value, 3)
+    n = np.linalg.norm(v)
+    if n < 1e-9:
+        raise ValueError(f"{name} must be a non-zero direction, got {value!r}")
+    return v / n
+
+
+def check_quaternion(name: str, value) -> np.ndarray:
+    """A unit quaternion (w, x, y, z). Accepts small rounding (|q| within 1e-3 of 1) and
+    renormalises; anything else is an error, since silently normalising a typo hides it."""
+    q = check_vector(name, value, 4)
+    n = np.linalg.norm(q)
+    if n < 1e-9:
+        raise ValueError(f"{name} must be a unit quaternion (w, x, y, z), got zero")
+    if abs(n - 1.0) > 1e-3:
+        raise ValueError(
+            f"{name} must be a unit quaternion (w, x, y, z), got {tuple(q)} with norm {n:.6g}; "
+            "normalise it first")
+    return q / n
+
+
+def check_inertia(name: str, value) -> np.ndarray:
+    """A symmetric positive definite 3x3 body-frame inertia (3 numbers mean a diagonal)."""
+    try:
+        arr = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a 3x3 matrix or 3 diagonal values, got {value!r}") from None
+    if arr.shape == (3,):
+        arr = np.diag(arr)
+    if arr.shape != (3, 3):
+        raise ValueError(f"{name} must be a 3x3 matrix or 3 diagonal values, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or infinity)")
+    if not np.allclose(arr, arr.T, rtol=1e-9, atol=1e-12 * max(1.0, np.abs(arr).max())):
+        raise ValueError(f"{name} must be symmetric")
+    eig = np.linalg.eigvalsh(arr)
+    if eig[0] <= 0:
+        raise ValueError(f"{name} must be positive definite, smallest eigenvalue is {eig[0]:.3g}")
+    return 0.5 * (arr + arr.T)

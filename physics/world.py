@@ -1,0 +1,366 @@
+"""World: owns every body's state in flat arrays and advances it in time.
+
+Row 0 of every body array is the fixed world frame (``body_a=None`` in a joint); user bodies
+start at row 1. The batch properties (``positions`` ...) cover user bodies only, in the order
+of ``world.bodies``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import step as pipeline
+from .body import Body
+from .joints import Joint
+from .math3d import quat_to_matrix
+from .rows import Kinematics, build_tables, evaluate_tables
+from .shapes import NO_SHAPE, Plane, Shape
+from .validation import check_inertia, check_positive, check_quaternion, check_vector
+
+INTEGRATORS = ("symplectic", "rk4")
+
+
+class World:
+    """A set of rigid bodies and the joints between them.
+
+    Parameters
+    ----------
+    gravity : (3,) m/s^2, world frame.
+    dt : step size, s.
+    substeps : each ``step()`` runs this many sub-steps of ``dt / substeps``.
+    integrator : "symplectic" (default: semi-implicit Euler on the seed equation, implicit
+        gyroscopic term, then projection of positions and velocities back onto the
+        constraints) or "rk4" (the acceleration-level seed equation fed to classical
+        Runge-Kutta 4; accurate, for contact-free mechanisms).
+    cfm : diagonal regularisation added to J M^-1 J^T (ODE's constraint force mixing), so that
+        redundant rows of closed loops still solve.
+    stabilization_time : T in s for the Baumgarte terms k = 1/T^2, d = 2/T (critically
+        damped); default 4 sub-steps. Or give ``baumgarte=(k, d)`` directly.
+    post_stabilization : project positions and velocities onto the constraints after each
+        symplectic sub-step (Cline and Pai); on by default.
+    """
+
+    def __init__(self, gravity=(0.0, 0.0, -9.81), dt: float = 1 / 240, substeps: int = 1,
+                 integrator: str = "symplectic", cfm: float = 1e-9,
+                 stabilization_time: float | None = None, baumgarte=None,
+                 post_stabilization: bool = True, gyroscopic: str = "implicit"):
+        self.gravity = check_vector("gravity", gravity, 3)
+        self.dt = check_positive("dt", dt)
+        if int(substeps) != substeps or substeps < 1:
+            raise ValueError(f"substeps must be a positive integer, got {substeps!r}")
+        self.substeps = int(substeps)
+        if integrator not in INTEGRATORS:
+            raise ValueError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")
+        self.integrator = integrator
+        self.cfm = check_positive("cfm", cfm, allow_zero=True)
+        if gyroscopic not in ("implicit", "explicit"):
+            raise ValueError(f"gyroscopic must be 'implicit' or 'explicit', got {gyroscopic!r}")
+        self.gyroscopic = gyroscopic
+        self.post_stabilization = bool(post_stabilization)
+        # SHAKE iterations per sub-step and the joint error (m, ~rad) at which they stop
+        self.position_iterations = 8
+        self.position_tolerance = 1e-9
+        self.max_split_depth = 6
+        self.split_tolerance = 1e-4
+        self.stats = {"splits": 0, "projections": 0}
+        h = self.dt / self.substeps
+        if baumgarte is not None and stabilization_time is not None:
+            raise ValueError("give either stabilization_time or baumgarte, not both")
+        if baumgarte is not None:
+            k, d = check_vector("baumgarte", baumgarte, 2)
+            if k < 0 or d < 0:
+                raise ValueError(f"baumgarte terms (k, d) must be >= 0, got {tuple(baumgarte)}")
+            self.baumgarte = (float(k), float(d))
+        else:
+            T = 4 * h if stabilization_time is None else check_positive(
+                "stabilization_time", stabilization_time)
+            if T < 2 * h:
+                raise ValueError(f"stabilization_time {T:g} s is below 2 sub-steps ({2 * h:g} s); "
+                                 "the Baumgarte terms would overshoot")
+            self.baumgarte = (1.0 / T**2, 2.0 / T)
+        self.time = 0.0
+        self._n = 0
+        self._capacity = 0
+        self._handles: list[Body | None] = []
+        self._joints: list[Joint] = []
+        self._compiled = None
+        self._report = None
+        self._wrench_cache = None
+        self.last_lambda = np.zeros(0)
+        self._allocate(16)
+        self._append_row(NO_SHAPE, np.zeros(4), 0.0, np.zeros((3, 3)), static=True)
+        self._handles.append(None)
+
+    # -- body arrays ---------------------------------------------------------------------
+    _FIELDS = {  # name: (shape per body, dtype)
+        "_x": ((3,), float), "_q": ((4,), float), "_v": ((3,), float), "_w": ((3,), float),
+        "_force": ((3,), float), "_torque": ((3,), float),
+        "_mass": ((), float), "_inv_mass": ((), float),
+        "_inertia": ((3, 3), float), "_inv_inertia": ((3, 3), float),
+        "_kind": ((), np.int64), "_params": ((4,), float),
+        "_friction": ((), float), "_restitution": ((), float),
+        "_group": ((), np.int64), "_mask": ((), np.int64),
+    }
+
+    def _allocate(self, capacity):
+        for name, (shape, dtype) in self._FIELDS.items():
+            new = np.zeros((capacity, *shape), dtype=dtype)
+            old = getattr(self, name, None)
+            if old is not None:
+                new[: self._n] = old[: self._n]
+            setattr(self, name, new)
+        self._capacity = capacity
+
+    def _append_row(self, kind, params, mass, inertia, static):
+        if self._n == self._capacity:
+            self._allocate(2 * self._capacity)
+        i = self._n
+        self._n += 1
+        self._q[i] = (1.0, 0.0, 0.0, 0.0)
+        self._kind[i] = kind
+        self._params[i] = params
+        self._group[i] = 1
+        self._mask[i] = -1
+        self._friction[i] = 0.5
+        if static:
+            self._mass[i] = np.inf
+        else:
+            self._mass[i] = mass
+            self._inv_mass[i] = 1.0 / mass
+            self._inertia[i] = inertia
+            self._inv_inertia[i] = np.linalg.inv(inertia)
+        return i
+
+    def _view(self, name):
+        return getattr(self, name)[: self._n]
+
+    # -- building ------------------------------------------------------------------------
+    def add_body(self, shape: Shape | None = None, *, mass=None, density=None, inertia=None,
+                 position=(0, 0, 0), orientation=(1, 0, 0, 0), linear_velocity=(0, 0, 0),
+                 angular_velocity=(0, 0, 0), static: bool = False, friction: float = 0.5,
+                 restitution: float = 0.0, name: str | None = None) -> Body:
+        """Add a rigid body and return its handle.
+
+        Mass properties come from ``shape`` with ``mass`` (kg) or ``density`` (kg/m^3); an
+        explicit body-frame ``inertia`` (3x3 or 3 diagonal values, kg m^2, about the centre of
+        mass) overrides the shape's. Planes, and bodies with ``static=True``, never move.
+        """
+        if shape is not None and not isinstance(shape, Shape):
+            raise ValueError(f"shape must be a Sphere, Box, Capsule, Cylinder or Plane, got {shape!r}")
+        static = bool(static) or isinstance(shape, Plane)
+        pos = check_vector("position", position, 3)
+        quat = check_quaternion("orientation", orientation)
+        vel = check_vector("linear_velocity", linear_velocity, 3)
+        omega = check_vector("angular_velocity", angular_velocity, 3)
+        if isinstance(shape, Plane) and (np.any(pos != 0) or np.any(quat != (1, 0, 0, 0))):
+            raise ValueError("a Plane is given in world coordinates by its normal and offset; "
+                             "leave position and orientation at their defaults")
+        m, I = 0.0, np.zeros((3, 3))
+        if not static:
+            m, I = self._mass_properties(shape, mass, density, inertia)
+        elif mass is not None or density is not None:
+            raise ValueError("a static body has no mass; drop mass= and density=")
+        i = self._append_row(NO_SHAPE if shape is None else shape.KIND,
+                             np.zeros(4) if shape is None else shape.params, m, I, static)
+        self._x[i], self._q[i], self._v[i], self._w[i] = pos, quat, vel, omega
+        body = Body(self, i, shape, name)
+        self._handles.append(body)
+        body.friction = friction
+        body.restitution = restitution
+        self._topology_changed()
+        return body
+
+    @staticmethod
+    def _mass_properties(shape, mass, density, inertia):
+        if mass is not None and density is not None:
+            raise ValueError("give either mass or density, not both")
+        if mass is not None:
+            m = check_positive("mass", mass)
+        elif density is not None:
+            if shape is None:
+                raise ValueError("density needs a shape to give a volume; pass mass= instead")
+            m = check_positive("density", density) * shape.volume()
+        else:
+            raise ValueError("a dynamic body needs mass= or density= (or static=True)")
+        if inertia is not None:
+            I = check_inertia("inertia", inertia)
+        elif shape is None:
+            raise ValueError("a body without a shape needs an explicit inertia=")
+        else:
+            I = m * shape.unit_inertia()
+        return m, I
+
+    def add_joint(self, joint: Joint) -> Joint:
+        """Add a joint between two bodies of this world; returns it."""
+        if not isinstance(joint, Joint):
+            raise ValueError(f"add_joint expects a joint (Ball, Hinge, ...), got {joint!r}")
+        if joint._world is not None:
+            raise ValueError(f"{joint!r} is already in a world")
+        for label, body in (("body_a", joint.body_a), ("body_b", joint.body_b)):
+            if body is not None and (body._world is not self or body._row < 0):
+                raise ValueError(f"{label} {body!r} is not a body of this world")
+        joint._bind(self)
+        joint._index = len(self._joints)
+        self._joints.append(joint)
+        self._topology_changed()
+        return joint
+
+    def remove_joint(self, joint: Joint):
+        if joint._world is not self or joint._index < 0:
+            raise ValueError(f"{joint!r} is not a joint of this world")
+        del self._joints[joint._index]
+        for i, j in enumerate(self._joints):
+            j._index = i
+        joint._index = -1
+        joint._world = None
+        self._topology_changed()
+
+    def remove_body(self, body: Body):
+        """Remove a body. Its joints must be removed first (so nothing is lost silently)."""
+        if not isinstance(body, Body) or body._world is not self or body._row < 0:
+            raise ValueError(f"{body!r} is not a body of this world")
+        attached = [j for j in self._joints if body is j.body_a or body is j.body_b]
+        if attached:
+            raise ValueError(f"{body!r} still has joints {attached}; remove them first")
+        r = body._row
+        for name in self._FIELDS:
+            arr = getattr(self, name)
+            arr[r: self._n - 1] = arr[r + 1: self._n].copy()
+        self._n -= 1
+        del self._handles[r]
+        for i in range(r, self._n):
+            self._handles[i]._row = i
+        body._row = -1
+        self._topology_changed()
+
+    def _topology_changed(self):
+        self._compiled = None
+        self._state_changed()
+
+    def _state_changed(self):
+        self._report = None
+        self._wrench_cache = None
+
+    # -- read access ---------------------------------------------------------------------
+    @property
+    def bodies(self) -> list[Body]:
+        return self._handles[1:]
+
+    @property
+    def joints(self) -> list[Joint]:
+        return list(self._joints)
+
+    @property
+    def positions(self) -> np.ndarray:
+        """(n, 3) centres of mass, a read-only view (valid until bodies are added)."""
+        return self._readonly("_x")
+
+    @property
+    def orientations(self) -> np.ndarray:
+        """(n, 4) quaternions (w, x, y, z), a read-only view."""
+        return self._readonly("_q")
+
+    @property
+    def linear_velocities(self) -> np.ndarray:
+        return self._readonly("_v")
+
+    @property
+    def angular_velocities(self) -> np.ndarray:
+        return self._readonly("_w")
+
+    def _readonly(self, name):
+        out = getattr(self, name)[1: self._n].view()
+        out.flags.writeable = False
+        return out
+
+    # -- compiled topology ---------------------------------------------------------------
+    def _model(self):
+        if self._compiled is None:
+            self._compiled = pipeline.compile_model(self)
+        return self._compiled
+
+    # -- stepping ------------------------------------------------------------------------
+    def step(self, n: int = 1):
+        """Advance ``n`` steps of ``dt``. On failure (a non-finite result or a singular
+        system) raises and leaves the world as it was before the failing step."""
+        if int(n) != n or n < 0:
+            raise ValueError(f"n must be a non-negative integer, got {n!r}")
+        for _ in range(int(n)):
+            pipeline.advance(self)
+
+    # -- energies and momenta ------------------------------------------------------------
+    def _dynamic(self):
+        return self._view("_inv_mass") > 0
+
+    def kinetic_energy(self) -> float:
+        """J, of all dynamic bodies."""
+        dyn = self._dynamic()
+        m = self._view("_mass")[dyn]
+        v, w = self._view("_v")[dyn], self._view("_w")[dyn]
+        R = quat_to_matrix(self._view("_q")[dyn])
+        wb = np.einsum("nji,nj->ni", R, w)
+        Iw = np.einsum("nij,nj->ni", self._view("_inertia")[dyn], wb)
+        return float(0.5 * np.sum(m * np.einsum("ij,ij->i", v, v)) + 0.5 * np.sum(wb * Iw))
+
+    def potential_energy(self) -> float:
+        """Gravitational potential energy, J, zero at the world origin."""
+        dyn = self._dynamic()
+        return float(-np.sum(self._view("_mass")[dyn] * (self._view("_x")[dyn] @ self.gravity)))
+
+    def energy(self) -> float:
+        return self.kinetic_energy() + self.potential_energy()
+
+    def linear_momentum(self) -> np.ndarray:
+        dyn = self._dynamic()
+        return (self._view("_mass")[dyn, None] * self._view("_v")[dyn]).sum(axis=0)
+
+    def angular_momentum(self, point=(0, 0, 0)) -> np.ndarray:
+        """Total angular momentum about world ``point``, kg m^2/s (3,)."""
+        p = check_vector("point", point, 3)
+        dyn = self._dynamic()
+        m, x, v = self._view("_mass")[dyn], self._view("_x")[dyn], self._view("_v")[dyn]
+        R = quat_to_matrix(self._view("_q")[dyn])
+        Iw = np.einsum("nij,njk,nlk->nil", R, self._view("_inertia")[dyn], R)
+        spin = np.einsum("nij,nj->ni", Iw, self._view("_w")[dyn])
+        return (np.cross(x - p, m[:, None] * v) + spin).sum(axis=0)
+
+    def constraint_error(self) -> float:
+        """Largest position-level joint violation now (metres for points, ~radians for
+        angular rows)."""
+        model = self._model()
+        if not model.tables:
+            return 0.0
+        k = Kinematics(self._view("_x"), quat_to_matrix(self._view("_q")),
+                       self._view("_v"), self._view("_w"))
+        return float(np.max(np.abs(evaluate_tables(model.tables, k).C)))
+
+    # -- state snapshots -----------------------------------------------------------------
+    _STATE = ("_x", "_q", "_v", "_w", "_force", "_torque")
+
+    def get_state(self) -> dict:
+        """An exact snapshot (copies) of everything that changes during a step."""
+        state = {name[1:]: self._view(name).copy() for name in self._STATE}
+        state["time"] = self.time
+        state["n_bodies"] = self._n - 1
+        state["n_joints"] = len(self._joints)
+        return state
+
+    def set_state(self, state: dict):
+        """Restore a snapshot taken with ``get_state`` from this world (same bodies)."""
+        if state.get("n_bodies") != self._n - 1 or state.get("n_joints") != len(self._joints):
+            raise ValueError("state was taken from a world with different bodies or joints")
+        for name in self._STATE:
+            arr = np.asarray(state[name[1:]], dtype=float)
+            if arr.shape != self._view(name).shape or not np.all(np.isfinite(arr)):
+                raise ValueError(f"state[{name[1:]!r}] has the wrong shape or is not finite")
+            getattr(self, name)[: self._n] = arr
+        self.time = float(state["time"])
+        self._state_changed()
+
+    def _joint_wrenches(self) -> np.ndarray:
+        if self._wrench_cache is None:
+            self._wrench_cache = pipeline.joint_wrenches(self)
+        return self._wrench_cache
+
+    def __repr__(self):
+        return (f"<World t={self.time:.4g} s, {self._n - 1} bodies, {len(self._joints)} joints, "
+                f"dt={self.dt:g}, {self.integrator}>")
