@@ -70,7 +70,7 @@ def compile_model(world) -> Model:
 # -- stage 1: applied wrench ---------------------------------------------------------------
 def world_inverse_inertia(R: np.ndarray, inv_inertia_body: np.ndarray) -> np.ndarray:
     """R I^-1 R^T per body (N, 3, 3); zero for static bodies."""
-    return np.einsum("nij,njk,nlk->nil", R, inv_inertia_body, R)
+    return R @ inv_inertia_body @ R.transpose(0, 2, 1)
 
 
 def gyroscopic_torque_implicit(R, inertia, w, h, dyn, iterations=3):
@@ -167,12 +167,14 @@ def correct_to_manifold(world, model, rows, factor, x, q, v, w, acc_lin, acc_ang
     v1, w1 = v + 0.5 * h * acc_lin, w + 0.5 * h * acc_ang
     best = None
     predicted = None
-    for _ in range(world.position_iterations):
+    for _ in range(world.shake_iterations):
         x1, q1 = _advance_positions(x, q, v1, w1, h)
         C = evaluate_tables(model.tables, Kinematics(x1, quat_to_matrix(q1), v1, w1), c_only=True)
         err = np.max(np.abs(C))
         predicted = err if predicted is None else predicted
-        if best is not None and err >= best[0]:
+        if best is None and not np.isfinite(err):
+            best = (err, x1, q1, v1, w1)
+        if not np.isfinite(err) or (best is not None and err >= best[0]):
             break
         best = (err, x1, q1, v1, w1)
         if err <= world.position_tolerance:
@@ -185,33 +187,35 @@ def correct_to_manifold(world, model, rows, factor, x, q, v, w, acc_lin, acc_ang
 
 def project_positions(world, model, x, q, v, w):
     """Newton projection of positions onto C = 0 along J M^-1 J^T at the current iterate
-    (the M-closest point on the constraint manifold; Cline and Pai's post-stabilisation)."""
+    (the M-closest point on the constraint manifold; Cline and Pai's post-stabilisation).
+    Stops when the error stops falling; returns (largest |C|, x, q)."""
     n = world._n
     inv_mass = world._inv_mass[:n]
+    best = (np.inf, x, q)
     for _ in range(world.position_iterations):
         R = quat_to_matrix(q)
         rows = evaluate_tables(model.tables, Kinematics(x, R, v, w))
-        if np.max(np.abs(rows.C)) <= world.position_tolerance:
+        err = np.max(np.abs(rows.C))
+        if not err < best[0]:
+            break
+        best = (err, x, q)
+        if err <= world.position_tolerance:
             break
         Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
         factor = _factor_at(world, model, rows, inv_mass, Iinv)
         mu = model.pattern.factorizer.solve(factor, rows.C)
         dx, dtheta = generalized_acceleration(model, rows, -mu, inv_mass, Iinv, 0.0, 0.0)
         x, q = x + dx, rotate_quat(q, dtheta)
-    return x, q
+    return best
 
 
-def project_velocities(world, model, x, q, v, w, kick=None):
+def project_velocities(world, model, x, q, v, w):
     """RATTLE's second half: the M-orthogonal projection of u onto J(x) u = 0 (removes only
     the velocity that violates the joints, so it never adds kinetic energy)."""
     n = world._n
     inv_mass = world._inv_mass[:n]
     R = quat_to_matrix(q)
     Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
-    if kick is not None:   # the second half-kick of RATTLE, with the applied wrench
-        F, T, h = kick
-        v = v + 0.5 * h * inv_mass[:, None] * F
-        w = w + 0.5 * h * np.einsum("nij,nj->ni", Iinv, T)
     rows = evaluate_tables(model.tables, Kinematics(x, R, v, w))
     factor = _factor_at(world, model, rows, inv_mass, Iinv)
     nu = model.pattern.factorizer.solve(factor, rows.velocity(v, w))
@@ -219,11 +223,19 @@ def project_velocities(world, model, x, q, v, w, kick=None):
     return v + dv, w + dw
 
 
+def carry_with_bodies(R0, R1, vectors):
+    """World vectors (N, 3) that are fixed in each body, moved from orientation R0 to R1."""
+    return np.einsum("nij,nkj,nk->ni", R1, R0, vectors)
+
+
 # -- one sub-step ----------------------------------------------------------------------------
 def symplectic_substep(world, model, x, q, v, w, h, depth=0):
-    """One semi-implicit sub-step of size h. When the joints cannot be met at the end of the
-    step (a link turning too far in h), the step is split in two, up to
-    ``world.max_split_depth`` times; only then are positions projected (which dissipates)."""
+    """One sub-step of size h in velocity-Verlet (RATTLE) form: half kick with the seed's
+    lambda corrected so the new positions meet the joints (SHAKE), drift, half kick, then the
+    velocities projected onto the joints. Angular velocity kicks are body-fixed (they turn with
+    the body over the drift), which keeps the implicit gyroscopic step exact for free bodies.
+    When the joints cannot be met, positions are projected; if even that fails the step is split
+    in two, up to ``world.max_split_depth`` times."""
     n = world._n
     inv_mass = world._inv_mass[:n]
     R = quat_to_matrix(q)
@@ -235,20 +247,27 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         factor = _factor_at(world, model, rows, inv_mass, Iinv)
         lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
     acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T)
-    if not (model.m and world.post_stabilization):
-        v1, w1 = v + h * acc_lin, w + h * acc_ang
-        x1, q1 = _advance_positions(x, q, v1, w1, h)
-        return (x1, q1, v1, w1), (rows, lam, x, R)
-    predicted, err, x1, q1, v1, w1 = correct_to_manifold(world, model, rows, factor, x, q, v, w,
-                                                         acc_lin, acc_ang, inv_mass, Iinv, h)
-    if err > world.position_tolerance or predicted > world.split_tolerance:
-        if depth < world.max_split_depth:
+    stabilize = model.m and world.post_stabilization
+    if stabilize:
+        _, err, x1, q1, v_half, w_half = correct_to_manifold(
+            world, model, rows, factor, x, q, v, w, acc_lin, acc_ang, inv_mass, Iinv, h)
+        if err > world.position_tolerance and np.isfinite(err):
+            world.stats["projections"] += 1
+            err, x1, q1 = project_positions(world, model, x1, q1, v_half, w_half)
+        if not err <= world.projection_tolerance and depth < world.max_split_depth:
             world.stats["splits"] += 1
             half, _ = symplectic_substep(world, model, x, q, v, w, 0.5 * h, depth + 1)
             return symplectic_substep(world, model, *half, 0.5 * h, depth + 1)
-        world.stats["projections"] += 1
-        x1, q1 = project_positions(world, model, x1, q1, v1, w1)
-    v1, w1 = project_velocities(world, model, x1, q1, v1, w1, kick=(F, T, h))
+        # second half kick with the applied wrench only; the projection supplies the rest
+        acc_lin, acc_ang = generalized_acceleration(model, None, None, inv_mass, Iinv, F, T)
+    else:
+        v_half, w_half = v + 0.5 * h * acc_lin, w + 0.5 * h * acc_ang
+        x1, q1 = _advance_positions(x, q, v_half, w_half, h)
+    R1 = quat_to_matrix(q1)
+    v1 = v_half + 0.5 * h * acc_lin
+    w1 = carry_with_bodies(R, R1, w_half + 0.5 * h * acc_ang)
+    if stabilize:
+        v1, w1 = project_velocities(world, model, x1, q1, v1, w1)
     return (x1, q1, v1, w1), (rows, lam, x, R)
 
 
@@ -293,7 +312,7 @@ def advance(world):
     state = tuple(world._view(name) for name in ("_x", "_q", "_v", "_w"))
     substep = SUBSTEPS[world.integrator]
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all=world._errstate):
             for _ in range(world.substeps):
                 state, report = substep(world, model, *state, h)
     except (SingularSystemError, np.linalg.LinAlgError) as exc:
@@ -306,7 +325,7 @@ def advance(world):
         getattr(world, name)[:n] = value
     world._force[:n] = 0.0
     world._torque[:n] = 0.0
-    world.time += world.dt
+    world._steps += 1
     world._state_changed()
     world._report = report
     world.last_lambda = report[1] if report[1] is not None else np.zeros(0)

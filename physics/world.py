@@ -58,10 +58,12 @@ class World:
         self.post_stabilization = bool(post_stabilization)
         # SHAKE iterations per sub-step and the joint error (m, ~rad) at which they stop
         self.position_iterations = 8
-        self.position_tolerance = 1e-9
+        self.shake_iterations = 8
+        self.position_tolerance = 1e-8
         self.max_split_depth = 6
-        self.split_tolerance = 1e-4
+        self.projection_tolerance = 1e-6
         self.stats = {"splits": 0, "projections": 0}
+        self._errstate = "ignore"
         h = self.dt / self.substeps
         if baumgarte is not None and stabilization_time is not None:
             raise ValueError("give either stabilization_time or baumgarte, not both")
@@ -77,7 +79,8 @@ class World:
                 raise ValueError(f"stabilization_time {T:g} s is below 2 sub-steps ({2 * h:g} s); "
                                  "the Baumgarte terms would overshoot")
             self.baumgarte = (1.0 / T**2, 2.0 / T)
-        self.time = 0.0
+        self._time_origin = 0.0
+        self._steps = 0
         self._n = 0
         self._capacity = 0
         self._handles: list[Body | None] = []
@@ -279,6 +282,11 @@ class World:
         return self._compiled
 
     # -- stepping ------------------------------------------------------------------------
+    @property
+    def time(self) -> float:
+        """Simulated time, s (counted in steps, so it does not accumulate rounding)."""
+        return self._time_origin + self._steps * self.dt
+
     def step(self, n: int = 1):
         """Advance ``n`` steps of ``dt``. On failure (a non-finite result or a singular
         system) raises and leaves the world as it was before the failing step."""
@@ -353,7 +361,7 @@ class World:
             if arr.shape != self._view(name).shape or not np.all(np.isfinite(arr)):
                 raise ValueError(f"state[{name[1:]!r}] has the wrong shape or is not finite")
             getattr(self, name)[: self._n] = arr
-        self.time = float(state["time"])
+        self._time_origin, self._steps = float(state["time"]), 0
         self._state_changed()
 
     def _joint_wrenches(self) -> np.ndarray:

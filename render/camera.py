@@ -1,0 +1,239 @@
+"""An orbit camera: a target point, a distance, and two angles. Pure numpy (no OpenGL).
+
+Angles: ``yaw`` and ``pitch`` (degrees) give the direction from the target to the eye,
+
+    eye = target + distance * (cos(pitch) cos(yaw), cos(pitch) sin(yaw), sin(pitch)),
+
+so ``pitch > 0`` looks down from above and ``yaw = -90`` puts the eye on the -y side looking
+along +y with +x to the right. The world is z up.
+
+A camera spec (what a scene's ``camera`` attribute or the ``camera=`` argument may be) is any of
+
+- a :class:`Camera`;
+- a dict ``{"target": (x, y, z), "distance": d, "yaw": deg, "pitch": deg}`` (any subset;
+  optional ``"fov"`` in degrees), or ``{"eye": (x, y, z), "target": (x, y, z)}``;
+- a tuple ``(target, distance, yaw, pitch)``;
+- ``None``: frame all bodies from the default direction.
+
+Matrices follow the OpenGL convention for column vectors (``clip = P @ V @ [x, y, z, 1]``) and
+are returned as row-major numpy arrays; pass ``M.T`` flattened to GL.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+DEFAULT_YAW = -60.0
+DEFAULT_PITCH = 25.0
+DEFAULT_FOV = 45.0
+
+
+def look_at(eye, target, up=(0.0, 0.0, 1.0)) -> np.ndarray:
+    eye, target, up = (np.asarray(v, dtype=float) for v in (eye, target, up))
+    f = target - eye
+    f /= np.linalg.norm(f)
+    s = np.cross(f, up)
+    if np.linalg.norm(s) < 1e-9:           # looking straight along up
+        s = np.cross(f, (0.0, 1.0, 0.0))
+    s /= np.linalg.norm(s)
+    u = np.cross(s, f)
+    m = np.eye(4)
+    m[0, :3], m[1, :3], m[2, :3] = s, u, -f
+    m[:3, 3] = -m[:3, :3] @ eye
+    return m
+
+
+def perspective(fovy_deg: float, aspect: float, near: float, far: float) -> np.ndarray:
+    f = 1.0 / math.tan(math.radians(fovy_deg) / 2)
+    m = np.zeros((4, 4))
+    m[0, 0] = f / aspect
+    m[1, 1] = f
+    m[2, 2] = (far + near) / (near - far)
+    m[2, 3] = 2 * far * near / (near - far)
+    m[3, 2] = -1.0
+    return m
+
+
+def orthographic(left, right, bottom, top, near, far) -> np.ndarray:
+    m = np.eye(4)
+    m[0, 0] = 2 / (right - left)
+    m[1, 1] = 2 / (top - bottom)
+    m[2, 2] = -2 / (far - near)
+    m[0, 3] = -(right + left) / (right - left)
+    m[1, 3] = -(top + bottom) / (top - bottom)
+    m[2, 3] = -(far + near) / (far - near)
+    return m
+
+
+class Camera:
+    """Orbit camera. ``frame_on_load`` is True when the camera should frame the scene's bodies
+    when first shown (no spec was given)."""
+
+    def __init__(self, target=(0.0, 0.0, 0.0), distance: float = 5.0, yaw: float = DEFAULT_YAW,
+                 pitch: float = DEFAULT_PITCH, fov: float = DEFAULT_FOV):
+        self.target = np.array(target, dtype=float).reshape(3)
+        self.distance = float(distance)
+        self.yaw = float(yaw)
+        self.pitch = float(pitch)
+        self.fov = float(fov)
+        self.frame_on_load = False
+        if not (self.distance > 0 and np.all(np.isfinite(self.target))):
+            raise ValueError(f"camera distance must be > 0 and target finite, got "
+                             f"distance={distance!r}, target={target!r}")
+        self._clamp()
+
+    # -- construction --------------------------------------------------------------------
+    @classmethod
+    def look_from(cls, eye, target, fov: float = DEFAULT_FOV) -> "Camera":
+        eye, target = np.asarray(eye, float), np.asarray(target, float)
+        d = eye - target
+        dist = float(np.linalg.norm(d))
+        if dist <= 0:
+            raise ValueError("camera eye and target coincide")
+        pitch = math.degrees(math.asin(np.clip(d[2] / dist, -1, 1)))
+        yaw = math.degrees(math.atan2(d[1], d[0]))
+        return cls(target, dist, yaw, pitch, fov)
+
+    @classmethod
+    def from_spec(cls, spec) -> "Camera":
+        """A Camera from any camera spec (see the module docstring); a fresh copy."""
+        if spec is None:
+            cam = cls()
+            cam.frame_on_load = True
+            return cam
+        if isinstance(spec, Camera):
+            return spec.copy()
+        if isinstance(spec, dict):
+            fov = float(spec.get("fov", DEFAULT_FOV))
+            if "eye" in spec:
+                return cls.look_from(spec["eye"], spec.get("target", (0, 0, 0)), fov)
+            cam = cls(spec.get("target", (0, 0, 0)), spec.get("distance", 5.0),
+                      spec.get("yaw", DEFAULT_YAW), spec.get("pitch", DEFAULT_PITCH), fov)
+            cam.frame_on_load = "distance" not in spec and "target" not in spec
+            return cam
+        if isinstance(spec, (tuple, list)) and len(spec) == 4:
+            return cls(*spec)
+        # duck typing: something with eye/target or target/distance attributes
+        if hasattr(spec, "target") and hasattr(spec, "distance"):
+            return cls(spec.target, spec.distance, getattr(spec, "yaw", DEFAULT_YAW),
+                       getattr(spec, "pitch", DEFAULT_PITCH), getattr(spec, "fov", DEFAULT_FOV))
+        if hasattr(spec, "eye") and hasattr(spec, "target"):
+            return cls.look_from(spec.eye, spec.target)
+        raise ValueError("camera must be a Camera, a dict with target/distance/yaw/pitch or "
+                         f"eye/target, or a (target, distance, yaw, pitch) tuple; got {spec!r}")
+
+    def copy(self) -> "Camera":
+        c = Camera(self.target, self.distance, self.yaw, self.pitch, self.fov)
+        c.frame_on_load = self.frame_on_load
+        return c
+
+    def spec(self) -> dict:
+        return {"target": tuple(float(x) for x in self.target), "distance": self.distance,
+                "yaw": self.yaw, "pitch": self.pitch, "fov": self.fov}
+
+    def __repr__(self):
+        t = ", ".join(f"{x:.3g}" for x in self.target)
+        return (f"Camera(target=({t}), distance={self.distance:.3g}, yaw={self.yaw:.1f}, "
+                f"pitch={self.pitch:.1f})")
+
+    # -- geometry ------------------------------------------------------------------------
+    def _clamp(self):
+        self.pitch = float(np.clip(self.pitch, -89.0, 89.0))
+        self.yaw = (self.yaw + 180.0) % 360.0 - 180.0
+        self.distance = float(np.clip(self.distance, 1e-3, 1e6))
+
+    @property
+    def offset_direction(self) -> np.ndarray:
+        """Unit vector from the target to the eye."""
+        y, p = math.radians(self.yaw), math.radians(self.pitch)
+        return np.array([math.cos(p) * math.cos(y), math.cos(p) * math.sin(y), math.sin(p)])
+
+    @property
+    def eye(self) -> np.ndarray:
+        return self.target + self.distance * self.offset_direction
+
+    def basis(self):
+        """(right, up, forward) unit vectors of the view, world frame."""
+        f = -self.offset_direction
+        r = np.cross(f, (0.0, 0.0, 1.0))
+        r /= np.linalg.norm(r)
+        return r, np.cross(r, f), f
+
+    def clip_range(self):
+        near = max(1e-3, 0.01 * self.distance)
+        far = max(200.0, 200.0 * self.distance)
+        return near, far
+
+    def view_matrix(self) -> np.ndarray:
+        return look_at(self.eye, self.target)
+
+    def projection_matrix(self, aspect: float) -> np.ndarray:
+        return perspective(self.fov, aspect, *self.clip_range())
+
+    def view_projection(self, aspect: float) -> np.ndarray:
+        return self.projection_matrix(aspect) @ self.view_matrix()
+
+    # -- interaction ---------------------------------------------------------------------
+    def orbit(self, dyaw: float, dpitch: float):
+        self.yaw += dyaw
+        self.pitch += dpitch
+        self._clamp()
+
+    def pan(self, dx_px: float, dy_px: float, viewport_height: int):
+        """Move the target so that the scene follows the cursor by (dx, dy) pixels."""
+        r, u, _ = self.basis()
+        scale = 2 * self.distance * math.tan(math.radians(self.fov) / 2) / max(viewport_height, 1)
+        self.target = self.target - (dx_px * r + dy_px * u) * scale
+
+    def zoom(self, factor: float):
+        self.distance *= factor
+        self._clamp()
+
+    def frame(self, center, radius: float, aspect: float = 16 / 9):
+        """Keep the angles; move target and distance so a sphere fills the view."""
+        self.target = np.array(center, dtype=float)
+        half = math.radians(self.fov) / 2
+        half_x = math.atan(math.tan(half) * aspect)
+        self.distance = max(float(radius), 1e-3) / math.sin(min(half, half_x)) * 1.05
+        self._clamp()
+
+    def frame_spheres(self, centers, radii, aspect: float = 16 / 9, margin: float = 1.08):
+        """Keep the angles; aim at the middle of the spheres' bounding box and move in as
+        close as possible with every sphere (k, 3) / (k,) still in view."""
+        c = np.atleast_2d(np.asarray(centers, dtype=float))
+        r = np.broadcast_to(np.asarray(radii, dtype=float), (len(c),))
+        if len(c) == 0:
+            return
+        lo, hi = (c - r[:, None]).min(0), (c + r[:, None]).max(0)
+        self.target = 0.5 * (lo + hi)
+        right, up, fwd = self.basis()
+        o = c - self.target
+        tv = math.tan(math.radians(self.fov) / 2)
+        th = tv * aspect
+        need = []
+        for axis, t in ((right, th), (up, tv)):
+            # |o.a| + r / cos(half angle) <= t (d + o.f)
+            need.append((np.abs(o @ axis) + r * math.sqrt(1 + t * t)) / t - o @ fwd)
+        d = float(np.max(need)) * margin
+        self.distance = max(d, float(np.max(r)) * 2.0, 1e-3)
+        self._clamp()
+
+    def ray(self, x: float, y: float, width: int, height: int):
+        """World ray (origin, unit direction) through window pixel (x, y); y counts from the
+        bottom, as pyglet's mouse events do."""
+        r, u, f = self.basis()
+        t = math.tan(math.radians(self.fov) / 2)
+        nx = 2.0 * x / width - 1.0
+        ny = 2.0 * y / height - 1.0
+        d = f + nx * t * (width / height) * r + ny * t * u
+        return self.eye, d / np.linalg.norm(d)
+
+    def project(self, points, width: int, height: int) -> np.ndarray:
+        """Window pixel coordinates (x from the left, y from the bottom) of world points (k, 3);
+        rows behind the camera are NaN."""
+        p = np.atleast_2d(np.asarray(points, dtype=float))
+        clip = np.c_[p, np.ones(len(p))] @ self.view_projection(width / height).T
+        w = clip[:, 3:4]
+        ndc = np.where(w > 1e-9, clip[:, :3] / np.where(w > 1e-9, w, 1.0), np.nan)
+        return np.c_[(ndc[:, 0] + 1) * 0.5 * width, (ndc[:, 1] + 1) * 0.5 * height]

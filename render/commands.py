@@ -1,0 +1,71 @@
+"""Entry points for the ``maxcoord`` command line (wired up in ``tools``).
+
+``target`` is a ``physics.World`` or a scene object with ``.world`` (and optionally
+``.title``, ``.camera``, ``.controller``); resolving scene names or files is the CLI's job.
+Nothing here imports OpenGL until a command runs.
+"""
+from __future__ import annotations
+
+
+def parse_size(size) -> tuple[int, int]:
+    """(w, h) from a pair or a "WxH" string."""
+    if isinstance(size, str):
+        parts = size.lower().replace("*", "x").split("x")
+        if len(parts) != 2:
+            raise ValueError(f"size must look like 1280x720, got {size!r}")
+        size = parts
+    try:
+        w, h = (int(v) for v in size)
+    except (TypeError, ValueError):
+        raise ValueError(f"size must be two integers (w, h) or 'WxH', got {size!r}") from None
+    if w < 1 or h < 1:
+        raise ValueError(f"size must be positive, got {w}x{h}")
+    return w, h
+
+
+def view_command(target, **opts) -> int:
+    """Open the real-time viewer on ``target`` and block until the window is closed.
+
+    Options (all optional): ``title``, ``camera`` (a camera spec, see ``render.camera``),
+    ``controller``, ``scenes`` (list of names/callables for N/P) with ``load_scene``
+    (name -> scene), ``size`` ((w, h) or "WxH"), ``samples`` (MSAA, default 4),
+    ``screenshot_dir``, ``paused`` (start paused), ``time_scale``.
+    Returns 0 (a process exit code).
+    """
+    from .viewer import Viewer
+    paused = opts.pop("paused", False)
+    time_scale = opts.pop("time_scale", None)
+    if "size" in opts:
+        opts["size"] = parse_size(opts["size"])
+    viewer = Viewer(target, **opts)
+    if paused:
+        viewer.sim.paused = True
+    if time_scale is not None:
+        viewer.sim.time_scale = float(time_scale)
+    viewer.run()
+    return 0
+
+
+def render_command(target, seconds: float, out, fps: float = 30, size=(1280, 720),
+                   **opts) -> dict:
+    """Render ``seconds`` of ``target`` offscreen to ``out`` (.png still of the final state,
+    .gif, .mp4, or a folder of PNGs when ``out`` ends in '/' or has no suffix).
+
+    Options: ``camera``, ``controller``, ``progress`` (stderr bar, default True), ``samples``
+    (MSAA, default 4), ``contacts``, ``joints``, ``shadows``. Returns a JSON-able summary
+    ``{"out", "kind", "frames", "sim_time", "size", "seconds_wall"}``.
+    """
+    from .offscreen import render_offscreen
+    return render_offscreen(target, seconds=float(seconds), out=out, fps=float(fps),
+                            size=parse_size(size), **opts)
+
+
+def bench_render(n_bodies=(100, 1000, 5000), size=(1280, 720), frames: int = 60) -> dict:
+    """The render benchmark: ms per frame and fps for scenes of 100, 1000 and 5000 mixed
+    bodies (render only, no physics). JSON-able:
+    ``{"size", "frames", "samples", "mode", "renderer", "results": {"100": {"ms_per_frame",
+    "fps", "readback_ms"}, ...}}``."""
+    from .offscreen import frame_times
+    r = frame_times(tuple(n_bodies), size=parse_size(size), frames=int(frames))
+    r["results"] = {str(k): v for k, v in r["results"].items()}
+    return r

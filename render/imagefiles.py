@@ -1,0 +1,303 @@
+"""Writing frames: PNG (a small zlib writer, no dependency), GIF (Pillow when installed, else a
+built-in writer), MP4 (imageio-ffmpeg when installed, else an ``ffmpeg`` on PATH), or a folder
+of numbered PNGs. Frames are (h, w, 3) uint8 arrays, top row first.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+
+# -- PNG --------------------------------------------------------------------------------------
+def encode_png(img: np.ndarray, level: int = 6) -> bytes:
+    img = np.ascontiguousarray(img, dtype=np.uint8)
+    if img.ndim == 2:
+        img = img[:, :, None]
+    h, w, c = img.shape
+    color_type = {1: 0, 3: 2, 4: 6}[c]
+    rows = img.reshape(h, w * c)
+    up = rows.copy()
+    up[1:] = rows[1:] - rows[:-1]                      # PNG "Up" filter, modulo 256
+    raw = np.concatenate([np.full((h, 1), 2, np.uint8), up], axis=1)
+    raw[0, 0] = 0                                      # first row unfiltered
+    raw[0, 1:] = rows[0]
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + tag + data
+                + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF))
+
+    return (b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, color_type, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw.tobytes(), level)) + chunk(b"IEND", b""))
+
+
+def write_png(path, img: np.ndarray):
+    Path(path).write_bytes(encode_png(img))
+
+
+def read_png(path) -> np.ndarray:
+    """Decode an 8-bit, non-interlaced grey/RGB/RGBA PNG (enough for the files we write and
+    for tests); returns (h, w, c) uint8."""
+    data = Path(path).read_bytes()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError(f"{path} is not a PNG file")
+    pos, idat, header = 8, [], None
+    while pos < len(data):
+        n, tag = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if tag == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif tag == b"IDAT":
+            idat.append(body)
+        pos += 12 + n
+    w, h, depth, color_type, _, _, interlace = header
+    if depth != 8 or interlace or color_type not in (0, 2, 6):
+        raise ValueError("only 8-bit non-interlaced grey/RGB/RGBA PNGs are supported")
+    c = {0: 1, 2: 3, 6: 4}[color_type]
+    raw = np.frombuffer(zlib.decompress(b"".join(idat)), np.uint8).reshape(h, w * c + 1)
+    out = np.zeros((h, w * c), np.int32)
+    prev = np.zeros(w * c, np.int32)
+    for y in range(h):
+        f, line = raw[y, 0], raw[y, 1:].astype(np.int32)
+        if f == 0:
+            cur = line
+        elif f == 2:
+            cur = (line + prev) & 255
+        else:
+            cur = np.zeros_like(line)
+            for x in range(w * c):
+                a = cur[x - c] if x >= c else 0
+                b = prev[x]
+                cc = prev[x - c] if x >= c else 0
+                if f == 1:
+                    p = a
+                elif f == 3:
+                    p = (a + b) // 2
+                else:
+                    pa, pb, pc = abs(b - cc), abs(a - cc), abs(a + b - 2 * cc)
+                    p = a if pa <= pb and pa <= pc else (b if pb <= pc else cc)
+                cur[x] = (line[x] + p) & 255
+        out[y] = cur
+        prev = cur
+    return out.astype(np.uint8).reshape(h, w, c)
+
+
+# -- GIF --------------------------------------------------------------------------------------
+_LEVELS = (6, 7, 6)          # fixed 252-colour palette for the built-in writer
+_BAYER = np.array([[0, 8, 2, 10], [12, 4, 14, 6], [3, 11, 1, 9], [15, 7, 13, 5]]) / 16.0 - 0.5
+
+
+def _fixed_palette() -> np.ndarray:
+    r, g, b = (np.linspace(0, 255, n) for n in _LEVELS)
+    R, G, B = np.meshgrid(r, g, b, indexing="ij")
+    pal = np.zeros((256, 3), np.uint8)
+    pal[:252] = np.stack([R, G, B], -1).reshape(-1, 3).round()
+    return pal
+
+
+def _quantize_fixed(img: np.ndarray) -> np.ndarray:
+    h, w, _ = img.shape
+    d = np.tile(_BAYER, (h // 4 + 1, w // 4 + 1))[:h, :w, None]
+    idx = []
+    for ch, n in enumerate(_LEVELS):
+        v = img[:, :, ch:ch + 1] / 255.0 * (n - 1) + d
+        idx.append(np.clip(np.round(v), 0, n - 1).astype(np.int64)[:, :, 0])
+    return (idx[0] * _LEVELS[1] * _LEVELS[2] + idx[1] * _LEVELS[2] + idx[2]).astype(np.uint8)
+
+
+def _lzw_uncompressed(indices: np.ndarray) -> bytes:
+    """LZW stream with 9-bit literal codes only (a clear code every 250 literals keeps the
+    decoder's code width at 9 bits): valid GIF data without a compression loop in Python."""
+    lit = indices.reshape(-1).astype(np.int64)
+    n = len(lit)
+    per = 250
+    groups = -(-n // per)
+    codes = np.full(groups * (per + 1), -1, np.int64)
+    codes[:: per + 1] = 256                                  # clear
+    pos = np.arange(n)
+    codes[pos + pos // per + 1] = lit
+    codes = np.r_[codes[codes >= 0], 257]                    # end of information
+    bits = ((codes[:, None] >> np.arange(9)) & 1).astype(np.uint8).reshape(-1)
+    data = np.packbits(bits, bitorder="little").tobytes()
+    blocks = b"".join(bytes([len(data[i:i + 255])]) + data[i:i + 255]
+                      for i in range(0, len(data), 255))
+    return bytes([8]) + blocks + b"\x00"
+
+
+class GifWriter:
+    """Streams frames into an animated GIF. Uses Pillow (adaptive palettes, real LZW) when it
+    is installed; otherwise a built-in writer with a fixed dithered palette and uncompressed
+    LZW codes (bigger files, no dependency)."""
+
+    def __init__(self, path, fps: float, use_pillow: bool | None = None):
+        self.path = str(path)
+        self.fps = fps
+        if use_pillow is None:
+            try:
+                import PIL.Image  # noqa: F401
+                use_pillow = True
+            except ImportError:
+                use_pillow = False
+        self.use_pillow = use_pillow
+        self.frames = []
+        self._f = None
+        self.count = 0
+        self._size = None
+
+    def append(self, frame: np.ndarray):
+        frame = np.ascontiguousarray(frame[:, :, :3], dtype=np.uint8)
+        self.count += 1
+        if self.use_pillow:
+            from PIL import Image
+            self.frames.append(Image.fromarray(frame).quantize(
+                colors=255, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE))
+            return
+        h, w, _ = frame.shape
+        if self._f is None:
+            self._size = (w, h)
+            self._f = open(self.path, "wb")
+            self._f.write(b"GIF89a" + struct.pack("<HHBBB", w, h, 0xF7, 0, 0))
+            self._f.write(_fixed_palette().tobytes())
+            self._f.write(b"\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00")   # loop forever
+        elif (w, h) != self._size:
+            raise ValueError("all GIF frames must have the same size")
+        delay = max(2, int(round(100 / self.fps)))
+        self._f.write(b"\x21\xf9\x04\x04" + struct.pack("<H", delay) + b"\x00\x00")
+        self._f.write(b"\x2c" + struct.pack("<HHHHB", 0, 0, w, h, 0))
+        self._f.write(_lzw_uncompressed(_quantize_fixed(frame)))
+
+    def close(self):
+        if self.use_pillow:
+            if self.frames:
+                self.frames[0].save(self.path, save_all=True, append_images=self.frames[1:],
+                                    duration=int(round(1000 / self.fps)), loop=0,
+                                    optimize=False, disposal=1)
+            self.frames = []
+        elif self._f is not None:
+            self._f.write(b"\x3b")
+            self._f.close()
+            self._f = None
+
+
+def gif_frame_count(path) -> int:
+    """Number of images in a GIF (walks the block structure; no decoding)."""
+    data = Path(path).read_bytes()
+    if data[:6] not in (b"GIF87a", b"GIF89a"):
+        raise ValueError(f"{path} is not a GIF file")
+    flags = data[10]
+    pos = 13 + (3 * 2 ** ((flags & 7) + 1) if flags & 0x80 else 0)
+    count = 0
+
+    def skip_blocks(p):
+        while data[p]:
+            p += data[p] + 1
+        return p + 1
+
+    while pos < len(data):
+        b = data[pos]
+        if b == 0x3B:
+            break
+        if b == 0x21:
+            pos = skip_blocks(pos + 2)
+        elif b == 0x2C:
+            count += 1
+            f = data[pos + 9]
+            pos += 10 + (3 * 2 ** ((f & 7) + 1) if f & 0x80 else 0)
+            pos = skip_blocks(pos + 1)
+        else:
+            raise ValueError(f"bad GIF block 0x{b:02x} at {pos}")
+    return count
+
+
+# -- MP4 --------------------------------------------------------------------------------------
+class Mp4Writer:
+    """H.264 MP4 through imageio-ffmpeg's bundled ffmpeg (or an ``ffmpeg`` on PATH). Odd frame
+    sizes are padded by one pixel (yuv420p needs even sizes)."""
+
+    def __init__(self, path, fps: float):
+        self.path = str(path)
+        self.fps = fps
+        self._gen = None
+        self._proc = None
+        self.count = 0
+
+    def _start(self, w, h):
+        try:
+            import imageio_ffmpeg
+            self._gen = imageio_ffmpeg.write_frames(
+                self.path, (w, h), fps=self.fps, codec="libx264", pix_fmt_in="rgb24",
+                pix_fmt_out="yuv420p", quality=7, macro_block_size=2,
+                ffmpeg_log_level="error")
+            self._gen.send(None)
+            return
+        except ImportError:
+            pass
+        exe = shutil.which("ffmpeg")
+        if exe is None:
+            raise RuntimeError("writing .mp4 needs ffmpeg: pip install imageio-ffmpeg (it ships "
+                               "its own ffmpeg), or install ffmpeg; or write .gif / PNG frames")
+        self._proc = subprocess.Popen(
+            [exe, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
+             "-s", f"{w}x{h}", "-r", str(self.fps), "-i", "-", "-c:v", "libx264",
+             "-pix_fmt", "yuv420p", "-crf", "20", self.path], stdin=subprocess.PIPE)
+
+    def append(self, frame: np.ndarray):
+        frame = np.ascontiguousarray(frame[:, :, :3], dtype=np.uint8)
+        h, w, _ = frame.shape
+        if h % 2 or w % 2:
+            frame = np.pad(frame, ((0, h % 2), (0, w % 2), (0, 0)), mode="edge")
+            h, w = frame.shape[:2]
+        if self._gen is None and self._proc is None:
+            self._start(w, h)
+        if self._gen is not None:
+            self._gen.send(frame.tobytes())
+        else:
+            self._proc.stdin.write(frame.tobytes())
+        self.count += 1
+
+    def close(self):
+        if self._gen is not None:
+            self._gen.close()
+            self._gen = None
+        if self._proc is not None:
+            self._proc.stdin.close()
+            if self._proc.wait() != 0:
+                raise RuntimeError(f"ffmpeg failed writing {self.path}")
+            self._proc = None
+
+
+class FolderWriter:
+    """Numbered PNGs ``frame_00000.png`` ... in a folder (created)."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.count = 0
+
+    def append(self, frame):
+        write_png(self.path / f"frame_{self.count:05d}.png", frame)
+        self.count += 1
+
+    def close(self):
+        pass
+
+
+def output_kind(out) -> str:
+    """'png', 'gif', 'mp4' or 'folder' from an output path (a path ending in a separator or
+    without a suffix is a folder of PNGs)."""
+    s = str(out)
+    if s.endswith(("/", os.sep)):
+        return "folder"
+    suffix = Path(s).suffix.lower()
+    if suffix == "":
+        return "folder"
+    if suffix in (".png", ".gif", ".mp4"):
+        return suffix[1:]
+    raise ValueError(f"out must end in .png, .gif or .mp4, or name a folder for PNG frames; "
+                     f"got {out!r}")

@@ -1,0 +1,112 @@
+"""Unit triangle meshes for instanced drawing (numpy, no OpenGL).
+
+Every mesh is an array of vertices ``(k, 7)`` float32 ``(x, y, z, nx, ny, nz, s)`` and an index
+array ``(m,)`` uint32 (counter-clockwise triangles seen from outside). The vertex shader maps a
+unit vertex into the body frame as ``p * scale.xyz + s * scale.w * ez`` so one mesh per shape
+kind serves every size:
+
+- sphere: radius 1, scale ``(r, r, r, 0)``;
+- box: the cube [-1, 1]^3 with flat faces, scale ``(hx, hy, hz, 0)``;
+- cylinder: radius 1 along z from -1 to 1, scale ``(r, r, a, 0)``;
+- capsule: a unit sphere split at its equator, the upper half tagged ``s = +1`` and the lower
+  ``s = -1``, joined by a side band; scale ``(r, r, r, a)`` pushes the halves apart by the
+  capsule's half length ``a``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _pack(pos, nrm, s=None):
+    s = np.zeros(len(pos)) if s is None else s
+    return np.c_[pos, nrm, s].astype(np.float32)
+
+
+def sphere(slices: int = 32, stacks: int = 16):
+    """UV sphere of radius 1."""
+    th = np.linspace(0.0, np.pi, stacks + 1)            # polar angle from +z
+    ph = np.linspace(0.0, 2 * np.pi, slices + 1)
+    T, P = np.meshgrid(th, ph, indexing="ij")
+    pos = np.stack([np.sin(T) * np.cos(P), np.sin(T) * np.sin(P), np.cos(T)], -1).reshape(-1, 3)
+    idx = _grid_indices(stacks, slices)
+    return _pack(pos, pos), idx
+
+
+def _grid_indices(rows: int, cols: int, start: int = 0):
+    """Two triangles per cell of a (rows+1) x (cols+1) vertex grid stored row-major; rows go
+    from +z (or the upper edge) down, columns counter-clockwise about z."""
+    r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    a = start + r * (cols + 1) + c
+    b = a + (cols + 1)
+    tri = np.stack([a, b, a + 1, a + 1, b, b + 1], -1).reshape(-1)
+    return tri.astype(np.uint32)
+
+
+def box():
+    """Cube [-1, 1]^3, 24 vertices with flat normals."""
+    pos, nrm, idx = [], [], []
+    for axis in range(3):
+        for sign in (1.0, -1.0):
+            n = np.zeros(3)
+            n[axis] = sign
+            u = np.zeros(3)
+            u[(axis + 1) % 3] = 1.0
+            v = np.cross(n, u)
+            base = len(pos)
+            for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+                pos.append(n + a * u + b * v)
+                nrm.append(n)
+            idx += [base, base + 1, base + 2, base, base + 2, base + 3]
+    return _pack(np.array(pos), np.array(nrm)), np.array(idx, dtype=np.uint32)
+
+
+def cylinder(slices: int = 32):
+    """Radius 1, z from -1 to 1, smooth side and flat caps."""
+    ph = np.linspace(0.0, 2 * np.pi, slices + 1)
+    ring = np.c_[np.cos(ph), np.sin(ph), np.zeros_like(ph)]
+    top, bot = ring + (0, 0, 1), ring - (0, 0, 1)
+    side_pos = np.concatenate([top, bot])
+    side_nrm = np.concatenate([ring, ring])
+    idx = [_grid_indices(1, slices)]
+    verts = [_pack(side_pos, side_nrm)]
+    start = len(side_pos)
+    for z, sign in ((1.0, 1.0), (-1.0, -1.0)):
+        centre = np.array([[0.0, 0.0, z]])
+        rim = ring + (0, 0, z)
+        pos = np.concatenate([centre, rim])
+        verts.append(_pack(pos, np.tile((0.0, 0.0, sign), (len(pos), 1))))
+        k = np.arange(slices)
+        if sign > 0:
+            tri = np.stack([np.zeros(slices), 1 + k, 2 + k], -1)
+        else:
+            tri = np.stack([np.zeros(slices), 2 + k, 1 + k], -1)
+        idx.append((tri.reshape(-1) + start).astype(np.uint32))
+        start += len(pos)
+    return np.concatenate(verts), np.concatenate(idx)
+
+
+def capsule(slices: int = 32, stacks: int = 16):
+    """Unit sphere cut at the equator (upper half s=+1, lower s=-1) with a side band."""
+    half = stacks // 2
+    ph = np.linspace(0.0, 2 * np.pi, slices + 1)
+    parts, idx, start = [], [], 0
+    for sign, th in ((1.0, np.linspace(0.0, np.pi / 2, half + 1)),
+                     (-1.0, np.linspace(np.pi / 2, np.pi, half + 1))):
+        T, P = np.meshgrid(th, ph, indexing="ij")
+        pos = np.stack([np.sin(T) * np.cos(P), np.sin(T) * np.sin(P), np.cos(T)], -1)
+        pos = pos.reshape(-1, 3)
+        parts.append(_pack(pos, pos, np.full(len(pos), sign)))
+        idx.append(_grid_indices(half, slices, start))
+        start += len(pos)
+    ring = np.c_[np.cos(ph), np.sin(ph), np.zeros_like(ph)]
+    band = np.concatenate([ring, ring])
+    parts.append(_pack(band, band, np.r_[np.ones(len(ring)), -np.ones(len(ring))]))
+    idx.append(_grid_indices(1, slices, start))
+    return np.concatenate(parts), np.concatenate(idx)
+
+
+def shape_meshes(detail: str = "high"):
+    """The four body meshes, keyed by shape kind name; ``detail`` is "high" or "low"."""
+    n = 32 if detail == "high" else 14
+    return {"sphere": sphere(n, n // 2), "box": box(), "capsule": capsule(n, n // 2 + n // 2 % 2),
+            "cylinder": cylinder(n)}

@@ -1,0 +1,225 @@
+"""Rendering without a visible window: stills, clips and the render benchmark.
+
+With no display (``DISPLAY`` unset) OpenGL comes from pyglet's headless EGL mode, otherwise
+from a hidden window; either way frames are drawn into an offscreen framebuffer of the
+requested size and read back.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .backend import load_pyglet, make_window, renderer_info
+from .camera import Camera
+from .imagefiles import FolderWriter, GifWriter, Mp4Writer, output_kind, write_png
+from .scenedata import WorldGeometry
+from .sim import Simulation, as_scene
+
+_CONTEXT = {}
+
+
+class OffscreenRenderer:
+    """A GL context (hidden window or headless surface) with a Renderer and a render target of
+    a given size. ``render(world_geometry, camera)`` returns an (h, w, 3) uint8 image."""
+
+    def __init__(self, size=(1280, 720), samples: int = 4):
+        load_pyglet()
+        from .renderer import Renderer
+        self.window = _shared_window()
+        self.window.switch_to()
+        self.renderer = _CONTEXT.get("renderer")
+        if self.renderer is None:
+            self.renderer = _CONTEXT["renderer"] = Renderer()
+        self.size = (int(size[0]), int(size[1]))
+        if self.size[0] < 1 or self.size[1] < 1:
+            raise ValueError(f"size must be two positive integers, got {size!r}")
+        from .renderer import RenderTarget
+        self.target = RenderTarget(*self.size, samples=samples)
+
+    def draw(self, geometry, camera, options=None):
+        self.window.switch_to()
+        self.target.bind()
+        self.renderer.draw(geometry, camera, *self.size, options, target_fbo=self.target.fbo)
+
+    def render(self, geometry, camera, options=None) -> np.ndarray:
+        self.draw(geometry, camera, options)
+        return self.target.read()
+
+    def finish(self):
+        load_pyglet().gl.glFinish()
+
+    def close(self):
+        self.window.switch_to()
+        self.target.delete()
+
+
+def _shared_window():
+    """One small hidden window (or headless surface) per process that owns the GL context."""
+    w = _CONTEXT.get("window")
+    if w is None:
+        w = _CONTEXT["window"] = make_window(64, 64, visible=False, caption="maxcoord offscreen")
+    return w
+
+
+def initial_camera(spec_camera, geometry, aspect: float) -> Camera:
+    cam = Camera.from_spec(spec_camera)
+    if cam.frame_on_load:
+        geometry.frame(cam, aspect)
+    return cam
+
+
+class _Progress:
+    def __init__(self, total: int, enabled: bool, label: str):
+        self.total, self.enabled, self.label = total, enabled, label
+        self.start = time.perf_counter()
+
+    def update(self, done: int, sim_time: float):
+        if not self.enabled:
+            return
+        width = 30
+        fill = int(width * done / max(self.total, 1))
+        rate = done / max(time.perf_counter() - self.start, 1e-9)
+        sys.stderr.write(f"\r{self.label} [{'#' * fill}{'.' * (width - fill)}] {done}/{self.total}"
+                         f" frames  t={sim_time:.2f} s  {rate:.1f} frames/s ")
+        sys.stderr.flush()
+
+    def close(self):
+        if self.enabled:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280, 720),
+                     camera=None, controller=None, progress: bool = True, samples: int = 4,
+                     contacts: bool = False, joints: bool = False, shadows: bool = True) -> dict:
+    """Simulate ``world`` (a World or a scene object with ``.world``) for ``seconds`` and
+    write what it looks like to ``out``:
+
+    - ``*.png``: a still of the state after ``seconds`` (0 for the initial state);
+    - ``*.gif`` / ``*.mp4``: a clip of ``round(seconds * fps)`` frames, frame k showing the
+      state at ``k / fps`` after the start;
+    - a path ending in ``/`` or without a suffix: that many numbered PNGs in a folder.
+
+    The world advances at its own dt (with ``controller`` applied before every step).
+    ``camera`` is a camera spec (see ``render.camera``); by default the bodies are framed.
+    Returns ``{"out", "kind", "frames", "sim_time", "size", "seconds_wall"}``.
+    """
+    if not (seconds >= 0 and math.isfinite(seconds)):
+        raise ValueError(f"seconds must be >= 0, got {seconds!r}")
+    if not fps > 0:
+        raise ValueError(f"fps must be > 0, got {fps!r}")
+    kind = output_kind(out)
+    spec = as_scene(world, camera=camera, controller=controller)
+    sim = Simulation(spec.world, spec.controller)
+    geometry = WorldGeometry(spec.world)
+    size = (int(size[0]), int(size[1]))
+    from .renderer import DrawOptions
+    opts = DrawOptions(contacts=contacts, joints=joints, shadows=shadows)
+    cam = initial_camera(spec.camera, geometry, size[0] / size[1])
+    t0 = spec.world.time
+    wall = time.perf_counter()
+    off = OffscreenRenderer(size, samples=samples)
+    try:
+        if kind == "png":
+            bar = _Progress(1, progress, "render")
+            sim.advance_to(t0 + seconds)
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+            write_png(out, off.render(geometry, cam, opts))
+            bar.update(1, spec.world.time - t0)
+            bar.close()
+            n = 1
+        else:
+            n = max(1, int(round(seconds * fps)))
+            if kind == "folder":
+                writer = FolderWriter(out)
+            else:
+                Path(out).parent.mkdir(parents=True, exist_ok=True)
+                writer = GifWriter(out, fps) if kind == "gif" else Mp4Writer(out, fps)
+            bar = _Progress(n, progress, "render")
+            try:
+                for k in range(n):
+                    sim.advance_to(t0 + k / fps)
+                    writer.append(off.render(geometry, cam, opts))
+                    bar.update(k + 1, spec.world.time - t0)
+            finally:
+                writer.close()
+                bar.close()
+    finally:
+        off.close()
+    return {"out": str(out), "kind": kind, "frames": n, "sim_time": spec.world.time - t0,
+            "size": list(size), "seconds_wall": time.perf_counter() - wall}
+
+
+def render_image(world, camera=None, size=(640, 360), samples: int = 0, **draw) -> np.ndarray:
+    """The current state of ``world`` as an (h, w, 3) uint8 image (no stepping)."""
+    spec = as_scene(world, camera=camera)
+    geometry = WorldGeometry(spec.world)
+    from .renderer import DrawOptions
+    cam = initial_camera(spec.camera, geometry, size[0] / size[1])
+    off = OffscreenRenderer(size, samples=samples)
+    try:
+        return off.render(geometry, cam, DrawOptions(**draw))
+    finally:
+        off.close()
+
+
+def benchmark_world(n: int, seed: int = 0):
+    """n mixed bodies (spheres, boxes, capsules, cylinders) in a loose block above a ground
+    plane, randomly oriented; nothing is stepped."""
+    from physics import Box, Capsule, Cylinder, Plane, Sphere, World
+    rng = np.random.default_rng(seed)
+    world = World()
+    world.add_body(Plane(normal=(0, 0, 1), offset=0.0))
+    side = int(math.ceil(n ** (1 / 3) * 1.6))
+    layers = int(math.ceil(n / side**2))
+    shapes = [Sphere(0.3), Box((0.3, 0.2, 0.25)), Capsule(0.15, 0.2), Cylinder(0.2, 0.2)]
+    k = 0
+    for z in range(layers):
+        for y in range(side):
+            for x in range(side):
+                if k == n:
+                    break
+                q = rng.normal(size=4)
+                world.add_body(shapes[k % 4], mass=1.0,
+                               position=((x - side / 2) * 0.9, (y - side / 2) * 0.9, 0.5 + z * 0.9),
+                               orientation=q / np.linalg.norm(q))
+                k += 1
+    return world
+
+
+def frame_times(n_bodies_list=(100, 1000, 5000), size=(1280, 720), frames: int = 60,
+                samples: int = 0) -> dict:
+    """Render-only benchmark: for each body count, a scene of that many mixed bodies drawn
+    ``frames`` times (camera orbiting, physics not stepped, glFinish after every frame) into a
+    ``size`` offscreen framebuffer. Returns ``{"size", "frames", "mode", "renderer",
+    "results": {n: {"ms_per_frame", "fps", "readback_ms"}}}``."""
+    off = OffscreenRenderer(size, samples=samples)
+    results = {}
+    try:
+        for n in n_bodies_list:
+            world = benchmark_world(int(n))
+            geometry = WorldGeometry(world)
+            cam = initial_camera(None, geometry, size[0] / size[1])
+            off.render(geometry, cam)                  # warm up (shader compile, buffers)
+            off.finish()
+            t0 = time.perf_counter()
+            for _ in range(frames):
+                cam.orbit(360.0 / frames, 0.0)
+                off.draw(geometry, cam)
+                off.finish()
+            dt = (time.perf_counter() - t0) / frames
+            t1 = time.perf_counter()
+            for _ in range(5):
+                off.target.read()
+            readback = (time.perf_counter() - t1) / 5
+            results[int(n)] = {"ms_per_frame": round(dt * 1e3, 2), "fps": round(1.0 / dt, 1),
+                               "readback_ms": round(readback * 1e3, 2)}
+        info = renderer_info()
+    finally:
+        off.close()
+    return {"size": list(size), "frames": frames, "samples": samples, "mode": info["mode"],
+            "renderer": info["renderer"], "results": results}

@@ -1,0 +1,278 @@
+"""What the renderer reads from a World, as arrays (numpy only, no OpenGL).
+
+:class:`WorldGeometry` caches each body's shape kind, size and colour (rebuilt when the set of
+bodies changes) and each frame turns ``world.positions`` / ``world.orientations`` into
+per-instance rows for the GPU: a model matrix (16 floats, column-major, rigid), a scale
+``(sx, sy, sz, stretch)`` (see ``meshes``) and an RGBA colour, 24 float32 per instance.
+It also ray-casts the real shapes for mouse picking.
+"""
+from __future__ import annotations
+
+import colorsys
+
+import numpy as np
+
+KINDS = ("sphere", "box", "capsule", "cylinder")
+INSTANCE_FLOATS = 24
+STATIC_COLOR = (0.62, 0.62, 0.64)
+
+
+def quat_to_matrix(q) -> np.ndarray:
+    """(n, 4) unit quaternions (w, x, y, z) -> (n, 3, 3) rotation matrices."""
+    q = np.asarray(q, dtype=float)
+    w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+    R = np.empty((len(q), 3, 3))
+    R[:, 0, 0] = 1 - 2 * (y * y + z * z)
+    R[:, 0, 1] = 2 * (x * y - w * z)
+    R[:, 0, 2] = 2 * (x * z + w * y)
+    R[:, 1, 0] = 2 * (x * y + w * z)
+    R[:, 1, 1] = 1 - 2 * (x * x + z * z)
+    R[:, 1, 2] = 2 * (y * z - w * x)
+    R[:, 2, 0] = 2 * (x * z - w * y)
+    R[:, 2, 1] = 2 * (y * z + w * x)
+    R[:, 2, 2] = 1 - 2 * (x * x + y * y)
+    return R
+
+
+def body_color(index: int) -> tuple:
+    """A deterministic, well separated colour for body ``index`` (golden-ratio hues)."""
+    h = (0.08 + index * 0.618033988749895) % 1.0
+    s = 0.55 + 0.15 * ((index * 7) % 3) / 2
+    v = 0.88 - 0.12 * ((index * 5) % 2)
+    return colorsys.hsv_to_rgb(h, s, v)
+
+
+def instance_rows(R: np.ndarray, t: np.ndarray, scale: np.ndarray, color: np.ndarray,
+                  out: np.ndarray | None = None) -> np.ndarray:
+    """Pack (k,3,3) rotations, (k,3) translations, (k,4) scales and (k,4) colours into
+    (k, 24) float32 instance rows."""
+    k = len(t)
+    if out is None or out.shape[0] != k:
+        out = np.zeros((k, INSTANCE_FLOATS), dtype=np.float32)
+    # column j of the model matrix sits at floats 4j..4j+3
+    out[:, 0:3] = R[:, :, 0]
+    out[:, 4:7] = R[:, :, 1]
+    out[:, 8:11] = R[:, :, 2]
+    out[:, 12:15] = t
+    out[:, 3] = out[:, 7] = out[:, 11] = 0.0
+    out[:, 15] = 1.0
+    out[:, 16:20] = scale
+    out[:, 20:24] = color
+    return out
+
+
+def frame_to_z(direction) -> np.ndarray:
+    """(k,3) directions -> (k,3,3) rotations taking local +z onto each unit direction."""
+    d = np.atleast_2d(np.asarray(direction, dtype=float))
+    n = np.linalg.norm(d, axis=1, keepdims=True)
+    z = d / np.where(n > 0, n, 1.0)
+    z[n[:, 0] == 0] = (0.0, 0.0, 1.0)
+    helper = np.where(np.abs(z[:, 2:3]) < 0.9, [[0.0, 0.0, 1.0]], [[1.0, 0.0, 0.0]])
+    x = np.cross(helper, z)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    y = np.cross(z, x)
+    return np.stack([x, y, z], axis=2)
+
+
+class WorldGeometry:
+    """Per-body render data of one world."""
+
+    def __init__(self, world):
+        self.world = world
+        self._key = None
+        self._rows = {}
+        self.refresh()
+
+    # -- topology ------------------------------------------------------------------------
+    def refresh(self):
+        bodies = self.world.bodies
+        key = (len(bodies), tuple(id(b) for b in bodies[:1]), tuple(id(b) for b in bodies[-1:]))
+        if key == self._key:
+            return
+        self._key = key
+        n = len(bodies)
+        self.n = n
+        self.kind = np.full(n, -1, dtype=np.int64)      # index into KINDS, -1 none/plane
+        self.scale = np.zeros((n, 4))
+        self.radius = np.zeros(n)                       # bounding radius
+        self.static = np.zeros(n, dtype=bool)
+        self.color = np.ones((n, 4))
+        self.planes = []                                # (normal (3,), offset)
+        for i, b in enumerate(bodies):
+            s = b.shape
+            name = type(s).__name__ if s is not None else None
+            self.static[i] = b.static
+            self.color[i, :3] = STATIC_COLOR if b.static else body_color(i)
+            if name == "Sphere":
+                self.kind[i] = 0
+                self.scale[i] = (s.radius,) * 3 + (0.0,)
+            elif name == "Box":
+                self.kind[i] = 1
+                self.scale[i] = (*s.half_extents, 0.0)
+            elif name == "Capsule":
+                self.kind[i] = 2
+                self.scale[i] = (s.radius, s.radius, s.radius, s.half_length)
+            elif name == "Cylinder":
+                self.kind[i] = 3
+                self.scale[i] = (s.radius, s.radius, s.half_length, 0.0)
+            elif name == "Plane":
+                self.planes.append((np.array(s.normal, float), float(s.offset)))
+            if s is not None and name != "Plane":
+                self.radius[i] = float(s.bounding_radius())
+        self.members = {k: np.flatnonzero(self.kind == j) for j, k in enumerate(KINDS)}
+        self.has_shape = self.kind >= 0
+        self._rows = {}
+
+    @property
+    def dynamic(self) -> np.ndarray:
+        return ~self.static
+
+    # -- per frame -----------------------------------------------------------------------
+    def instances(self, highlight: dict | None = None) -> dict:
+        """{kind: (k, 24) float32} for the current state. ``highlight`` maps body index to an
+        RGB colour added to that body's colour (selection, drag)."""
+        self.refresh()
+        x = np.asarray(self.world.positions)
+        q = np.asarray(self.world.orientations)
+        out = {}
+        for kind in KINDS:
+            idx = self.members[kind]
+            if len(idx) == 0:
+                continue
+            color = self.color[idx]
+            if highlight:
+                color = color.copy()
+                for i, rgb in highlight.items():
+                    hit = np.flatnonzero(idx == i)
+                    if len(hit):
+                        color[hit[0], :3] = np.clip(color[hit[0], :3] * 0.6 + np.asarray(rgb), 0, 1)
+            self._rows[kind] = instance_rows(quat_to_matrix(q[idx]), x[idx], self.scale[idx],
+                                             color, self._rows.get(kind))
+            out[kind] = self._rows[kind]
+        return out
+
+    def bounds(self):
+        """(lo, hi) corners of the box around all shaped bodies (planes excluded), or None."""
+        self.refresh()
+        m = self.has_shape
+        if not np.any(m):
+            if self.n == 0:
+                return None
+            x = np.asarray(self.world.positions)
+            return x.min(0) - 0.5, x.max(0) + 0.5
+        x = np.asarray(self.world.positions)[m]
+        r = self.radius[m, None]
+        return (x - r).min(0), (x + r).max(0)
+
+    def bounding_sphere(self):
+        b = self.bounds()
+        if b is None:
+            return np.zeros(3), 1.0
+        lo, hi = b
+        return 0.5 * (lo + hi), max(0.5 * float(np.linalg.norm(hi - lo)), 0.05)
+
+    def frame(self, camera, aspect: float):
+        """Point ``camera`` (keeping its angles) so that every shaped body is in view."""
+        self.refresh()
+        m = self.has_shape
+        x = np.asarray(self.world.positions)
+        if np.any(m):
+            camera.frame_spheres(x[m], self.radius[m], aspect)
+        elif len(x):
+            camera.frame_spheres(x, np.full(len(x), 0.5), aspect)
+        else:
+            camera.frame(np.zeros(3), 2.0, aspect)
+
+    def typical_size(self) -> float:
+        """Median bounding radius of the shaped bodies (for overlay sizes), metres."""
+        self.refresh()
+        r = self.radius[self.has_shape]
+        return float(np.median(r)) if len(r) else 0.25
+
+    # -- picking -------------------------------------------------------------------------
+    def ray_cast(self, origin, direction):
+        """First body hit by the ray: (body index, distance t, world point) or None.
+        Exact for spheres, boxes (slab test in the body frame), capsules and cylinders."""
+        self.refresh()
+        o = np.asarray(origin, float)
+        d = np.asarray(direction, float)
+        d = d / np.linalg.norm(d)
+        x = np.asarray(self.world.positions)
+        q = np.asarray(self.world.orientations)
+        best = (np.inf, -1)
+        for kind in KINDS:
+            idx = self.members[kind]
+            if len(idx) == 0:
+                continue
+            R = quat_to_matrix(q[idx])
+            lo = np.einsum("nji,nj->ni", R, o - x[idx])        # R^T (o - x)
+            ld = np.einsum("nji,j->ni", R, d)
+            sc = self.scale[idx]
+            if kind == "sphere":
+                t = _ray_spheres(lo, ld, np.zeros_like(lo), sc[:, 0])
+            elif kind == "box":
+                t = _ray_boxes(lo, ld, sc[:, :3])
+            elif kind == "cylinder":
+                t = _ray_cylinders(lo, ld, sc[:, 0], sc[:, 2], caps=True)
+            else:
+                r, a = sc[:, 0], sc[:, 3]
+                t = np.minimum(_ray_cylinders(lo, ld, r, a, caps=False), np.minimum(
+                    _ray_spheres(lo, ld, np.c_[0 * a, 0 * a, a], r),
+                    _ray_spheres(lo, ld, np.c_[0 * a, 0 * a, -a], r)))
+            j = int(np.argmin(t))
+            if t[j] < best[0]:
+                best = (float(t[j]), int(idx[j]))
+        if not np.isfinite(best[0]):
+            return None
+        t, i = best
+        return i, t, o + t * d
+
+
+def _first_positive(t1, t2):
+    t = np.where(t1 >= 0, t1, t2)
+    return np.where(t >= 0, t, np.inf)
+
+
+def _ray_spheres(o, d, c, r):
+    oc = o - c
+    b = np.einsum("ij,ij->i", oc, d)
+    cc = np.einsum("ij,ij->i", oc, oc) - r * r
+    disc = b * b - cc
+    s = np.sqrt(np.maximum(disc, 0))
+    t = _first_positive(-b - s, -b + s)
+    return np.where(disc >= 0, t, np.inf)
+
+
+def _ray_boxes(o, d, h):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = 1.0 / np.where(d == 0, 1e-300, d)
+        t1 = (-h - o) * inv
+        t2 = (h - o) * inv
+    tmin = np.minimum(t1, t2).max(1)
+    tmax = np.maximum(t1, t2).min(1)
+    hit = (tmax >= np.maximum(tmin, 0))
+    return np.where(hit, np.where(tmin >= 0, tmin, tmax), np.inf)
+
+
+def _ray_cylinders(o, d, r, a, caps: bool):
+    A = d[:, 0] ** 2 + d[:, 1] ** 2
+    B = o[:, 0] * d[:, 0] + o[:, 1] * d[:, 1]
+    C = o[:, 0] ** 2 + o[:, 1] ** 2 - r * r
+    disc = B * B - A * C
+    s = np.sqrt(np.maximum(disc, 0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ts = [(-B - s) / A, (-B + s) / A]
+    best = np.full(len(o), np.inf)
+    for t in ts:
+        z = o[:, 2] + t * d[:, 2]
+        ok = (disc >= 0) & (A > 1e-15) & (t >= 0) & (np.abs(z) <= a)
+        best = np.where(ok & (t < best), t, best)
+    if caps:
+        for sign in (1.0, -1.0):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = (sign * a - o[:, 2]) / d[:, 2]
+                px = o[:, 0] + t * d[:, 0]
+                py = o[:, 1] + t * d[:, 1]
+                ok = np.isfinite(t) & (t >= 0) & (px * px + py * py <= r * r)
+            best = np.where(ok & (t < best), t, best)
+    return best

@@ -1,0 +1,217 @@
+"""GLSL 330 core sources."""
+
+MESH_VS = """
+#version 330 core
+layout(location = 0) in vec3 a_pos;
+layout(location = 1) in vec3 a_normal;
+layout(location = 2) in float a_sgn;
+layout(location = 3) in vec4 i_m0;
+layout(location = 4) in vec4 i_m1;
+layout(location = 5) in vec4 i_m2;
+layout(location = 6) in vec4 i_m3;
+layout(location = 7) in vec4 i_scale;
+layout(location = 8) in vec4 i_color;
+
+uniform mat4 u_viewproj;
+uniform mat4 u_light_viewproj;
+uniform float u_normal_offset;
+
+out vec3 v_world;
+out vec3 v_normal;
+out vec4 v_color;
+out vec4 v_light;
+
+void main() {
+    mat4 M = mat4(i_m0, i_m1, i_m2, i_m3);
+    vec3 local = a_pos * i_scale.xyz + vec3(0.0, 0.0, a_sgn * i_scale.w);
+    vec4 world = M * vec4(local, 1.0);
+    vec3 n = normalize(mat3(M) * normalize(a_normal / max(i_scale.xyz, vec3(1e-9))));
+    v_world = world.xyz;
+    v_normal = n;
+    v_color = i_color;
+    v_light = u_light_viewproj * vec4(world.xyz + n * u_normal_offset, 1.0);
+    gl_Position = u_viewproj * world;
+}
+"""
+
+# Shared lighting: a key light with a shadow map, a hemisphere ambient (sky above, warm
+# bounce below) and distance fog into the horizon colour; linear-light maths, sRGB out.
+LIGHTING = """
+uniform vec3 u_light_dir;        // unit, towards the light
+uniform vec3 u_eye;
+uniform sampler2DShadow u_shadow_map;
+uniform int u_shadows;
+uniform float u_shadow_texel;    // 1 / shadow map size
+uniform vec3 u_fog_color;        // sRGB
+uniform vec2 u_fog;              // start, end distance
+
+float shadow_factor(vec4 lp) {
+    if (u_shadows == 0) return 1.0;
+    vec3 p = lp.xyz / lp.w * 0.5 + 0.5;
+    if (p.z >= 1.0 || p.x <= 0.0 || p.y <= 0.0 || p.x >= 1.0 || p.y >= 1.0) return 1.0;
+    float s = 0.0;
+    for (int i = -1; i <= 1; ++i)
+        for (int j = -1; j <= 1; ++j)
+            s += texture(u_shadow_map, vec3(p.xy + vec2(i, j) * u_shadow_texel * 1.2, p.z));
+    return s / 9.0;
+}
+
+vec3 to_linear(vec3 c) { return pow(c, vec3(2.2)); }
+
+vec3 shade(vec3 base_srgb, vec3 N, vec3 world, vec4 light_pos, float spec_strength,
+           float shininess) {
+    vec3 base = to_linear(base_srgb);
+    vec3 L = u_light_dir;
+    vec3 V = normalize(u_eye - world);
+    vec3 H = normalize(L + V);
+    float ndl = max(dot(N, L), 0.0);
+    float sh = shadow_factor(light_pos);
+    vec3 sky = vec3(0.50, 0.58, 0.72);
+    vec3 bounce = vec3(0.28, 0.25, 0.22);
+    vec3 ambient = mix(bounce, sky, 0.5 + 0.5 * N.z) * 0.55;
+    vec3 sun = vec3(1.0, 0.96, 0.88) * 1.05;
+    float spec = pow(max(dot(N, H), 0.0), shininess) * spec_strength * step(0.0, dot(N, L));
+    vec3 c = base * (ambient + sun * ndl * sh) + sun * spec * sh;
+    return c;
+}
+
+vec4 finish(vec3 c_linear, vec3 world) {
+    vec3 c = pow(clamp(c_linear, 0.0, 1.0), vec3(1.0 / 2.2));
+    float d = length(u_eye - world);
+    float f = clamp((d - u_fog.x) / max(u_fog.y - u_fog.x, 1e-6), 0.0, 1.0);
+    return vec4(mix(c, u_fog_color, f * f), 1.0);
+}
+"""
+
+MESH_FS = """
+#version 330 core
+in vec3 v_world;
+in vec3 v_normal;
+in vec4 v_color;
+in vec4 v_light;
+out vec4 frag;
+""" + LIGHTING + """
+void main() {
+    vec3 N = normalize(v_normal);
+    if (!gl_FrontFacing) N = -N;
+    vec3 c;
+    if (v_color.a < 0.5) {          // overlays: flat colour, lightly shaded, no shadows
+        vec3 V = normalize(u_eye - v_world);
+        c = to_linear(v_color.rgb) * (0.55 + 0.45 * abs(dot(N, V)));
+        frag = vec4(pow(c, vec3(1.0 / 2.2)), 1.0);
+        return;
+    }
+    c = shade(v_color.rgb, N, v_world, v_light, 0.35, 40.0);
+    frag = finish(c, v_world);
+}
+"""
+
+DEPTH_VS = """
+#version 330 core
+layout(location = 0) in vec3 a_pos;
+layout(location = 2) in float a_sgn;
+layout(location = 3) in vec4 i_m0;
+layout(location = 4) in vec4 i_m1;
+layout(location = 5) in vec4 i_m2;
+layout(location = 6) in vec4 i_m3;
+layout(location = 7) in vec4 i_scale;
+uniform mat4 u_light_viewproj;
+void main() {
+    mat4 M = mat4(i_m0, i_m1, i_m2, i_m3);
+    vec3 local = a_pos * i_scale.xyz + vec3(0.0, 0.0, a_sgn * i_scale.w);
+    gl_Position = u_light_viewproj * (M * vec4(local, 1.0));
+}
+"""
+
+DEPTH_FS = """
+#version 330 core
+void main() { }
+"""
+
+GROUND_VS = """
+#version 330 core
+layout(location = 0) in vec2 a_uv;
+uniform vec3 u_center;           // quad centre (on the plane)
+uniform vec3 u_axis_u;           // unit in-plane axes
+uniform vec3 u_axis_v;
+uniform float u_extent;          // half size of the quad
+uniform mat4 u_viewproj;
+uniform mat4 u_light_viewproj;
+out vec3 v_world;
+out vec4 v_light;
+void main() {
+    vec3 w = u_center + (a_uv.x * u_axis_u + a_uv.y * u_axis_v) * u_extent;
+    v_world = w;
+    v_light = u_light_viewproj * vec4(w, 1.0);
+    gl_Position = u_viewproj * vec4(w, 1.0);
+}
+"""
+
+GROUND_FS = """
+#version 330 core
+in vec3 v_world;
+in vec4 v_light;
+out vec4 frag;
+uniform vec3 u_normal;
+uniform vec3 u_origin;           // point of the plane nearest the world origin
+uniform vec3 u_axis_u;
+uniform vec3 u_axis_v;
+uniform float u_spacing;         // minor grid spacing, m
+uniform float u_alpha;
+""" + LIGHTING + """
+float grid(vec2 coord) {
+    vec2 w = fwidth(coord);
+    vec2 g = abs(fract(coord - 0.5) - 0.5) / max(w, vec2(1e-6));
+    float line = 1.0 - min(min(g.x, g.y), 1.0);
+    // fade lines out where they get denser than a few pixels
+    return line * clamp(1.0 - 2.5 * max(w.x, w.y), 0.0, 1.0);
+}
+void main() {
+    vec3 rel = v_world - u_origin;
+    vec2 p = vec2(dot(rel, u_axis_u), dot(rel, u_axis_v));
+    float minor = grid(p / u_spacing);
+    float major = grid(p / (u_spacing * 10.0));
+    vec3 base = vec3(0.80, 0.80, 0.78);
+    base = mix(base, vec3(0.62, 0.63, 0.64), minor * 0.55);
+    base = mix(base, vec3(0.46, 0.47, 0.50), major * 0.85);
+    // world axes through the origin: x reddish, y greenish
+    vec2 w = fwidth(p);
+    float ax = 1.0 - clamp(abs(p.y) / max(w.y, 1e-6) - 0.5, 0.0, 1.0);
+    float ay = 1.0 - clamp(abs(p.x) / max(w.x, 1e-6) - 0.5, 0.0, 1.0);
+    base = mix(base, vec3(0.78, 0.33, 0.30), ax * 0.8);
+    base = mix(base, vec3(0.35, 0.66, 0.35), ay * 0.8);
+    vec3 N = u_normal;
+    if (dot(N, u_eye - v_world) < 0.0) N = -N;
+    vec3 c = shade(base, N, v_world, v_light, 0.05, 16.0);
+    vec4 o = finish(c, v_world);
+    frag = vec4(o.rgb, u_alpha);
+}
+"""
+
+SKY_VS = """
+#version 330 core
+out vec2 v_ndc;
+void main() {
+    vec2 p = vec2((gl_VertexID == 1) ? 3.0 : -1.0, (gl_VertexID == 2) ? 3.0 : -1.0);
+    v_ndc = p;
+    gl_Position = vec4(p, 0.999999, 1.0);
+}
+"""
+
+SKY_FS = """
+#version 330 core
+in vec2 v_ndc;
+out vec4 frag;
+uniform mat4 u_inv_viewproj;
+uniform vec3 u_horizon;
+uniform vec3 u_zenith;
+uniform vec3 u_nadir;
+void main() {
+    vec4 a = u_inv_viewproj * vec4(v_ndc, -1.0, 1.0);
+    vec4 b = u_inv_viewproj * vec4(v_ndc, 1.0, 1.0);
+    vec3 d = normalize(b.xyz / b.w - a.xyz / a.w);
+    vec3 c = d.z >= 0.0 ? mix(u_horizon, u_zenith, pow(d.z, 0.6))
+                        : mix(u_horizon, u_nadir, pow(-d.z, 0.5));
+    frag = vec4(c, 1.0);
+}
+"""

@@ -1,0 +1,295 @@
+"""Driving a World for display: scenes, controllers, the real-time clock and the mouse spring.
+Pure Python/numpy (no OpenGL), so it is shared by the window and the offscreen renderer.
+
+Scene-like objects
+------------------
+Anything the viewer can show is turned into a :class:`SceneSpec` by :func:`as_scene`:
+
+- a ``physics.World``;
+- an object with a ``.world`` attribute and optionally ``.title`` (or ``.name``), ``.camera``
+  and ``.controller`` (what ``scenes.load(name)`` returns);
+- a tuple ``(world, title, camera, controller)`` (trailing items optional), as returned by a
+  ``load_scene(name)`` hook;
+- a dict with the keys ``world``, ``title``, ``camera``, ``controller``.
+
+Controllers
+-----------
+A controller is called before every ``world.step()`` (also in offscreen renders) to apply
+forces, torques or motor targets. It may be a callable ``controller(world)`` (or
+``controller(world, dt)``), or an object with one of the methods ``before_step``, ``update``
+or ``step`` taking the same arguments. Optional extras: ``reset()`` (called after the viewer's
+R key restored the initial state) and ``on_key_press(symbol, modifiers)`` /
+``on_key_release(symbol, modifiers)`` (keys the viewer does not use itself are passed on).
+"""
+from __future__ import annotations
+
+import inspect
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class SceneSpec:
+    world: object
+    title: str = "maxcoord"
+    camera: object = None
+    controller: object = None
+    source: object = field(default=None, repr=False)
+
+
+def _is_world(obj) -> bool:
+    return all(hasattr(obj, a) for a in ("step", "bodies", "get_state", "set_state", "dt"))
+
+
+def as_scene(obj, title=None, camera=None, controller=None) -> SceneSpec:
+    """Normalise a World / scene object / tuple / dict into a SceneSpec; explicit arguments
+    override what the object carries."""
+    if isinstance(obj, SceneSpec):
+        spec = SceneSpec(obj.world, obj.title, obj.camera, obj.controller, obj.source)
+    elif _is_world(obj):
+        spec = SceneSpec(obj, source=obj)
+    elif isinstance(obj, dict) and "world" in obj:
+        spec = SceneSpec(obj["world"], obj.get("title") or "maxcoord", obj.get("camera"),
+                         obj.get("controller"), obj)
+    elif isinstance(obj, (tuple, list)) and obj and _is_world(obj[0]):
+        items = list(obj) + [None] * (4 - len(obj))
+        spec = SceneSpec(items[0], items[1] or "maxcoord", items[2], items[3], obj)
+    elif hasattr(obj, "world") and _is_world(obj.world):
+        spec = SceneSpec(obj.world, getattr(obj, "title", None) or getattr(obj, "name", None)
+                         or "maxcoord", getattr(obj, "camera", None),
+                         getattr(obj, "controller", None), obj)
+    else:
+        raise ValueError("expected a physics.World, a scene object with .world, a "
+                         f"(world, title, camera, controller) tuple or a dict; got {obj!r}")
+    if title is not None:
+        spec.title = str(title)
+    if camera is not None:
+        spec.camera = camera
+    if controller is not None:
+        spec.controller = controller
+    return spec
+
+
+def resolve_scene(entry, load_scene=None) -> SceneSpec:
+    """A scene list entry -> SceneSpec. Strings go through ``load_scene(name)`` (default:
+    ``scenes.load(name)``); other callables are called with no arguments to build a fresh
+    world; anything else is passed to :func:`as_scene`."""
+    if isinstance(entry, str):
+        if load_scene is None:
+            import scenes
+            load_scene = scenes.load
+        spec = as_scene(load_scene(entry))
+        if spec.title == "maxcoord":
+            spec.title = entry
+        return spec
+    if callable(entry) and not _is_world(entry):
+        spec = as_scene(entry())
+        if spec.title == "maxcoord":
+            spec.title = getattr(entry, "__name__", "maxcoord")
+        return spec
+    return as_scene(entry)
+
+
+def controller_function(controller):
+    """A function f(world) that runs the controller once before a step, or None."""
+    if controller is None:
+        return None
+    fn = controller
+    if not callable(controller):
+        for name in ("before_step", "update", "step"):
+            if callable(getattr(controller, name, None)):
+                fn = getattr(controller, name)
+                break
+        else:
+            raise ValueError("controller must be callable as controller(world) or have a "
+                             f"before_step/update/step method; got {controller!r}")
+    try:
+        params = [p for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                  and p.default is p.empty]
+        wants_dt = len(params) >= 2
+    except (TypeError, ValueError):
+        wants_dt = False
+    if wants_dt:
+        return lambda world: fn(world, world.dt)
+    return fn
+
+
+def connected_mass(world, body) -> float:
+    """Total mass of the dynamic bodies joined to ``body`` through joints (including it)."""
+    bodies = world.bodies
+    parent = list(range(len(bodies)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for j in world.joints:
+        a, b = getattr(j, "body_a", None), getattr(j, "body_b", None)
+        if a is None or b is None or a.static or b.static:
+            continue
+        parent[find(a.index)] = find(b.index)
+    root = find(body.index)
+    return float(sum(b.mass for k, b in enumerate(bodies) if not b.static and find(k) == root))
+
+
+class DragSpring:
+    """A soft, force-capped spring-damper from a material point of a body to a world target
+    (Box2D's mouse joint, as an applied force). The stiffness scales with the mass being
+    dragged (the body's, raised towards its joint-connected assembly, at most 10x), so every
+    body feels the same and the explicit spring stays stable at the world's dt."""
+
+    def __init__(self, body, grab_point, frequency: float = 2.5, damping_ratio: float = 0.9,
+                 max_accel: float = 50.0):
+        self.body = body
+        p = np.asarray(grab_point, dtype=float)
+        self.local_point = body.rotation.T @ (p - body.position)
+        self.target = p.copy()
+        m = body.mass
+        self.mass = min(connected_mass(body.world, body), 10.0 * m) if body.world.joints else m
+        w = 2 * math.pi * frequency
+        self.stiffness = self.mass * w * w
+        self.damping = 2 * damping_ratio * self.mass * w
+        self.max_force = self.mass * max_accel
+        self.force = np.zeros(3)
+
+    def grab_point_world(self) -> np.ndarray:
+        b = self.body
+        return b.position + b.rotation @ self.local_point
+
+    def apply(self):
+        p = self.grab_point_world()
+        v = self.body.point_velocity(p)
+        f = self.stiffness * (self.target - p) - self.damping * v
+        n = float(np.linalg.norm(f))
+        if n > self.max_force:
+            f *= self.max_force / n
+        self.force = f
+        self.body.apply_force(f, point=p)
+
+
+class Simulation:
+    """A world plus what the viewer does to it: pause, single steps, time scale, reset to the
+    initial snapshot, a controller and a drag spring, and a fixed-step accumulator that
+    advances the world at its own dt independently of the frame rate."""
+
+    TIME_SCALES = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0, 8.0)
+
+    def __init__(self, world, controller=None, *, frame_budget: float = 1 / 25,
+                 max_steps_per_frame: int = 200):
+        self.world = world
+        self.controller = controller
+        self._control = controller_function(controller)
+        self.initial_state = world.get_state()
+        self.paused = False
+        self.time_scale = 1.0
+        self.accumulator = 0.0
+        self.frame_budget = frame_budget
+        self.max_steps_per_frame = max_steps_per_frame
+        self.drag: DragSpring | None = None
+        self.step_seconds = 0.0          # smoothed wall time of one world.step()
+        self.realtime_factor = 1.0       # smoothed sim seconds per wall second
+        self.behind = False              # the last frame hit the step cap
+        self.error: str | None = None
+        self.steps_taken = 0
+
+    # -- single steps --------------------------------------------------------------------
+    def step_once(self):
+        """One world.step() with the drag spring and the controller applied first."""
+        if self.drag is not None:
+            self.drag.apply()
+        if self._control is not None:
+            self._control(self.world)
+        t0 = time.perf_counter()
+        self.world.step()
+        dt = time.perf_counter() - t0
+        self.step_seconds = dt if self.steps_taken == 0 else 0.9 * self.step_seconds + 0.1 * dt
+        self.steps_taken += 1
+
+    def advance_to(self, t: float):
+        """Step until world.time reaches t (within half a step)."""
+        dt = self.world.dt
+        while self.world.time < t - 0.5 * dt:
+            self.step_once()
+
+    def _safe(self, fn):
+        try:
+            fn()
+            return True
+        except Exception as exc:   # a failed step pauses the viewer instead of killing it
+            self.error = f"{type(exc).__name__}: {exc}"
+            self.paused = True
+            self.accumulator = 0.0
+            self.drag = None
+            return False
+
+    def single_step(self):
+        """Advance exactly one dt (the viewer's period key); pauses."""
+        self.paused = True
+        self.accumulator = 0.0
+        self._safe(self.step_once)
+
+    def toggle_pause(self):
+        self.paused = not self.paused
+        self.accumulator = 0.0
+
+    def reset(self):
+        self.world.set_state(self.initial_state)
+        self.accumulator = 0.0
+        self.drag = None
+        self.error = None
+        reset = getattr(self.controller, "reset", None)
+        if callable(reset):
+            reset()
+
+    def faster(self):
+        self._scale(+1)
+
+    def slower(self):
+        self._scale(-1)
+
+    def _scale(self, direction):
+        s = self.TIME_SCALES
+        i = min(range(len(s)), key=lambda k: abs(math.log(s[k] / self.time_scale)))
+        self.time_scale = s[int(np.clip(i + direction, 0, len(s) - 1))]
+
+    # -- real time -----------------------------------------------------------------------
+    def advance(self, wall_dt: float) -> int:
+        """Called once per frame with the wall time since the last frame: runs as many steps
+        of world.dt as the accumulated (scaled) time asks for, but stops when a frame's
+        budget of wall time or step count is used up; the backlog is then dropped, so a slow
+        scene runs slower than real time instead of freezing. Returns the steps taken."""
+        wall_dt = min(max(wall_dt, 0.0), 0.25)
+        if self.paused:
+            self.behind = False
+            return 0
+        dt = self.world.dt
+        self.accumulator += wall_dt * self.time_scale
+        want = int(self.accumulator / dt + 1e-9)
+        start = time.perf_counter()
+        n = 0
+        while n < want:
+            if not self._safe(self.step_once):
+                break
+            n += 1
+            if n >= self.max_steps_per_frame or time.perf_counter() - start > self.frame_budget:
+                break
+        self.behind = n < want and not self.paused
+        if self.behind:
+            self.accumulator = 0.0
+        else:
+            self.accumulator -= n * dt
+        if wall_dt > 0:
+            rate = n * dt / wall_dt
+            self.realtime_factor = 0.9 * self.realtime_factor + 0.1 * rate
+        return n
+
+    @property
+    def slower_than_real_time(self) -> bool:
+        return (not self.paused) and (self.behind or
+                                      self.realtime_factor < 0.9 * self.time_scale)

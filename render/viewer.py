@@ -1,0 +1,427 @@
+"""The real-time viewer: a pyglet window showing a World as it runs.
+
+    Viewer(world, title="drop", camera=None, controller=None, scenes=None).run()
+
+``world`` may also be a scene object (``.world``, ``.title``, ``.camera``, ``.controller``) or a
+``(world, title, camera, controller)`` tuple; ``scenes`` is an optional list of scene names or
+callables for N / P (names are loaded with ``load_scene(name)``, default ``scenes.load``).
+Every key is listed in :data:`KEY_BINDINGS`, which drives both the key handler and the help
+overlay (H).
+"""
+from __future__ import annotations
+
+import atexit
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .backend import load_pyglet, make_window
+from .camera import Camera
+from .imagefiles import write_png
+from .scenedata import WorldGeometry
+from .sim import Simulation, as_scene, resolve_scene
+
+pyglet = load_pyglet()
+key = pyglet.window.key
+mouse = pyglet.window.mouse
+gl = pyglet.gl
+
+from .renderer import DrawOptions, Renderer, read_pixels  # noqa: E402
+
+
+@dataclass(frozen=True)
+class KeyBinding:
+    label: str          # how the help overlay names the key
+    symbols: tuple      # pyglet key symbols that trigger it
+    action: str         # Viewer method name
+    help: str
+
+
+KEY_BINDINGS = (
+    KeyBinding("Space", (key.SPACE,), "toggle_pause", "pause / resume"),
+    KeyBinding(".", (key.PERIOD, key.NUM_DECIMAL), "single_step", "single step (one dt; pauses)"),
+    KeyBinding("R", (key.R,), "reset", "reset to the initial state"),
+    KeyBinding("+", (key.PLUS, key.EQUAL, key.NUM_ADD), "faster", "time scale x2"),
+    KeyBinding("-", (key.MINUS, key.NUM_SUBTRACT), "slower", "time scale /2"),
+    KeyBinding("C", (key.C,), "toggle_contacts", "show contacts and contact forces"),
+    KeyBinding("J", (key.J,), "toggle_joints", "show joint anchors and axes"),
+    KeyBinding("W", (key.W,), "toggle_wireframe", "wireframe"),
+    KeyBinding("F", (key.F,), "frame_scene", "frame all bodies"),
+    KeyBinding("T", (key.T,), "toggle_follow", "camera follows the selected body"),
+    KeyBinding("N", (key.N,), "next_scene", "next scene (when given a scene list)"),
+    KeyBinding("P", (key.P,), "previous_scene", "previous scene (when given a scene list)"),
+    KeyBinding("S", (key.S,), "screenshot", "screenshot to PNG"),
+    KeyBinding("H", (key.H, key.F1), "toggle_help", "this help"),
+    KeyBinding("Esc", (key.ESCAPE,), "quit", "quit"),
+)
+
+MOUSE_BINDINGS = (
+    ("Left drag", "orbit"),
+    ("Right or middle drag", "pan (also Shift + left drag)"),
+    ("Wheel", "zoom"),
+    ("Ctrl + left click", "select the body under the cursor"),
+    ("Ctrl + left drag", "pull the body with a spring"),
+)
+
+_BY_SYMBOL = {sym: b for b in KEY_BINDINGS for sym in b.symbols}
+
+
+def help_text() -> str:
+    lines = ["Keys"]
+    lines += [f"  {b.label:<6} {b.help}" for b in KEY_BINDINGS]
+    lines += ["", "Mouse"]
+    lines += [f"  {what:<21} {does}" for what, does in MOUSE_BINDINGS]
+    return "\n".join(lines)
+
+
+class Viewer:
+    """A window that runs and shows a world in real time (see the module docstring).
+
+    Other parameters: ``size`` (window pixels), ``visible`` (False for tests), ``samples``
+    (multisampling, falls back to none), ``screenshot_dir``, ``load_scene`` (name -> scene),
+    ``max_steps_per_frame`` and ``frame_budget`` (s of stepping per frame before the viewer
+    gives up on real time and slows down).
+    """
+
+    def __init__(self, world, title: str | None = None, camera=None, controller=None,
+                 scenes=None, *, load_scene=None, size=(1280, 720), visible: bool = True,
+                 samples: int = 4, screenshot_dir=".", max_steps_per_frame: int = 200,
+                 frame_budget: float = 1 / 25, vsync: bool = False):
+        self.scenes = list(scenes) if scenes else []
+        self.load_scene = load_scene
+        self.scene_index = 0
+        self.screenshot_dir = Path(screenshot_dir)
+        self._sim_opts = dict(max_steps_per_frame=max_steps_per_frame, frame_budget=frame_budget)
+        if world is None:
+            if not self.scenes:
+                raise ValueError("give a world (or scene), or a non-empty scenes list")
+            spec = resolve_scene(self.scenes[0], load_scene)
+        else:
+            spec = as_scene(world, title, camera, controller)
+        self.window = make_window(int(size[0]), int(size[1]), visible=visible,
+                                  caption=spec.title, resizable=True, samples=samples,
+                                  vsync=vsync)
+        self.window.switch_to()
+        self.renderer = Renderer()
+        self.options = DrawOptions()
+        self.show_help = False
+        self.show_hud = True
+        self.selected: int | None = None
+        self.follow = False
+        self.last_screenshot: Path | None = None
+        self._drag_plane = None
+        self._frames = []
+        self._last_tick = None
+        self._hud_time = 0.0
+        self._build_hud()
+        self.window.push_handlers(self)
+        self._load(spec)
+        atexit.register(self.close)      # a clean GL teardown before interpreter shutdown
+
+    # -- scenes --------------------------------------------------------------------------
+    def _load(self, spec):
+        self.spec = spec
+        self.world = spec.world
+        self.title = spec.title
+        self.sim = Simulation(self.world, spec.controller, **self._sim_opts)
+        self.geometry = WorldGeometry(self.world)
+        self.camera = Camera.from_spec(spec.camera)
+        if self.camera.frame_on_load:
+            self.frame_scene()
+        self.initial_camera = self.camera.copy()
+        self.selected = None
+        self.follow = False
+        self.window.set_caption(f"maxcoord - {self.title}")
+        self._update_hud(force=True)
+
+    def _switch_scene(self, delta: int):
+        if not self.scenes:
+            return
+        self.scene_index = (self.scene_index + delta) % len(self.scenes)
+        self._load(resolve_scene(self.scenes[self.scene_index], self.load_scene))
+
+    def next_scene(self):
+        self._switch_scene(+1)
+
+    def previous_scene(self):
+        self._switch_scene(-1)
+
+    # -- actions (bound in KEY_BINDINGS) -------------------------------------------------
+    def toggle_pause(self):
+        self.sim.toggle_pause()
+
+    def single_step(self):
+        self.sim.single_step()
+
+    def reset(self):
+        self.sim.reset()
+        self._drag_plane = None
+
+    def faster(self):
+        self.sim.faster()
+
+    def slower(self):
+        self.sim.slower()
+
+    def toggle_contacts(self):
+        self.options.contacts = not self.options.contacts
+
+    def toggle_joints(self):
+        self.options.joints = not self.options.joints
+
+    def toggle_wireframe(self):
+        self.options.wireframe = not self.options.wireframe
+
+    def toggle_help(self):
+        self.show_help = not self.show_help
+
+    def toggle_follow(self):
+        self.follow = (not self.follow) and self.selected is not None
+
+    def frame_scene(self):
+        self.follow = False
+        w, h = self.window.get_size()
+        self.geometry.frame(self.camera, w / max(h, 1))
+
+    def screenshot(self, path=None) -> Path:
+        """Draw a frame and save the window's pixels (HUD included) as a PNG; returns the
+        path (default: ``screenshot_dir/maxcoord-<title>-<time>.png``)."""
+        if path is None:
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in self.title)
+            path = self.screenshot_dir / f"maxcoord-{safe}-{stamp}-{int(time.time() * 1e3) % 1000:03d}.png"
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_png(path, self.draw_frame(read=True))
+        self.last_screenshot = path
+        print(f"screenshot: {path}")
+        return path
+
+    def quit(self):
+        self.close()
+        pyglet.app.exit()
+
+    def close(self):
+        """Close the window (the viewer cannot be used afterwards)."""
+        atexit.unregister(self.close)
+        if self.window.context is not None:
+            self.window.remove_handlers(self)
+            self.window.close()
+
+    # -- frame loop ----------------------------------------------------------------------
+    def tick(self, wall_dt: float):
+        """Advance the simulation by the wall time since the last frame (fixed steps)."""
+        self.sim.advance(wall_dt)
+        if self.follow and self.selected is not None:
+            self.camera.target = np.asarray(self.world.positions[self.selected], float).copy()
+        self._update_hud()
+
+    def _scheduled(self, dt):
+        self.tick(dt)
+
+    def run(self):
+        """Open the window and run until it is closed (Esc)."""
+        pyglet.clock.schedule_interval(self._scheduled, 1 / 60)
+        try:
+            pyglet.app.run(1 / 60)
+        finally:
+            pyglet.clock.unschedule(self._scheduled)
+
+    def draw_frame(self, read: bool = False):
+        """Draw the scene and overlays into the window's back buffer; with ``read`` return
+        the pixels as (h, w, 3) uint8 (top row first) before the buffers are swapped."""
+        self.window.switch_to()
+        now = time.perf_counter()
+        self._frames.append(now)
+        self._frames = [t for t in self._frames if now - t < 1.0]
+        fw, fh = self.window.get_framebuffer_size()
+        highlight = {}
+        if self.selected is not None:
+            highlight[self.selected] = (0.35, 0.35, 0.25)
+        drag = self.sim.drag
+        self.options.highlight = highlight
+        self.options.drag = None if drag is None else (drag.grab_point_world(), drag.target)
+        self.renderer.draw(self.geometry, self.camera, fw, fh, self.options, target_fbo=0)
+        gl.glDisable(gl.GL_DEPTH_TEST)
+        gl.glViewport(0, 0, fw, fh)
+        if self.show_hud:
+            self.hud_batch.draw()
+        if self.show_help:
+            self.help_batch.draw()
+        gl.glEnable(gl.GL_DEPTH_TEST)
+        if read:
+            gl.glFinish()
+            return read_pixels(0, 0, fw, fh)
+        return None
+
+    # -- pyglet event handlers -----------------------------------------------------------
+    def on_draw(self):
+        self.draw_frame()
+        return pyglet.event.EVENT_HANDLED
+
+    def on_resize(self, width, height):
+        self._layout_hud()
+        # not handled: pyglet's own handler sets the viewport and 2D projection for the HUD
+
+    def on_key_press(self, symbol, modifiers):
+        b = _BY_SYMBOL.get(symbol)
+        if b is None:
+            handler = getattr(self.sim.controller, "on_key_press", None)
+            if callable(handler):
+                handler(symbol, modifiers)
+                return pyglet.event.EVENT_HANDLED
+            return None
+        getattr(self, b.action)()
+        if b.action != "quit":
+            self._update_hud(force=True)
+        return pyglet.event.EVENT_HANDLED
+
+    def on_key_release(self, symbol, modifiers):
+        if symbol not in _BY_SYMBOL:
+            handler = getattr(self.sim.controller, "on_key_release", None)
+            if callable(handler):
+                handler(symbol, modifiers)
+                return pyglet.event.EVENT_HANDLED
+        return None
+
+    def on_mouse_press(self, x, y, button, modifiers):
+        if button == mouse.LEFT and modifiers & key.MOD_CTRL:
+            self.pick(x, y)
+        return pyglet.event.EVENT_HANDLED
+
+    def on_mouse_release(self, x, y, button, modifiers):
+        if button == mouse.LEFT and self.sim.drag is not None:
+            self.sim.drag = None
+            self._drag_plane = None
+        return pyglet.event.EVENT_HANDLED
+
+    def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
+        if self.sim.drag is not None and buttons & mouse.LEFT:
+            self._drag_to(x, y)
+        elif buttons & (mouse.RIGHT | mouse.MIDDLE) or (buttons & mouse.LEFT
+                                                        and modifiers & key.MOD_SHIFT):
+            self.follow = False
+            self.camera.pan(dx, dy, self.window.get_size()[1])
+        elif buttons & mouse.LEFT and not modifiers & key.MOD_CTRL:
+            self.camera.orbit(-0.3 * dx, -0.3 * dy)
+        return pyglet.event.EVENT_HANDLED
+
+    def on_mouse_scroll(self, x, y, scroll_x, scroll_y):
+        self.camera.zoom(0.88 ** scroll_y)
+        return pyglet.event.EVENT_HANDLED
+
+    # -- picking and dragging ------------------------------------------------------------
+    def pick(self, x, y):
+        """Select the body under window pixel (x, y) (y from the bottom) and, if it is
+        dynamic, start dragging it with a spring toward the cursor. Returns the body index
+        or None."""
+        w, h = self.window.get_size()
+        origin, direction = self.camera.ray(x, y, w, h)
+        hit = self.geometry.ray_cast(origin, direction)
+        if hit is None:
+            self.selected = None
+            self.follow = False
+            return None
+        i, _, point = hit
+        self.selected = i
+        body = self.world.bodies[i]
+        if not body.static:
+            from .sim import DragSpring
+            self.sim.drag = DragSpring(body, point)
+            self._drag_plane = (point.copy(), self.camera.basis()[2].copy())
+        return i
+
+    def _drag_to(self, x, y):
+        if self._drag_plane is None:
+            return
+        w, h = self.window.get_size()
+        origin, d = self.camera.ray(x, y, w, h)
+        p0, n = self._drag_plane
+        denom = float(d @ n)
+        if abs(denom) < 1e-9:
+            return
+        t = float((p0 - origin) @ n) / denom
+        if t > 0:
+            self.sim.drag.target = origin + t * d
+
+    # -- HUD -----------------------------------------------------------------------------
+    def _build_hud(self):
+        fonts = ("DejaVu Sans Mono", "Menlo", "Consolas", "Courier New", "monospace")
+        self.hud_batch = pyglet.graphics.Batch()
+        self.help_batch = pyglet.graphics.Batch()
+        bg, fg = pyglet.graphics.Group(0), pyglet.graphics.Group(1)
+        self.hud_bg = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(20, 24, 30, 150),
+                                              batch=self.hud_batch, group=bg)
+        self.hud_label = pyglet.text.Label("", font_name=fonts, font_size=10, multiline=True,
+                                           width=420, x=10, y=0, anchor_y="top",
+                                           color=(235, 238, 242, 255), batch=self.hud_batch,
+                                           group=fg)
+        self.help_bg = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(20, 24, 30, 205),
+                                               batch=self.help_batch, group=bg)
+        self.help_label = pyglet.text.Label(help_text(), font_name=fonts, font_size=11,
+                                            multiline=True, width=640, x=0, y=0,
+                                            anchor_x="left", anchor_y="top",
+                                            color=(245, 245, 245, 255), batch=self.help_batch,
+                                            group=fg)
+        self._layout_hud()
+
+    def _layout_hud(self):
+        w, h = self.window.get_size()
+        lab = self.hud_label
+        lab.y = h - 8
+        ch = lab.content_height
+        self.hud_bg.x, self.hud_bg.y = 0, h - ch - 16
+        self.hud_bg.width, self.hud_bg.height = min(lab.content_width + 24, w), ch + 16
+        hl = self.help_label
+        hw, hh = min(hl.content_width, w - 40), hl.content_height
+        hl.x = (w - hw) // 2
+        hl.y = (h + hh) // 2
+        self.help_bg.x, self.help_bg.y = hl.x - 16, hl.y - hh - 16
+        self.help_bg.width, self.help_bg.height = hw + 32, hh + 32
+
+    def hud_text(self) -> str:
+        sim, world = self.sim, self.world
+        contacts = getattr(world, "contacts", None)
+        pts = getattr(contacts, "point", None) if contacts is not None else None
+        n_contacts = "-" if pts is None else str(len(pts))
+        fps = max(len(self._frames) - 1, 0) / max(self._frames[-1] - self._frames[0], 1e-9) \
+            if len(self._frames) > 1 else 0.0
+        try:
+            energy = f"{world.energy():.6g} J"
+        except Exception:
+            energy = "-"
+        try:
+            err = f"{world.constraint_error():.2e}"
+        except Exception:
+            err = "-"
+        state = "PAUSED" if sim.paused else f"time scale x{sim.time_scale:g}"
+        lines = [
+            f"{self.title}",
+            f"t {world.time:9.3f} s   dt {world.dt * 1e3:.3g} ms   {state}",
+            f"fps {fps:5.1f}   real time x{sim.realtime_factor:.2f}   step {sim.step_seconds * 1e3:.2f} ms",
+            f"bodies {len(world.bodies)}   joints {len(world.joints)}   contacts {n_contacts}",
+            f"energy {energy}   constraint error {err}",
+        ]
+        if sim.slower_than_real_time:
+            lines.append(f"SLOWER THAN REAL TIME (x{sim.realtime_factor / sim.time_scale:.2f})")
+        if self.selected is not None:
+            b = self.world.bodies[self.selected]
+            name = f" {b.name!r}" if b.name else ""
+            lines.append(f"selected #{self.selected}{name} {type(b.shape).__name__}"
+                         + ("  (following)" if self.follow else ""))
+        if sim.error:
+            lines.append(f"ERROR: {sim.error[:120]}")
+        if self.scenes:
+            lines.append(f"scene {self.scene_index + 1}/{len(self.scenes)} (N/P)")
+        lines.append("H: help")
+        return "\n".join(lines)
+
+    def _update_hud(self, force: bool = False):
+        now = time.perf_counter()
+        if not force and now - self._hud_time < 0.25:
+            return
+        self._hud_time = now
+        self.hud_label.text = self.hud_text()
+        self._layout_hud()

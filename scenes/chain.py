@@ -1,0 +1,25 @@
+"""A chain of thin rods on ball joints, hung from one end and released horizontal."""
+import numpy as np
+
+from physics import Ball, Capsule, Plane
+
+TITLE = "Chain"
+DESCRIPTION = "n capsule links (0.1 m, 0.1 kg) on ball joints, hung from the world, released horizontal."
+PARAMS = {"links": 30, "link_length": 0.1, "angle": 0.0}
+CAMERA = {"target": (1.0, 0, 1.5), "distance": 6.0, "yaw": 90, "pitch": 10}
+
+
+def build(world, links=30, link_length=0.1, angle=0.0):
+    """angle: initial tilt below the horizontal, rad (pi/2 hangs straight down)."""
+    if links < 1:
+        raise ValueError(f"links must be at least 1, got {links}")
+    world.add_body(Plane(offset=-links * link_length - 0.5), name="ground")
+    d = np.array([np.cos(angle), 0.0, -np.sin(angle)])
+    tilt = np.pi / 2 + angle                     # local z onto d
+    q = (np.cos(tilt / 2), 0.0, np.sin(tilt / 2), 0.0)
+    prev, top = None, np.array([0.0, 0.0, 2.0])
+    for i in range(int(links)):
+        body = world.add_body(Capsule(0.01, link_length / 2), mass=0.1, orientation=q,
+                              position=top + d * link_length * (i + 0.5))
+        world.add_joint(Ball(prev, body, anchor=top + d * link_length * i))
+        prev = body

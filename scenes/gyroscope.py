@@ -1,0 +1,28 @@
+"""Torque-free spin: the Dzhanibekov T-handle flipping, and a top on a ball joint."""
+import numpy as np
+
+from physics import Ball, Box, Cylinder, Plane
+
+TITLE = "Gyroscope"
+DESCRIPTION = "A T-handle spun about its middle axis flips (Dzhanibekov effect); a spinning top precesses."
+PARAMS = {"spin": 6.0, "top_spin": 60.0}
+CAMERA = {"target": (0.5, 0, 1.0), "distance": 4.0, "yaw": 60, "pitch": 20}
+
+
+def build(world, spin=6.0, top_spin=60.0):
+    world.add_body(Plane(), name="ground")
+    # T-handle: explicit inertia (1, 2, 3) of a handle with a cross bar; drawn as a box.
+    # It floats (gravity is compensated by the controller) so only its spin matters.
+    handle = world.add_body(Box((0.3, 0.06, 0.15)), mass=1.0, inertia=(0.01, 0.02, 0.03),
+                            position=(0, 0, 1.5), angular_velocity=(0.02, spin, 0.02), name="T-handle")
+    tilt = 0.3
+    axis = np.array([np.sin(tilt), 0, np.cos(tilt)])
+    top = world.add_body(Cylinder(0.2, 0.03), mass=1.0, position=np.array([1.0, 0, 0.2]) + 0.3 * axis,
+                         orientation=(np.cos(tilt / 2), 0, np.sin(tilt / 2), 0),
+                         angular_velocity=top_spin * axis, name="top")
+    world.add_joint(Ball(None, top, anchor=(1.0, 0, 0.2)))
+    weight = -handle.mass * world.gravity
+
+    def float_handle(world):
+        handle.apply_force(weight)
+    return float_handle

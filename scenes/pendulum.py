@@ -1,0 +1,18 @@
+"""A rigid rod swinging on a hinge."""
+import numpy as np
+
+from physics import Box, Hinge, Plane
+
+TITLE = "Pendulum"
+DESCRIPTION = "A 1 m rod on a hinge, released from an angle."
+PARAMS = {"angle": 1.0, "length": 1.0}
+CAMERA = {"target": (0, 0, 1.2), "distance": 4.0, "yaw": 90, "pitch": 10}
+
+
+def build(world, angle=1.0, length=1.0):
+    world.add_body(Plane(), name="ground")
+    pivot = np.array([0.0, 0.0, 2.0])
+    d = np.array([-np.sin(angle), 0, -np.cos(angle)])
+    rod = world.add_body(Box((0.03, 0.03, length / 2)), mass=1.0, position=pivot + d * length / 2,
+                         orientation=(np.cos(angle / 2), 0, np.sin(angle / 2), 0), name="rod")
+    world.add_joint(Hinge(None, rod, anchor=pivot, axis=(0, 1, 0)))

@@ -1,0 +1,93 @@
+"""Finding, describing and building scenes (from the registry or from a user's file)."""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+from dataclasses import dataclass, field
+from typing import Callable
+
+from physics import World
+
+SCENES = ("pendulum", "double_pendulum", "chain", "fourbar", "gyroscope")
+
+
+@dataclass
+class Scene:
+    name: str
+    title: str
+    description: str
+    world: World
+    params: dict
+    camera: dict = field(default_factory=dict)
+    controller: Callable | None = None
+
+    def step(self, n: int = 1):
+        """Advance n steps, calling the controller before each."""
+        for _ in range(n):
+            if self.controller is not None:
+                self.controller(self.world)
+            self.world.step()
+
+
+def names() -> list[str]:
+    return sorted(SCENES)
+
+
+def _module(name: str):
+    if name in SCENES:
+        return importlib.import_module(f"scenes.{name}")
+    if name.endswith(".py"):
+        if not os.path.isfile(name):
+            raise ValueError(f"scene file {name!r} does not exist")
+        spec = importlib.util.spec_from_file_location(os.path.basename(name)[:-3], name)
+        module = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            raise ValueError(f"scene file {name!r} failed to load: {exc}") from None
+        if not hasattr(module, "build"):
+            raise ValueError(f"scene file {name!r} defines no build(world) function")
+        return module
+    raise ValueError(f"unknown scene {name!r}; choose one of: {', '.join(names())} "
+                     "(or give a .py file that defines build(world))")
+
+
+def describe(name: str) -> dict:
+    m = _module(name)
+    return {"name": name, "title": getattr(m, "TITLE", name),
+            "description": getattr(m, "DESCRIPTION", ""), "params": dict(getattr(m, "PARAMS", {}))}
+
+
+def _coerce(name, key, value, default):
+    if isinstance(value, str) and default is not None and not isinstance(default, str):
+        try:
+            value = type(default)(float(value)) if isinstance(default, int) and not isinstance(default, bool) else type(default)(value)
+        except ValueError:
+            raise ValueError(f"parameter {key}={value!r} of scene {name!r} must be a "
+                             f"{type(default).__name__}") from None
+    return value
+
+
+def load(name: str, dt: float | None = None, **params) -> Scene:
+    """Build a scene by registry name or file path, with parameter overrides."""
+    m = _module(name)
+    defaults = dict(getattr(m, "PARAMS", {}))
+    unknown = sorted(set(params) - set(defaults)) if defaults or params else []
+    if unknown and not _accepts_any(m.build):
+        raise ValueError(f"scene {name!r} has no parameter {unknown[0]!r}; "
+                         f"its parameters are: {', '.join(defaults) or 'none'}")
+    merged = {k: _coerce(name, k, params.get(k, v), v) for k, v in defaults.items()}
+    merged.update({k: v for k, v in params.items() if k not in defaults})
+    world_kwargs = dict(getattr(m, "WORLD", {}))
+    if dt is not None:
+        world_kwargs["dt"] = dt
+    world = World(**world_kwargs)
+    controller = m.build(world, **merged)
+    return Scene(name, getattr(m, "TITLE", name), getattr(m, "DESCRIPTION", ""), world, merged,
+                 dict(getattr(m, "CAMERA", {})), controller)
+
+
+def _accepts_any(fn) -> bool:
+    return any(p.kind is p.VAR_KEYWORD for p in inspect.signature(fn).parameters.values())

@@ -1,0 +1,160 @@
+"""Analytic and invariant checks of the step: free fall, pendulum period, a double pendulum
+against its Lagrange equations, conservation laws, the Dzhanibekov flip, a closed loop."""
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from physics import Ball, Box, Capsule, Hinge, Sphere, World
+
+
+def test_free_fall_matches_the_parabola():
+    world = World()
+    b = world.add_body(Sphere(0.1), mass=2.0, position=(0, 0, 10), linear_velocity=(1, 0, 3))
+    world.step(240)
+    t = world.time
+    np.testing.assert_allclose(b.position, [t, 0, 10 + 3 * t - 0.5 * 9.81 * t * t], atol=1e-9)
+    np.testing.assert_allclose(b.linear_velocity, [1, 0, 3 - 9.81 * t], atol=1e-9)
+
+
+def test_rigid_pendulum_small_amplitude_period():
+    world = World()
+    half = 0.4
+    rod = world.add_body(Box((0.02, 0.02, half)), mass=1.5, position=(0, 0, -half))
+    world.add_joint(Hinge(None, rod, anchor=(0, 0, 0), axis=(0, 1, 0)))
+    I_pivot = rod.inertia[1, 1] + 1.5 * half**2
+    expected = 2 * np.pi * np.sqrt(I_pivot / (1.5 * 9.81 * half))
+    rod.angular_velocity = (0, 0.05 * 2 * np.pi / expected, 0)   # ~0.05 rad amplitude
+    rates, times = [], []
+    for _ in range(int(4 * expected * 240)):
+        world.step()
+        rates.append(rod.angular_velocity[1])
+        times.append(world.time)
+    rates, times = np.array(rates), np.array(times)
+    # downward zero crossings of the rate, refined by linear interpolation
+    idx = np.flatnonzero((rates[:-1] > 0) & (rates[1:] <= 0))
+    crossings = times[idx] + (times[idx + 1] - times[idx]) * rates[idx] / (rates[idx] - rates[idx + 1])
+    period = np.mean(np.diff(crossings))
+    assert abs(period - expected) / expected < 0.005
+
+
+def _double_pendulum(integrator, theta1, theta2):
+    world = World(integrator=integrator)
+    L, r = 1.0, 0.03
+    tilt = lambda th: (np.cos(th / 2), 0, np.sin(th / 2), 0)   # rotation about +y
+    d1 = np.array([-np.sin(theta1), 0, -np.cos(theta1)])         # rod direction, pivot -> tip
+    d2 = np.array([-np.sin(theta2), 0, -np.cos(theta2)])
+    rod1 = world.add_body(Capsule(r, L / 2), mass=1.0, position=d1 * L / 2, orientation=tilt(theta1))
+    rod2 = world.add_body(Capsule(r, L / 2), mass=1.0, position=d1 * L + d2 * L / 2,
+                          orientation=tilt(theta2))
+    world.add_joint(Hinge(None, rod1, anchor=(0, 0, 0), axis=(0, 1, 0)))
+    world.add_joint(Hinge(rod1, rod2, anchor=d1 * L, axis=(0, 1, 0)))
+    return world, rod1, rod2
+
+
+def _angles(rod1, rod2):
+    c1, c2 = rod1.position, rod2.position
+    tip = 2 * c1
+    return np.array([np.arctan2(-c1[0], -c1[2]), np.arctan2(-(c2 - tip)[0], -(c2 - tip)[2])])
+
+
+def _lagrange_reference(I, m, L, g, theta, t_end, times):
+    """Planar double compound pendulum in joint coordinates (angles from the downward
+    vertical, rotation about +y), integrated independently of the engine."""
+    a = L / 2
+
+    def rhs(t, y):
+        t1, t2, w1, w2 = y
+        c, s = np.cos(t1 - t2), np.sin(t1 - t2)
+        M = np.array([[m * a * a + I + m * L * L, m * L * a * c], [m * L * a * c, m * a * a + I]])
+        f = -np.array([m * L * a * s * w2 * w2 + (m * a + m * L) * g * np.sin(t1),
+                       -m * L * a * s * w1 * w1 + m * a * g * np.sin(t2)])
+        return [w1, w2, *np.linalg.solve(M, f)]
+
+    sol = solve_ivp(rhs, (0, t_end), [*theta, 0, 0], t_eval=times, rtol=1e-11, atol=1e-12)
+    return sol.y[:2].T
+
+
+def test_double_pendulum_agrees_with_joint_space_lagrange_equations():
+    theta = (0.9, 1.4)
+    world, rod1, rod2 = _double_pendulum("rk4", *theta)
+    steps = 240
+    engine = []
+    for _ in range(steps):
+        world.step()
+        engine.append(_angles(rod1, rod2))
+    times = np.arange(1, steps + 1) / 240
+    reference = _lagrange_reference(rod1.inertia[0, 0], 1.0, 1.0, 9.81, theta, times[-1], times)
+    assert np.max(np.abs(np.array(engine) - reference)) < 1e-3
+
+
+@pytest.mark.parametrize("integrator", ["rk4", "symplectic"])
+def test_double_pendulum_energy_drift_over_ten_seconds(integrator):
+    world, _, _ = _double_pendulum(integrator, 0.9, 1.4)
+    e0 = world.energy()
+    scale = 1.0 * 9.81 * 1.0 * 2  # m g L of the two rods
+    worst = 0.0
+    for _ in range(10 * 24):
+        world.step(10)
+        worst = max(worst, abs(world.energy() - e0))
+    assert worst / scale < 1e-3
+
+
+def test_free_floating_chain_conserves_momentum():
+    rng = np.random.default_rng(3)
+    world = World(gravity=(0, 0, 0), dt=1 / 480)
+    bodies = [world.add_body(Capsule(0.05, 0.2), mass=1.0 + i, position=(0.5 * i, 0, 0),
+                             orientation=(np.cos(np.pi / 4), 0, np.sin(np.pi / 4), 0))
+              for i in range(5)]
+    for i in range(4):
+        joint = Ball if i % 2 else Hinge
+        kw = {} if joint is Ball else {"axis": (0, 0, 1)}
+        world.add_joint(joint(bodies[i], bodies[i + 1], anchor=(0.5 * i + 0.25, 0, 0), **kw))
+    for b in bodies:
+        b.linear_velocity = rng.normal(size=3)
+        b.angular_velocity = rng.normal(size=3)
+    world.step()   # the first step makes the velocities consistent with the joints
+    p0, L0 = world.linear_momentum(), world.angular_momentum()
+    world.step(4800)
+    assert np.linalg.norm(world.linear_momentum() - p0) <= 1e-9 * np.linalg.norm(p0)
+    assert np.linalg.norm(world.angular_momentum() - L0) <= 1e-3 * np.linalg.norm(L0)
+
+
+def test_dzhanibekov_t_handle_flips_and_keeps_energy_and_momentum():
+    world = World(gravity=(0, 0, 0))
+    handle = world.add_body(None, mass=1.0, inertia=(1.0, 2.0, 3.0),
+                            angular_velocity=(0.01, 6.0, 0.01))
+    e0, L0 = world.energy(), world.angular_momentum()
+    axis_along_L = []
+    for _ in range(20 * 24):
+        world.step(10)
+        axis_along_L.append(handle.rotation[:, 1] @ L0 / np.linalg.norm(L0))
+    axis_along_L = np.array(axis_along_L)
+    assert axis_along_L.min() < -0.9 and axis_along_L.max() > 0.9   # it flipped (and back)
+    assert abs(world.energy() - e0) / e0 < 0.01
+    assert np.linalg.norm(world.angular_momentum() - L0) / np.linalg.norm(L0) < 0.01
+
+
+def _link(world, p, q, mass=1.0):
+    p, q = np.asarray(p, float), np.asarray(q, float)
+    d = q - p
+    angle = np.arctan2(d[0], d[2])          # rotate local z onto d, about y
+    return world.add_body(Box((0.03, 0.03, np.linalg.norm(d) / 2)), mass=mass,
+                          position=(p + q) / 2, orientation=(np.cos(angle / 2), 0, np.sin(angle / 2), 0))
+
+
+def test_four_bar_linkage_of_3d_hinges_holds_its_redundant_loop():
+    world = World()
+    A, B, C, D = (0, 0, 0), (0, 0, 1.0), (1.5, 0, 1.4), (2.0, 0, 0)
+    crank, coupler, rocker = _link(world, A, B), _link(world, B, C), _link(world, C, D)
+    y = (0, 1, 0)
+    world.add_joint(Hinge(None, crank, anchor=A, axis=y))
+    world.add_joint(Hinge(crank, coupler, anchor=B, axis=y))
+    world.add_joint(Hinge(coupler, rocker, anchor=C, axis=y))
+    world.add_joint(Hinge(None, rocker, anchor=D, axis=y))   # closes the loop: 3 redundant rows
+    crank.angular_velocity = (0, 2.0, 0)
+    worst = 0.0
+    for _ in range(100):
+        world.step(24)
+        worst = max(worst, world.constraint_error())
+    assert worst < 1e-6
+    assert abs(crank.position[1]) < 1e-6     # stays in its plane

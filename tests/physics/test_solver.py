@@ -1,0 +1,51 @@
+"""The multipliers the step reports are the seed equation's (003_*), solved exactly."""
+import numpy as np
+
+from physics import Ball, Box, Capsule, Hinge, Slider, World
+from physics.math3d import quat_to_matrix
+from physics.rows import Kinematics, evaluate_tables
+from physics.step import applied_wrench, world_inverse_inertia
+
+
+def test_lambda_equals_a_dense_solve_of_the_seed_equation_at_a_random_state():
+    rng = np.random.default_rng(5)
+    world = World(gyroscopic="explicit", cfm=0.0)
+    bodies = [world.add_body(Capsule(0.05, 0.2), mass=1 + rng.random(), position=(0.5 * i, 0, 1))
+              for i in range(4)]
+    bodies.append(world.add_body(Box((0.2, 0.1, 0.1)), mass=3.0, position=(2.0, 0, 1)))
+    world.add_joint(Ball(None, bodies[0], anchor=(-0.25, 0, 1)))
+    world.add_joint(Hinge(bodies[0], bodies[1], anchor=(0.25, 0, 1), axis=(0, 1, 0)))
+    world.add_joint(Ball(bodies[1], bodies[2], anchor=(0.75, 0, 1)))
+    world.add_joint(Slider(bodies[2], bodies[3], anchor=(1.25, 0, 1), axis=(1, 0, 0)))
+    world.add_joint(Hinge(bodies[3], bodies[4], anchor=(1.75, 0, 1), axis=(0, 0, 1)))
+    for b in bodies:   # a random state, off the constraint manifold
+        b.position = b.position + 0.01 * rng.normal(size=3)
+        b.linear_velocity = rng.normal(size=3)
+        b.angular_velocity = rng.normal(size=3)
+        q = np.array([1, *(0.1 * rng.normal(size=3))])
+        b.orientation = q / np.linalg.norm(q)
+        b.apply_force(rng.normal(size=3), point=b.position + rng.normal(size=3) * 0.1)
+
+    n = world._n
+    x, q, v, w = (world._view(k).copy() for k in ("_x", "_q", "_v", "_w"))
+    R = quat_to_matrix(q)
+    rows = evaluate_tables(world._model().tables, Kinematics(x, R, v, w))
+    m = rows.count
+    J = np.zeros((m, 6 * n))
+    for r in range(m):   # dense reference, written out plainly
+        J[r, 6 * rows.a[r]: 6 * rows.a[r] + 6] += rows.Ja[r]
+        J[r, 6 * rows.b[r]: 6 * rows.b[r] + 6] += rows.Jb[r]
+    Minv = np.zeros((6 * n, 6 * n))
+    Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
+    for i in range(n):
+        Minv[6 * i: 6 * i + 3, 6 * i: 6 * i + 3] = np.eye(3) * world._inv_mass[i]
+        Minv[6 * i + 3: 6 * i + 6, 6 * i + 3: 6 * i + 6] = Iinv[i]
+    F, T = applied_wrench(world, world._model(), R, w, world.dt, implicit=False)
+    phi = np.concatenate([F, T], axis=1).reshape(-1)
+    u = np.concatenate([v, w], axis=1).reshape(-1)
+    k, d = world.baumgarte
+    # -J M^-1 J^T lambda = Jdot u + J M^-1 Phi + k C + d Cdot
+    expected = np.linalg.solve(-J @ Minv @ J.T, rows.Jdu + J @ Minv @ phi + k * rows.C + d * (J @ u))
+
+    world.step()
+    np.testing.assert_allclose(world.last_lambda, expected, rtol=1e-8, atol=1e-8 * np.abs(expected).max())

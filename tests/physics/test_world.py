@@ -1,0 +1,157 @@
+"""The World's public surface: building, snapshots, removal, clear errors on bad input, and a
+failing step that leaves the world untouched."""
+import numpy as np
+import pytest
+
+from physics import (Ball, Box, Capsule, Cylinder, Distance, Fixed, Hinge, Plane, Slider, Sphere,
+                     StepError, Universal, World)
+
+
+def hanging_pair():
+    world = World()
+    a = world.add_body(Box((0.1, 0.1, 0.3)), mass=1.0, position=(0, 0, -0.3))
+    b = world.add_body(Sphere(0.1), density=1000.0, position=(0, 0, -0.8))
+    world.add_joint(Hinge(None, a, anchor=(0, 0, 0), axis=(0, 1, 0)))
+    world.add_joint(Ball(a, b, anchor=(0, 0, -0.6)))
+    a.angular_velocity = (0, 3.0, 0)
+    return world, a, b
+
+
+def test_mass_properties_from_shapes():
+    world = World()
+    s = world.add_body(Sphere(0.5), density=1000.0)
+    assert s.mass == pytest.approx(1000 * 4 / 3 * np.pi * 0.125)
+    np.testing.assert_allclose(s.inertia, np.eye(3) * 0.4 * s.mass * 0.25)
+    box = world.add_body(Box((0.5, 1.0, 1.5)), mass=12.0)
+    np.testing.assert_allclose(np.diag(box.inertia), [12 / 12 * (4 + 9), 12 / 12 * (1 + 9), 12 / 12 * (1 + 4)])
+    cyl = world.add_body(Cylinder(0.2, 0.5), mass=3.0)
+    np.testing.assert_allclose(np.diag(cyl.inertia), [3 * (0.04 / 4 + 1 / 12)] * 2 + [3 * 0.02])
+    # a capsule of zero length is a sphere
+    cap = world.add_body(Capsule(0.3, 0.0), mass=2.0)
+    np.testing.assert_allclose(cap.inertia, np.eye(3) * 0.4 * 2.0 * 0.09)
+    custom = world.add_body(Sphere(0.1), mass=1.0, inertia=(1.0, 2.0, 3.0))
+    np.testing.assert_allclose(custom.inertia, np.diag([1.0, 2.0, 3.0]))
+
+
+def test_joint_reports_the_static_load_it_carries():
+    world = World()
+    b = world.add_body(Sphere(0.1), mass=2.0, position=(0, 0, -1))
+    j = world.add_joint(Ball(None, b, anchor=(0, 0, 0)))
+    world.step(10)
+    np.testing.assert_allclose(j.force, [0, 0, 2 * 9.81], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(j.torque, [0, 0, 0], atol=1e-6)
+
+
+def test_hinge_angle_and_slider_position_track_the_motion():
+    world = World(gravity=(0, 0, 0))
+    wheel = world.add_body(Cylinder(0.2, 0.05), mass=1.0)
+    hinge = world.add_joint(Hinge(None, wheel, anchor=(0, 0, 0), axis=(0, 0, 1)))
+    wheel.angular_velocity = (0, 0, 1.0)
+    cart = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(0, 2, 0))
+    slider = world.add_joint(Slider(None, cart, axis=(1, 0, 0)))
+    cart.linear_velocity = (0.5, 0, 0)
+    world.step(240)
+    assert hinge.angle == pytest.approx(1.0, abs=1e-6)
+    assert hinge.rate == pytest.approx(1.0, abs=1e-9)
+    assert slider.position == pytest.approx(0.5, abs=1e-9)
+    assert slider.rate == pytest.approx(0.5, abs=1e-9)
+
+
+def test_snapshot_restores_an_exact_replay():
+    world, a, b = hanging_pair()
+    world.step(50)
+    state = world.get_state()
+    world.step(100)
+    first = world.get_state()
+    world.set_state(state)
+    world.step(100)
+    second = world.get_state()
+    for key in ("x", "q", "v", "w"):
+        assert np.array_equal(first[key], second[key])
+    assert first["time"] == second["time"]
+
+
+def test_remove_joint_then_body():
+    world, a, b = hanging_pair()
+    with pytest.raises(ValueError, match="remove them first"):
+        world.remove_body(b)
+    world.remove_joint(world.joints[1])
+    world.remove_body(b)
+    assert world.bodies == [a] and b not in world.bodies
+    world.step(10)   # still runs with the remaining hinge
+    with pytest.raises(ValueError, match="removed"):
+        b.position
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(mass=0.0), "mass must be positive"),
+    (dict(mass=-1.0), "mass must be positive"),
+    (dict(mass=float("nan")), "mass must be finite"),
+    (dict(mass=1.0, orientation=(0, 0, 0, 0)), "orientation must be a unit quaternion"),
+    (dict(mass=1.0, orientation=(1, 1, 0, 0)), "orientation must be a unit quaternion"),
+    (dict(mass=1.0, position=(0, float("nan"), 0)), "position must be finite"),
+    (dict(mass=1.0, linear_velocity=(0, 0)), "linear_velocity must have 3 components"),
+    (dict(mass=1.0, angular_velocity=(0, float("inf"), 0)), "angular_velocity must be finite"),
+    (dict(), "needs mass= or density="),
+    (dict(mass=1.0, density=2.0), "either mass or density"),
+    (dict(mass=1.0, inertia=(1.0, -1.0, 1.0)), "inertia must be positive definite"),
+])
+def test_bad_body_input_names_the_parameter(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        World().add_body(Sphere(0.1), **kwargs)
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: Sphere(0.0), "radius must be positive"),
+    (lambda: Box((1, 0, 1)), "half_extents must all be positive"),
+    (lambda: Capsule(-0.1, 1.0), "radius must be positive"),
+    (lambda: Plane(normal=(0, 0, 0)), "normal must be a non-zero direction"),
+])
+def test_bad_shapes_name_the_parameter(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+def test_bad_joints_name_the_parameter():
+    world = World()
+    a = world.add_body(Sphere(0.1), mass=1.0)
+    b = world.add_body(Sphere(0.1), mass=1.0, position=(1, 0, 0))
+    with pytest.raises(ValueError, match="axis must be a non-zero direction"):
+        Hinge(a, b, anchor=(0.5, 0, 0), axis=(0, 0, 0))
+    with pytest.raises(ValueError, match="same body"):
+        Ball(a, a, anchor=(0, 0, 0))
+    with pytest.raises(ValueError, match="anchor must be finite"):
+        Ball(a, b, anchor=(0, float("nan"), 0))
+    with pytest.raises(ValueError, match="must be perpendicular"):
+        Universal(a, b, axis_a=(1, 0, 0), axis_b=(1, 1, 0))
+    with pytest.raises(ValueError, match="positive length"):
+        world.add_joint(Distance(a, b, anchor_a=(0.3, 0, 0), anchor_b=(0.3, 0, 0)))
+    other = World().add_body(Sphere(0.1), mass=1.0)
+    with pytest.raises(ValueError, match="not a body of this world"):
+        world.add_joint(Fixed(a, other))
+    with pytest.raises(ValueError, match="body_b must be a body"):
+        Ball(a, None, anchor=(0, 0, 0))
+
+
+def test_bad_world_settings_name_the_parameter():
+    with pytest.raises(ValueError, match="dt must be positive"):
+        World(dt=0)
+    with pytest.raises(ValueError, match="integrator must be one of"):
+        World(integrator="euler")
+    with pytest.raises(ValueError, match="stabilization_time"):
+        World(dt=0.01, stabilization_time=0.001)
+    with pytest.raises(ValueError, match="gravity must be finite"):
+        World(gravity=(0, 0, float("nan")))
+
+
+def test_a_step_that_would_overflow_raises_and_leaves_the_world_unchanged():
+    world, a, b = hanging_pair()
+    world.step(5)
+    before = world.get_state()
+    b.apply_force((1e308, 1e308, 0))
+    with pytest.raises(StepError, match="unchanged"):
+        world.step()
+    after = world.get_state()
+    for key in ("x", "q", "v", "w"):
+        assert np.array_equal(before[key], after[key])
+    assert after["time"] == before["time"]

@@ -1,0 +1,105 @@
+"""Camera, picking and the real-time clock: pure numpy, no OpenGL."""
+import numpy as np
+import pytest
+
+from physics import Box, Capsule, Cylinder, Plane, Sphere, World
+from render.camera import Camera
+from render.scenedata import WorldGeometry, quat_to_matrix
+from render.sim import Simulation, as_scene, resolve_scene
+
+
+def test_camera_specs_agree():
+    a = Camera.from_spec({"target": (1, 2, 3), "distance": 4, "yaw": 30, "pitch": 20})
+    b = Camera.from_spec({"eye": tuple(a.eye), "target": (1, 2, 3)})
+    c = Camera.from_spec(((1, 2, 3), 4, 30, 20))
+    for cam in (b, c):
+        np.testing.assert_allclose(cam.eye, a.eye, atol=1e-12)
+        np.testing.assert_allclose(cam.view_matrix(), a.view_matrix(), atol=1e-12)
+    assert Camera.from_spec(None).frame_on_load
+    with pytest.raises(ValueError, match="camera"):
+        Camera.from_spec("nonsense")
+
+
+def test_ray_through_projected_point_hits_it():
+    cam = Camera((0.5, -0.2, 1.0), 6.0, 35.0, 25.0)
+    p = np.array([1.0, 0.3, 1.4])
+    w, h = 640, 360
+    x, y = cam.project(p, w, h)[0]
+    o, d = cam.ray(x, y, w, h)
+    # distance from p to the ray
+    assert np.linalg.norm(np.cross(p - o, d)) < 1e-9
+    np.testing.assert_allclose(cam.project(cam.target, w, h)[0], (w / 2, h / 2), atol=1e-9)
+
+
+@pytest.mark.parametrize("shape, front", [
+    (Sphere(0.5), 0.5), (Box((0.3, 0.4, 0.5)), 0.4), (Capsule(0.2, 0.5), 0.2),
+    (Cylinder(0.3, 0.4), 0.3)])
+def test_ray_cast_hits_the_real_surface(shape, front):
+    world = World(gravity=(0, 0, 0))
+    world.add_body(Plane())
+    world.add_body(shape, mass=1.0, position=(1.0, 2.0, 3.0))
+    g = WorldGeometry(world)
+    hit = g.ray_cast((1.0, -5.0, 3.0), (0.0, 1.0, 0.0))        # along +y at the centre line
+    assert hit is not None and hit[0] == 1
+    np.testing.assert_allclose(hit[2], (1.0, 2.0 - front, 3.0), atol=1e-9)
+    # grazing past the side misses (the bounding sphere of a capsule would not)
+    r = shape.bounding_radius()
+    assert g.ray_cast((1.0 + r + 0.01, -5.0, 3.0), (0.0, 1.0, 0.0)) is None
+
+
+def test_ray_cast_box_in_body_frame_and_capsule_caps():
+    world = World(gravity=(0, 0, 0))
+    c = np.cos(np.pi / 8)
+    s = np.sin(np.pi / 8)
+    world.add_body(Box((1.0, 0.1, 0.1)), mass=1.0, orientation=(c, 0, 0, s))   # 45 deg about z
+    world.add_body(Capsule(0.25, 1.0), mass=1.0, position=(0, 0, 5))
+    g = WorldGeometry(world)
+    # the rotated box's long axis runs along (1, 1, 0)/sqrt2: a ray down onto (0.5, 0.5) hits
+    hit = g.ray_cast((0.5, 0.5, 3.0), (0, 0, -1))
+    assert hit is not None and hit[0] == 0 and abs(hit[2][2] - 0.1) < 1e-9
+    assert g.ray_cast((0.5, -0.5, 3.0), (0, 0, -1)) is None
+    # straight down onto the capsule's top cap: hits at z = 5 + 1 + 0.25
+    hit = g.ray_cast((0.0, 0.0, 9.0), (0, 0, -1))
+    assert hit[0] == 1 and abs(hit[2][2] - 6.25) < 1e-9
+
+
+def test_quat_to_matrix_is_a_rotation():
+    q = np.random.default_rng(1).normal(size=(10, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    R = quat_to_matrix(q)
+    np.testing.assert_allclose(R @ R.transpose(0, 2, 1), np.broadcast_to(np.eye(3), R.shape),
+                               atol=1e-12)
+    np.testing.assert_allclose(np.linalg.det(R), 1.0, atol=1e-12)
+
+
+def test_accumulator_runs_fixed_steps_and_slows_down_when_capped():
+    world = World(dt=0.01)
+    world.add_body(Sphere(0.1), mass=1.0)
+    calls = []
+    sim = Simulation(world, controller=lambda w: calls.append(w.time))
+    assert sim.advance(0.035) == 3 and abs(sim.accumulator - 0.005) < 1e-12
+    assert sim.advance(0.005) == 1
+    assert len(calls) == 4 and abs(world.time - 0.04) < 1e-12
+    slow = Simulation(world, max_steps_per_frame=2)
+    assert slow.advance(0.1) == 2                 # wanted 10
+    assert slow.behind and slow.accumulator == 0.0 and slow.slower_than_real_time
+    sim.toggle_pause()
+    t = world.time
+    assert sim.advance(1.0) == 0 and world.time == t
+
+
+def test_scene_like_objects():
+    world = World()
+
+    class Scene:
+        title = "demo"
+        camera = {"distance": 3}
+        controller = None
+
+    Scene.world = world
+    assert as_scene(Scene()).title == "demo" and as_scene(Scene()).world is world
+    spec = as_scene((world, "tuple"))
+    assert spec.title == "tuple" and spec.camera is None
+    assert resolve_scene("x", load_scene=lambda name: (world, name.upper())).title == "X"
+    with pytest.raises(ValueError):
+        as_scene(42)

@@ -1,0 +1,100 @@
+"""Offscreen stills and clips, image files, and the render benchmark."""
+import numpy as np
+import pytest
+
+from render.camera import Camera
+from render.imagefiles import GifWriter, gif_frame_count, read_png, write_png
+from render.scenedata import body_color
+from render_helpers import colour_mask, drop_world, polygon_mask
+
+CAMERA = {"eye": (3.5, -4.5, 3.0), "target": (0.0, 0.0, 0.8)}
+
+
+def test_still_matches_the_projected_box_silhouette(gl_mode, tmp_path):
+    from render import render_offscreen
+    world = drop_world(body="box", position=(0.0, 0.0, 1.0))
+    out = tmp_path / "still.png"
+    w, h = 320, 240
+    r = render_offscreen(world, seconds=0.0, out=out, size=(w, h), camera=CAMERA,
+                         samples=0, progress=False)
+    assert r["frames"] == 1 and r["kind"] == "png"
+    img = read_png(out)
+    assert img.shape == (h, w, 3)
+    got = colour_mask(img, body_color(1))
+    corners = np.array([[sx, sy, sz] for sx in (-.5, .5) for sy in (-.5, .5) for sz in (-.5, .5)])
+    px = Camera.from_spec(CAMERA).project(corners + (0, 0, 1.0), w, h)
+    want = polygon_mask(np.c_[px[:, 0], h - px[:, 1]], (h, w))
+    inter, union = np.sum(got & want), np.sum(got | want)
+    assert want.sum() > 2000
+    assert inter / union > 0.95, f"IoU {inter / union:.3f}"
+    # whatever disagrees lies on the outline (within a pixel or two of the silhouette edge)
+    from numpy.lib.stride_tricks import sliding_window_view
+    edge = np.pad(want, 2, mode="edge")
+    win = sliding_window_view(edge, (5, 5))
+    border = win.any(axis=(2, 3)) & ~win.all(axis=(2, 3))
+    assert not np.any((got ^ want) & ~border)
+
+
+def test_clip_frame_counts(gl_mode, tmp_path):
+    from render import render_offscreen
+    world = drop_world()
+    r = render_offscreen(world, seconds=0.25, out=tmp_path / "clip.gif", fps=20,
+                         size=(96, 64), camera=CAMERA, progress=False)
+    assert r["frames"] == 5 and gif_frame_count(tmp_path / "clip.gif") == 5
+    assert abs(world.time - 4 / 20) < world.dt                # frame k shows t = k / fps
+    r = render_offscreen(drop_world(), seconds=0.1, out=str(tmp_path / "frames") + "/", fps=30,
+                         size=(96, 64), progress=True)
+    files = sorted((tmp_path / "frames").glob("frame_*.png"))
+    assert r["frames"] == 3 and len(files) == 3
+    a, c = read_png(files[0]), read_png(files[-1])
+    assert a.shape == (64, 96, 3) and np.any(a != c)          # the ball moved
+
+
+def test_mp4(gl_mode, tmp_path):
+    pytest.importorskip("imageio_ffmpeg")
+    from render import render_offscreen
+    r = render_offscreen(drop_world(), seconds=0.1, out=tmp_path / "clip.mp4", fps=30,
+                         size=(97, 64), progress=False)
+    assert r["frames"] == 3 and (tmp_path / "clip.mp4").stat().st_size > 100
+
+
+@pytest.mark.parametrize("use_pillow", [False, True])
+def test_gif_writers(tmp_path, use_pillow):
+    if use_pillow:
+        pytest.importorskip("PIL")
+    rng = np.random.default_rng(0)
+    frames = [rng.integers(0, 256, size=(37, 53, 3), dtype=np.uint8) for _ in range(4)]
+    g = GifWriter(tmp_path / "x.gif", fps=10, use_pillow=use_pillow)
+    for f in frames:
+        g.append(f)
+    g.close()
+    assert gif_frame_count(tmp_path / "x.gif") == 4
+    try:
+        from PIL import Image
+    except ImportError:
+        return
+    im = Image.open(tmp_path / "x.gif")                       # a real decoder accepts it
+    assert im.n_frames == 4 and im.size == (53, 37)
+    if not use_pillow:                                        # fixed palette: close colours
+        im.seek(2)
+        back = np.asarray(im.convert("RGB"), dtype=float)
+        assert np.abs(back - frames[2]).mean() < 30
+
+
+def test_png_roundtrip(tmp_path):
+    img = np.random.default_rng(1).integers(0, 256, size=(17, 23, 3), dtype=np.uint8)
+    write_png(tmp_path / "a.png", img)
+    np.testing.assert_array_equal(read_png(tmp_path / "a.png"), img)
+
+
+def test_frame_times_and_bench_render(gl_mode):
+    from render import frame_times
+    from render.commands import bench_render
+    r = frame_times((10, 40), size=(160, 90), frames=3)
+    assert set(r["results"]) == {10, 40}
+    for v in r["results"].values():
+        assert v["ms_per_frame"] > 0 and v["fps"] > 0
+    assert r["mode"] == {"window": "window", "headless": "headless-egl"}[gl_mode]
+    import json
+    b = bench_render((5,), size="64x48", frames=2)
+    assert json.loads(json.dumps(b))["results"]["5"]["fps"] > 0

@@ -1,0 +1,158 @@
+"""The viewer in a real window (under Xvfb) or a headless EGL surface."""
+import numpy as np
+import pytest
+
+from physics import Box, World
+from render.scenedata import body_color
+from render_helpers import centroid, colour_mask, drop_world
+
+
+@pytest.fixture
+def key(gl_mode):
+    from render.backend import load_pyglet
+    return load_pyglet().window.key
+
+
+@pytest.fixture
+def mouse(gl_mode):
+    from render.backend import load_pyglet
+    return load_pyglet().window.mouse
+
+
+def test_falling_body_moves_down_the_screen_where_projected(make_viewer):
+    world = drop_world(position=(3.0, 3.0, 2.5))
+    v = make_viewer(world, camera={"target": (3, 3, 1.6), "distance": 6, "yaw": -90,
+                                   "pitch": 10})
+    v.show_hud = False
+    w, h = v.window.get_framebuffer_size()
+    rgb = body_color(1)
+    img0 = v.draw_frame(read=True)
+    assert img0.shape == (h, w, 3)
+    assert img0.std() > 5 and len(np.unique(img0.reshape(-1, 3), axis=0)) > 50, "blank frame"
+    c0 = centroid(colour_mask(img0, rgb))
+    p0 = v.camera.project(world.positions[1], w, h)[0]
+    for _ in range(18):                       # 0.3 s of simulated time at 60 frames/s
+        v.tick(1 / 60)
+    assert abs(world.time - 0.3) < 1e-9
+    img1 = v.draw_frame(read=True)
+    c1 = centroid(colour_mask(img1, rgb))
+    p1 = v.camera.project(world.positions[1], w, h)[0]
+    # projected centres, in image coordinates (row 0 at the top)
+    q0, q1 = np.array([p0[0], h - p0[1]]), np.array([p1[0], h - p1[1]])
+    assert np.linalg.norm(c0 - q0) < 4 and np.linalg.norm(c1 - q1) < 4, (c0, q0, c1, q1)
+    moved, expected = c1 - c0, q1 - q0
+    assert expected[1] > 10                   # the body falls down the screen...
+    assert moved[1] > 0.8 * expected[1] and abs(moved[0]) < 3   # ...and its pixels follow
+
+
+def test_pause_single_step_and_reset(make_viewer, key):
+    world = drop_world()
+    v = make_viewer(world)
+    start = world.get_state()
+    v.tick(0.1)
+    assert world.time > 0
+    v.on_key_press(key.SPACE, 0)
+    assert v.sim.paused
+    t = world.time
+    for _ in range(10):
+        v.tick(1 / 60)
+    assert world.time == t, "paused clock must not move"
+    v.on_key_press(key.PERIOD, 0)
+    assert world.time == pytest.approx(t + world.dt, abs=1e-12)
+    assert v.sim.paused
+    v.on_key_press(key.SPACE, 0)
+    assert not v.sim.paused
+    v.tick(0.05)
+    v.on_key_press(key.R, 0)
+    now = world.get_state()
+    assert now["time"] == start["time"]
+    for name in ("x", "q", "v", "w"):
+        np.testing.assert_array_equal(now[name], start[name])
+    scale = v.sim.time_scale
+    v.on_key_press(key.PLUS, 0)
+    assert v.sim.time_scale == 2 * scale
+    v.on_key_press(key.MINUS, 0)
+    v.on_key_press(key.MINUS, 0)
+    assert v.sim.time_scale == scale / 2
+
+
+def test_help_lists_every_binding_and_only_bound_keys_are_handled(make_viewer, key, tmp_path):
+    from render.viewer import KEY_BINDINGS, help_text
+    v = make_viewer(drop_world(), scenes=[drop_world, drop_world])
+    text = v.help_label.text
+    assert text == help_text()
+    listed = []
+    section = None
+    for line in text.splitlines():
+        if line in ("Keys", "Mouse"):
+            section = line
+        elif section == "Keys" and line.strip():
+            listed.append(line.split()[0])
+    assert listed == [b.label for b in KEY_BINDINGS], "help overlay and key table differ"
+    for b in KEY_BINDINGS:
+        assert callable(getattr(v, b.action)), b.action
+        assert b.help in text
+    v.on_key_press(key.H, 0)
+    assert v.show_help
+    img = v.draw_frame(read=True)             # the overlay draws
+    assert img.std() > 5
+    for b in KEY_BINDINGS:
+        if b.action == "quit":
+            continue
+        for sym in b.symbols:
+            assert v.on_key_press(sym, 0), f"{key.symbol_string(sym)} not handled"
+    assert v.on_key_press(key.Z, 0) is None   # unbound keys fall through
+    assert list(tmp_path.glob("*.png")), "S wrote no screenshot"
+    v.on_key_press(key.ESCAPE, 0)
+    assert v.window.context is None or v.window.has_exit
+
+
+def test_ctrl_drag_pulls_the_body_toward_the_cursor(make_viewer, mouse, key):
+    world = World(gravity=(0, 0, 0), dt=1 / 240)
+    body = world.add_body(Box((0.5, 0.5, 0.5)), mass=2.0, position=(0, 0, 1))
+    v = make_viewer(world, camera={"target": (0, 0, 1), "distance": 6, "yaw": -90, "pitch": 0})
+    w, h = v.window.get_size()
+    x, y = v.camera.project(body.position, w, h)[0]
+    v.on_mouse_press(x, y, mouse.LEFT, key.MOD_CTRL)
+    assert v.selected == 0 and v.sim.drag is not None
+    v.on_mouse_drag(x + 60, y + 20, 60, 20, mouse.LEFT, key.MOD_CTRL)
+    target = v.sim.drag.target.copy()
+    assert target[0] > 0.5 and target[2] > 1.1
+    img = v.draw_frame(read=True)             # drag line overlay draws
+    assert img.std() > 5
+    for _ in range(60):
+        v.tick(1 / 60)
+    grab = v.sim.drag.grab_point_world()
+    assert np.linalg.norm(grab - target) < 0.25 * np.linalg.norm(target - (0, -0.5, 1))
+    assert body.position[0] > 0.4 and body.position[2] > 1.1
+    v.on_mouse_release(x + 60, y + 20, mouse.LEFT, key.MOD_CTRL)
+    assert v.sim.drag is None
+    # plain left drag orbits instead of picking
+    yaw = v.camera.yaw
+    v.on_mouse_drag(10, 10, 20, 0, mouse.LEFT, 0)
+    assert v.camera.yaw != yaw
+    v.on_mouse_scroll(0, 0, 0, 1)
+
+
+def test_scene_switching_and_slow_scene_warning(make_viewer, key):
+    made = []
+
+    def scene_a():
+        made.append("a")
+        return drop_world()
+
+    def scene_b():
+        made.append("b")
+        return (World(), "empty scene", {"distance": 3}, None)
+
+    v = make_viewer(None, scenes=[scene_a, scene_b])
+    assert made == ["a"]
+    v.on_key_press(key.N, 0)
+    assert v.title == "empty scene" and len(v.world.bodies) == 0
+    v.draw_frame()
+    v.on_key_press(key.P, 0)
+    assert made == ["a", "b", "a"] and len(v.world.bodies) == 2
+    v.sim.max_steps_per_frame = 1
+    for _ in range(5):
+        v.tick(0.1)
+    assert "SLOWER THAN REAL TIME" in v.hud_text()
