@@ -84,7 +84,12 @@ def load(name: str, dt: float | None = None, **params) -> Scene:
     if dt is not None:
         world_kwargs["dt"] = dt
     world = World(**world_kwargs)
-    controller = m.build(world, **merged)
+    try:
+        controller = m.build(world, **merged)
+    except ValueError:
+        raise
+    except Exception as exc:
+        raise ValueError(f"scene {name!r} failed to build: {type(exc).__name__}: {exc}") from None
     return Scene(name, getattr(m, "TITLE", name), getattr(m, "DESCRIPTION", ""), world, merged,
                  dict(getattr(m, "CAMERA", {})), controller)
 

@@ -1,0 +1,183 @@
+"""The ``maxcoord`` command line: list, run, bench, view, render."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+
+
+class UsageError(Exception):
+    pass
+
+
+def _params(pairs: list[str]) -> dict:
+    out = {}
+    for item in pairs or []:
+        if "=" not in item:
+            raise UsageError(f"--param expects key=value, got {item!r}")
+        key, value = item.split("=", 1)
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _load(target: str, params: dict, dt: float | None = None):
+    import scenes
+    try:
+        return scenes.load(target, dt=dt, **params)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_list(args):
+    import scenes
+    for name in scenes.names():
+        info = scenes.describe(name)
+        params = ", ".join(f"{k}={v}" for k, v in info["params"].items()) or "-"
+        print(f"{name:16s} {info['description']}\n{'':16s} parameters: {params}")
+
+
+def _progress(done: int, total: int, start: float):
+    width = 30
+    frac = done / total if total else 1.0
+    bar = "#" * int(width * frac) + "-" * (width - int(width * frac))
+    rate = done / max(time.perf_counter() - start, 1e-9)
+    sys.stderr.write(f"\r[{bar}] {100 * frac:5.1f}%  {rate:7.0f} steps/s")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def cmd_run(args):
+    if args.seconds <= 0:
+        raise UsageError(f"--seconds must be positive, got {args.seconds}")
+    if args.dt is not None and args.dt <= 0:
+        raise UsageError(f"--dt must be positive, got {args.dt}")
+    scene = _load(args.scene, _params(args.param), args.dt)
+    world = scene.world
+    steps = int(round(args.seconds / world.dt))
+    e0 = world.energy()
+    worst_error, max_contacts = world.constraint_error(), 0
+    record = {"time": [], "position": [], "orientation": [], "linear_velocity": [],
+              "angular_velocity": [], "energy": [], "constraint_error": [], "joint_force": [],
+              "joint_torque": []}
+    every = max(1, steps // 2000)
+    start = time.perf_counter()
+    for i in range(steps):
+        scene.step()
+        if i % every == 0 or i == steps - 1:
+            err = world.constraint_error()
+            worst_error = max(worst_error, err)
+            if args.record:
+                record["time"].append(world.time)
+                record["position"].append(world.positions.copy())
+                record["orientation"].append(world.orientations.copy())
+                record["linear_velocity"].append(world.linear_velocities.copy())
+                record["angular_velocity"].append(world.angular_velocities.copy())
+                record["energy"].append(world.energy())
+                record["constraint_error"].append(err)
+                record["joint_force"].append(np.array([j.force for j in world.joints]).reshape(-1, 3))
+                record["joint_torque"].append(np.array([j.torque for j in world.joints]).reshape(-1, 3))
+        if not args.quiet and (i % 24 == 0 or i == steps - 1):
+            _progress(i + 1, steps, start)
+    wall = time.perf_counter() - start
+    e1 = world.energy()
+    scale = max(abs(e0), 1e-12)
+    rows = [
+        ("scene", f"{scene.name} ({scene.title})"),
+        ("bodies / joints", f"{len(world.bodies)} / {len(world.joints)}"),
+        ("sim time", f"{world.time:.3f} s ({steps} steps of {world.dt * 1e3:.3f} ms)"),
+        ("wall time", f"{wall:.2f} s"),
+        ("real-time factor", f"{world.time / wall:.2f}x" if wall > 0 else "-"),
+        ("step time", f"{wall / max(steps, 1) * 1e3:.3f} ms"),
+        ("energy start / end", f"{e0:.4g} J / {e1:.4g} J"),
+        ("energy drift", f"{(e1 - e0) / scale * 100:+.3f} % of |E0|"),
+        ("max constraint error", f"{worst_error:.2e} m"),
+        ("contacts (max)", f"{max_contacts}"),
+    ]
+    width = max(len(k) for k, _ in rows)
+    print("\n".join(f"{k:<{width}}  {v}" for k, v in rows))
+    if args.record:
+        np.savez_compressed(args.record, scene=scene.name, params=json.dumps(scene.params),
+                            dt=world.dt, **{k: np.array(v) for k, v in record.items()})
+        print(f"recorded {len(record['time'])} samples to {args.record}")
+
+
+def cmd_bench(args):
+    from tools import bench
+    names = args.names or None
+    if names and "render" in names:
+        from render.commands import bench_render
+        print(json.dumps({"render": bench_render()}, indent=2))
+        names = [n for n in names if n != "render"] or None
+        if names is None:
+            return
+    try:
+        report = bench.run(names, args.out)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(json.dumps(report, indent=2))
+
+
+def cmd_view(args):
+    scene = _load(args.scene, _params(args.param))
+    from render.commands import view_command
+    view_command(scene)
+
+
+def cmd_render(args):
+    scene = _load(args.scene, _params(args.param))
+    from render.commands import render_command
+    render_command(scene, seconds=args.seconds, out=args.out, fps=args.fps)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="maxcoord", description="maximal-coordinate rigid-body physics")
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("list", help="list the scenes with descriptions and parameters")
+    s.set_defaults(func=cmd_list)
+    s = sub.add_parser("run", help="run a scene headless and print a summary")
+    s.add_argument("scene", help="scene name (see `maxcoord list`) or a .py file defining build(world)")
+    s.add_argument("--seconds", type=float, default=10.0, help="simulated seconds (default 10)")
+    s.add_argument("--dt", type=float, default=None, help="step size in seconds (default: the scene's)")
+    s.add_argument("--param", action="append", metavar="KEY=VALUE", help="scene parameter")
+    s.add_argument("--record", metavar="OUT.npz", help="save time series of poses, energy, forces")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_run)
+    s = sub.add_parser("bench", help="benchmarks, JSON out (chain, render)")
+    s.add_argument("names", nargs="*", help="which benchmarks (default: all physics benchmarks)")
+    s.add_argument("--out", help="also write the JSON here")
+    s.set_defaults(func=cmd_bench)
+    s = sub.add_parser("view", help="open the interactive viewer on a scene")
+    s.add_argument("scene")
+    s.add_argument("--param", action="append", metavar="KEY=VALUE")
+    s.set_defaults(func=cmd_view)
+    s = sub.add_parser("render", help="render a scene offscreen to .png/.gif/.mp4 or a folder")
+    s.add_argument("scene")
+    s.add_argument("--seconds", type=float, default=5.0)
+    s.add_argument("--out", required=True)
+    s.add_argument("--fps", type=int, default=30)
+    s.add_argument("--param", action="append", metavar="KEY=VALUE")
+    s.set_defaults(func=cmd_render)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except UsageError as exc:
+        print(f"maxcoord: error: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:   # bad values reaching the physics (e.g. a scene parameter)
+        print(f"maxcoord: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
