@@ -42,8 +42,23 @@ class Pattern:
         self.side_i, self.side_j = si[keep], sj[keep]
         self.target = self.factorizer.flat_index(slot_i[keep], slot_j[keep])
         self.diagonal = self.factorizer.diagonal_index()
+        self.half_stored = not keep.all()
         self.n_sides = 2 * m
         self.side_body = side_body
+        self._all_pairs = (si, sj, ri, rj)
+
+    def cross_matrix(self, J_left: np.ndarray, JM_right: np.ndarray, cfm: float) -> sp.csc_matrix:
+        """The non-symmetric J_left M^-1 J_right^T (m x m, CSC) from per-side blocks
+        J_left (2m, 6) and M^-1 J_right^T (2m, 6): the exact Newton matrix of SHAKE."""
+        si, sj, ri, rj = self._all_pairs
+        vals = np.einsum("ij,ij->i", J_left[si], JM_right[sj])
+        out = sp.coo_matrix((vals, (ri, rj)), shape=(self.m, self.m)).tocsc()
+        return out + cfm * sp.identity(self.m, format="csc")
+
+    def sides(self, Ja, Jb, inv_mass, inv_inertia):
+        """Per-side Jacobian blocks J (2m, 6) and M^-1 J (2m, 6)."""
+        J = np.stack([Ja, Jb], axis=1).reshape(-1, 6)
+        return J, apply_inverse_mass(J, self.side_body, inv_mass, inv_inertia)
 
     def values(self, Ja: np.ndarray, Jb: np.ndarray, inv_mass: np.ndarray,
                inv_inertia: np.ndarray, cfm: float | np.ndarray) -> np.ndarray:

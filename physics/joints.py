@@ -65,6 +65,14 @@ class Joint:
     def _instances(self, owner: int) -> dict[str, list[tuple]]:
         raise NotImplementedError
 
+    def _coordinate_specs(self) -> list[tuple]:
+        """(kind, (a, b, *args, lo, hi, motor(4), max_force)) for limits and motors."""
+        return []
+
+    def _coordinates_changed(self):
+        if self._world is not None:
+            self._world._limits_changed()
+
     def _point(self, owner):
         return ("point", (owner, self._rows_a, self.body_b.row, self._la, self._lb))
 
@@ -74,12 +82,15 @@ class Joint:
     def _line(self, owner, ta):
         return ("line", (owner, self._rows_a, self.body_b.row, self._la, self._lb, ta))
 
-    def _no_rotation(self, owner):
-        """Three perpendicularity rows that lock the relative orientation."""
+    def _lock_rotation(self):
+        """Store, at creation, the body-local axes whose perpendicularity locks rotation."""
         e = np.eye(3)
-        return [self._perpendicular(owner, self._local_vector(self.body_a, e[i]),
-                                    self._local_vector(self.body_b, e[(i + 1) % 3]))
-                for i in range(3)]
+        self._lock = [(self._local_vector(self.body_a, e[i]),
+                       self._local_vector(self.body_b, e[(i + 1) % 3])) for i in range(3)]
+
+    def _no_rotation(self, owner):
+        """Three perpendicularity rows that lock the relative orientation at creation."""
+        return [self._perpendicular(owner, ua, vb) for ua, vb in self._lock]
 
     # -- reporting -----------------------------------------------------------------------
     @property
@@ -120,11 +131,112 @@ class Joint:
         return f"<{type(self).__name__}{label} {a} -> {self.body_b!r}>"
 
 
+NO_MOTOR = (0.0, 0.0, 0.0, 0.0)
+
+
+def _check_limits(limits):
+    if limits is None:
+        return (-np.inf, np.inf)
+    lo, hi = check_vector("limits", limits, 2)
+    if not lo < hi:
+        raise ValueError(f"limits must be (lower, upper) with lower < upper, got {tuple(limits)}")
+    return (float(lo), float(hi))
+
+
+class _Actuated:
+    """Limits, a velocity motor and a position servo on a joint's single coordinate."""
+
+    def _init_actuation(self, limits):
+        self.limits = limits
+        self._motor = NO_MOTOR
+        self._max_force = 0.0
+
+    @property
+    def limits(self):
+        """(lower, upper) bounds of the coordinate, or None."""
+        return None if np.isinf(self._limits).all() else tuple(self._limits)
+
+    @limits.setter
+    def limits(self, value):
+        self._limits = _check_limits(value)
+        self._coordinates_changed()
+
+    def set_motor(self, velocity: float, max_force: float):
+        """Drive the coordinate's rate to ``velocity`` (rad/s or m/s) with at most
+        ``max_force`` (N m or N)."""
+        v = float(check_vector("velocity", [velocity], 1)[0])
+        self._motor = (1.0, v, 0.0, 0.0)
+        self._max_force = check_positive("max_force", max_force)
+        self._coordinates_changed()
+
+    def set_servo(self, target: float, stiffness: float, damping: float = 0.0,
+                  max_force: float = np.inf):
+        """Pull the coordinate towards ``target`` with an implicit spring (stiffness, N m/rad
+        or N/m) and damper (N m s/rad or N s/m), at most ``max_force``."""
+        t = float(check_vector("target", [target], 1)[0])
+        k = check_positive("stiffness", stiffness)
+        d = check_positive("damping", damping, allow_zero=True)
+        f = check_positive("max_force", max_force) if np.isfinite(max_force) else np.inf
+        self._motor = (2.0, t, k, d)
+        self._max_force = f
+        self._coordinates_changed()
+
+    def disable_motor(self):
+        self._motor = NO_MOTOR
+        self._coordinates_changed()
+
+    def _actuation_spec(self):
+        if np.isinf(self._limits).all() and self._motor[0] == 0:
+            return None
+        return (*self._limits, np.array(self._motor), self._max_force)
+
+
 class Ball(Joint):
-    """Spherical joint: the anchor points coincide, all rotations free (3 rows)."""
+    """Spherical joint: the anchor points coincide, all rotations free (3 rows).
+
+    Ragdoll limits: ``swing_limit`` (rad) bounds the angle between ``twist_axis`` carried by
+    body_a and by body_b (a cone); ``twist_limits`` (lower, upper) bound the rotation of
+    body_b about that axis. ``twist_axis`` is a world direction at creation (default: from
+    the anchor towards body_b's centre).
+    """
+
+    def __init__(self, body_a, body_b, anchor=None, swing_limit=None, twist_limits=None,
+                 twist_axis=None, name=None):
+        super().__init__(body_a, body_b, anchor, name)
+        self.swing_limit = None if swing_limit is None else check_positive("swing_limit", swing_limit)
+        self.twist_limits = None if twist_limits is None else _check_limits(twist_limits)
+        self._twist_axis_world = None if twist_axis is None else check_unit_direction(
+            "twist_axis", twist_axis)
+
+    def _bind(self, world):
+        super()._bind(world)
+        if self.swing_limit is None and self.twist_limits is None:
+            return
+        axis = self._twist_axis_world
+        if axis is None:
+            d = self.body_b.position - self._anchor_world
+            if np.linalg.norm(d) < 1e-9:
+                raise ValueError("give twist_axis: body_b's centre is at the anchor")
+            axis = d / np.linalg.norm(d)
+        p1, _ = perpendicular_pair(axis)
+        self._ta = self._local_vector(self.body_a, axis)
+        self._tb = self._local_vector(self.body_b, axis)
+        self._ra = self._local_vector(self.body_a, p1)
+        self._rb = self._local_vector(self.body_b, p1)
 
     def _instances(self, owner):
         return [self._point(owner)]
+
+    def _coordinate_specs(self):
+        a, b = self._rows_a, self.body_b.row
+        specs = []
+        if self.swing_limit is not None:
+            specs.append(("swing", (a, b, self._ta, self._tb, -np.inf, self.swing_limit,
+                                    np.array(NO_MOTOR), 0.0)))
+        if self.twist_limits is not None:
+            specs.append(("angle", (a, b, self._ta, self._ra, self._rb, *self.twist_limits,
+                                    np.array(NO_MOTOR), 0.0)))
+        return specs
 
 
 class _AxisJoint(Joint):
@@ -153,12 +265,24 @@ class _AxisJoint(Joint):
         return [self._line(owner, pa) for pa in self._perp_a]
 
 
-class Hinge(_AxisJoint):
+class Hinge(_AxisJoint, _Actuated):
     """Revolute joint: anchors coincide, rotation only about ``axis`` (5 rows).
 
     ``angle`` is the rotation of body_b relative to body_a about the axis, right-handed,
-    zero at creation (rad); ``rate`` its time derivative (rad/s).
+    zero at creation (rad); ``rate`` its time derivative (rad/s). ``limits=(lo, hi)`` in rad;
+    ``set_motor`` / ``set_servo`` drive the angle (torques in N m).
     """
+
+    def __init__(self, body_a, body_b, anchor=None, axis=(0, 0, 1), limits=None, name=None):
+        super().__init__(body_a, body_b, anchor, axis, name)
+        self._init_actuation(limits)
+
+    def _coordinate_specs(self):
+        spec = self._actuation_spec()
+        if spec is None:
+            return []
+        return [("angle", (self._rows_a, self.body_b.row, self._axis_a, self._perp_a[0],
+                           self._perp_b[0], *spec))]
 
     def _instances(self, owner):
         return [self._point(owner)] + self._axis_alignment(owner)
@@ -174,12 +298,28 @@ class Hinge(_AxisJoint):
         return float(self._relative_angular_velocity() @ self.axis)
 
 
-class Slider(_AxisJoint):
+class Slider(_AxisJoint, _Actuated):
     """Prismatic joint: no relative rotation, translation only along ``axis`` (5 rows).
 
     ``position`` is the displacement of body_b's anchor along the axis from where it was at
-    creation (m); ``rate`` its time derivative (m/s).
+    creation (m); ``rate`` its time derivative (m/s). ``limits=(lo, hi)`` in m; motors and
+    servos push with forces in N.
     """
+
+    def __init__(self, body_a, body_b, anchor=None, axis=(0, 0, 1), limits=None, name=None):
+        super().__init__(body_a, body_b, anchor, axis, name)
+        self._init_actuation(limits)
+
+    def _bind(self, world):
+        super()._bind(world)
+        self._lock_rotation()
+
+    def _coordinate_specs(self):
+        spec = self._actuation_spec()
+        if spec is None:
+            return []
+        return [("position", (self._rows_a, self.body_b.row, self._la, self._lb, self._axis_a,
+                              *spec))]
 
     def _instances(self, owner):
         return self._no_rotation(owner) + self._across_axis(owner)
@@ -211,6 +351,10 @@ class Cylindrical(_AxisJoint):
 
 class Fixed(Joint):
     """Weld: anchors coincide and the relative orientation is locked (6 rows)."""
+
+    def _bind(self, world):
+        super()._bind(world)
+        self._lock_rotation()
 
     def _instances(self, owner):
         return [self._point(owner)] + self._no_rotation(owner)

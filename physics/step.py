@@ -19,8 +19,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .assembly import Pattern, Scatter, apply_inverse_mass
+from .bounded import solve_bounded
+from .contact_rows import BoundedRows, contact_rows
+from .contacts import contact_keys, detect, excluded_pairs, report as contact_report, warm_start
+from .limits import bounded_joint_rows, build_coordinate_tables
 from .linsolve import SingularSystemError
-from .math3d import cross, quat_multiply, quat_to_matrix, rotate_quat
+from .math3d import (cross, quat_conjugate, quat_multiply, quat_to_matrix,
+                     quat_to_rotation_vector, rotate_quat)
 from .rows import Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables
 
 
@@ -40,6 +45,8 @@ class Model:
     dynamic: np.ndarray      # (d,) rows of bodies with finite mass
     joint_b: np.ndarray      # (nj,) body row of each joint's body_b
     joint_lb: np.ndarray     # (nj, 3) anchor on body_b, body_b frame
+    excluded: np.ndarray     # (P, 2) body rows that never collide
+    collides: bool           # at least two bodies have shapes
 
     @property
     def m(self) -> int:
@@ -62,9 +69,11 @@ def compile_model(world) -> Model:
     pattern = Pattern(a, b, inv_mass > 0, n) if a.size else None
     scatter = Scatter(a, b, n) if a.size else None
     joints = world._joints
+    shaped = int(np.count_nonzero(world._kind[:n] >= 0))
     return Model(tables, a, b, owner, pattern, scatter, np.flatnonzero(inv_mass > 0),
                  np.array([j.body_b.row for j in joints], dtype=np.intp),
-                 np.array([j._lb for j in joints]).reshape(-1, 3))
+                 np.array([j._lb for j in joints]).reshape(-1, 3),
+                 excluded_pairs(world), shaped >= 2)
 
 
 # -- stage 1: applied wrench ---------------------------------------------------------------
@@ -156,33 +165,72 @@ def _advance_positions(x, q, v, w, h):
     return x + h * v, rotate_quat(q, h * w)
 
 
-def correct_to_manifold(world, model, rows, factor, x, q, v, w, acc_lin, acc_ang, inv_mass,
+def correct_to_manifold(world, model, rows, factor, x, q, v, w, v_half, w_half, inv_mass,
                         Iinv, h):
-    """SHAKE: adjust lambda so that the positions reached with the new velocities satisfy
-    C = 0. Quasi-Newton on C(x+(lambda)) with dC/dlambda ~ h^2 J M^-1 J^T, reusing the
-    factorisation of the seed solve. Where no such lambda exists (a link turning by more than
-    about a radian in one step) it stops at its best iterate. Returns (largest |C|, positions,
-    velocities) of that iterate."""
+    """SHAKE: correct lambda so that the positions reached after the half kick and the drift
+    satisfy C = 0. A correction dlambda moves the new positions by h^2/2 M^-1 J(x)^T dlambda
+    (rotations applied on the left), so C(x+) changes by h^2/2 J(x+) M^-1 J(x)^T dlambda.
+    The first iterations approximate that matrix by the seed's factorised J M^-1 J^T; if they
+    stall, the rest are exact Newton steps with SuperLU. The half-step velocities are read
+    back from the final positions. Returns (|C| of the plain prediction, best |C|, x+, q+,
+    v half, w half)."""
     fac = model.pattern.factorizer
-    v1, w1 = v + 0.5 * h * acc_lin, w + 0.5 * h * acc_ang
-    best = None
-    predicted = None
+    x1, q1 = _advance_positions(x, q, v_half, w_half, h)
+    total = (0.0, 0.0)                # sum of the corrections, linear and angular
+    best, restart, predicted, JM_start = None, None, None, None
+    newton = world.shake_quasi_iterations == 0
+    direction, fraction = None, 1.0
     for _ in range(world.shake_iterations):
-        x1, q1 = _advance_positions(x, q, v1, w1, h)
-        C = evaluate_tables(model.tables, Kinematics(x1, quat_to_matrix(q1), v1, w1), c_only=True)
+        k1 = Kinematics(x1, quat_to_matrix(q1), v, w)
+        rows1 = evaluate_tables(model.tables, k1) if newton else None
+        C = rows1.C if newton else evaluate_tables(model.tables, k1, c_only=True)
         err = np.max(np.abs(C))
-        predicted = err if predicted is None else predicted
-        if best is None and not np.isfinite(err):
-            best = (err, x1, q1, v1, w1)
-        if not np.isfinite(err) or (best is not None and err >= best[0]):
-            break
-        best = (err, x1, q1, v1, w1)
-        if err <= world.position_tolerance:
-            break
-        step = -fac.solve(factor, C) / (0.5 * h * h)
-        d_lin, d_ang = generalized_acceleration(model, rows, step, inv_mass, Iinv, 0.0, 0.0)
-        v1, w1 = v1 + 0.5 * h * d_lin, w1 + 0.5 * h * d_ang
-    return (predicted,) + best
+        if world._debug is not None:
+            world._debug.append((err, newton, fraction))
+        if predicted is None:
+            predicted = err
+        if best is None or err < best[0]:
+            best, fraction = (err, x1, q1, total), 1.0
+            if err <= world.position_tolerance:
+                break
+        else:                                   # no progress: backtrack along the last step
+            fraction *= 0.25
+            if fraction < 0.01:
+                if newton or not world.shake_newton:
+                    break
+                newton, fraction = True, 1.0    # quasi-Newton stalled: exact Newton
+                x1, q1, total = best[1], best[2], best[3]
+                restart, best = best, None
+                continue
+            x1 = best[1] + fraction * direction[0]
+            q1 = rotate_quat(best[2], fraction * direction[1])
+            total = (best[3][0] + fraction * direction[0], best[3][1] + fraction * direction[1])
+            continue
+        if newton:
+            if JM_start is None:
+                _, JM_start = model.pattern.sides(rows.Ja, rows.Jb, inv_mass, Iinv)
+            J1 = np.stack([rows1.Ja, rows1.Jb], axis=1).reshape(-1, 6)
+            lu = splu_or_none(model.pattern.cross_matrix(J1, JM_start, world.cfm))
+            if lu is None:
+                break
+            dlam = -lu.solve(C)
+        else:
+            dlam = -fac.solve(factor, C)
+        direction = generalized_acceleration(model, rows, dlam, inv_mass, Iinv, 0.0, 0.0)
+        x1, q1 = x1 + direction[0], rotate_quat(q1, direction[1])
+        total = (total[0] + direction[0], total[1] + direction[1])
+    err, x1, q1, total = best if best is not None else restart
+    # the velocities change by exactly M^-1 J^T (sum of corrections) / h, so internal forces
+    # keep linear and angular momentum
+    return predicted, err, x1, q1, v_half + total[0] / h, w_half + total[1] / h
+
+
+def splu_or_none(matrix):
+    from scipy.sparse.linalg import splu
+    try:
+        return splu(matrix)
+    except RuntimeError:
+        return None
 
 
 def project_positions(world, model, x, q, v, w):
@@ -228,51 +276,159 @@ def carry_with_bodies(R0, R1, vectors):
     return np.einsum("nij,nkj,nk->ni", R1, R0, vectors)
 
 
+# -- stage 2b: contacts, limits, motors --------------------------------------------------------
+@dataclass
+class Unilateral:
+    """This sub-step's bounded rows (contacts first, then limits and motors)."""
+    block: BoundedRows
+    owner: np.ndarray            # (mb,) joint index of each row, -1 for contacts
+    contacts: object             # ContactSet
+    n_contact_rows: int
+    keys: np.ndarray
+    tangents: tuple
+
+
+def unilateral_rows(world, model, kin, h):
+    """Bounded rows of this sub-step, or None when there are none."""
+    T = 1.0 / world.baumgarte[1] * 2.0 if world.baumgarte[1] > 0 else 4 * h
+    cs = detect(world, model, kin.x, kin.R, kin.v, h)
+    blocks, owners = [], []
+    tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
+    if len(cs):
+        mu = np.sqrt(world._friction[cs.body_a] * world._friction[cs.body_b])
+        e = np.maximum(world._restitution[cs.body_a], world._restitution[cs.body_b])
+        block = contact_rows(kin, cs.body_a, cs.body_b, cs.point, cs.normal, cs.depth, mu, e, h, T)
+        blocks.append(block)
+        owners.append(np.full(block.rows.count, -1, dtype=np.intp))
+        k = len(cs)
+        tangents = (block.rows.Jb[k:2 * k, :3], block.rows.Jb[2 * k:, :3])
+    if world._coordinate_tables is None:
+        world._coordinate_tables = build_coordinate_tables(world._joints)
+    limit_block, limit_owner = bounded_joint_rows(world._coordinate_tables, kin, h, T)
+    if limit_block is not None:
+        blocks.append(limit_block)
+        owners.append(limit_owner)
+    merged = BoundedRows.concatenate(blocks)
+    if merged is None:
+        return None
+    return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), contact_keys(cs), tangents)
+
+
+def bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h):
+    """Solve joints and bounded rows together: the joints' rows keep the seed equation's
+    right-hand side, the bounded rows aim at their end-of-step velocity targets."""
+    n = world._n
+    block = uni.block
+    all_rows = Rows.concatenate([r for r in (rows, block.rows) if r is not None])
+    m_eq = 0 if rows is None else rows.count
+    pattern = Pattern(all_rows.a, all_rows.b, inv_mass > 0, n)
+    J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
+    free_lin = inv_mass[:, None] * F
+    free_ang = np.einsum("nij,nj->ni", Iinv, T)
+    k, d = world.baumgarte
+    rb = block.rows
+    rhs_b = (block.target - rb.velocity(v, w)) / h - rb.velocity(free_lin, free_ang)
+    parts_rhs, parts_lo, parts_hi, parts_cfm = [rhs_b], [block.lo], [block.hi], [world.cfm + block.cfm]
+    if m_eq:
+        rhs_eq = -(rows.Jdu + rows.velocity(free_lin, free_ang) + k * rows.C + d * rows.velocity(v, w))
+        parts_rhs.insert(0, rhs_eq)
+        parts_lo.insert(0, np.full(m_eq, -np.inf))
+        parts_hi.insert(0, np.full(m_eq, np.inf))
+        parts_cfm.insert(0, np.full(m_eq, world.cfm))
+    fn = np.concatenate([np.full(m_eq, -1), np.where(block.friction_normal >= 0,
+                                                     block.friction_normal + m_eq, -1)])
+    lam0 = np.zeros(all_rows.count)
+    kc = uni.n_contact_rows // 3
+    if kc:
+        warm = warm_start(world, uni.keys)
+        lam0[m_eq: m_eq + 3 * kc] = warm.T.reshape(-1)
+    lam, _ = solve_bounded(pattern, J, JM, np.concatenate(parts_rhs), np.concatenate(parts_lo),
+                           np.concatenate(parts_hi), cfm=np.concatenate(parts_cfm),
+                           friction_normal=fn, mu=np.concatenate([np.zeros(m_eq), block.mu]),
+                           lam0=lam0)
+    return lam[:m_eq], lam[m_eq:]
+
+
+def _bounded_impulse(uni, lam_b, inv_mass, Iinv, n):
+    """M^-1 J_b^T lambda_b per body: linear and angular accelerations (N, 3) each."""
+    rows = uni.block.rows
+    scatter = Scatter(rows.a, rows.b, n)
+    G = scatter.forces(rows.Ja, rows.Jb, lam_b)
+    return inv_mass[:, None] * G[:, :3], np.einsum("nij,nj->ni", Iinv, G[:, 3:])
+
+
 # -- one sub-step ----------------------------------------------------------------------------
 def symplectic_substep(world, model, x, q, v, w, h, depth=0):
-    """One sub-step of size h in velocity-Verlet (RATTLE) form: half kick with the seed's
-    lambda corrected so the new positions meet the joints (SHAKE), drift, half kick, then the
-    velocities projected onto the joints. Angular velocity kicks are body-fixed (they turn with
-    the body over the drift), which keeps the implicit gyroscopic step exact for free bodies.
-    When the joints cannot be met, positions are projected; if even that fails the step is split
-    in two, up to ``world.max_split_depth`` times."""
+    """One sub-step of size h in velocity-Verlet (RATTLE) form.
+
+    Joints: half kick with the seed's lambda, corrected so the new positions meet the joints
+    (SHAKE), drift, half kick, then the velocities projected onto the joints. Bounded rows
+    (contacts, limits, motors) are solved together with the joints and act as one impulse at
+    the start of the step. Angular velocity kicks are body-fixed (they turn with the body over
+    the drift), which keeps the implicit gyroscopic step exact for free bodies. When the joints
+    cannot be met the step is split in two (up to ``world.max_split_depth`` times), and only
+    then are positions projected."""
     n = world._n
     inv_mass = world._inv_mass[:n]
     R = quat_to_matrix(q)
     Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
     F, T = applied_wrench(world, model, R, w, h, implicit=world.gyroscopic == "implicit")
-    rows = lam = None
+    kin = Kinematics(x, R, v, w)
+    rows = lam = factor = None
     if model.m:
-        rows = evaluate_tables(model.tables, Kinematics(x, R, v, w))
+        rows = evaluate_tables(model.tables, kin)
         factor = _factor_at(world, model, rows, inv_mass, Iinv)
+    uni = unilateral_rows(world, model, kin, h) if depth == 0 or world._uni_each_split else None
+    kick_lin = kick_ang = 0.0
+    lam_b = None
+    if uni is not None:
+        lam, lam_b = bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h)
+        kick_lin, kick_ang = _bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
+    elif model.m:
         lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
     acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T)
+    v_half = v + 0.5 * h * acc_lin + h * kick_lin
+    w_half = w + 0.5 * h * acc_ang + h * kick_ang
     stabilize = model.m and world.post_stabilization
     if stabilize:
         _, err, x1, q1, v_half, w_half = correct_to_manifold(
-            world, model, rows, factor, x, q, v, w, acc_lin, acc_ang, inv_mass, Iinv, h)
+            world, model, rows, factor, x, q, v, w, v_half, w_half, inv_mass, Iinv, h)
+        if not err <= world.position_tolerance and depth < world.max_split_depth and uni is None:
+            world.stats["splits"] += 1
+            half, _ = symplectic_substep(world, model, x, q, v, w, 0.5 * h, depth + 1)
+            end, _ = symplectic_substep(world, model, *half, 0.5 * h, depth + 1)
+            return end, StepReport(rows, lam, x, R, uni, lam_b)   # the seed's lambda at x
         if err > world.position_tolerance and np.isfinite(err):
             world.stats["projections"] += 1
             err, x1, q1 = project_positions(world, model, x1, q1, v_half, w_half)
-        if not err <= world.projection_tolerance and depth < world.max_split_depth:
-            world.stats["splits"] += 1
-            half, _ = symplectic_substep(world, model, x, q, v, w, 0.5 * h, depth + 1)
-            return symplectic_substep(world, model, *half, 0.5 * h, depth + 1)
         # second half kick with the applied wrench only; the projection supplies the rest
         acc_lin, acc_ang = generalized_acceleration(model, None, None, inv_mass, Iinv, F, T)
     else:
-        v_half, w_half = v + 0.5 * h * acc_lin, w + 0.5 * h * acc_ang
         x1, q1 = _advance_positions(x, q, v_half, w_half, h)
     R1 = quat_to_matrix(q1)
     v1 = v_half + 0.5 * h * acc_lin
     w1 = carry_with_bodies(R, R1, w_half + 0.5 * h * acc_ang)
     if stabilize:
         v1, w1 = project_velocities(world, model, x1, q1, v1, w1)
-    return (x1, q1, v1, w1), (rows, lam, x, R)
+    return (x1, q1, v1, w1), StepReport(rows, lam, x, R, uni, lam_b)
+
+
+@dataclass
+class StepReport:
+    """What the last sub-step solved, kept for reporting forces."""
+    rows: Rows | None
+    lam: np.ndarray | None
+    x: np.ndarray
+    R: np.ndarray
+    uni: Unilateral | None = None
+    lam_b: np.ndarray | None = None
 
 
 def rk4_substep(world, model, x, q, v, w, h):
     n = world._n
+    if unilateral_rows(world, model, Kinematics(x, quat_to_matrix(q), v, w), h) is not None:
+        raise ValueError("the rk4 integrator is for contact-free mechanisms without limits or "
+                         "motors; use World(integrator='symplectic') for this world")
     inv_mass = world._inv_mass[:n]
 
     def derivative(x, q, v, w):
@@ -288,7 +444,7 @@ def rk4_substep(world, model, x, q, v, w, h):
         acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T)
         wq = np.concatenate([np.zeros((n, 1)), w], axis=1)
         qdot = 0.5 * quat_multiply(wq, qn)
-        return (v, qdot, acc_lin, acc_ang), (rows, lam, x, R)
+        return (v, qdot, acc_lin, acc_ang), StepReport(rows, lam, x, R)
 
     y = (x, q, v, w)
     k1, report = derivative(*y)
@@ -328,18 +484,37 @@ def advance(world):
     world._steps += 1
     world._state_changed()
     world._report = report
-    world.last_lambda = report[1] if report[1] is not None else np.zeros(0)
+    world.last_lambda = report.lam if report.lam is not None else np.zeros(0)
+    _store_contacts(world, report)
+
+
+def _store_contacts(world, report):
+    uni = report.uni
+    if uni is None or uni.n_contact_rows == 0:
+        world._contacts = None
+        world._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
+        return
+    k = uni.n_contact_rows // 3
+    lam = report.lam_b[:3 * k].reshape(3, k).T
+    world._warm = (uni.keys, lam)
+    world._contacts = contact_report(uni.contacts, lam, uni.tangents)
 
 
 def joint_wrenches(world) -> np.ndarray:
-    """(nj, 6) force and torque about the anchor on body_b, world frame, from the last step."""
+    """(nj, 6) force and torque about the anchor on body_b, world frame, from the last step
+    (joint rows plus their limits and motors)."""
     model = world._model()
     nj = len(world._joints)
     out = np.zeros((nj, 6))
-    if world._report is None or world._report[0] is None or nj == 0:
+    r = world._report
+    if r is None or nj == 0:
         return out
-    rows, lam, x, R = world._report
-    np.add.at(out, model.owner, rows.Jb * lam[:, None])
-    rb = np.einsum("nij,nj->ni", R[model.joint_b], model.joint_lb)
+    if r.rows is not None:
+        np.add.at(out, model.owner, r.rows.Jb * r.lam[:, None])
+    if r.uni is not None:
+        mine = r.uni.owner >= 0
+        if mine.any():
+            np.add.at(out, r.uni.owner[mine], r.uni.block.rows.Jb[mine] * r.lam_b[mine, None])
+    rb = np.einsum("nij,nj->ni", r.R[model.joint_b], model.joint_lb)
     out[:, 3:] -= np.cross(rb, out[:, :3])
     return out

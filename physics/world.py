@@ -58,12 +58,16 @@ class World:
         self.post_stabilization = bool(post_stabilization)
         # SHAKE iterations per sub-step and the joint error (m, ~rad) at which they stop
         self.position_iterations = 8
-        self.shake_iterations = 8
+        self.shake_iterations = 12
+        self.shake_quasi_iterations = 4
+        self.shake_newton = True
         self.position_tolerance = 1e-8
         self.max_split_depth = 6
         self.projection_tolerance = 1e-6
         self.stats = {"splits": 0, "projections": 0}
         self._errstate = "ignore"
+        self._debug = None
+        self._uni_each_split = True
         h = self.dt / self.substeps
         if baumgarte is not None and stabilization_time is not None:
             raise ValueError("give either stabilization_time or baumgarte, not both")
@@ -86,6 +90,12 @@ class World:
         self._handles: list[Body | None] = []
         self._joints: list[Joint] = []
         self._compiled = None
+        self._coordinate_tables = None
+        self._ignored: set[frozenset] = set()
+        self._allowed: set[frozenset] = set()
+        self.contact_margin = 0.01      # m: gap below which a contact row is made (speculative)
+        self._contacts = None           # ContactReport of the last step
+        self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
         self._report = None
         self._wrench_cache = None
         self.last_lambda = np.zeros(0)
@@ -222,6 +232,8 @@ class World:
         if not isinstance(body, Body) or body._world is not self or body._row < 0:
             raise ValueError(f"{body!r} is not a body of this world")
         attached = [j for j in self._joints if body is j.body_a or body is j.body_b]
+        self._ignored = {p for p in self._ignored if body not in p}
+        self._allowed = {p for p in self._allowed if body not in p}
         if attached:
             raise ValueError(f"{body!r} still has joints {attached}; remove them first")
         r = body._row
@@ -237,7 +249,41 @@ class World:
 
     def _topology_changed(self):
         self._compiled = None
+        self._coordinate_tables = None
+        self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
         self._state_changed()
+
+    def _limits_changed(self):
+        self._coordinate_tables = None
+
+    # -- collision filtering -------------------------------------------------------------
+    def ignore_collision(self, body_a: Body, body_b: Body):
+        """Never let these two bodies collide."""
+        pair = self._pair(body_a, body_b)
+        self._allowed.discard(pair)
+        self._ignored.add(pair)
+        self._compiled = None
+
+    def allow_collision(self, body_a: Body, body_b: Body):
+        """Let these two bodies collide even if a joint connects them."""
+        pair = self._pair(body_a, body_b)
+        self._ignored.discard(pair)
+        self._allowed.add(pair)
+        self._compiled = None
+
+    def _pair(self, a, b):
+        for label, body in (("body_a", a), ("body_b", b)):
+            if not isinstance(body, Body) or body._world is not self or body._row < 0:
+                raise ValueError(f"{label} {body!r} is not a body of this world")
+        if a is b:
+            raise ValueError("body_a and body_b are the same body")
+        return frozenset((a, b))
+
+    @property
+    def contacts(self):
+        """Contacts of the last step (a ContactReport of arrays; empty before the first)."""
+        from .contacts import ContactReport
+        return self._contacts if self._contacts is not None else ContactReport.empty()
 
     def _state_changed(self):
         self._report = None

@@ -198,7 +198,7 @@ class Camera:
         self.distance = max(float(radius), 1e-3) / math.sin(min(half, half_x)) * 1.05
         self._clamp()
 
-    def frame_spheres(self, centers, radii, aspect: float = 16 / 9, margin: float = 1.08):
+    def frame_spheres(self, centers, radii, aspect: float = 16 / 9, margin: float = 1.12):
         """Keep the angles; aim at the middle of the spheres' bounding box and move in as
         close as possible with every sphere (k, 3) / (k,) still in view."""
         c = np.atleast_2d(np.asarray(centers, dtype=float))

@@ -105,8 +105,12 @@ def capsule(slices: int = 32, stacks: int = 16):
     return np.concatenate(parts), np.concatenate(idx)
 
 
-def shape_meshes(detail: str = "high"):
-    """The four body meshes, keyed by shape kind name; ``detail`` is "high" or "low"."""
-    n = 32 if detail == "high" else 14
-    return {"sphere": sphere(n, n // 2), "box": box(), "capsule": capsule(n, n // 2 + n // 2 % 2),
+LOD_SEGMENTS = (32, 16, 8)        # segments around the axis for level 0 (near) .. 2 (far)
+
+
+def shape_meshes(level: int = 0):
+    """The four body meshes, keyed by shape kind name, at detail ``level`` (0 finest)."""
+    n = LOD_SEGMENTS[level]
+    stacks = max(4, n // 2 + (n // 2) % 2)
+    return {"sphere": sphere(n, stacks), "box": box(), "capsule": capsule(n, stacks),
             "cylinder": cylinder(n)}

@@ -19,7 +19,7 @@ import numpy as np
 from . import meshes, shaders
 from .backend import load_pyglet
 from .camera import look_at, orthographic
-from .scenedata import INSTANCE_FLOATS, KINDS, frame_to_z, instance_rows
+from .scenedata import INSTANCE_FLOATS, frame_to_z, instance_rows
 
 pyglet = load_pyglet()
 gl = pyglet.gl
@@ -281,15 +281,18 @@ class Renderer:
     """Draws a :class:`~render.scenedata.WorldGeometry` with a camera into the currently
     bound framebuffer. Create it with a current GL context."""
 
-    def __init__(self, shadow_size: int = 2048):
+    def __init__(self, shadow_size: int = 1024):
         self.mesh_prog = _program(shaders.MESH_VS, shaders.MESH_FS)
         self.depth_prog = _program(shaders.DEPTH_VS, shaders.DEPTH_FS)
         self.ground_prog = _program(shaders.GROUND_VS, shaders.GROUND_FS)
         self.sky_prog = _program(shaders.SKY_VS, shaders.SKY_FS)
         self.body_meshes = {}
-        for detail in ("high", "low"):
-            for kind, (v, i) in meshes.shape_meshes(detail).items():
-                self.body_meshes[kind, detail] = InstancedMesh(v, i)
+        for level in range(len(meshes.LOD_SEGMENTS)):
+            for kind, (v, i) in meshes.shape_meshes(level).items():
+                self.body_meshes[kind, level] = InstancedMesh(v, i)
+        # coarse copies for the shadow pass (a 1024^2 map cannot show finer facets)
+        self.shadow_meshes = {kind: InstancedMesh(v, i)
+                              for kind, (v, i) in meshes.shape_meshes(2).items()}
         sv, si = meshes.sphere(16, 8)
         cv, ci = meshes.cylinder(12)
         self.overlay_sphere = InstancedMesh(sv, si)
@@ -306,7 +309,6 @@ class Renderer:
         gl.glBindVertexArray(0)
         self.shadow = ShadowMap(shadow_size)
         self.light_dir = LIGHT_DIR.copy()
-        self._light_fit = None
         self.stats = {}
 
     # -- helpers -------------------------------------------------------------------------
@@ -344,15 +346,7 @@ class Renderer:
         center, radius = geometry.bounding_sphere()
         light_vp, texel = self._light_matrix(center, radius)
         n_total = sum(len(v) for v in inst.values())
-        detail = "low" if n_total > 1500 else "high"
-        meshes_used = {}
-        for kind, rows in inst.items():
-            m = self.body_meshes[kind, detail]
-            m.upload(rows)
-            meshes_used[kind] = m
-        for kind in KINDS:                      # clear meshes of kinds no longer present
-            if kind not in inst:
-                self.body_meshes[kind, detail].n_instances = 0
+        meshes_used = self._upload_lod(inst, camera, eye, height)
 
         gl.glDisable(gl.GL_BLEND)
         gl.glDisable(gl.GL_SCISSOR_TEST)
@@ -368,29 +362,25 @@ class Renderer:
             gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, self.shadow.fbo)
             gl.glViewport(0, 0, self.shadow.size, self.shadow.size)
             gl.glClear(gl.GL_DEPTH_BUFFER_BIT)
-            gl.glDisable(gl.GL_CULL_FACE)
+            gl.glEnable(gl.GL_CULL_FACE)         # closed meshes: back faces suffice
+            gl.glCullFace(gl.GL_FRONT)
             gl.glEnable(gl.GL_POLYGON_OFFSET_FILL)
             gl.glPolygonOffset(1.5, 3.0)
             self.depth_prog.use()
             set_uniforms(self.depth_prog, u_light_viewproj=_mat(light_vp))
-            for m in meshes_used.values():
+            for kind, rows in inst.items():
+                m = self.shadow_meshes[kind]
+                m.upload(rows)
                 m.draw()
             gl.glDisable(gl.GL_POLYGON_OFFSET_FILL)
+            gl.glCullFace(gl.GL_BACK)
+            gl.glDisable(gl.GL_CULL_FACE)
 
-        # 2. sky
+        # 2. clear (the sky is drawn last, only where nothing else covers it)
         gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, target_fbo)
         gl.glViewport(0, 0, width, height)
         gl.glClearColor(*SKY_HORIZON, 1.0)
         gl.glClear(gl.GL_COLOR_BUFFER_BIT | gl.GL_DEPTH_BUFFER_BIT)
-        gl.glDepthMask(gl.GL_FALSE)
-        gl.glDisable(gl.GL_DEPTH_TEST)
-        self.sky_prog.use()
-        set_uniforms(self.sky_prog, u_inv_viewproj=_mat(np.linalg.inv(vp)),
-                     u_horizon=SKY_HORIZON, u_zenith=SKY_ZENITH, u_nadir=SKY_NADIR)
-        gl.glBindVertexArray(self.empty_vao)
-        gl.glDrawArrays(gl.GL_TRIANGLES, 0, 3)
-        gl.glDepthMask(gl.GL_TRUE)
-        gl.glEnable(gl.GL_DEPTH_TEST)
 
         gl.glActiveTexture(gl.GL_TEXTURE1)
         gl.glBindTexture(gl.GL_TEXTURE_2D, self.shadow.tex)
@@ -407,17 +397,15 @@ class Renderer:
         gl.glCullFace(gl.GL_BACK)
         if opt.wireframe:
             gl.glPolygonMode(gl.GL_FRONT_AND_BACK, gl.GL_LINE)
-        for m in meshes_used.values():
+        for m in meshes_used:
             m.draw()
         gl.glPolygonMode(gl.GL_FRONT_AND_BACK, gl.GL_FILL)
         gl.glDisable(gl.GL_CULL_FACE)
 
         # 4. ground planes (after the bodies: fewer shaded fragments)
         planes = list(geometry.planes)
-        if not planes and opt.grid:
-            lo = geometry.bounds()
-            z = min(0.0, float(lo[0][2])) if lo is not None else 0.0
-            planes = [(np.array([0.0, 0.0, 1.0]), z)]
+        if not planes and opt.grid:                 # a reference grid under the scene
+            planes = [(np.array([0.0, 0.0, 1.0]), geometry.reference_z)]
             alpha = 0.85
         else:
             alpha = 1.0
@@ -432,7 +420,16 @@ class Renderer:
                 self._draw_plane(normal, offset, camera, center, radius, fog, alpha)
             gl.glDisable(gl.GL_BLEND)
 
-        # 5. overlays: always visible (drawn over a cleared depth buffer)
+        # 5. sky behind everything (depth test against the far plane)
+        gl.glDepthMask(gl.GL_FALSE)
+        self.sky_prog.use()
+        set_uniforms(self.sky_prog, u_inv_viewproj=_mat(np.linalg.inv(vp)),
+                     u_horizon=SKY_HORIZON, u_zenith=SKY_ZENITH, u_nadir=SKY_NADIR)
+        gl.glBindVertexArray(self.empty_vao)
+        gl.glDrawArrays(gl.GL_TRIANGLES, 0, 3)
+        gl.glDepthMask(gl.GL_TRUE)
+
+        # 6. overlays: always visible (drawn over a cleared depth buffer)
         over_s, over_c = self._overlays(geometry, opt)
         if len(over_s) or len(over_c):
             gl.glClear(gl.GL_DEPTH_BUFFER_BIT)
@@ -445,10 +442,52 @@ class Renderer:
             gl.glDisable(gl.GL_CULL_FACE)
         gl.glBindVertexArray(0)
         gl.glUseProgram(0)
-        self.stats = {"instances": n_total, "detail": detail}
+        self.stats = {"instances": n_total,
+                      "lod": {f"{k}{lvl}": m.n_instances for (k, lvl), m in
+                              self.body_meshes.items() if m.n_instances}}
+
+    def _upload_lod(self, inst, camera, eye, height):
+        """Split each kind's instances by projected size into detail levels (spheres that
+        cover a few pixels get 8 segments, big ones 32) and upload them; returns the meshes
+        to draw."""
+        used = []
+        fwd = camera.basis()[2]
+        focal = 0.5 * height / math.tan(math.radians(camera.fov) / 2)
+        near = camera.clip_range()[0]
+        for (kind, level), m in self.body_meshes.items():
+            m.n_instances = 0
+        for kind, rows in inst.items():
+            depth = (rows[:, 12:15] - eye) @ fwd
+            if len(rows) > 1:                       # front to back: early depth test
+                order = np.argsort(depth)
+                rows, depth = rows[order], depth[order]
+            if kind == "box":                       # one mesh serves every size
+                m = self.body_meshes[kind, 0]
+                m.upload(rows)
+                used.append(m)
+                continue
+            radius = rows[:, 16:19].max(1) + rows[:, 19]
+            pixels = radius * focal / np.maximum(depth, near)
+            level = np.where(pixels > 40, 0, np.where(pixels > 10, 1, 2))
+            for lvl in range(3):
+                sel = level == lvl
+                if np.any(sel):
+                    m = self.body_meshes[kind, lvl]
+                    m.upload(rows[sel] if not np.all(sel) else rows)
+                    used.append(m)
+        return used
 
     def _draw_plane(self, normal, offset, camera, center, radius, fog, alpha):
         n = np.asarray(normal, float)
+        if n @ (camera.eye - n * offset) < 0:      # seen from below: light that side
+            n_lit = -n
+        else:
+            n_lit = n
+        sky = np.array([0.50, 0.58, 0.72]) * 0.55
+        bounce = np.array([0.28, 0.25, 0.22]) * 0.55
+        ambient = bounce + (sky - bounce) * (0.5 + 0.5 * n_lit[2])
+        sun = np.array([1.0, 0.96, 0.88]) * 1.05 * max(float(n_lit @ self.light_dir), 0.0)
+        set_uniforms(self.ground_prog, u_ground_ambient=tuple(ambient), u_ground_sun=tuple(sun))
         origin = n * offset                                  # point of the plane nearest 0
         helper = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
         u = np.cross(n, np.cross(helper, n))
@@ -530,11 +569,11 @@ class Renderer:
                 ax = getattr(j, "axis", None)
                 if ax is not None:
                     ax = np.asarray(ax, float)
-                    axis_a.append(p - ax * 2.0 * size)
-                    axis_b.append(p + ax * 2.0 * size)
+                    axis_a.append(p - ax * 1.3 * size)
+                    axis_b.append(p + ax * 1.3 * size)
             add_points(anchors, 0.2 * size, (1.0, 0.85, 0.1))
             if axis_a:
-                add_segments(axis_a, axis_b, 0.05 * size, (0.1, 0.8, 0.95))
+                add_segments(axis_a, axis_b, 0.04 * size, (0.1, 0.8, 0.95))
         if opt.drag is not None:
             a, b = opt.drag
             add_segments([a], [b], 0.03 * size, (1.0, 1.0, 1.0))

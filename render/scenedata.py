@@ -121,6 +121,10 @@ class WorldGeometry:
                 self.radius[i] = float(s.bounding_radius())
         self.members = {k: np.flatnonzero(self.kind == j) for j, k in enumerate(KINDS)}
         self.has_shape = self.kind >= 0
+        # height of the reference grid drawn when the world has no ground plane: z = 0, or
+        # below the lowest body as it was when the bodies were first seen
+        lo = self.bounds()
+        self.reference_z = min(0.0, float(lo[0][2]) - 0.05) if lo is not None else 0.0
         self._rows = {}
 
     @property

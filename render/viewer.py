@@ -68,6 +68,11 @@ MOUSE_BINDINGS = (
 _BY_SYMBOL = {sym: b for b in KEY_BINDINGS for sym in b.symbols}
 
 
+def _software_gl() -> bool:
+    r = gl.gl_info.get_renderer().lower()
+    return any(name in r for name in ("llvmpipe", "softpipe", "swrast", "software"))
+
+
 def help_text() -> str:
     lines = ["Keys"]
     lines += [f"  {b.label:<6} {b.help}" for b in KEY_BINDINGS]
@@ -80,14 +85,14 @@ class Viewer:
     """A window that runs and shows a world in real time (see the module docstring).
 
     Other parameters: ``size`` (window pixels), ``visible`` (False for tests), ``samples``
-    (multisampling, falls back to none), ``screenshot_dir``, ``load_scene`` (name -> scene),
+    (multisampling; default 4 on a GPU, none on a software rasteriser), ``screenshot_dir``, ``load_scene`` (name -> scene),
     ``max_steps_per_frame`` and ``frame_budget`` (s of stepping per frame before the viewer
     gives up on real time and slows down).
     """
 
     def __init__(self, world, title: str | None = None, camera=None, controller=None,
                  scenes=None, *, load_scene=None, size=(1280, 720), visible: bool = True,
-                 samples: int = 4, screenshot_dir=".", max_steps_per_frame: int = 200,
+                 samples: int | None = None, screenshot_dir=".", max_steps_per_frame: int = 200,
                  frame_budget: float = 1 / 25, vsync: bool = False):
         self.scenes = list(scenes) if scenes else []
         self.load_scene = load_scene
@@ -101,9 +106,16 @@ class Viewer:
         else:
             spec = as_scene(world, title, camera, controller)
         self.window = make_window(int(size[0]), int(size[1]), visible=visible,
-                                  caption=spec.title, resizable=True, samples=samples,
-                                  vsync=vsync)
+                                  caption=spec.title, resizable=True,
+                                  samples=4 if samples is None else samples, vsync=vsync)
         self.window.switch_to()
+        if samples is None and self.window.config.sample_buffers and _software_gl():
+            # multisampling costs a software rasteriser several times the fill work
+            self.window.close()
+            self.window = make_window(int(size[0]), int(size[1]), visible=visible,
+                                      caption=spec.title, resizable=True, samples=0,
+                                      vsync=vsync)
+            self.window.switch_to()
         self.renderer = Renderer()
         self.options = DrawOptions()
         self.show_help = False
@@ -113,7 +125,6 @@ class Viewer:
         self.last_screenshot: Path | None = None
         self._drag_plane = None
         self._frames = []
-        self._last_tick = None
         self._hud_time = 0.0
         self._build_hud()
         self.window.push_handlers(self)
@@ -140,7 +151,14 @@ class Viewer:
         if not self.scenes:
             return
         self.scene_index = (self.scene_index + delta) % len(self.scenes)
-        self._load(resolve_scene(self.scenes[self.scene_index], self.load_scene))
+        entry = self.scenes[self.scene_index]
+        try:
+            spec = resolve_scene(entry, self.load_scene)
+        except Exception as exc:       # a broken scene must not take the viewer down
+            self.sim.error = f"could not load scene {entry!r}: {type(exc).__name__}: {exc}"
+            self.sim.paused = True
+            return
+        self._load(spec)
 
     def next_scene(self):
         self._switch_scene(+1)

@@ -156,3 +156,33 @@ def test_scene_switching_and_slow_scene_warning(make_viewer, key):
     for _ in range(5):
         v.tick(0.1)
     assert "SLOWER THAN REAL TIME" in v.hud_text()
+
+
+def test_follow_selected_body_and_frame(make_viewer, mouse, key):
+    world = drop_world(position=(1.0, 2.0, 3.0))
+    v = make_viewer(world, camera={"target": (1, 2, 2), "distance": 8, "yaw": -90, "pitch": 5})
+    w, h = v.window.get_size()
+    x, y = v.camera.project(world.positions[1], w, h)[0]
+    v.on_mouse_press(x, y, mouse.LEFT, key.MOD_CTRL)
+    v.on_mouse_release(x, y, mouse.LEFT, key.MOD_CTRL)
+    assert v.selected == 1 and v.sim.drag is None
+    v.on_key_press(key.T, 0)
+    assert v.follow
+    for _ in range(6):
+        v.tick(1 / 60)
+    np.testing.assert_allclose(v.camera.target, world.positions[1])
+    v.on_key_press(key.F, 0)
+    assert not v.follow
+    v.on_mouse_press(1, 1, mouse.LEFT, key.MOD_CTRL)     # empty sky: deselects
+    assert v.selected is None
+
+
+def test_run_loop_advances_in_real_time(make_viewer):
+    from render.backend import load_pyglet
+    pyglet = load_pyglet()
+    world = drop_world()
+    v = make_viewer(world)
+    pyglet.clock.schedule_once(lambda dt: v.quit(), 0.5)
+    v.run()
+    assert 0.05 < world.time < 1.0
+    assert v.window.context is None

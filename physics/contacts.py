@@ -1,0 +1,79 @@
+"""The collision stage of the step: detect contacts, warm start them, report their forces."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .collision import ContactSet, find_contacts
+
+
+@dataclass
+class ContactReport:
+    """Contacts of the last step, K of them, world frame.
+
+    point (K, 3) m; normal (K, 3) unit, from body_a to body_b; depth (K,) m (negative: a
+    speculative contact still separated by that gap); body_a, body_b (K,) indices into
+    ``world.bodies``; normal_force (K,) N pushing body_b along +normal; friction_force (K, 3) N
+    on body_b (body_a receives the opposite of both).
+    """
+    point: np.ndarray
+    normal: np.ndarray
+    depth: np.ndarray
+    body_a: np.ndarray
+    body_b: np.ndarray
+    normal_force: np.ndarray
+    friction_force: np.ndarray
+
+    @staticmethod
+    def empty() -> "ContactReport":
+        z3, z = np.zeros((0, 3)), np.zeros(0)
+        i = np.zeros(0, dtype=np.intp)
+        return ContactReport(z3, z3, z, i, i, z, z3)
+
+    def __len__(self):
+        return self.depth.shape[0]
+
+
+def excluded_pairs(world) -> np.ndarray:
+    """(P, 2) body rows that never collide: jointed pairs (unless allowed) and ignored pairs."""
+    pairs = {frozenset((j.body_a, j.body_b)) for j in world._joints if j.body_a is not None}
+    pairs -= world._allowed
+    pairs |= world._ignored
+    rows = [sorted(b.row for b in p) for p in pairs]
+    return np.array(rows, dtype=np.intp).reshape(-1, 2)
+
+
+def detect(world, model, x, R, v, h) -> ContactSet:
+    n = world._n
+    if not model.collides:
+        return ContactSet.empty()
+    return find_contacts(world._kind[:n], world._params[:n], x, R,
+                         static=world._inv_mass[:n] == 0, group=world._group[:n],
+                         mask=world._mask[:n], excluded_pairs=model.excluded,
+                         margin=world.contact_margin, velocity=v, dt=h)
+
+
+def contact_keys(cs: ContactSet) -> np.ndarray:
+    """One int64 per contact identifying (body_a, body_b, feature) across steps."""
+    return (cs.body_a.astype(np.int64) << 42) | (cs.body_b.astype(np.int64) << 21) \
+        | (cs.feature.astype(np.int64) & ((1 << 21) - 1))
+
+
+def warm_start(world, keys: np.ndarray) -> np.ndarray:
+    """(K, 3) multipliers (normal, tangent 1, tangent 2) of the same contacts last step."""
+    old_keys, old_lam = world._warm
+    out = np.zeros((keys.shape[0], 3))
+    if old_keys.size and keys.size:
+        order = np.argsort(old_keys)
+        pos = np.clip(np.searchsorted(old_keys[order], keys), 0, old_keys.size - 1)
+        hit = old_keys[order][pos] == keys
+        out[hit] = old_lam[order][pos[hit]]
+    return out
+
+
+def report(cs: ContactSet, lam: np.ndarray, tangents) -> ContactReport:
+    """Build the user-facing report from the contact set and its (K, 3) multipliers."""
+    t1, t2 = tangents
+    return ContactReport(cs.point, cs.normal, cs.depth, cs.body_a - 1, cs.body_b - 1,
+                         lam[:, 0], lam[:, 1, None] * t1 + lam[:, 2, None] * t2)

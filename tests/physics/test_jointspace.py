@@ -1,0 +1,470 @@
+"""Joint-space views (seeds 000_*, 002_*, 004_*) against the engine's maximal-coordinate seed
+equation (003_*): the same mechanism, four formulations, the same accelerations and forces."""
+import numpy as np
+import pytest
+
+from physics import Ball, Box, Cylindrical, Fixed, Hinge, Joint, Slider, Universal, World
+from physics.jointspace import (ArticulatedView, apply_joint_torques, constraint_gamma,
+                                joint_rows, least_constraint_accelerations,
+                                maximal_accelerations, simulate_gq, trivial_gamma_q,
+                                whiteboard_torques)
+
+
+# -- builders ----------------------------------------------------------------------------------
+def unit(v):
+    v = np.asarray(v, float)
+    return v / np.linalg.norm(v)
+
+
+def random_inertia(rng, scale=0.05):
+    """A random SPD body inertia with principal moments that satisfy the triangle rule."""
+    Q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    return Q @ np.diag(rng.uniform(0.6, 1.4, 3) * scale) @ Q.T
+
+
+def random_box(world, rng, position):
+    return world.add_body(Box((0.05, 0.05, 0.15)), mass=rng.uniform(0.5, 2.0),
+                          inertia=random_inertia(rng), position=position,
+                          orientation=unit(rng.normal(size=4)))
+
+
+def six_joint_arm(rng, **world_args):
+    """Hinges about different axes and a slider (third joint), random masses and inertias."""
+    world = World(**{"baumgarte": (0, 0), "cfm": 0.0, **world_args})
+    axes = [(0, 0, 1), (0, 1, 0), (1, 0, 0.3), (1, 0, 0), (0, 1, 1), (1, 1, 0)]
+    kinds = [Hinge, Hinge, Slider, Hinge, Hinge, Hinge]
+    parent, anchor, joints = None, np.zeros(3), []
+    for kind, axis in zip(kinds, axes):
+        step = np.array([0.0, 0.0, -0.3]) + rng.normal(size=3) * 0.1
+        body = random_box(world, rng, anchor + 0.5 * step + rng.normal(size=3) * 0.03)
+        joints.append(world.add_joint(kind(parent, body, anchor=anchor, axis=axis)))
+        parent, anchor = body, anchor + step
+    return world, joints, anchor            # anchor: the arm's tip (on the last body)
+
+
+def mixed_tree(rng):
+    """Ball, universal (body_a is the child), hinge, cylindrical, slider (reversed), fixed;
+    a branch at the first body."""
+    world = World(baumgarte=(0, 0), cfm=0.0)
+    b = [random_box(world, rng, p) for p in
+         [(0, 0, -0.3), (0.1, 0, -0.7), (0.3, 0.1, -0.9), (-0.2, 0.1, -0.8), (-0.3, 0.2, -1.2),
+          (-0.4, 0.2, -1.5)]]
+    joints = [Ball(None, b[0], anchor=(0, 0, 0)),
+              Universal(b[1], b[0], anchor=(0.05, 0, -0.5), axis_a=(1, 0, 0), axis_b=(0, 0.6, 0.8)),
+              Hinge(b[1], b[2], anchor=(0.2, 0.05, -0.8), axis=(0.3, 1, 0.2)),
+              Cylindrical(b[0], b[3], anchor=(-0.1, 0.05, -0.6), axis=(0, 0.3, 1)),
+              Slider(b[4], b[3], anchor=(-0.25, 0.15, -1.0), axis=(1, 0.2, 0.1)),
+              Fixed(b[4], b[5], anchor=(-0.35, 0.2, -1.35))]
+    for j in joints:
+        world.add_joint(j)
+    return world, joints
+
+
+def four_bar(rng):
+    """A planar four-bar (crank, coupler, rocker) closed by four world hinges about y."""
+    world = World(baumgarte=(0, 0), cfm=1e-10)
+    A, B, C, D = (np.array(p, float) for p in [(0, 0, 0), (0.1, 0, 0.4), (1.1, 0, 0.6), (1, 0, 0)])
+    crank, coupler, rocker = (random_box(world, rng, 0.5 * (p + q)) for p, q in
+                              [(A, B), (B, C), (C, D)])
+    y = (0, 1, 0)
+    joints = [world.add_joint(Hinge(None, crank, anchor=A, axis=y)),
+              world.add_joint(Hinge(crank, coupler, anchor=B, axis=y)),
+              world.add_joint(Hinge(coupler, rocker, anchor=C, axis=y)),
+              world.add_joint(Hinge(None, rocker, anchor=D, axis=y))]
+    return world, joints
+
+
+class PointOnPlane(Joint):
+    """Test-only engine joint: a point of body_b stays on a world plane (the engine's ``line``
+    row with the world as side a), so the maximal formulation is the engine's own pipeline."""
+
+    def __init__(self, body, point, normal):
+        super().__init__(None, body, anchor=point)
+        self._normal = unit(normal)
+
+    def _instances(self, owner):
+        return [("line", (owner, self._rows_a, self.body_b.row, self._la, self._lb, self._normal))]
+
+
+def close(actual, expected, rel=1e-6):
+    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
+    scale = max(np.abs(expected).max(initial=0.0), 1e-12)
+    np.testing.assert_allclose(actual, expected, rtol=0, atol=rel * scale)
+
+
+def maximal_qdd(view, tau):
+    """(a): the engine's seed equation at the current state with the joint torques applied as
+    body loads, body accelerations mapped to qdd through the view's Jacobians."""
+    world = view.world
+    world._force[:] = 0.0
+    world._torque[:] = 0.0
+    apply_joint_torques(view, tau)
+    acc_lin, acc_ang, lam = maximal_accelerations(world)
+    qdd = view.qdd_from_body_accelerations(acc_lin, acc_ang)
+    lin, ang = view.body_accelerations(qdd)          # the least squares fit is exact
+    close(np.concatenate([lin, ang]), np.concatenate([acc_lin, acc_ang]), 1e-8)
+    world._force[:] = 0.0
+    world._torque[:] = 0.0
+    return qdd, lam
+
+
+# -- coordinates and kinematics -------------------------------------------------------------------
+def test_arm_coordinates_read_and_write_match_the_joints():
+    rng = np.random.default_rng(0)
+    world, joints, _ = six_joint_arm(rng)
+    view = ArticulatedView(world)
+    assert view.n == 6 and view.joints == joints
+    np.testing.assert_allclose(view.q, 0, atol=1e-12)     # zero at creation
+    for _ in range(3):
+        q, qd = rng.normal(size=6), rng.normal(size=6)
+        view.q, view.qd = q, qd
+        np.testing.assert_allclose(view.q, q, atol=1e-12)
+        np.testing.assert_allclose(view.qd, qd, atol=1e-12)
+        coords = [j.angle if isinstance(j, Hinge) else j.position for j in joints]
+        np.testing.assert_allclose(coords, q, atol=1e-12)
+        np.testing.assert_allclose([j.rate for j in joints], qd, atol=1e-12)
+        assert world.constraint_error() < 1e-12
+        # setting q keeps qd
+        view.q = q + 0.1
+        np.testing.assert_allclose(view.qd, qd, atol=1e-12)
+
+
+def test_mixed_tree_coordinates_and_jacobians():
+    rng = np.random.default_rng(1)
+    world, joints = mixed_tree(rng)
+    view = ArticulatedView(world)
+    assert [tj.kind for tj in view.tree] == ["ball", "universal", "hinge", "cylindrical",
+                                              "slider", "fixed"]
+    assert [tj.forward for tj in view.tree] == [True, False, True, True, False, True]
+    assert view.n == 3 + 2 + 1 + 2 + 1
+    q, qd = rng.normal(size=view.n) * 0.7, rng.normal(size=view.n)
+    view.set_state(q, qd)
+    np.testing.assert_allclose(view.q, q, atol=1e-12)
+    np.testing.assert_allclose(view.qd, qd, atol=1e-12)
+    assert world.constraint_error() < 1e-12
+    # engine's own joint coordinates where it has them
+    np.testing.assert_allclose(joints[2].angle, q[view.coordinate_slice(joints[2])], atol=1e-12)
+    np.testing.assert_allclose(joints[4].position, q[view.coordinate_slice(joints[4])], atol=1e-12)
+    # ball: qd is the relative angular velocity in body_a's frame
+    np.testing.assert_allclose(world.bodies[0].angular_velocity, qd[:3], atol=1e-12)
+    # J qd is the bodies' velocity; Jdot qd against a central difference along qdd = 0
+    J = {b: view.jacobian(b) for b in world.bodies}
+    Jdqd = {b: view.jacobian_dot_qd(b) for b in world.bodies}
+    for b in world.bodies:
+        np.testing.assert_allclose(J[b] @ qd, np.r_[b.linear_velocity, b.angular_velocity],
+                                   atol=1e-12)
+    point = world.bodies[2].position + (0.05, -0.1, 0.2)
+    Jp = view.point_jacobian(world.bodies[2], point)
+    np.testing.assert_allclose(Jp @ qd, world.bodies[2].point_velocity(point), atol=1e-12)
+
+    def flow(t, steps=20):
+        y, h = q.copy(), t / steps
+        for _ in range(steps):
+            k1 = view.q_rate(y, qd)
+            k2 = view.q_rate(y + h / 2 * k1, qd)
+            k3 = view.q_rate(y + h / 2 * k2, qd)
+            k4 = view.q_rate(y + h * k3, qd)
+            y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        return y
+
+    h = 1e-4
+    u = []
+    for t in (-h, h):
+        view.set_state(flow(t), qd)
+        u.append({b: np.r_[b.linear_velocity, b.angular_velocity] for b in world.bodies})
+    for b in world.bodies:
+        np.testing.assert_allclose((u[1][b] - u[0][b]) / (2 * h), Jdqd[b], atol=1e-6)
+
+
+def test_joint_torques_as_body_loads_are_the_generalised_forces():
+    rng = np.random.default_rng(2)
+    world, _ = mixed_tree(rng)
+    view = ArticulatedView(world)
+    view.set_state(rng.normal(size=view.n), rng.normal(size=view.n))
+    tau = rng.normal(size=view.n)
+    apply_joint_torques(view, tau)
+    np.testing.assert_allclose(view.applied_forces(), tau, atol=1e-12)
+
+
+# -- unconstrained dynamics: four formulations ----------------------------------------------------
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_arm_four_formulations_agree(seed):
+    rng = np.random.default_rng(seed)
+    world, _, _ = six_joint_arm(rng)
+    view = ArticulatedView(world)
+    view.q, view.qd = rng.normal(size=6), 2 * rng.normal(size=6)
+    tau = 3 * rng.normal(size=6)
+    qdd_a, _ = maximal_qdd(view, tau)
+    qdd_b = view.forward_dynamics(tau)
+    qdd_c = view.forward_dynamics_gq(tau, trivial_gamma_q)
+    M, bias = view.mass_matrix(), view.bias_forces()
+    qdd_d, f = least_constraint_accelerations(M, tau - bias, np.zeros((0, 6)), np.zeros(0))
+    assert f.shape == (0,)
+    for qdd in (qdd_a, qdd_c, qdd_d):
+        close(qdd, qdd_b)
+    # M is the Jacobian sum and symmetric positive definite
+    assert np.all(np.linalg.eigvalsh(M) > 0)
+
+
+def test_mixed_tree_matches_the_engine():
+    rng = np.random.default_rng(6)
+    world, _ = mixed_tree(rng)
+    view = ArticulatedView(world)
+    for _ in range(2):
+        view.set_state(rng.normal(size=view.n), 2 * rng.normal(size=view.n))
+        tau = rng.normal(size=view.n)
+        close(maximal_qdd(view, tau)[0], view.forward_dynamics(tau))
+
+
+def test_inverse_then_forward_dynamics_round_trip():
+    rng = np.random.default_rng(7)
+    world, _ = mixed_tree(rng)
+    view = ArticulatedView(world)
+    view.set_state(rng.normal(size=view.n), rng.normal(size=view.n))
+    qdd = rng.normal(size=view.n)
+    close(view.forward_dynamics(view.inverse_dynamics(qdd)), qdd, 1e-10)
+    # bias = inverse dynamics at rest acceleration; gravity part alone at rest
+    close(view.inverse_dynamics(np.zeros(view.n)), view.bias_forces(), 1e-12)
+    view.qd = np.zeros(view.n)
+    close(view.bias_forces(), view.gravity_forces(), 1e-10)
+
+
+def test_joint_space_simulation_follows_the_engine_rk4():
+    """A short swing under gravity: the engine's RK4 on the seed equation (no Baumgarte) vs
+    RK4 of FDgq with q = y."""
+    rng = np.random.default_rng(8)
+    world, _, _ = six_joint_arm(rng, integrator="rk4", dt=2e-3)
+    view = ArticulatedView(world)
+    view.q, view.qd = rng.normal(size=6) * 0.5, rng.normal(size=6)
+    q0, qd0 = view.q, view.qd
+    world.step(50)
+    _, Q, QD = simulate_gq(view, trivial_gamma_q, np.zeros(6), 0.1, 2e-3, q0, qd0)
+    np.testing.assert_allclose(view.q, Q[-1], atol=1e-7)
+    np.testing.assert_allclose(view.qd, QD[-1], atol=1e-6)
+
+
+# -- constrained dynamics ---------------------------------------------------------------------------
+def test_four_bar_formulations_agree():
+    rng = np.random.default_rng(9)
+    world, joints = four_bar(rng)
+    view = ArticulatedView(world)
+    assert view.joints == joints[:3] and [c.source for c in view.constraints] == [joints[3]]
+    gamma = constraint_gamma([0])                       # y = crank angle, Newton for the rest
+    for _ in range(2):
+        q, qd, _, _ = gamma(view, view.q + rng.uniform(-0.5, 0.5) * np.array([1, 0, 0]),
+                            rng.normal(size=3))
+        view.set_state(q, qd)
+        assert np.abs(view.constraint_values()).max() < 1e-12
+        A, Adot_qd = view.constraint_rows()
+        assert A.shape == (5, 3) and np.abs(A @ qd).max() < 1e-12
+        tau = rng.normal(size=3)
+        qdd_a, lam_world = maximal_qdd(view, tau)
+        qdd_b, lam_b = view.constrained_forward_dynamics(tau)
+        qdd_c = view.forward_dynamics_gq(tau, gamma)
+        M, bias = view.mass_matrix(), view.bias_forces()
+        qdd_d, f = least_constraint_accelerations(M, tau - bias, A, Adot_qd)
+        for qdd in (qdd_a, qdd_c, qdd_d):
+            close(qdd, qdd_b)
+        # lambda: the loop hinge's in-plane point rows (x, z) are statically determinate;
+        # its out-of-plane rows are redundant (zero rows of A, minimum-norm lambda = 0)
+        lam_a = lam_world[joint_rows(world, joints[3])]
+        lam_c = np.linalg.lstsq(A.T, M @ qdd_c + bias - tau, rcond=1e-10)[0]
+        for lam in (lam_c, f):
+            close(lam, lam_b)
+        close(lam_a[[0, 2]], lam_b[[0, 2]])
+        close(A.T @ lam_b, M @ qdd_b + bias - tau, 1e-10)
+        P = view.projection()
+        assert np.linalg.matrix_rank(P, tol=1e-8) == view.n - np.linalg.matrix_rank(A, tol=1e-8) == 1
+
+
+def test_slider_crank_on_a_static_base():
+    """Crank, rod and block on hinges from a static base; a world Slider under the block
+    closes the loop (its rows are the engine's perpendicular and line primitives)."""
+    rng = np.random.default_rng(17)
+    world = World(baumgarte=(0, 0), cfm=1e-10)
+    base = world.add_body(Box((0.1, 0.1, 0.1)), static=True, position=(0, 0, 0))
+    crank = random_box(world, rng, (0.0, 0, 0.15))
+    rod = random_box(world, rng, (0.4, 0, 0.15))
+    block = random_box(world, rng, (0.8, 0, 0.0))
+    y = (0, 1, 0)
+    world.add_joint(Hinge(base, crank, anchor=(0, 0, 0), axis=y))
+    world.add_joint(Hinge(crank, rod, anchor=(0, 0, 0.3), axis=y))
+    world.add_joint(Hinge(rod, block, anchor=(0.8, 0, 0), axis=y))
+    guide = world.add_joint(Slider(None, block, anchor=(0.8, 0, 0), axis=(1, 0, 0)))
+    view = ArticulatedView(world)
+    assert view.n == 3 and view.bodies == [crank, rod, block]
+    assert [c.source for c in view.constraints] == [guide]
+    gamma = constraint_gamma([0])
+    q, qd, _, _ = gamma(view, np.array([0.7, 0, 0]), np.array([2.0, 0, 0]))
+    view.set_state(q, qd)
+    assert np.abs(view.constraint_values()).max() < 1e-12 and world.constraint_error() < 1e-12
+    assert abs(guide.rate - view.point_jacobian(block, guide.anchor)[0] @ qd) < 1e-12
+    A, _ = view.constraint_rows()
+    assert np.linalg.matrix_rank(A, tol=1e-8) == 2
+    tau = np.array([1.5, -0.3, 0.2])
+    qdd_a, _ = maximal_qdd(view, tau)
+    qdd_b, lam = view.constrained_forward_dynamics(tau)
+    qdd_d, f = view.least_constraint_accelerations(tau)
+    for qdd in (qdd_a, view.forward_dynamics_gq(tau, gamma), qdd_d):
+        close(qdd, qdd_b)
+    close(f, lam)
+
+
+def _arm_on_plane(seed):
+    rng = np.random.default_rng(seed)
+    world, _, tip = six_joint_arm(rng, cfm=1e-12)
+    tip_body = world.bodies[-1]
+    normal = unit(rng.normal(size=3))
+    plane = world.add_joint(PointOnPlane(tip_body, tip, normal))
+    view = ArticulatedView(world)                       # the plane joint is a loop constraint
+    declared = ArticulatedView(world, loop_joints=[])
+    declared.add_point_on_plane(tip_body, tip, tip, normal)
+    A, _ = view.constraint_rows()
+    dependent = int(np.argmax(np.abs(A[0])))           # the joint that moves the tip most
+    gamma = constraint_gamma([i for i in range(6) if i != dependent])
+    q, qd, _, _ = gamma(view, rng.normal(size=6) * 0.15, rng.normal(size=6))
+    view.set_state(q, qd)
+    return rng, world, view, declared, plane, gamma
+
+
+@pytest.mark.parametrize("seed", [10, 11])
+def test_arm_tip_on_plane_formulations_agree(seed):
+    rng, world, view, declared, plane, gamma = _arm_on_plane(seed)
+    assert abs(view.constraint_values()[0]) < 1e-12
+    tau = 3 * rng.normal(size=6)
+    qdd_a, lam_world = maximal_qdd(view, tau)
+    qdd_b, lam_b = view.constrained_forward_dynamics(tau)
+    qdd_b2, lam_b2 = declared.constrained_forward_dynamics(tau)
+    qdd_c = view.forward_dynamics_gq(tau, gamma)
+    A, Adot_qd = view.constraint_rows()
+    M, bias = view.mass_matrix(), view.bias_forces()
+    qdd_d, f = least_constraint_accelerations(M, tau - bias, A, Adot_qd)
+    lam_c = np.linalg.lstsq(A.T, M @ qdd_c + bias - tau, rcond=None)[0]
+    for qdd in (qdd_a, qdd_b2, qdd_c, qdd_d):
+        close(qdd, qdd_b)
+    for lam in (lam_world[joint_rows(world, plane)], lam_b2, lam_c, f):
+        close(lam, lam_b)
+    assert np.linalg.matrix_rank(view.projection(), tol=1e-8) == 5
+
+
+def test_point_contact_matches_a_world_ball_joint():
+    rng = np.random.default_rng(12)
+    world, _, tip = six_joint_arm(rng, cfm=1e-12)
+    tip_body = world.bodies[-1]
+    view = ArticulatedView(world)
+    view.q = rng.normal(size=6) * 0.4
+    tip = tip_body.position + 0.1 * tip_body.rotation[:, 2]
+    contact = world.add_joint(Ball(None, tip_body, anchor=tip))
+    view = ArticulatedView(world, loop_joints=[])
+    view.add_point_contact(tip_body, tip)
+    A, _ = view.constraint_rows()
+    N = np.linalg.svd(A)[2][3:]                        # velocities that keep the point fixed
+    view.qd = N.T @ rng.normal(size=3)
+    tau = rng.normal(size=6)
+    qdd_a, lam_world = maximal_qdd(view, tau)
+    qdd_b, lam_b = view.constrained_forward_dynamics(tau)
+    close(qdd_a, qdd_b)
+    close(lam_world[joint_rows(world, contact)], lam_b)    # the force on the tip body
+    close(ArticulatedView(world).constrained_forward_dynamics(tau)[1], lam_b)  # as a loop joint
+    assert np.linalg.matrix_rank(view.projection(), tol=1e-8) == 3
+
+
+def test_constrained_inverse_dynamics_plus_any_AT_lambda_gives_the_same_motion():
+    rng, world, view, _, _, _ = _arm_on_plane(13)
+    qdd, _ = view.constrained_forward_dynamics(rng.normal(size=6))
+    A, _ = view.constraint_rows()
+    tau = view.constrained_inverse_dynamics(qdd)
+    np.testing.assert_allclose(A @ np.linalg.solve(view.mass_matrix(), tau), 0, atol=1e-10)
+    for mu in (0.0, 5.0, -12.0):
+        close(view.constrained_forward_dynamics(tau + A.T @ [mu])[0], qdd)
+    # with lambda given: the same motion, and the constraint pushes back with exactly lambda
+    qdd2, lam2 = view.constrained_forward_dynamics(view.constrained_inverse_dynamics(qdd, lam=[7.5]))
+    close(qdd2, qdd)
+    close(lam2, [7.5])
+    with pytest.raises(ValueError, match="qdd"):
+        view.constrained_inverse_dynamics(qdd + 1.0)
+
+    world4, joints4 = four_bar(np.random.default_rng(14))
+    bar = ArticulatedView(world4)
+    qdd4, _ = bar.constrained_forward_dynamics(np.array([1.0, -0.5, 0.2]))
+    A4, _ = bar.constraint_rows()
+    tau4 = bar.constrained_inverse_dynamics(qdd4)
+    close(bar.constrained_forward_dynamics(tau4 + A4.T @ rng.normal(size=5))[0], qdd4)
+
+
+def test_whiteboard_torques_press_and_follow():
+    rng, world, _, view, _, _ = _arm_on_plane(15)       # the view with add_point_on_plane
+    c = view.constraints[0]
+    # a path acceleration inside the plane
+    normal = c.tables[0].args[2][0]
+    pdd = rng.normal(size=3)
+    pdd -= (pdd @ normal) * normal
+    A, Adot_qd = view.constraint_rows()
+    tau = whiteboard_torques(view, lambda t: (None, None, pdd), 4.0, 0.0)
+    qdd, lam = view.constrained_forward_dynamics(tau)
+    close(lam, [4.0])
+    body = world.bodies[-1]
+    tip = body.position + body.rotation @ c.tables[0].args[1][0]
+    acc = view.point_jacobian(body, tip) @ qdd + view.jacobian_dot_qd(body, tip)[:3]
+    close(acc - (acc @ normal) * normal, pdd, 1e-8)
+
+
+# -- 002_*: planar2g ----------------------------------------------------------------------------------
+def test_planar2g_work_equals_kinetic_energy_and_coupling_holds():
+    world = World()                                    # hinge axes vertical: gravity does no work
+    link1 = world.add_body(Box((0.5, 0.05, 0.05)), mass=1.0, position=(0.5, 0, 0))
+    link2 = world.add_body(Box((0.5, 0.05, 0.05)), mass=1.0, position=(1.5, 0, 0))
+    world.add_joint(Hinge(None, link1, anchor=(0, 0, 0), axis=(0, 0, 1)))
+    world.add_joint(Hinge(link1, link2, anchor=(1, 0, 0), axis=(0, 0, 1)))
+    view = ArticulatedView(world)
+
+    def gamma_q(view, qo, qdo):                        # 002_*'s example, line for line
+        y = qo[0]
+        q = np.array([y, 2 * np.sin(y)])
+        G = np.array([[1.0], [2 * np.cos(y)]])
+        yd = qdo[0]
+        qd = np.array([yd, 2 * np.cos(y) * yd])
+        g = np.array([0.0, -2 * np.sin(y) * yd**2])
+        Tstab = 0.1
+        gstab = 2 / Tstab * (qd - qdo) + 1 / Tstab**2 * (q - qo)
+        return q, qd, G, g + gstab
+
+    times, Q, QD = simulate_gq(view, gamma_q, np.array([1.0, 0.0]), 2.0, 0.02)
+    np.testing.assert_allclose(view.q, 0.0, atol=1e-15)   # the world was left as it was
+    work = Q[-1, 0]                                    # tau = [1, 0] constant from q = 0
+    with view.posed(Q[-1], QD[-1]):
+        energy = view.kinetic_energy()
+    assert work > 0.2
+    assert abs(energy - work) < 0.01 * work
+    assert np.abs(Q[:, 1] - 2 * np.sin(Q[:, 0])).max() < 1e-4
+
+
+# -- bad input ----------------------------------------------------------------------------------------
+def test_bad_input_is_a_clear_value_error():
+    rng = np.random.default_rng(16)
+    world, joints, _ = six_joint_arm(rng)
+    view = ArticulatedView(world)
+    with pytest.raises(ValueError, match="q"):
+        view.q = np.zeros(5)
+    with pytest.raises(ValueError, match="tau"):
+        view.forward_dynamics(np.full(6, np.nan))
+    other = World()
+    stray = other.add_body(Box((0.1, 0.1, 0.1)), mass=1.0)
+    with pytest.raises(ValueError, match="body"):
+        view.jacobian(stray)
+    with pytest.raises(ValueError, match="normal"):
+        view.add_point_on_plane(world.bodies[-1], (0, 0, 0), (0, 0, 0), (0, 0, 0))
+    with pytest.raises(ValueError, match="joints"):
+        ArticulatedView(world, joints=joints[1:])          # does not reach the world
+    loose = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(3, 0, 0))
+    with pytest.raises(ValueError, match="changed"):
+        view.q
+    world.add_joint(Ball(world.bodies[2], loose, anchor=(3, 0, 0.2)))
+    world.add_joint(Ball(loose, world.bodies[3], anchor=(3, 0, 0.1)))
+    assert len(ArticulatedView(world).bodies) == 7        # the ball reaches it: in the tree
+    free = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(5, 0, 0))
+    from physics import Distance
+    world.add_joint(Distance(world.bodies[1], free, anchor_a=world.bodies[1].position,
+                             anchor_b=(5, 0, 0)))
+    with pytest.raises(ValueError, match="outside"):
+        ArticulatedView(world)
