@@ -53,11 +53,16 @@ def tangent_basis(n: np.ndarray):
     return t1, cross(n, t1)
 
 
-def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T) -> BoundedRows:
-    """Rows for K contacts between bodies a and b (rows of the world arrays).
+def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T,
+                 remembered_vn=None) -> tuple[BoundedRows, np.ndarray]:
+    """Rows for K contacts between bodies a and b (rows of the world arrays), and the
+    approach speed (K,) to remember for the next step.
 
     point (K, 3) world, normal (K, 3) from a to b, depth (K,) m (negative: a gap);
     friction, restitution (K,) combined coefficients; h the step, T the stabilisation time.
+    remembered_vn (K,): approach speed of the same contact when a speculative row stopped it
+    at the surface last step; the bounce uses it, so stopping a fast body exactly at the
+    surface does not eat its rebound.
     """
     k = a.shape[0]
     ra = point - kin.x[a]
@@ -70,12 +75,15 @@ def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T) -
     a3, b3 = np.tile(a, 3), np.tile(b, 3)
     rows = Rows(a3, b3, np.concatenate([-depth, np.zeros(2 * k)]), Ja, Jb, np.zeros(3 * k))
     vn = dot(normal, kin.v[b] + cross(kin.w[b], rb) - kin.v[a] - cross(kin.w[a], ra))
-    bounce = np.where(vn < -RESTITUTION_THRESHOLD, -restitution * vn, 0.0)
+    impact = vn if remembered_vn is None else np.minimum(vn, remembered_vn)
+    bounce = np.where(impact < -RESTITUTION_THRESHOLD, -restitution * impact, 0.0)
+    arriving = (depth < 0) & (vn * h < depth)      # reaches the surface within this step
     push = np.maximum(depth - SLOP, 0.0) / T
     target_n = np.where(depth >= 0, np.maximum(bounce, push), depth / h)
     inf = np.full(k, np.inf)
     zeros = np.zeros(k)
     normal_index = np.arange(k)
+    remember = np.where(arriving, vn, 0.0)
     return BoundedRows(
         rows,
         lo=np.concatenate([zeros, -inf, -inf]),
@@ -84,4 +92,4 @@ def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T) -
         friction_normal=np.concatenate([np.full(k, -1), normal_index, normal_index]),
         mu=np.tile(friction, 3),
         cfm=np.zeros(3 * k),
-    )
+    ), remember

@@ -56,7 +56,8 @@ class BandedCholesky:
         return sj * (self.bandwidth + 1) + (si - sj)
 
     def diagonal_index(self):
-        return np.arange(self.m) * (self.bandwidth + 1)
+        """Storage index of each row's diagonal entry, in the original row order."""
+        return self.pos * (self.bandwidth + 1)
 
     def factor(self, data: np.ndarray):
         ab = data.reshape(self.m, self.bandwidth + 1).T

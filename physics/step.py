@@ -286,6 +286,8 @@ class Unilateral:
     n_contact_rows: int
     keys: np.ndarray
     tangents: tuple
+    warm: np.ndarray             # (K, 4) last step's multipliers and remembered approach speed
+    remember: np.ndarray         # (K,) approach speed to remember for the next step
 
 
 def unilateral_rows(world, model, kin, h):
@@ -294,10 +296,13 @@ def unilateral_rows(world, model, kin, h):
     cs = detect(world, model, kin.x, kin.R, kin.v, h)
     blocks, owners = [], []
     tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
+    warm, remember = np.zeros((0, 4)), np.zeros(0)
     if len(cs):
         mu = np.sqrt(world._friction[cs.body_a] * world._friction[cs.body_b])
         e = np.maximum(world._restitution[cs.body_a], world._restitution[cs.body_b])
-        block = contact_rows(kin, cs.body_a, cs.body_b, cs.point, cs.normal, cs.depth, mu, e, h, T)
+        warm = warm_start(world, contact_keys(cs))
+        block, remember = contact_rows(kin, cs.body_a, cs.body_b, cs.point, cs.normal, cs.depth,
+                                       mu, e, h, T, remembered_vn=warm[:, 3])
         blocks.append(block)
         owners.append(np.full(block.rows.count, -1, dtype=np.intp))
         k = len(cs)
@@ -311,7 +316,8 @@ def unilateral_rows(world, model, kin, h):
     merged = BoundedRows.concatenate(blocks)
     if merged is None:
         return None
-    return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), contact_keys(cs), tangents)
+    return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), contact_keys(cs), tangents,
+                      warm, remember)
 
 
 def bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h):
@@ -340,8 +346,7 @@ def bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h):
     lam0 = np.zeros(all_rows.count)
     kc = uni.n_contact_rows // 3
     if kc:
-        warm = warm_start(world, uni.keys)
-        lam0[m_eq: m_eq + 3 * kc] = warm.T.reshape(-1)
+        lam0[m_eq: m_eq + 3 * kc] = uni.warm[:, :3].T.reshape(-1)
     lam, _ = solve_bounded(pattern, J, JM, np.concatenate(parts_rhs), np.concatenate(parts_lo),
                            np.concatenate(parts_hi), cfm=np.concatenate(parts_cfm),
                            friction_normal=fn, mu=np.concatenate([np.zeros(m_eq), block.mu]),
@@ -387,8 +392,11 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     elif model.m:
         lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
     acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T)
-    v_half = v + 0.5 * h * acc_lin + h * kick_lin
-    w_half = w + 0.5 * h * acc_ang + h * kick_ang
+    # With bounded rows in play the whole kick comes first (symplectic Euler), so that the
+    # velocity the contacts aim at is the one the bodies move with and end the step with.
+    first = 0.5 if uni is None else 1.0
+    v_half = v + first * h * acc_lin + h * kick_lin
+    w_half = w + first * h * acc_ang + h * kick_ang
     stabilize = model.m and world.post_stabilization
     if stabilize:
         _, err, x1, q1, v_half, w_half = correct_to_manifold(
@@ -406,8 +414,9 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     else:
         x1, q1 = _advance_positions(x, q, v_half, w_half, h)
     R1 = quat_to_matrix(q1)
-    v1 = v_half + 0.5 * h * acc_lin
-    w1 = carry_with_bodies(R, R1, w_half + 0.5 * h * acc_ang)
+    second = 1.0 - first
+    v1 = v_half + second * h * acc_lin
+    w1 = carry_with_bodies(R, R1, w_half + second * h * acc_ang)
     if stabilize:
         v1, w1 = project_velocities(world, model, x1, q1, v1, w1)
     return (x1, q1, v1, w1), StepReport(rows, lam, x, R, uni, lam_b)
@@ -492,11 +501,11 @@ def _store_contacts(world, report):
     uni = report.uni
     if uni is None or uni.n_contact_rows == 0:
         world._contacts = None
-        world._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
+        world._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 4)))
         return
     k = uni.n_contact_rows // 3
     lam = report.lam_b[:3 * k].reshape(3, k).T
-    world._warm = (uni.keys, lam)
+    world._warm = (uni.keys, np.concatenate([lam, uni.remember[:, None]], axis=1))
     world._contacts = contact_report(uni.contacts, lam, uni.tangents)
 
 
