@@ -4,115 +4,116 @@ Find lambda with  lo <= lambda <= hi  minimising  1/2 lambda^T A lambda - rhs^T 
 i.e. the mixed LCP of contacts, friction, limits and motors together with the joints (whose
 bounds are infinite). Friction rows have |lambda_t| <= mu * lambda_n of their contact.
 
-Method: block principal pivoting (an active-set method). Each iteration fixes the rows on a
-bound and solves the rest *exactly* with one sparse factorisation:
-- a row clamped at a constant bound becomes lambda_i = bound;
-- a sliding friction row becomes lambda_t = +-mu lambda_n, kept as an equation so the friction
-  follows the normal force it depends on within the same solve (the matrix is then no longer
-  symmetric and SuperLU factorises it; without sliding rows the symmetric system goes to the
-  banded Cholesky / SuperLU of ``linsolve`` with clamped rows as identity rows).
-Then every free row that left its box is clamped and every clamped row whose gradient points
-into the box is freed, all at once. Warm started from the previous step's active set it
-usually ends in one or two factorisations; equality rows keep the exactness of a direct solve.
+Method: an outer loop holds the friction bounds at mu times the current normal forces, which
+makes each inner problem a convex box-constrained QP; the inner solver is block principal
+pivoting (an active-set method): rows on a bound are held there (identity rows in the same
+sparsity, so the banded Cholesky / SuperLU of ``linsolve`` apply unchanged) and the rest are
+solved *exactly* with one factorisation; then every free row that left its box is clamped
+and every clamped row whose gradient points into the box is freed, all at once. Warm started
+from the previous step it usually needs one or two factorisations, and the equality rows keep
+the exactness of a direct solve. If pivoting cycles, L-BFGS-B solves the same convex QP.
 """
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import splu
+
+CONTACT_SOFTNESS = 1e-6   # relative diagonal regularisation of the bounded rows
 
 
 def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=None,
-                  lam0=None, max_iterations=20):
+                  lam0=None, max_iterations=12, friction_rounds=4):
     """Solve the bounded problem described in the module docstring.
 
     pattern: an ``assembly.Pattern`` for the rows; J, JM: per-side blocks (2m, 6) of J and
     M^-1 J; rhs, lo, hi (m,); cfm: scalar or (m,) diagonal regularisation;
     friction_normal (m,) int: index of the normal row whose force bounds this friction row
     (-1 for other rows); mu (m,) friction coefficients; lam0 (m,) warm start.
-    Returns (lambda, iterations).
+    Returns (lambda, factorisations used).
     """
     m = rhs.shape[0]
-    cfm = np.broadcast_to(np.asarray(cfm, dtype=float), (m,))
-    contrib = np.einsum("ij,ij->i", JM[pattern.side_i], J[pattern.side_j])
-    ri, rj = pattern.side_i // 2, pattern.side_j // 2
-    A = _full_matrix(ri, rj, contrib, m, mirror=pattern.half_stored)
-    A_reg = (A + sp.diags(cfm)).tocsr()
     if friction_normal is None:
         friction_normal = np.full(m, -1)
     is_fric = friction_normal >= 0
     normal_of = np.where(is_fric, friction_normal, 0)
     mu = np.zeros(m) if mu is None else mu
-    lam = np.zeros(m) if lam0 is None else np.clip(lam0.astype(float), lo, hi)
+    contrib = np.einsum("ij,ij->i", JM[pattern.side_i], J[pattern.side_j])
+    ri, rj = pattern.side_i // 2, pattern.side_j // 2
+    A = _full_matrix(ri, rj, contrib, m, mirror=pattern.half_stored)
+    # Redundant contact rows (four corners of a box on the ground) make A singular; a soft
+    # diagonal relative to each row's own stiffness keeps the split between them bounded.
+    bounded = np.isfinite(lo) | np.isfinite(hi) | is_fric
+    cfm = np.broadcast_to(np.asarray(cfm, dtype=float), (m,)) + CONTACT_SOFTNESS * bounded * A.diagonal()
+    A_reg = (A + sp.diags(cfm)).tocsr()
+    lam = np.zeros(m) if lam0 is None else lam0.astype(float)
 
     def bounds(lam):
         limit = mu * np.maximum(lam[normal_of], 0.0)
         return np.where(is_fric, -limit, lo), np.where(is_fric, limit, hi)
 
-    blo, bhi = bounds(lam)
-    scale = max(np.abs(rhs).max(initial=0.0), 1e-12)
-    tol = 1e-9 * scale
-    at_lo = np.isfinite(blo) & (lam <= blo + tol)
-    at_hi = np.isfinite(bhi) & (lam >= bhi - tol) & ~at_lo
-    if lam0 is None or not np.any(lam0):
-        at_lo = np.isfinite(lo) & ~is_fric & (lo >= 0)      # start with contacts open
-        at_hi = np.zeros(m, dtype=bool)
-    best = None
-    for iteration in range(1, max_iterations + 1):
-        lam = _solve_active_set(pattern, A, A_reg, contrib, ri, rj, rhs, lo, hi, cfm, is_fric,
-                                normal_of, mu, at_lo, at_hi)
+    solver = _BoxQP(pattern, A, A_reg, contrib, ri, rj, cfm, rhs)
+    used = 0
+    for _ in range(friction_rounds):
         blo, bhi = bounds(lam)
-        gradient = A_reg @ lam - rhs
-        slack = tol + 1e-9 * np.abs(blo) + 1e-9 * np.abs(bhi)
-        free = ~(at_lo | at_hi)
-        new_lo = (free & (lam < blo - slack)) | (at_lo & (gradient >= -tol))
-        new_hi = (free & (lam > bhi + slack)) | (at_hi & (gradient <= tol))
-        new_hi &= ~new_lo
-        violation = np.sum(np.maximum(blo - lam, 0) + np.maximum(lam - bhi, 0))
-        if best is None or violation < best[0]:
-            best = (violation, lam)
-        if np.array_equal(new_lo, at_lo) and np.array_equal(new_hi, at_hi):
+        previous = lam
+        lam, n = solver.solve(blo, bhi, lam, max_iterations)
+        used += n
+        if not is_fric.any():
             break
-        at_lo, at_hi = new_lo, new_hi
-    else:
-        lam = best[1]
+        change = np.abs(bounds(lam)[1] - bhi)[is_fric].max()
+        if change <= 1e-6 * max(np.abs(lam).max(), 1e-12) or np.array_equal(lam, previous):
+            break
     blo, bhi = bounds(lam)
-    return np.clip(lam, blo, bhi), iteration
+    return np.clip(lam, blo, bhi), used
 
 
-def _solve_active_set(pattern, A, A_reg, contrib, ri, rj, rhs, lo, hi, cfm, is_fric, normal_of,
-                      mu, at_lo, at_hi):
-    """lambda for one active set (rows on a bound held there, the rest solved exactly)."""
-    m = rhs.shape[0]
-    sliding = (at_lo | at_hi) & is_fric
-    fixed_rows = (at_lo | at_hi) & ~is_fric
-    fixed = np.where(at_lo, lo, np.where(at_hi, hi, 0.0)) * fixed_rows
-    if not sliding.any():
-        free = ~fixed_rows
-        keep = free[ri] & free[rj]
-        fac = pattern.factorizer
-        data = np.bincount(pattern.target, weights=contrib * keep, minlength=fac.size)
-        data[pattern.diagonal] += np.where(free, cfm, 1.0)
-        b = np.where(free, rhs - A @ fixed, fixed)
+class _BoxQP:
+    """min 1/2 x^T A x - rhs^T x on a box, by block principal pivoting."""
+
+    def __init__(self, pattern, A, A_reg, contrib, ri, rj, cfm, rhs):
+        self.pattern, self.A, self.A_reg = pattern, A, A_reg
+        self.contrib, self.ri, self.rj, self.cfm, self.rhs = contrib, ri, rj, cfm, rhs
+        scale = max(np.abs(rhs).max(initial=0.0), 1e-12)
+        self.tol = 1e-10 * scale
+
+    def solve(self, lo, hi, start, max_iterations):
+        tol = self.tol
+        at_lo = np.isfinite(lo) & (start <= lo + tol)
+        at_hi = np.isfinite(hi) & (start >= hi - tol) & ~at_lo
+        for iteration in range(1, max_iterations + 1):
+            lam = self._solve_active_set(lo, hi, at_lo, at_hi)
+            gradient = self.A_reg @ lam - self.rhs
+            free = ~(at_lo | at_hi)
+            new_lo = (free & (lam < lo - tol)) | (at_lo & (gradient >= -tol) & (lo < hi))
+            new_hi = (free & (lam > hi + tol)) | (at_hi & (gradient <= tol))
+            new_lo |= at_lo & (lo >= hi)          # a box of zero width stays clamped
+            new_hi &= ~new_lo
+            if np.array_equal(new_lo, at_lo) and np.array_equal(new_hi, at_hi):
+                return lam, iteration
+            at_lo, at_hi = new_lo, new_hi
+        return _lbfgsb(self.A_reg, self.rhs, lam, lo, hi), iteration
+
+    def _solve_active_set(self, lo, hi, at_lo, at_hi):
+        clamped = at_lo | at_hi
+        fixed = np.where(at_lo, lo, np.where(at_hi, hi, 0.0))
+        free = ~clamped
+        keep = free[self.ri] & free[self.rj]
+        fac = self.pattern.factorizer
+        data = np.bincount(self.pattern.target, weights=self.contrib * keep, minlength=fac.size)
+        data[self.pattern.diagonal] += np.where(free, self.cfm, 1.0)
+        b = np.where(free, self.rhs - self.A @ fixed, fixed)
         lam = fac.solve(fac.factor(data), b)
-        lam[fixed_rows] = fixed[fixed_rows]
+        lam[clamped] = fixed[clamped]
         return lam
-    # non-symmetric system: free rows keep A's equations, clamped rows become constraints
-    free = ~(fixed_rows | sliding)
-    sign = np.where(at_hi, 1.0, -1.0)
-    eq_rows = sp.diags(free.astype(float)) @ A_reg
-    idx = np.flatnonzero(fixed_rows | sliding)
-    s_idx = np.flatnonzero(sliding)
-    cons = sp.csr_matrix(
-        (np.concatenate([np.ones(idx.size), -sign[s_idx] * mu[s_idx]]),
-         (np.concatenate([idx, s_idx]), np.concatenate([idx, normal_of[s_idx]]))),
-        shape=(m, m))
-    M = (eq_rows + cons).tocsc()
-    b = np.where(free, rhs, np.where(fixed_rows, fixed, 0.0))
-    try:
-        return splu(M).solve(b)
-    except RuntimeError:   # singular: a sliding row on a contact that also slides to zero
-        return np.linalg.lstsq(M.toarray(), b, rcond=None)[0]
+
+
+def _lbfgsb(A, rhs, start, lo, hi):
+    from scipy.optimize import minimize
+    box = list(zip(np.where(np.isfinite(lo), lo, None), np.where(np.isfinite(hi), hi, None)))
+    res = minimize(lambda x: (0.5 * x @ (A @ x) - rhs @ x, A @ x - rhs), np.clip(start, lo, hi),
+                   jac=True, method="L-BFGS-B", bounds=box,
+                   options={"maxiter": 1000, "ftol": 1e-15, "gtol": 1e-12})
+    return res.x
 
 
 def _full_matrix(ri, rj, values, m, mirror: bool) -> sp.csr_matrix:
