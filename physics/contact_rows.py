@@ -17,6 +17,7 @@ from .rows import Rows
 
 RESTITUTION_THRESHOLD = 0.2   # m/s: slower impacts do not bounce (resting contact stays put)
 SLOP = 5e-4                   # m of penetration left alone, so resting contacts do not jitter
+SPECULATIVE_TOUCH = 5e-4      # m: a gap this small counts as touching for impacts
 
 
 @dataclass
@@ -29,6 +30,7 @@ class BoundedRows:
     friction_normal: np.ndarray   # index (within this block) of the bounding normal row, or -1
     mu: np.ndarray
     cfm: np.ndarray               # per-row compliance (soft rows, e.g. servos); 0 = hard
+    push: np.ndarray | None = None  # contact normal rows: the push-out target without bounce
 
     @staticmethod
     def concatenate(blocks):
@@ -53,16 +55,13 @@ def tangent_basis(n: np.ndarray):
     return t1, cross(n, t1)
 
 
-def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T,
-                 remembered_vn=None) -> tuple[BoundedRows, np.ndarray]:
-    """Rows for K contacts between bodies a and b (rows of the world arrays), and the
-    approach speed (K,) to remember for the next step.
+def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T) -> BoundedRows:
+    """Rows for K contacts between bodies a and b (rows of the world arrays).
 
     point (K, 3) world, normal (K, 3) from a to b, depth (K,) m (negative: a gap);
     friction, restitution (K,) combined coefficients; h the step, T the stabilisation time.
-    remembered_vn (K,): approach speed of the same contact when a speculative row stopped it
-    at the surface last step; the bounce uses it, so stopping a fast body exactly at the
-    surface does not eat its rebound.
+    (Impacts are resolved before the step's solve, see ``step.resolve_impacts``; the bounce
+    target here serves worlds that skip that phase.)
     """
     k = a.shape[0]
     ra = point - kin.x[a]
@@ -75,15 +74,12 @@ def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T,
     a3, b3 = np.tile(a, 3), np.tile(b, 3)
     rows = Rows(a3, b3, np.concatenate([-depth, np.zeros(2 * k)]), Ja, Jb, np.zeros(3 * k))
     vn = dot(normal, kin.v[b] + cross(kin.w[b], rb) - kin.v[a] - cross(kin.w[a], ra))
-    impact = vn if remembered_vn is None else np.minimum(vn, remembered_vn)
-    bounce = np.where(impact < -RESTITUTION_THRESHOLD, -restitution * impact, 0.0)
-    arriving = (depth < 0) & (vn * h < depth)      # reaches the surface within this step
+    bounce = np.where(vn < -RESTITUTION_THRESHOLD, -restitution * vn, 0.0)
     push = np.maximum(depth - SLOP, 0.0) / T
     target_n = np.where(depth >= 0, np.maximum(bounce, push), depth / h)
     inf = np.full(k, np.inf)
     zeros = np.zeros(k)
     normal_index = np.arange(k)
-    remember = np.where(arriving, vn, 0.0)
     return BoundedRows(
         rows,
         lo=np.concatenate([zeros, -inf, -inf]),
@@ -92,4 +88,5 @@ def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T,
         friction_normal=np.concatenate([np.full(k, -1), normal_index, normal_index]),
         mu=np.tile(friction, 3),
         cfm=np.zeros(3 * k),
-    ), remember
+        push=push,
+    )

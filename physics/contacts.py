@@ -61,10 +61,9 @@ def contact_keys(cs: ContactSet) -> np.ndarray:
 
 
 def warm_start(world, keys: np.ndarray) -> np.ndarray:
-    """(K, 4) multipliers (normal, tangent 1, tangent 2) of the same contacts last step and
-    the approach speed remembered for them."""
+    """(K, 3) multipliers (normal, tangent 1, tangent 2) of the same contacts last step."""
     old_keys, old_lam = world._warm
-    out = np.zeros((keys.shape[0], 4))
+    out = np.zeros((keys.shape[0], 3))
     if old_keys.size and keys.size:
         order = np.argsort(old_keys)
         pos = np.clip(np.searchsorted(old_keys[order], keys), 0, old_keys.size - 1)

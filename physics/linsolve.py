@@ -77,7 +77,8 @@ class SparseLU:
     def __init__(self, graph: sp.csr_matrix):
         coo = graph.tocoo()
         self.m = graph.shape[0]
-        keys = np.unique(coo.col.astype(np.int64) * self.m + coo.row)   # column-major order
+        keys = np.sort(coo.col.astype(np.int64) * self.m + coo.row)     # column-major order
+        keys = keys[np.concatenate([[True], keys[1:] != keys[:-1]])]
         self.keys = keys
         self.indices = (keys % self.m).astype(np.int32)
         cols = keys // self.m

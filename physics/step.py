@@ -20,7 +20,7 @@ import numpy as np
 
 from .assembly import Pattern, Scatter, apply_inverse_mass
 from .bounded import solve_bounded
-from .contact_rows import BoundedRows, contact_rows
+from .contact_rows import RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows
 from .contacts import contact_keys, detect, excluded_pairs, report as contact_report, warm_start
 from .limits import bounded_joint_rows, build_coordinate_tables
 from .linsolve import SingularSystemError
@@ -286,8 +286,9 @@ class Unilateral:
     n_contact_rows: int
     keys: np.ndarray
     tangents: tuple
-    warm: np.ndarray             # (K, 4) last step's multipliers and remembered approach speed
-    remember: np.ndarray         # (K,) approach speed to remember for the next step
+    warm: np.ndarray             # (K, 3) last step's multipliers of the same contacts
+    restitution: np.ndarray      # (K,)
+    push: np.ndarray             # (K,) normal target without a bounce (push-out only)
 
 
 def unilateral_rows(world, model, kin, h):
@@ -296,13 +297,13 @@ def unilateral_rows(world, model, kin, h):
     cs = detect(world, model, kin.x, kin.R, kin.v, h)
     blocks, owners = [], []
     tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
-    warm, remember = np.zeros((0, 4)), np.zeros(0)
+    warm, push = np.zeros((0, 3)), np.zeros(0)
     if len(cs):
         mu = np.sqrt(world._friction[cs.body_a] * world._friction[cs.body_b])
         e = np.maximum(world._restitution[cs.body_a], world._restitution[cs.body_b])
         warm = warm_start(world, contact_keys(cs))
-        block, remember = contact_rows(kin, cs.body_a, cs.body_b, cs.point, cs.normal, cs.depth,
-                                       mu, e, h, T, remembered_vn=warm[:, 3])
+        block = contact_rows(kin, cs.body_a, cs.body_b, cs.point, cs.normal, cs.depth, mu, e, h, T)
+        push = block.push
         blocks.append(block)
         owners.append(np.full(block.rows.count, -1, dtype=np.intp))
         k = len(cs)
@@ -316,8 +317,9 @@ def unilateral_rows(world, model, kin, h):
     merged = BoundedRows.concatenate(blocks)
     if merged is None:
         return None
+    e = np.maximum(world._restitution[cs.body_a], world._restitution[cs.body_b]) if len(cs) else np.zeros(0)
     return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), contact_keys(cs), tangents,
-                      warm, remember)
+                      warm, e, push)
 
 
 def bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h):
@@ -346,12 +348,55 @@ def bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h):
     lam0 = np.zeros(all_rows.count)
     kc = uni.n_contact_rows // 3
     if kc:
-        lam0[m_eq: m_eq + 3 * kc] = uni.warm[:, :3].T.reshape(-1)
+        lam0[m_eq: m_eq + 3 * kc] = uni.warm.T.reshape(-1)
     lam, _ = solve_bounded(pattern, J, JM, np.concatenate(parts_rhs), np.concatenate(parts_lo),
                            np.concatenate(parts_hi), cfm=np.concatenate(parts_cfm),
                            friction_normal=fn, mu=np.concatenate([np.zeros(m_eq), block.mu]),
                            lam0=lam0)
     return lam[:m_eq], lam[m_eq:]
+
+
+def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, max_passes=32):
+    """Impacts as a sequence of velocity jumps before the step's solve.
+
+    Each pass takes the touching contacts that still approach faster than the restitution
+    threshold and solves for the impulses (lambda >= 0, with the joints' velocity rows) that
+    send them apart at e times their approach speed. A contact that was at rest when the pass
+    began takes no part in it, so a Newton's cradle passes its momentum ball by ball, as the
+    real one does through its tiny gaps. Afterwards the contact rows of the step no longer
+    carry a bounce. Returns the new velocities."""
+    k = uni.n_contact_rows // 3
+    if k == 0 or not np.any(uni.restitution > 0):
+        return v, w
+    n = world._n
+    block = uni.block
+    normal = Rows(*(getattr(block.rows, f)[:k] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
+    depth = uni.contacts.depth
+    h = world.dt / world.substeps
+    for _ in range(max_passes):
+        vn = normal.velocity(v, w)
+        # touching, or closing its gap within this step
+        meets = (depth > -SPECULATIVE_TOUCH) | (vn * h < depth)
+        hit = meets & (uni.restitution > 0) & (vn < -RESTITUTION_THRESHOLD)
+        if not hit.any():
+            break
+        idx = np.flatnonzero(hit)
+        sub = Rows(*(getattr(normal, f)[idx] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
+        parts = [r for r in (rows, sub) if r is not None]
+        all_rows = Rows.concatenate(parts)
+        m_eq = 0 if rows is None else rows.count
+        pattern = Pattern(all_rows.a, all_rows.b, inv_mass > 0, n)
+        J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
+        target = np.concatenate([np.zeros(m_eq), -uni.restitution[idx] * vn[idx]])
+        rhs = target - all_rows.velocity(v, w)
+        lo = np.concatenate([np.full(m_eq, -np.inf), np.zeros(idx.size)])
+        p, _ = solve_bounded(pattern, J, JM, rhs, lo, np.full(all_rows.count, np.inf), cfm=world.cfm)
+        scatter = Scatter(all_rows.a, all_rows.b, n)
+        G = scatter.forces(all_rows.Ja, all_rows.Jb, p)
+        v = v + inv_mass[:, None] * G[:, :3]
+        w = w + np.einsum("nij,nj->ni", Iinv, G[:, 3:])
+    block.target[:k] = np.where(uni.contacts.depth >= 0, uni.push, block.target[:k])
+    return v, w
 
 
 def _bounded_impulse(uni, lam_b, inv_mass, Iinv, n):
@@ -387,6 +432,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     kick_lin = kick_ang = 0.0
     lam_b = None
     if uni is not None:
+        v, w = resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w)
         lam, lam_b = bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h)
         kick_lin, kick_ang = _bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
     elif model.m:
@@ -501,11 +547,11 @@ def _store_contacts(world, report):
     uni = report.uni
     if uni is None or uni.n_contact_rows == 0:
         world._contacts = None
-        world._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 4)))
+        world._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
         return
     k = uni.n_contact_rows // 3
     lam = report.lam_b[:3 * k].reshape(3, k).T
-    world._warm = (uni.keys, np.concatenate([lam, uni.remember[:, None]], axis=1))
+    world._warm = (uni.keys, lam)
     world._contacts = contact_report(uni.contacts, lam, uni.tangents)
 
 

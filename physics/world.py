@@ -95,7 +95,7 @@ class World:
         self._allowed: set[frozenset] = set()
         self.contact_margin = 0.01      # m: gap below which a contact row is made (speculative)
         self._contacts = None           # ContactReport of the last step
-        self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 4)))
+        self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
         self._report = None
         self._wrench_cache = None
         self.last_lambda = np.zeros(0)
@@ -250,7 +250,7 @@ class World:
     def _topology_changed(self):
         self._compiled = None
         self._coordinate_tables = None
-        self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 4)))
+        self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
         self._state_changed()
 
     def _limits_changed(self):
