@@ -1,11 +1,13 @@
 """maxcoord physics: maximal-coordinate rigid bodies, joints and a sparse Lagrange-multiplier
 solver. Never imports a display or OpenGL library."""
 from .body import Body
+from .couplings import Coupling, Gear, PointOnPlane
 from .joints import Ball, Cylindrical, Distance, Fixed, Hinge, Joint, Slider, Universal
 from .shapes import Box, Capsule, Cylinder, Plane, Shape, Sphere
 from .step import StepError
 from .world import World
+from .jointspace import ArticulatedView
 
 __all__ = ["World", "Body", "Shape", "Sphere", "Box", "Capsule", "Cylinder", "Plane",
            "Joint", "Ball", "Hinge", "Slider", "Fixed", "Universal", "Cylindrical", "Distance",
-           "StepError"]
+           "Coupling", "Gear", "PointOnPlane", "ArticulatedView", "StepError"]

@@ -153,6 +153,14 @@ class PrimitiveTable:
     def evaluate(self, k: Kinematics) -> Rows:
         return PRIMITIVES[self.kind](k, self.a, self.b, *self.args)
 
+    def values(self, k: Kinematics) -> np.ndarray:
+        """C only (m,), without the Jacobians: what a position iteration needs."""
+        if self.kind == "point":
+            la, lb = self.args
+            return (k.x[self.b] + rotate(k.R[self.b], lb) - k.x[self.a]
+                    - rotate(k.R[self.a], la)).reshape(-1)
+        return self.evaluate(k).C
+
     @property
     def row_owner(self) -> np.ndarray:
         return np.repeat(self.owner, self.ROWS_PER_INSTANCE[self.kind])
@@ -172,6 +180,9 @@ def build_tables(instances: dict[str, list[tuple]]) -> list[PrimitiveTable]:
     ``instances[kind]`` is a list of tuples ``(owner, a, b, *args)``, one per instance.
     """
     tables = []
+    if instances.get("coupling"):
+        from .couplings import CouplingTable
+        tables.append(CouplingTable(instances["coupling"]))
     for kind in PRIMITIVES:
         items = instances.get(kind, [])
         if not items:
@@ -188,5 +199,6 @@ def build_tables(instances: dict[str, list[tuple]]) -> list[PrimitiveTable]:
 def evaluate_tables(tables: list[PrimitiveTable], k: Kinematics, c_only: bool = False):
     """All rows (``Rows``), or with ``c_only`` just the constraint values C (m,)."""
     if c_only:
-        return np.concatenate([t.evaluate(k).C for t in tables])
+        return np.concatenate([t.values(k) if hasattr(t, "values") else t.evaluate(k).C
+                               for t in tables])
     return Rows.concatenate([t.evaluate(k) for t in tables])

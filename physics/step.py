@@ -82,7 +82,7 @@ def world_inverse_inertia(R: np.ndarray, inv_inertia_body: np.ndarray) -> np.nda
     return R @ inv_inertia_body @ R.transpose(0, 2, 1)
 
 
-def gyroscopic_torque_implicit(R, inertia, w, h, dyn, iterations=3):
+def gyroscopic_torque_implicit(R, inertia, w, h, dyn, iterations=2):
     """Torque (N, 3) that reproduces the torque-free Euler equations over h by the implicit
     midpoint rule in the body frame: I (w1 - w0) / h + wm x I wm = 0, wm = (w0 + w1) / 2.
 

@@ -65,8 +65,10 @@ def allowed(i, j, static, group, mask, excluded_keys, n):
     """(M,) bool: the pairs (i, j) that pass the static, group/mask and exclusion filters."""
     ok = ~(static[i] & static[j])
     ok &= ((group[i] & mask[j]) != 0) & ((group[j] & mask[i]) != 0)
-    if len(excluded_keys):
-        ok &= ~np.isin(np.minimum(i, j) * n + np.maximum(i, j), excluded_keys)
+    if len(excluded_keys):      # excluded_keys is sorted: a binary search per pair
+        keys = np.minimum(i, j).astype(np.int64) * n + np.maximum(i, j)
+        pos = np.minimum(np.searchsorted(excluded_keys, keys), len(excluded_keys) - 1)
+        ok &= excluded_keys[pos] != keys
     return ok
 
 

@@ -1,0 +1,28 @@
+"""A pyramid of boxes on the ground (stacking stability)."""
+import numpy as np
+
+from physics import Box, Plane
+
+TITLE = "Box pyramid"
+DESCRIPTION = "A 2D pyramid of cubes (base 10: 55 boxes) resting on the ground, friction 0.6."
+PARAMS = {"base": 10, "size": 0.5, "friction": 0.6, "gap": 0.02}
+CAMERA = {"target": (0.0, 0.0, 2.0), "distance": 10.0, "yaw": -90, "pitch": 15}
+
+
+def build(world, base=10, size=0.5, friction=0.6, gap=0.02):
+    """size: cube edge (m); gap: horizontal spacing between neighbours (m)."""
+    base = int(base)
+    if base < 1:
+        raise ValueError(f"base must be at least 1, got {base}")
+    if size <= 0 or gap < 0:
+        raise ValueError(f"need size > 0 and gap >= 0, got size={size}, gap={gap}")
+    world.add_body(Plane(), friction=friction, name="ground")
+    h = 0.5 * size
+    pitch = size + gap
+    for row in range(base):
+        n = base - row
+        z = h + row * (size + 1e-4)           # a hair above the layer below: no start overlap
+        for i in range(n):
+            x = (i - 0.5 * (n - 1)) * pitch
+            world.add_body(Box((h, h, h)), density=500.0, position=(x, 0.0, z),
+                           friction=friction, name=f"box{row}_{i}")

@@ -1,0 +1,78 @@
+"""Couplings between joint coordinates (seed 002's q2 = 2 sin q1), gears, point on plane."""
+import numpy as np
+import pytest
+
+from physics import Box, Coupling, Gear, Hinge, PointOnPlane, Slider, Sphere, World
+from physics.math3d import quat_to_matrix, rotate_quat
+from physics.rows import Kinematics, evaluate_tables
+
+
+def planar2g(integrator):
+    """Seed 002's planar2g: a two-link planar arm whose second joint follows q2 = 2 sin q1."""
+    world = World(gravity=(0, 0, 0), integrator=integrator)
+    link1 = world.add_body(Box((0.5, 0.05, 0.05)), mass=1.0, position=(0.5, 0, 0))
+    link2 = world.add_body(Box((0.5, 0.05, 0.05)), mass=1.0, position=(1.5, 0, 0))
+    j1 = world.add_joint(Hinge(None, link1, anchor=(0, 0, 0), axis=(0, 0, 1)))
+    j2 = world.add_joint(Hinge(link1, link2, anchor=(1, 0, 0), axis=(0, 0, 1)))
+    coupling = world.add_joint(Coupling(
+        [j1, j2], phi=lambda q: q[1] - 2 * np.sin(q[0]),
+        grad=lambda q: np.array([-2 * np.cos(q[0]), 1.0]),
+        hessian=lambda q: np.array([[2 * np.sin(q[0]), 0.0], [0.0, 0.0]])))
+    return world, link1, j1, j2, coupling
+
+
+@pytest.mark.parametrize("integrator", ["rk4", "symplectic"])
+def test_planar2g_work_of_a_constant_torque_equals_kinetic_energy(integrator):
+    world, link1, j1, j2, coupling = planar2g(integrator)
+    for _ in range(480):
+        link1.apply_torque((0, 0, 1.0))      # tau = [1, 0]: joint 1 only
+        world.step()
+    work = 1.0 * j1.angle                    # constant torque times the angle turned
+    assert world.kinetic_energy() == pytest.approx(work, rel=0.01)
+    assert abs(j2.angle - 2 * np.sin(j1.angle)) < 1e-6
+    assert j1.angle > 0.2                    # it did turn
+
+
+def test_coupling_row_matches_finite_differences():
+    world, link1, j1, j2, coupling = planar2g("symplectic")
+    rng = np.random.default_rng(2)
+    for b in world.bodies:
+        b.angular_velocity = (0, 0, rng.normal())
+        b.linear_velocity = rng.normal(size=3) * 0.1
+    table = [t for t in world._model().tables if t.kind == "coupling"]
+    x, q, v, w = (world._view(k).copy() for k in ("_x", "_q", "_v", "_w"))
+
+    def row(x, q):
+        return table[0].evaluate(Kinematics(x, quat_to_matrix(q), v, w))
+
+    r = row(x, q)
+    eps = 1e-6
+    moved = lambda s: row(x + s * eps * v, rotate_quat(q, s * eps * w))
+    fd_rate = (moved(1).C - moved(-1).C) / (2 * eps)
+    np.testing.assert_allclose(r.velocity(v, w), fd_rate, rtol=1e-6, atol=1e-8)
+    fd_jdu = (moved(1).velocity(v, w) - moved(-1).velocity(v, w)) / (2 * eps)
+    np.testing.assert_allclose(r.Jdu, fd_jdu, rtol=1e-5, atol=1e-7)
+
+
+def test_gear_keeps_its_ratio_under_load():
+    world = World(gravity=(0, 0, 0))
+    a = world.add_body(Box((0.2, 0.2, 0.05)), mass=1.0, position=(0, 0, 0))
+    b = world.add_body(Box((0.1, 0.1, 0.05)), mass=0.5, position=(1, 0, 0))
+    ja = world.add_joint(Hinge(None, a, anchor=(0, 0, 0), axis=(0, 0, 1)))
+    jb = world.add_joint(Hinge(None, b, anchor=(1, 0, 0), axis=(0, 0, 1)))
+    world.add_joint(Gear(ja, jb, ratio=-3.0))
+    for _ in range(240):
+        a.apply_torque((0, 0, 5.0))
+        world.step()
+    assert jb.angle == pytest.approx(-3.0 * ja.angle, abs=1e-6)
+    assert abs(ja.angle) > 0.1
+
+
+def test_point_on_plane_holds_a_pen_on_the_paper():
+    world = World()
+    pen = world.add_body(Sphere(0.05), mass=1.0, position=(0, 0, 0.05), linear_velocity=(1, 0.5, 0))
+    tip = world.add_joint(PointOnPlane(None, pen, point=(0, 0, 0), normal=(0, 0, 1)))
+    world.step(240)
+    assert abs(tip.distance) < 1e-8
+    assert pen.position[0] == pytest.approx(1.0, abs=1e-6)   # free to slide in the plane
+    assert tip.force[2] == pytest.approx(9.81, rel=1e-6)      # and it carries the weight
