@@ -322,6 +322,18 @@ def unilateral_rows(world, model, kin, h):
                       warm, e, push)
 
 
+def cached_pattern(world, a, b, inv_mass):
+    """The sparsity of A for these rows, reused while the rows touch the same bodies (a
+    resting pile keeps its contacts from step to step)."""
+    key = (a.tobytes(), b.tobytes())
+    cache = world._pattern_cache
+    if key not in cache:
+        if len(cache) >= 4:
+            cache.pop(next(iter(cache)))
+        cache[key] = Pattern(a, b, inv_mass > 0, world._n)
+    return cache[key]
+
+
 def bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h):
     """Solve joints and bounded rows together: the joints' rows keep the seed equation's
     right-hand side, the bounded rows aim at their end-of-step velocity targets."""
@@ -329,7 +341,7 @@ def bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h):
     block = uni.block
     all_rows = Rows.concatenate([r for r in (rows, block.rows) if r is not None])
     m_eq = 0 if rows is None else rows.count
-    pattern = Pattern(all_rows.a, all_rows.b, inv_mass > 0, n)
+    pattern = cached_pattern(world, all_rows.a, all_rows.b, inv_mass)
     J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
     free_lin = inv_mass[:, None] * F
     free_ang = np.einsum("nij,nj->ni", Iinv, T)

@@ -92,6 +92,7 @@ class World:
         self._compiled = None
         self._coordinate_tables = None
         self._ignored: set[frozenset] = set()
+        self._pattern_cache = {}
         self._allowed: set[frozenset] = set()
         self.contact_margin = 0.01      # m: gap below which a contact row is made (speculative)
         self._contacts = None           # ContactReport of the last step
@@ -250,6 +251,7 @@ class World:
     def _topology_changed(self):
         self._compiled = None
         self._coordinate_tables = None
+        self._pattern_cache = {}
         self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
         self._state_changed()
 

@@ -1,16 +1,19 @@
-"""A pyramid of boxes on the ground (stacking stability)."""
+"""A pyramid of boxes on the ground (stacking stability), then a rolling ball knocks it down."""
 import numpy as np
 
-from physics import Box, Plane
+from physics import Box, Plane, Sphere
 
 TITLE = "Box pyramid"
-DESCRIPTION = "A 2D pyramid of cubes (base 10: 55 boxes) resting on the ground, friction 0.6."
-PARAMS = {"base": 10, "size": 0.5, "friction": 0.6, "gap": 0.02}
+DESCRIPTION = ("A 2D pyramid of cubes (base 10: 55 boxes) resting on the ground, friction 0.6; "
+               "at shot_time a heavy ball rolls into it (shot_speed=0: it only stands).")
+PARAMS = {"base": 10, "size": 0.5, "friction": 0.6, "gap": 0.02, "shot_speed": 8.0,
+          "shot_time": 1.0}
 CAMERA = {"target": (0.0, 0.0, 2.0), "distance": 10.0, "yaw": -90, "pitch": 15}
 
 
-def build(world, base=10, size=0.5, friction=0.6, gap=0.02):
-    """size: cube edge (m); gap: horizontal spacing between neighbours (m)."""
+def build(world, base=10, size=0.5, friction=0.6, gap=0.02, shot_speed=8.0, shot_time=1.0):
+    """size: cube edge (m); gap: horizontal spacing between neighbours (m); the ball
+    (radius 0.6 size, 4x the density of the boxes) starts at rest to the -x side."""
     base = int(base)
     if base < 1:
         raise ValueError(f"base must be at least 1, got {base}")
@@ -26,3 +29,16 @@ def build(world, base=10, size=0.5, friction=0.6, gap=0.02):
             x = (i - 0.5 * (n - 1)) * pitch
             world.add_body(Box((h, h, h)), density=500.0, position=(x, 0.0, z),
                            friction=friction, name=f"box{row}_{i}")
+    r = 0.6 * size
+    ball = world.add_body(Sphere(r), density=2000.0, friction=friction, name="ball",
+                          position=(-0.5 * base * pitch - 2.0 - r, 0.0, r))
+    if shot_speed <= 0:
+        return None
+    fired = []
+
+    def shoot(world):
+        if not fired and world.time >= shot_time - 1e-9:
+            fired.append(True)
+            ball.linear_velocity = (shot_speed, 0.0, 0.0)
+            ball.angular_velocity = (0.0, shot_speed / r, 0.0)     # rolling
+    return shoot

@@ -62,11 +62,13 @@ def cmd_run(args):
     worst_error, max_contacts = world.constraint_error(), 0
     record = {"time": [], "position": [], "orientation": [], "linear_velocity": [],
               "angular_velocity": [], "energy": [], "constraint_error": [], "joint_force": [],
-              "joint_torque": []}
+              "joint_torque": [], "joint_coordinate": [], "contacts": []}
+    coordinated = [j for j in world.joints if hasattr(j, "angle") or hasattr(j, "position")]
     every = max(1, steps // 2000)
     start = time.perf_counter()
     for i in range(steps):
         scene.step()
+        max_contacts = max(max_contacts, len(world.contacts))
         if i % every == 0 or i == steps - 1:
             err = world.constraint_error()
             worst_error = max(worst_error, err)
@@ -80,6 +82,9 @@ def cmd_run(args):
                 record["constraint_error"].append(err)
                 record["joint_force"].append(np.array([j.force for j in world.joints]).reshape(-1, 3))
                 record["joint_torque"].append(np.array([j.torque for j in world.joints]).reshape(-1, 3))
+                record["joint_coordinate"].append(
+                    [j.angle if hasattr(j, "angle") else j.position for j in coordinated])
+                record["contacts"].append(len(world.contacts))
         if not args.quiet and (i % 24 == 0 or i == steps - 1):
             _progress(i + 1, steps, start)
     wall = time.perf_counter() - start
@@ -133,6 +138,11 @@ def cmd_render(args):
     render_command(scene, seconds=args.seconds, out=args.out, fps=args.fps)
 
 
+def cmd_plot(args):
+    from tools.plot import plot_recording
+    print(f"wrote {plot_recording(args.recording, args.out)}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="maxcoord", description="maximal-coordinate rigid-body physics")
     sub = p.add_subparsers(dest="command", required=True)
@@ -161,6 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--fps", type=int, default=30)
     s.add_argument("--param", action="append", metavar="KEY=VALUE")
     s.set_defaults(func=cmd_render)
+    s = sub.add_parser("plot", help="plot energy, constraint error and joint coordinates of a recording")
+    s.add_argument("recording", help="a .npz written by `maxcoord run --record`")
+    s.add_argument("--out", default="plot.png")
+    s.set_defaults(func=cmd_plot)
     return p
 
 

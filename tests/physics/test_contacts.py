@@ -99,3 +99,62 @@ def test_same_scene_twice_is_bitwise_identical():
     a, b = run(), run()
     for key in ("x", "q", "v", "w"):
         assert np.array_equal(a[key], b[key])
+
+
+def test_newtons_cradle_passes_the_momentum_to_the_far_ball():
+    from physics import Distance
+    world = World()
+    r, balls = 0.05, []
+    for i in range(5):
+        x = i * 2 * r * 1.001
+        ball = world.add_body(Sphere(r), mass=0.2, position=(x, 0, 1.0), restitution=1.0, friction=0.0)
+        world.add_joint(Distance(None, ball, anchor_a=(x, 0, 2.0), anchor_b=(x, 0, 1.0)))
+        balls.append(ball)
+    lift = 0.5
+    balls[0].position = (-np.sin(lift), 0, 2.0 - np.cos(lift))
+    incoming = np.sqrt(2 * 9.81 * (1 - np.cos(lift)))
+    for _ in range(130):                 # a quarter swing, then the impact
+        world.step()
+    speeds = [abs(b.linear_velocity[0]) for b in balls]
+    assert speeds[4] > 0.9 * incoming
+    assert max(speeds[:4]) < 0.1 * incoming
+
+
+def test_heavy_box_resting_on_a_light_box_does_not_sink():
+    world = World()
+    world.add_body(Plane())
+    light = world.add_body(Box((0.2, 0.2, 0.1)), mass=1.0, position=(0, 0, 0.1))
+    heavy = world.add_body(Box((0.3, 0.3, 0.3)), mass=100.0, position=(0, 0, 0.5))
+    world.step(5 * 240)
+    assert 0.5 - heavy.position[2] < 1e-3
+    assert 0.1 - light.position[2] < 1e-3
+
+
+def test_chain_with_a_heavy_end_resting_on_the_ground_keeps_its_joints():
+    from physics import Ball
+    world = World()
+    world.add_body(Plane())
+    prev = None
+    for i in range(20):
+        mass = 1000.0 if i == 19 else 1.0
+        body = world.add_body(Sphere(0.04), mass=mass, position=(0.1 * (i + 1), 0, 1.0))
+        world.add_joint(Ball(prev, body, anchor=(0.1 * i, 0, 1.0)))
+        prev = body
+    # the world anchor sits 1 m up; the chain is 2 m long so its heavy end lands on the ground
+    world.step(10 * 240)
+    assert prev.position[2] == pytest.approx(0.04, abs=2e-3)
+    assert world.constraint_error() < 1e-4
+
+
+def test_box_pyramid_stands():
+    world = World()
+    world.add_body(Plane(), friction=0.6)
+    h, boxes = 0.1, []
+    for row in range(10):
+        for i in range(10 - row):
+            boxes.append(world.add_body(Box((h, h, h)), mass=1.0, friction=0.6,
+                                        position=((i - (9 - row) / 2) * 2.02 * h, 0, h + row * 2 * h)))
+    top = boxes[-1]
+    start = top.position
+    world.step(2 * 240)      # 2 s here (the full 10 s run is `maxcoord bench pyramid`)
+    assert np.linalg.norm(top.position - start) < 0.01

@@ -1,0 +1,35 @@
+"""``maxcoord plot rec.npz --out plot.png``: energy, constraint error and joint coordinates of
+a recording made by ``maxcoord run --record``. Uses matplotlib (the [plot] extra)."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def plot_recording(path: str, out: str) -> str:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ValueError("plotting needs matplotlib: pip install 'maxcoord[plot]'") from None
+    try:
+        data = np.load(path)
+        t, energy, error = data["time"], data["energy"], data["constraint_error"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(f"{path} is not a maxcoord recording ({exc})") from None
+    coords = data["joint_coordinate"] if "joint_coordinate" in data else None
+    rows = 3 if coords is not None and coords.size else 2
+    fig, axes = plt.subplots(rows, 1, figsize=(9, 2.6 * rows), sharex=True)
+    axes[0].plot(t, energy - energy[0])
+    axes[0].set_ylabel("energy - E0 (J)")
+    axes[1].semilogy(t, np.maximum(error, 1e-16))
+    axes[1].set_ylabel("constraint error (m)")
+    if rows == 3:
+        axes[2].plot(t, coords)
+        axes[2].set_ylabel("joint coordinates")
+    axes[-1].set_xlabel("time (s)")
+    fig.suptitle(f"{data['scene']}  (dt = {float(data['dt']) * 1e3:.3f} ms)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
