@@ -22,7 +22,7 @@ CONTACT_SOFTNESS = 1e-6   # relative diagonal regularisation of the bounded rows
 
 
 def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=None,
-                  lam0=None, max_iterations=12, friction_rounds=4):
+                  lam0=None, max_iterations=40, friction_rounds=4):
     """Solve the bounded problem described in the module docstring.
 
     pattern: an ``assembly.Pattern`` for the rows; J, JM: per-side blocks (2m, 6) of J and
@@ -56,7 +56,7 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
     for _ in range(friction_rounds):
         blo, bhi = bounds(lam)
         previous = lam
-        lam, n = solver.solve(blo, bhi, lam, max_iterations)
+        lam, n = solver.solve(blo, bhi, lam, max(max_iterations, 3 * int(bounded.sum())))
         used += n
         if not is_fric.any():
             break
@@ -74,23 +74,38 @@ class _BoxQP:
         self.pattern, self.A, self.A_reg = pattern, A, A_reg
         self.contrib, self.ri, self.rj, self.cfm, self.rhs = contrib, ri, rj, cfm, rhs
         scale = max(np.abs(rhs).max(initial=0.0), 1e-12)
-        self.tol = 1e-10 * scale
+        self.tol = 1e-7 * scale
 
     def solve(self, lo, hi, start, max_iterations):
+        """Block pivoting with Judice and Pires' safeguard: when swapping every infeasible row
+        at once stops reducing their number, swap only the last one (Murty's rule, finite)."""
         tol = self.tol
         at_lo = np.isfinite(lo) & (start <= lo + tol)
         at_hi = np.isfinite(hi) & (start >= hi - tol) & ~at_lo
+        fewest, stalled = np.inf, 0
         for iteration in range(1, max_iterations + 1):
             lam = self._solve_active_set(lo, hi, at_lo, at_hi)
             gradient = self.A_reg @ lam - self.rhs
             free = ~(at_lo | at_hi)
-            new_lo = (free & (lam < lo - tol)) | (at_lo & (gradient >= -tol) & (lo < hi))
-            new_hi = (free & (lam > hi + tol)) | (at_hi & (gradient <= tol))
-            new_lo |= at_lo & (lo >= hi)          # a box of zero width stays clamped
-            new_hi &= ~new_lo
-            if np.array_equal(new_lo, at_lo) and np.array_equal(new_hi, at_hi):
+            below = free & (lam < lo - tol)
+            above = free & (lam > hi + tol)
+            leave_lo = at_lo & (gradient < -tol) & (lo < hi)
+            leave_hi = at_hi & (gradient > tol)
+            wrong = below | above | leave_lo | leave_hi
+            count = int(np.count_nonzero(wrong))
+            if count == 0:
                 return lam, iteration
-            at_lo, at_hi = new_lo, new_hi
+            if count < fewest:
+                fewest, stalled = count, 0
+            else:
+                stalled += 1
+            if stalled >= 2:                     # single pivot on the last infeasible row
+                keep = np.zeros_like(wrong)
+                keep[np.flatnonzero(wrong)[-1]] = True
+                below, above, leave_lo, leave_hi = (below & keep, above & keep,
+                                                    leave_lo & keep, leave_hi & keep)
+            at_lo = (at_lo & ~leave_lo) | below
+            at_hi = (at_hi & ~leave_hi) | above
         return _lbfgsb(self.A_reg, self.rhs, lam, lo, hi), iteration
 
     def _solve_active_set(self, lo, hi, at_lo, at_hi):
@@ -112,7 +127,7 @@ def _lbfgsb(A, rhs, start, lo, hi):
     box = list(zip(np.where(np.isfinite(lo), lo, None), np.where(np.isfinite(hi), hi, None)))
     res = minimize(lambda x: (0.5 * x @ (A @ x) - rhs @ x, A @ x - rhs), np.clip(start, lo, hi),
                    jac=True, method="L-BFGS-B", bounds=box,
-                   options={"maxiter": 1000, "ftol": 1e-15, "gtol": 1e-12})
+                   options={"maxiter": 200, "ftol": 1e-13, "gtol": 1e-9})
     return res.x
 
 
