@@ -47,7 +47,35 @@ def bench_chain(sizes=(10, 100, 1000, 10000)) -> dict:
     return results
 
 
-BENCHES = {"chain": bench_chain}
+def _run_scene(scene, settle_steps: int, timed_steps: int) -> dict:
+    """Microseconds per step over ``timed_steps`` after ``settle_steps`` (JSON-ready)."""
+    world = scene.world
+    scene.step(settle_steps)
+    start = time.perf_counter()
+    scene.step(timed_steps)
+    us = (time.perf_counter() - start) / timed_steps * 1e6
+    return {"bodies": len(world.bodies), "joints": len(world.joints), "contacts": len(world.contacts),
+            "us_per_step": round(us, 1), "real_time_factor": round(world.dt * 1e6 / us, 3),
+            "sim_seconds_timed": round(timed_steps * world.dt, 3)}
+
+
+def bench_contacts() -> dict:
+    """The contact benchmarks of the contact issue: a 55-box pyramid, 1000 spheres into a
+    bin, and 10 capsule ragdolls dropped in a pile (dt 1/240)."""
+    import scenes
+    out = {}
+    for label, name, params, settle, timed in (
+            ("pyramid_55", "box_pyramid", {"base": 10}, 24, 48),
+            ("spheres_1000", "marbles", {"count": 1000}, 120, 24),
+            ("ragdolls_10", "ragdoll_pile", {"count": 10}, 120, 24)):
+        if name not in scenes.names():
+            out[label] = {"skipped": f"scene {name!r} is not available"}
+            continue
+        out[label] = _run_scene(scenes.load(name, **params), settle, timed)
+    return out
+
+
+BENCHES = {"chain": bench_chain, "contacts": bench_contacts}
 
 
 def run(names: list[str] | None = None, out: str | None = None) -> dict:
