@@ -56,12 +56,12 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
     for _ in range(friction_rounds):
         blo, bhi = bounds(lam)
         previous = lam
-        lam, n = solver.solve(blo, bhi, lam, max(max_iterations, 3 * int(bounded.sum())))
+        lam, n = solver.solve(blo, bhi, lam, max_iterations + min(3 * int(bounded.sum()), 60))
         used += n
         if not is_fric.any():
             break
         change = np.abs(bounds(lam)[1] - bhi)[is_fric].max()
-        if change <= 1e-6 * max(np.abs(lam).max(), 1e-12) or np.array_equal(lam, previous):
+        if change <= 1e-4 * max(np.abs(lam).max(), 1e-12) or np.array_equal(lam, previous):
             break
     blo, bhi = bounds(lam)
     return np.clip(lam, blo, bhi), used
@@ -99,9 +99,9 @@ class _BoxQP:
                 fewest, stalled = count, 0
             else:
                 stalled += 1
-            if stalled >= 2:                     # single pivot on the last infeasible row
+            if stalled >= 3:     # swap only the last few infeasible rows (one, once few are left)
                 keep = np.zeros_like(wrong)
-                keep[np.flatnonzero(wrong)[-1]] = True
+                keep[np.flatnonzero(wrong)[-(1 if count <= 8 else count // 2):]] = True
                 below, above, leave_lo, leave_hi = (below & keep, above & keep,
                                                     leave_lo & keep, leave_hi & keep)
             at_lo = (at_lo & ~leave_lo) | below

@@ -29,7 +29,8 @@ def view_command(target, **opts) -> int:
     Options (all optional): ``title``, ``camera`` (a camera spec, see ``render.camera``),
     ``controller``, ``scenes`` (list of names/callables for N/P) with ``load_scene``
     (name -> scene), ``size`` ((w, h) or "WxH"), ``samples`` (MSAA, default 4),
-    ``screenshot_dir``, ``paused`` (start paused), ``time_scale``.
+    ``screenshot_dir``, ``paused`` (start paused), ``time_scale``, ``quality``
+    ("fast"/"full"; default fast on a software rasteriser, Q toggles).
     Returns 0 (a process exit code).
     """
     from .viewer import Viewer
@@ -52,7 +53,7 @@ def render_command(target, seconds: float, out, fps: float = 30, size=(1280, 720
     .gif, .mp4, or a folder of PNGs when ``out`` ends in '/' or has no suffix).
 
     Options: ``camera``, ``controller``, ``progress`` (stderr bar, default True), ``samples``
-    (MSAA, default 4), ``contacts``, ``joints``, ``shadows``. Returns a JSON-able summary
+    (MSAA, default 4), ``contacts``, ``joints``, ``shadows``, ``quality`` ("fast"/"full"). Returns a JSON-able summary
     ``{"out", "kind", "frames", "sim_time", "size", "seconds_wall"}``.
     """
     from .offscreen import render_offscreen
@@ -60,12 +61,15 @@ def render_command(target, seconds: float, out, fps: float = 30, size=(1280, 720
                             size=parse_size(size), **opts)
 
 
-def bench_render(n_bodies=(100, 1000, 5000), size=(1280, 720), frames: int = 60) -> dict:
+def bench_render(n_bodies=(100, 1000, 5000), size=(1280, 720), frames: int = 60,
+                 quality: str | None = None) -> dict:
     """The render benchmark: ms per frame and fps for scenes of 100, 1000 and 5000 mixed
-    bodies (render only, no physics). JSON-able:
-    ``{"size", "frames", "samples", "mode", "renderer", "results": {"100": {"ms_per_frame",
-    "fps", "readback_ms"}, ...}}``."""
+    bodies (render only, no physics). ``quality``: "fast", "full" or None (the renderer's
+    default: fast on a software rasteriser, or ``MAXCOORD_RENDER_QUALITY``). JSON-able:
+    ``{"size", "frames", "samples", "quality", "mode", "renderer", "results": {"100":
+    {"ms_per_frame", "fps", "readback_ms"}, ...}}``."""
     from .offscreen import frame_times
-    r = frame_times(tuple(n_bodies), size=parse_size(size), frames=int(frames))
+    r = frame_times(tuple(n_bodies), size=parse_size(size), frames=int(frames),
+                    quality=quality)
     r["results"] = {str(k): v for k, v in r["results"].items()}
     return r

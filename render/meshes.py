@@ -105,7 +105,19 @@ def capsule(slices: int = 32, stacks: int = 16):
     return np.concatenate(parts), np.concatenate(idx)
 
 
-LOD_SEGMENTS = (32, 16, 8)        # segments around the axis for level 0 (near) .. 2 (far)
+LOD_SEGMENTS = (32, 20, 12, 8)    # segments around the axis for level 0 (near) .. 3 (far)
+LOD_MAX_ERROR = 0.75              # pixels between a polygonal silhouette and the circle
+
+
+def lod_level(radius_pixels) -> np.ndarray:
+    """Detail level for round shapes of the given on-screen radii: the coarsest level whose
+    silhouette (a polygon of n segments) stays within LOD_MAX_ERROR pixels of the circle,
+    r (1 - cos(pi / n)) <= LOD_MAX_ERROR."""
+    r = np.asarray(radius_pixels, float)
+    level = np.zeros(r.shape, dtype=np.int64)
+    for lvl, n in enumerate(LOD_SEGMENTS[1:], start=1):
+        level = np.where(r * (1.0 - np.cos(np.pi / n)) <= LOD_MAX_ERROR, lvl, level)
+    return level
 
 
 def shape_meshes(level: int = 0):

@@ -24,16 +24,19 @@ _CONTEXT = {}
 
 class OffscreenRenderer:
     """A GL context (hidden window or headless surface) with a Renderer and a render target of
-    a given size. ``render(world_geometry, camera)`` returns an (h, w, 3) uint8 image."""
+    a given size. ``render(world_geometry, camera)`` returns an (h, w, 3) uint8 image.
+    ``quality``: "fast", "full" or None (see ``renderer.default_quality``)."""
 
-    def __init__(self, size=(1280, 720), samples: int = 4):
+    def __init__(self, size=(1280, 720), samples: int = 4, quality: str | None = None):
         load_pyglet()
         from .renderer import Renderer
         self.window = _shared_window()
         self.window.switch_to()
+        from .renderer import resolve_quality
         self.renderer = _CONTEXT.get("renderer")
         if self.renderer is None:
             self.renderer = _CONTEXT["renderer"] = Renderer()
+        self.quality = resolve_quality(quality)
         self.size = (int(size[0]), int(size[1]))
         if self.size[0] < 1 or self.size[1] < 1:
             raise ValueError(f"size must be two positive integers, got {size!r}")
@@ -43,6 +46,7 @@ class OffscreenRenderer:
     def draw(self, geometry, camera, options=None):
         self.window.switch_to()
         self.target.bind()
+        self.renderer.quality = self.quality          # the renderer is shared
         self.renderer.draw(geometry, camera, *self.size, options, target_fbo=self.target.fbo)
 
     def render(self, geometry, camera, options=None) -> np.ndarray:
@@ -95,7 +99,8 @@ class _Progress:
 
 def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280, 720),
                      camera=None, controller=None, progress: bool = True, samples: int = 4,
-                     contacts: bool = False, joints: bool = False, shadows: bool = True) -> dict:
+                     contacts: bool = False, joints: bool = False, shadows: bool = True,
+                     quality: str | None = None) -> dict:
     """Simulate ``world`` (a World or a scene object with ``.world``) for ``seconds`` and
     write what it looks like to ``out``:
 
@@ -106,6 +111,7 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
 
     The world advances at its own dt (with ``controller`` applied before every step).
     ``camera`` is a camera spec (see ``render.camera``); by default the bodies are framed.
+    ``quality``: "fast", "full" or None (fast on a software rasteriser; see ``renderer``).
     Returns ``{"out", "kind", "frames", "sim_time", "size", "seconds_wall"}``.
     """
     if not (seconds >= 0 and math.isfinite(seconds)):
@@ -122,7 +128,7 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
     cam = initial_camera(spec.camera, geometry, size[0] / size[1])
     t0 = spec.world.time
     wall = time.perf_counter()
-    off = OffscreenRenderer(size, samples=samples)
+    off = OffscreenRenderer(size, samples=samples, quality=quality)
     try:
         if kind == "png":
             bar = _Progress(1, progress, "render")
@@ -155,13 +161,15 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
             "size": list(size), "seconds_wall": time.perf_counter() - wall}
 
 
-def render_image(world, camera=None, size=(640, 360), samples: int = 0, **draw) -> np.ndarray:
-    """The current state of ``world`` as an (h, w, 3) uint8 image (no stepping)."""
+def render_image(world, camera=None, size=(640, 360), samples: int = 0,
+                 quality: str | None = None, **draw) -> np.ndarray:
+    """The current state of ``world`` as an (h, w, 3) uint8 image (no stepping); ``draw``
+    are ``DrawOptions``."""
     spec = as_scene(world, camera=camera)
     geometry = WorldGeometry(spec.world)
     from .renderer import DrawOptions
     cam = initial_camera(spec.camera, geometry, size[0] / size[1])
-    off = OffscreenRenderer(size, samples=samples)
+    off = OffscreenRenderer(size, samples=samples, quality=quality)
     try:
         return off.render(geometry, cam, DrawOptions(**draw))
     finally:
@@ -193,13 +201,15 @@ def benchmark_world(n: int, seed: int = 0):
 
 
 def frame_times(n_bodies_list=(100, 1000, 5000), size=(1280, 720), frames: int = 60,
-                samples: int = 0) -> dict:
+                samples: int = 0, quality: str | None = None) -> dict:
     """Render-only benchmark: for each body count, a scene of that many mixed bodies drawn
     ``frames`` times (camera orbiting, physics not stepped, glFinish after every frame) into a
     ``size`` offscreen framebuffer. ``ms_per_frame`` is the median frame (software GL on a
     shared machine is noisy), ``mean_ms`` the mean, ``readback_ms`` one glReadPixels.
-    Returns ``{"size", "frames", "samples", "mode", "renderer", "results": {n: {...}}}``."""
-    off = OffscreenRenderer(size, samples=samples)
+    ``quality`` as for the renderer (None: fast on a software rasteriser).
+    Returns ``{"size", "frames", "samples", "quality", "mode", "renderer",
+    "results": {n: {...}}}``."""
+    off = OffscreenRenderer(size, samples=samples, quality=quality)
     results = {}
     try:
         for n in n_bodies_list:
@@ -226,5 +236,5 @@ def frame_times(n_bodies_list=(100, 1000, 5000), size=(1280, 720), frames: int =
         info = renderer_info()
     finally:
         off.close()
-    return {"size": list(size), "frames": frames, "samples": samples, "mode": info["mode"],
-            "renderer": info["renderer"], "results": results}
+    return {"size": list(size), "frames": frames, "samples": samples, "quality": off.quality,
+            "mode": info["mode"], "renderer": info["renderer"], "results": results}

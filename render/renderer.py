@@ -1,10 +1,19 @@
-"""The OpenGL part: instanced shaded bodies, a shadow map, the ground grid, debug overlays.
+"""The OpenGL part: instanced shaded bodies, shadows, the ground grid, debug overlays.
 
-One instanced draw per shape kind (sphere, box, capsule, cylinder) for the bodies, the same
-again into the shadow map, one quad per ground plane and one sky triangle, so thousands of
-bodies cost a handful of draw calls. Per-instance data is a rigid model matrix as four vec4
-attributes, a scale vec4 and a colour vec4 (pyglet 2.1 has no mat4 vertex attribute, so the
-buffers are set up with raw GL: ``glVertexAttribDivisor`` and ``glDrawElementsInstanced``).
+One instanced draw per shape kind and detail level for the bodies, one ground draw per plane and
+one sky draw, so thousands of bodies cost a handful of draw calls. Per-instance data is a rigid
+model matrix as four vec4 attributes, a scale vec4 and a colour vec4 (pyglet 2.1 has no mat4
+vertex attribute, so the buffers are set up with raw GL: ``glVertexAttribDivisor`` and
+``glDrawElementsInstanced``).
+
+Two quality levels (``Renderer(quality=...)``, or ``MAXCOORD_RENDER_QUALITY=fast|full``):
+
+- ``"full"``: a shadow map (bodies and ground receive shadows), per-pixel fog, a procedural
+  anti-aliased ground grid and a per-pixel sky;
+- ``"fast"``: the default on software rasterisers (llvmpipe, softpipe), where every shaded
+  pixel costs CPU time: soft contact shadows (one blended ellipse per body on each plane, no
+  shadow map), a darkening of bodies near the ground, per-vertex fog, a mipmapped grid
+  texture on a tessellated plane with pre-lit colours, and a vertex-coloured sky.
 
 Needs a current OpenGL 3.3 core context (see ``backend``); import only after
 ``backend.load_pyglet()``.
@@ -13,6 +22,8 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
+import time
 
 import numpy as np
 
@@ -28,6 +39,45 @@ SKY_ZENITH = (0.47, 0.60, 0.78)
 SKY_HORIZON = (0.86, 0.89, 0.93)
 SKY_NADIR = (0.55, 0.56, 0.58)
 LIGHT_DIR = np.array([0.6, -0.3, 0.7]) / np.linalg.norm([0.6, -0.3, 0.7])
+# lighting constants shared with the shaders (linear light)
+AMBIENT_SKY = np.array([0.50, 0.58, 0.72]) * 0.55
+AMBIENT_BOUNCE = np.array([0.28, 0.25, 0.22]) * 0.55
+SUN = np.array([1.0, 0.96, 0.88]) * 1.05
+# ground grid colours (sRGB, before lighting): plane, minor lines, major lines, x and y axes
+GRID_BASE = np.array([0.80, 0.80, 0.78])
+GRID_MINOR = np.array([0.62, 0.63, 0.64])
+GRID_MAJOR = np.array([0.46, 0.47, 0.50])
+AXIS_X = np.array([0.78, 0.33, 0.30])
+AXIS_Y = np.array([0.35, 0.66, 0.35])
+QUALITIES = ("fast", "full")
+SOFTWARE_RENDERERS = ("llvmpipe", "softpipe", "swrast", "software")
+
+
+def is_software_renderer(name: str | None = None) -> bool:
+    """True when the current context's GL_RENDERER (or ``name``) is a software rasteriser."""
+    if name is None:
+        name = pyglet.gl.gl_info.get_renderer()
+    return any(k in str(name).lower() for k in SOFTWARE_RENDERERS)
+
+
+def default_quality() -> str:
+    """``MAXCOORD_RENDER_QUALITY`` if set, else "fast" on a software rasteriser and "full"
+    on a GPU (needs a current context)."""
+    forced = os.environ.get("MAXCOORD_RENDER_QUALITY", "").strip().lower()
+    if forced in QUALITIES:
+        return forced
+    if forced and forced != "auto":
+        raise ValueError(f"MAXCOORD_RENDER_QUALITY must be fast, full or auto, got {forced!r}")
+    return "fast" if is_software_renderer() else "full"
+
+
+def resolve_quality(quality: str | None) -> str:
+    if quality is None or str(quality).lower() == "auto":
+        return default_quality()
+    q = str(quality).lower()
+    if q not in QUALITIES:
+        raise ValueError(f"quality must be 'fast', 'full' or None (auto), got {quality!r}")
+    return q
 
 
 class Program:
@@ -263,6 +313,227 @@ def read_pixels(x: int, y: int, width: int, height: int) -> np.ndarray:
     return np.ascontiguousarray(buf[::-1, :, :3])
 
 
+class InstanceStream:
+    """A vertex array with one per-instance float buffer (attributes 0.. of ``sizes``
+    floats each, divisor 1) and no per-vertex data: shaders build their vertices from
+    ``gl_VertexID``. Used for grid lines and contact shadows."""
+
+    def __init__(self, sizes=(4, 4, 4)):
+        self.floats = int(sum(sizes))
+        self.vao = _gen(gl.glGenVertexArrays)
+        gl.glBindVertexArray(self.vao)
+        self.vbo = _gen(gl.glGenBuffers)
+        gl.glBindBuffer(gl.GL_ARRAY_BUFFER, self.vbo)
+        gl.glBufferData(gl.GL_ARRAY_BUFFER, self.floats * 4, None, gl.GL_STREAM_DRAW)
+        off = 0
+        for loc, size in enumerate(sizes):
+            gl.glEnableVertexAttribArray(loc)
+            gl.glVertexAttribPointer(loc, size, gl.GL_FLOAT, gl.GL_FALSE, self.floats * 4,
+                                     ctypes.c_void_p(4 * off))
+            gl.glVertexAttribDivisor(loc, 1)
+            off += size
+        gl.glBindVertexArray(0)
+        self.n = 0
+
+    def upload(self, rows: np.ndarray):
+        rows = np.ascontiguousarray(rows, dtype=np.float32)
+        self.n = len(rows)
+        if self.n:
+            gl.glBindBuffer(gl.GL_ARRAY_BUFFER, self.vbo)
+            gl.glBufferData(gl.GL_ARRAY_BUFFER, rows.nbytes, rows.ctypes.data,
+                            gl.GL_STREAM_DRAW)
+
+    def draw(self, vertices: int = 4):
+        """One triangle strip of ``vertices`` per instance."""
+        if self.n:
+            gl.glBindVertexArray(self.vao)
+            gl.glDrawArraysInstanced(gl.GL_TRIANGLE_STRIP, 0, vertices, self.n)
+
+
+def ground_grid_vertices(n: int = 16) -> np.ndarray:
+    """Triangles (k, 2) float32 over [-1, 1]^2 for the fast ground plane: an n x n grid whose
+    lines crowd towards the centre (t -> t|t|), so that per-vertex fog is smooth where it
+    changes (the square reaches far past the fog's end)."""
+    t = np.linspace(-1.0, 1.0, n + 1)
+    t = t * np.abs(t)
+    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    corners = []
+    for di, dj in ((0, 0), (1, 0), (1, 1), (0, 0), (1, 1), (0, 1)):
+        corners.append(np.stack([t[i + di], t[j + dj]], -1))
+    return np.stack(corners, 2).reshape(-1, 2).astype(np.float32)
+
+
+FADE_PIXELS = 2.5 * 1.2     # grid lines fade out below 2.5 px per cell (see GRID_LINE_FS)
+
+
+def grid_line_rows(frame, spacing, eye, forward, near, focal, colors) -> np.ndarray:
+    """Rows (k, 12) for the fast path's grid lines on one plane: minor lines every
+    ``spacing`` and major lines every ten, each clipped to the drawn square, to the disc
+    where its cells still span a couple of pixels (farther they have faded out, as in the
+    procedural grid) and to just in front of the camera (screen-space widths need both ends
+    in front); plus the world axes through the origin. ``frame`` is ``(u, v, centre, extent,
+    origin)`` of the plane, ``focal`` the focal length in pixels, ``colors`` the lit
+    (minor, major, x axis, y axis) colours."""
+    u, v, c, extent, origin = frame
+    eye = np.asarray(eye, float)
+    n = np.cross(u, v)
+    height = max(abs(float((eye - origin) @ n)), 1e-9)
+    e_uv = np.array([(eye - origin) @ u, (eye - origin) @ v])
+    c_uv = np.array([(c - origin) @ u, (c - origin) @ v])
+    lo, hi = c_uv - extent, c_uv + extent
+    minor, major, ax_x, ax_y = colors
+    out = []
+
+    def family(step, color, opacity, skip_every=0):
+        reach2 = focal * height * step / FADE_PIXELS      # fade = 0 from this distance^2
+        r = math.sqrt(max(reach2 - height * height, 0.0))
+        if r <= 0:
+            return
+        for axis in (0, 1):                      # axis 0: lines u = const (along v)
+            a0 = max(e_uv[axis] - r, lo[axis])
+            a1 = min(e_uv[axis] + r, hi[axis])
+            if a1 < a0:
+                continue
+            k = np.arange(math.ceil(a0 / step), math.floor(a1 / step) + 1)
+            if skip_every:
+                k = k[k % skip_every != 0]
+            if not len(k):
+                continue
+            pos = k * step
+            half = np.sqrt(np.maximum(r * r - (pos - e_uv[axis]) ** 2, 0.0))
+            o = 1 - axis
+            b0 = np.maximum(e_uv[o] - half, lo[o])
+            b1 = np.minimum(e_uv[o] + half, hi[o])
+            ok = b1 > b0
+            if not np.any(ok):
+                continue
+            pos, b0, b1 = pos[ok], b0[ok], b1[ok]
+            along, across = (v, u) if axis == 0 else (u, v)
+            rows = np.zeros((len(pos), 12))
+            rows[:, 0:3] = origin + np.outer(pos, across) + np.outer(b0, along)
+            rows[:, 4:7] = origin + np.outer(pos, across) + np.outer(b1, along)
+            rows[:, 3] = 1.0 / step
+            rows[:, 7] = opacity
+            rows[:, 8:11] = color
+            out.append(rows)
+
+    # the procedural grid's weights: minor lines 0.55, major 0.85, axes 0.8
+    family(spacing, minor, 0.55, skip_every=10)
+    family(10 * spacing, major, 0.85)
+    # the axes: x (red) along u through the origin, y (green) along v; they never fade
+    for axis, color in ((0, ax_x), (1, ax_y)):
+        along = u if axis == 0 else v
+        if lo[1 - axis] <= 0.0 <= hi[1 - axis]:
+            row = np.zeros((1, 12))
+            row[0, 0:3] = origin + along * lo[axis]
+            row[0, 4:7] = origin + along * hi[axis]
+            row[0, 7] = 0.8
+            row[0, 8:11] = color
+            row[0, 11] = 0.5
+            out.append(row)
+    if not out:
+        return np.zeros((0, 12), np.float32)
+    rows = np.concatenate(out)
+    # keep both ends in front of the camera
+    lim = 2.0 * near
+    da = (rows[:, 0:3] - eye) @ forward - lim
+    db = (rows[:, 4:7] - eye) @ forward - lim
+    keep = (da > 0) | (db > 0)
+    rows, da, db = rows[keep], da[keep], db[keep]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = da / (da - db)
+    A, B = rows[:, 0:3].copy(), rows[:, 4:7].copy()
+    m = da < 0
+    rows[m, 0:3] = A[m] + (B[m] - A[m]) * t[m, None]
+    m = db < 0
+    rows[m, 4:7] = A[m] + (B[m] - A[m]) * t[m, None]
+    return rows.astype(np.float32)
+
+
+def _support(kind: str, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Support distances max_x (w . (x - centre)) over each body's shape, for one direction
+    per body (k, 3) (not necessarily unit); ``rows`` are instance rows of shape ``kind``."""
+    s = rows[:, 16:20].astype(float)
+    r0, r1, r2 = (np.einsum("ij,ij->i", rows[:, 4 * c:4 * c + 3], w) for c in range(3))
+    wn = np.linalg.norm(w, axis=1)
+    if kind == "sphere":
+        return s[:, 0] * wn
+    if kind == "box":
+        return s[:, 0] * np.abs(r0) + s[:, 1] * np.abs(r1) + s[:, 2] * np.abs(r2)
+    if kind == "capsule":
+        return s[:, 3] * np.abs(r2) + s[:, 0] * wn
+    # cylinder: radius s0 around the body z axis, half length s2
+    return s[:, 2] * np.abs(r2) + s[:, 0] * np.sqrt(np.maximum(wn * wn - r2 * r2, 0.0))
+
+
+def contact_shadow_rows(inst: dict, planes, light_dir, strength: float = 0.85,
+                        occlusion: float = 0.6, reach: float = 2.5) -> np.ndarray:
+    """Contact shadow rows (k, 12): (centre, strength), (axis 1, softness), (axis 2, 0). For every body above a plane (normal n,
+    offset d) and not much higher than its own size, two soft ellipses on the plane:
+
+    - its shadow: the ellipse around the body's support extents projected along the light
+      (straight down the normal where the light grazes the plane), darkest for bodies
+      resting on the plane, fading out and softening as the gap grows to ``reach`` times
+      the body's size;
+    - an occlusion blob around its footprint straight below it, which shows contact from
+      every side (the sun shadow hides behind the body when the camera looks along the
+      light), fading out within one body size of the plane.
+    """
+    out = []
+    L = np.asarray(light_dir, float)
+    for n, d in planes:
+        n = np.asarray(n, float)
+        n = n / np.linalg.norm(n)
+        Ld = L if float(n @ L) > 0.3 else n
+        ndl = float(n @ Ld)
+        a1 = Ld - n * ndl
+        if np.linalg.norm(a1) < 1e-6:
+            a1 = np.cross(n, (1.0, 0.0, 0.0) if abs(n[0]) < 0.9 else (0.0, 1.0, 0.0))
+        a1 /= np.linalg.norm(a1)
+        a2 = np.cross(n, a1)
+        w1 = a1 - n * (a1 @ Ld) / ndl                      # shadow extent along a1
+        for kind, rows in inst.items():
+            if not len(rows):
+                continue
+            p = rows[:, 12:15].astype(float)
+            k = len(p)
+            h = p @ n - d
+            low = _support(kind, rows, np.tile(n, (k, 1)))   # centre to lowest point
+            keep = h > -0.5 * low
+            if not np.any(keep):
+                continue
+            if not np.all(keep):
+                rows, p, h, low = rows[keep], p[keep], h[keep], low[keep]
+                k = len(p)
+            f1 = _support(kind, rows, np.tile(a1, (k, 1)))   # footprint half sizes
+            e2 = _support(kind, rows, np.tile(a2, (k, 1)))
+            e1 = _support(kind, rows, np.tile(w1, (k, 1)))   # shadow half length
+            size = np.maximum(np.sqrt(f1 * e2), 1e-6)
+            gap = np.maximum(h - low, 0.0)
+            lift = 1e-4 * size[:, None] * n
+            for centre, ax1, reach_k, soft, shrink, s0 in (
+                    (p - np.outer(h / ndl, Ld), e1, reach, 0.25 + 0.6 * gap / size, None,
+                     strength),
+                    (p - np.outer(h, n), f1 * 1.5, 1.0, 0.6 + 0.5 * gap / size, 1.0,
+                     occlusion)):
+                fade = 1.0 - gap / (reach_k * np.maximum(size, low))
+                sel = fade > 0.02
+                if not np.any(sel):
+                    continue
+                soft = np.clip(soft, 0.25, 0.9)
+                scale = 1.0 / (1.0 + 0.5 * soft) if shrink is None else np.full(k, shrink)
+                row = np.zeros((k, 12))
+                row[:, 0:3] = centre + lift
+                row[:, 3] = s0 * np.clip(fade, 0.0, 1.0) ** 1.5
+                row[:, 4:7] = np.outer(ax1 * scale, a1)
+                row[:, 7] = soft
+                row[:, 8:11] = np.outer(e2 * scale * (1.5 if shrink is not None else 1.0), a2)
+                out.append(row[sel])
+    if not out:
+        return np.zeros((0, 12), np.float32)
+    return np.concatenate(out).astype(np.float32)
+
+
 class DrawOptions:
     """What to draw besides the bodies."""
 
@@ -279,37 +550,85 @@ class DrawOptions:
 
 class Renderer:
     """Draws a :class:`~render.scenedata.WorldGeometry` with a camera into the currently
-    bound framebuffer. Create it with a current GL context."""
+    bound framebuffer. Create it with a current GL context.
 
-    def __init__(self, shadow_size: int = 1024):
-        self.mesh_prog = _program(shaders.MESH_VS, shaders.MESH_FS)
-        self.depth_prog = _program(shaders.DEPTH_VS, shaders.DEPTH_FS)
-        self.ground_prog = _program(shaders.GROUND_VS, shaders.GROUND_FS)
-        self.sky_prog = _program(shaders.SKY_VS, shaders.SKY_FS)
+    ``quality``: "fast", "full" or None (``default_quality()``: fast on a software
+    rasteriser); may be changed between frames. Set ``profile = True`` to time every pass
+    (with a glFinish after each, which costs a little) into ``stats["pass_ms"]``.
+    """
+
+    def __init__(self, shadow_size: int = 1024, quality: str | None = None):
+        self.quality = resolve_quality(quality)
         self.body_meshes = {}
         for level in range(len(meshes.LOD_SEGMENTS)):
             for kind, (v, i) in meshes.shape_meshes(level).items():
                 self.body_meshes[kind, level] = InstancedMesh(v, i)
-        # coarse copies for the shadow pass (a 1024^2 map cannot show finer facets)
-        self.shadow_meshes = {kind: InstancedMesh(v, i)
-                              for kind, (v, i) in meshes.shape_meshes(2).items()}
         sv, si = meshes.sphere(16, 8)
         cv, ci = meshes.cylinder(12)
         self.overlay_sphere = InstancedMesh(sv, si)
         self.overlay_cylinder = InstancedMesh(cv, ci)
-        quad = np.array([[-1, -1], [1, -1], [1, 1], [-1, -1], [1, 1], [-1, 1]], np.float32)
-        self.quad_vao = _gen(gl.glGenVertexArrays)
-        gl.glBindVertexArray(self.quad_vao)
-        self.quad_vbo = _gen(gl.glGenBuffers)
-        gl.glBindBuffer(gl.GL_ARRAY_BUFFER, self.quad_vbo)
-        gl.glBufferData(gl.GL_ARRAY_BUFFER, quad.nbytes, quad.ctypes.data, gl.GL_STATIC_DRAW)
-        gl.glEnableVertexAttribArray(0)
-        gl.glVertexAttribPointer(0, 2, gl.GL_FLOAT, gl.GL_FALSE, 8, ctypes.c_void_p(0))
         self.empty_vao = _gen(gl.glGenVertexArrays)
         gl.glBindVertexArray(0)
-        self.shadow = ShadowMap(shadow_size)
+        self.shadow_size = int(shadow_size)
         self.light_dir = LIGHT_DIR.copy()
+        self.profile = False
         self.stats = {}
+        self._full = None               # GL objects of each path, made on first use
+        self._fast = None
+        self._shadow_key = None
+
+    @property
+    def quality(self) -> str:
+        return self._quality
+
+    @quality.setter
+    def quality(self, value):
+        self._quality = resolve_quality(value)
+
+    # -- GL objects of each path ---------------------------------------------------------
+    def _full_objects(self):
+        if self._full is None:
+            f = {"mesh": _program(shaders.MESH_VS, shaders.MESH_FS),
+                 "depth": _program(shaders.DEPTH_VS, shaders.DEPTH_FS),
+                 "ground": _program(shaders.GROUND_VS, shaders.GROUND_FS),
+                 "sky": _program(shaders.SKY_VS, shaders.SKY_FS)}
+            # coarse copies for the shadow pass (a 1024^2 map cannot show finer facets)
+            coarsest = len(meshes.LOD_SEGMENTS) - 1
+            f["shadow_meshes"] = {kind: InstancedMesh(v, i) for kind, (v, i)
+                                  in meshes.shape_meshes(coarsest).items()}
+            quad = np.array([[-1, -1], [1, -1], [1, 1], [-1, -1], [1, 1], [-1, 1]], np.float32)
+            f["quad_vao"], f["quad_vbo"] = self._static_2d(quad)
+            f["quad_n"] = len(quad)
+            f["shadow"] = ShadowMap(self.shadow_size)
+            self._full = f
+        return self._full
+
+    def _fast_objects(self):
+        if self._fast is None:
+            f = {"mesh": _program(shaders.FAST_MESH_VS, shaders.FAST_MESH_FS),
+                 "ground": _program(shaders.FAST_GROUND_VS, shaders.FAST_GROUND_FS),
+                 "blob": _program(shaders.BLOB_VS, shaders.BLOB_FS),
+                 "sky": _program(shaders.FAST_SKY_VS, shaders.FLAT_FS),
+                 "lines": _program(shaders.GRID_LINE_VS, shaders.GRID_LINE_FS),
+                 "grid_lines": InstanceStream(), "blobs": InstanceStream()}
+            tris = ground_grid_vertices()
+            f["ground_vao"], f["ground_vbo"] = self._static_2d(tris)
+            f["ground_n"] = len(tris)
+            self._fast = f
+        return self._fast
+
+    @staticmethod
+    def _static_2d(points: np.ndarray):
+        vao = _gen(gl.glGenVertexArrays)
+        gl.glBindVertexArray(vao)
+        vbo = _gen(gl.glGenBuffers)
+        gl.glBindBuffer(gl.GL_ARRAY_BUFFER, vbo)
+        pts = np.ascontiguousarray(points, dtype=np.float32)
+        gl.glBufferData(gl.GL_ARRAY_BUFFER, pts.nbytes, pts.ctypes.data, gl.GL_STATIC_DRAW)
+        gl.glEnableVertexAttribArray(0)
+        gl.glVertexAttribPointer(0, 2, gl.GL_FLOAT, gl.GL_FALSE, 8, ctypes.c_void_p(0))
+        gl.glBindVertexArray(0)
+        return vao, vbo
 
     # -- helpers -------------------------------------------------------------------------
     def _light_matrix(self, center, radius):
@@ -320,7 +639,7 @@ class Renderer:
         up = (0.0, 0.0, 1.0) if abs(L[2]) < 0.99 else (0.0, 1.0, 0.0)
         view = look_at(np.zeros(3), -L, up)
         c = view[:3, :3] @ np.asarray(center, float)
-        texel = 2 * r / self.shadow.size
+        texel = 2 * r / self.shadow_size
         c[:2] = np.round(c[:2] / texel) * texel
         proj = orthographic(c[0] - r, c[0] + r, c[1] - r, c[1] + r, -c[2] - 3 * r, -c[2] + 3 * r)
         return proj @ view, texel
@@ -328,15 +647,66 @@ class Renderer:
     def _lighting_uniforms(self, prog, eye, light_vp, texel, fog, shadows):
         set_uniforms(prog, u_light_dir=tuple(self.light_dir), u_eye=tuple(float(x) for x in eye),
                      u_shadow_map=1, u_shadows=int(shadows),
-                     u_shadow_texel=1.0 / self.shadow.size, u_fog_color=SKY_HORIZON,
+                     u_shadow_texel=1.0 / self.shadow_size, u_fog_color=SKY_HORIZON,
                      u_fog=fog, u_light_viewproj=_mat(light_vp),
                      u_normal_offset=float(1.5 * texel))
+
+    def _mark(self, name):
+        """End of a pass: with ``profile`` on, wait for it and record its wall time."""
+        if self.profile:
+            gl.glFinish()
+            now = time.perf_counter()
+            self._pass_ms[name] = self._pass_ms.get(name, 0.0) + (now - self._t_pass) * 1e3
+            self._t_pass = now
+
+    @staticmethod
+    def _ground_planes(geometry, opt):
+        """[(normal, offset)], alpha: the world's planes, else the reference grid."""
+        planes = list(geometry.planes)
+        if not planes and opt.grid:                 # a reference grid under the scene
+            return [(np.array([0.0, 0.0, 1.0]), geometry.reference_z)], 0.85
+        return planes, 1.0
+
+    @staticmethod
+    def _plane_frame(normal, offset, camera, fog):
+        """In-plane axes (u, v), the centre of the drawn square (under the camera target),
+        its half size and the plane point nearest the origin."""
+        n = np.asarray(normal, float)
+        origin = n * offset                                  # point of the plane nearest 0
+        helper = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+        u = np.cross(n, np.cross(helper, n))
+        if abs(n[2]) > 0.9:                                  # keep grid lines along x and y
+            u = np.array([1.0, 0.0, 0.0]) - n * n[0]
+        u /= np.linalg.norm(u)
+        v = np.cross(n, u)
+        focus = camera.target
+        c = focus - n * (n @ focus - offset)                 # project onto the plane
+        extent = fog[1] * 1.5 + float(np.linalg.norm(camera.eye - c))
+        return u, v, c, extent, origin
+
+    def _plane_light(self, n, camera, offset):
+        """Linear ambient and sun light on the side of plane ``n`` that the camera sees."""
+        n_lit = -n if n @ (camera.eye - n * offset) < 0 else n
+        ambient = AMBIENT_BOUNCE + (AMBIENT_SKY - AMBIENT_BOUNCE) * (0.5 + 0.5 * n_lit[2])
+        sun = SUN * max(float(n_lit @ self.light_dir), 0.0)
+        return ambient, sun
+
+    @staticmethod
+    def _grid_spacing(radius):
+        spacing = 10.0 ** math.floor(math.log10(max(radius, 1e-3) * 0.4))
+        return min(max(spacing, 0.01), 100.0)
 
     # -- the frame -----------------------------------------------------------------------
     def draw(self, geometry, camera, width: int, height: int, options: DrawOptions | None = None,
              target_fbo: int = 0):
         """Draw one frame into framebuffer ``target_fbo`` (0: the window) of size w x h."""
         opt = options or DrawOptions()
+        self._pass_ms = {}
+        self._n_blobs = 0
+        self._n_lines = 0
+        if self.profile:
+            gl.glFinish()
+        self._t_pass = time.perf_counter()
         aspect = width / max(height, 1)
         view = camera.view_matrix()
         proj = camera.projection_matrix(aspect)
@@ -344,9 +714,11 @@ class Renderer:
         eye = camera.eye
         inst = geometry.instances(opt.highlight)
         center, radius = geometry.bounding_sphere()
-        light_vp, texel = self._light_matrix(center, radius)
         n_total = sum(len(v) for v in inst.values())
         meshes_used = self._upload_lod(inst, camera, eye, height)
+        d_cam = float(np.linalg.norm(eye - center))
+        fog = (d_cam + 4.0 * radius + 4.0 * camera.distance,
+               d_cam + 14.0 * radius + 14.0 * camera.distance)
 
         gl.glDisable(gl.GL_BLEND)
         gl.glDisable(gl.GL_SCISSOR_TEST)
@@ -355,44 +727,42 @@ class Renderer:
         gl.glDepthMask(gl.GL_TRUE)
         gl.glPolygonMode(gl.GL_FRONT_AND_BACK, gl.GL_FILL)
         gl.glColorMask(gl.GL_TRUE, gl.GL_TRUE, gl.GL_TRUE, gl.GL_TRUE)
+        self._mark("cpu")
 
-        # 1. shadow map
-        shadows = bool(opt.shadows and n_total)
-        if shadows:
-            gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, self.shadow.fbo)
-            gl.glViewport(0, 0, self.shadow.size, self.shadow.size)
+        if self.quality == "fast":
+            mesh_prog = self._draw_fast(geometry, camera, opt, inst, meshes_used, vp, eye,
+                                        center, radius, fog, width, height, target_fbo)
+        else:
+            mesh_prog = self._draw_full(geometry, camera, opt, inst, meshes_used, vp, eye,
+                                        center, radius, fog, width, height, target_fbo,
+                                        n_total)
+
+        # overlays: always visible (drawn over a cleared depth buffer)
+        over_s, over_c = self._overlays(geometry, opt)
+        if len(over_s) or len(over_c):
             gl.glClear(gl.GL_DEPTH_BUFFER_BIT)
-            gl.glEnable(gl.GL_CULL_FACE)         # closed meshes: back faces suffice
-            gl.glCullFace(gl.GL_FRONT)
-            gl.glEnable(gl.GL_POLYGON_OFFSET_FILL)
-            gl.glPolygonOffset(1.5, 3.0)
-            self.depth_prog.use()
-            set_uniforms(self.depth_prog, u_light_viewproj=_mat(light_vp))
-            for kind, rows in inst.items():
-                m = self.shadow_meshes[kind]
-                m.upload(rows)
-                m.draw()
-            gl.glDisable(gl.GL_POLYGON_OFFSET_FILL)
-            gl.glCullFace(gl.GL_BACK)
+            mesh_prog.use()
+            if self.quality == "fast":
+                set_uniforms(mesh_prog, u_overlay=1)
+            gl.glEnable(gl.GL_CULL_FACE)
+            for mesh, rows in ((self.overlay_sphere, over_s), (self.overlay_cylinder, over_c)):
+                if len(rows):
+                    mesh.upload(rows)
+                    mesh.draw()
             gl.glDisable(gl.GL_CULL_FACE)
+        gl.glBindVertexArray(0)
+        gl.glUseProgram(0)
+        self._mark("overlays")
+        self.stats = {"instances": n_total, "quality": self.quality,
+                      "lod": {f"{k}{lvl}": m.n_instances for (k, lvl), m in
+                              self.body_meshes.items() if m.n_instances},
+                      "triangles": int(sum(m.count // 3 * m.n_instances
+                                           for m in meshes_used)),
+                      "contact_shadows": self._n_blobs, "grid_lines": self._n_lines}
+        if self.profile:
+            self.stats["pass_ms"] = {k: round(v, 3) for k, v in self._pass_ms.items()}
 
-        # 2. clear (the sky is drawn last, only where nothing else covers it)
-        gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, target_fbo)
-        gl.glViewport(0, 0, width, height)
-        gl.glClearColor(*SKY_HORIZON, 1.0)
-        gl.glClear(gl.GL_COLOR_BUFFER_BIT | gl.GL_DEPTH_BUFFER_BIT)
-
-        gl.glActiveTexture(gl.GL_TEXTURE1)
-        gl.glBindTexture(gl.GL_TEXTURE_2D, self.shadow.tex)
-        gl.glActiveTexture(gl.GL_TEXTURE0)
-        d_cam = float(np.linalg.norm(eye - center))
-        fog = (d_cam + 4.0 * radius + 4.0 * camera.distance,
-               d_cam + 14.0 * radius + 14.0 * camera.distance)
-
-        # 3. bodies
-        self.mesh_prog.use()
-        set_uniforms(self.mesh_prog, u_viewproj=_mat(vp))
-        self._lighting_uniforms(self.mesh_prog, eye, light_vp, texel, fog, shadows)
+    def _draw_bodies(self, meshes_used, opt):
         gl.glEnable(gl.GL_CULL_FACE)
         gl.glCullFace(gl.GL_BACK)
         if opt.wireframe:
@@ -402,54 +772,208 @@ class Renderer:
         gl.glPolygonMode(gl.GL_FRONT_AND_BACK, gl.GL_FILL)
         gl.glDisable(gl.GL_CULL_FACE)
 
-        # 4. ground planes (after the bodies: fewer shaded fragments)
-        planes = list(geometry.planes)
-        if not planes and opt.grid:                 # a reference grid under the scene
-            planes = [(np.array([0.0, 0.0, 1.0]), geometry.reference_z)]
-            alpha = 0.85
+    # -- fast path -----------------------------------------------------------------------
+    def _draw_fast(self, geometry, camera, opt, inst, meshes_used, vp, eye, center, radius,
+                   fog, width, height, target_fbo):
+        f = self._fast_objects()
+        fog_u = (float(fog[0]), 1.0 / max(fog[1] - fog[0], 1e-6))
+        eye_t = tuple(float(x) for x in eye)
+        vp_m = _mat(vp)
+        planes, alpha = self._ground_planes(geometry, opt)
+
+        gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, target_fbo)
+        gl.glViewport(0, 0, width, height)
+        gl.glClearColor(*SKY_HORIZON, 1.0)
+        gl.glClear(gl.GL_COLOR_BUFFER_BIT | gl.GL_DEPTH_BUFFER_BIT)
+        self._mark("clear")
+
+        # bodies (front to back, before the ground: the ground then shades fewer pixels)
+        prog = f["mesh"]
+        prog.use()
+        ground = next(((np.asarray(n, float), float(d)) for n, d in planes if n[2] > 0.5), None)
+        ao = 0.0
+        if ground is not None and opt.shadows:
+            ao = max(geometry.typical_size(), 1e-6)
         else:
-            alpha = 1.0
+            ground = (np.array([0.0, 0.0, 1.0]), 0.0)
+        set_uniforms(prog, u_viewproj=vp_m, u_eye=eye_t, u_light_dir=tuple(self.light_dir),
+                     u_fog=fog_u, u_fog_color=SKY_HORIZON, u_overlay=0,
+                     u_ground=(*ground[0], ground[1]), u_ao_range=float(ao))
+        self._draw_bodies(meshes_used, opt)
+        self._mark("bodies")
+
+        # ground planes: flat pre-lit colour with per-vertex fog, depth written
         if planes:
-            self.ground_prog.use()
-            set_uniforms(self.ground_prog, u_viewproj=_mat(vp))
-            self._lighting_uniforms(self.ground_prog, eye, light_vp, texel, fog, shadows)
+            prog = f["ground"]
+            prog.use()
+            set_uniforms(prog, u_viewproj=vp_m, u_eye=eye_t, u_fog=fog_u,
+                         u_fog_color=SKY_HORIZON, u_alpha=float(alpha))
+            if alpha < 1:
+                gl.glEnable(gl.GL_BLEND)
+                gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
+            gl.glBindVertexArray(f["ground_vao"])
+            plane_info = []
+            for normal, offset in planes:
+                n = np.asarray(normal, float)
+                frame = self._plane_frame(n, offset, camera, fog)
+                u, v, c, extent, origin = frame
+                ambient, sun = self._plane_light(n, camera, offset)
+                k = np.sqrt(ambient + sun)          # sqrt(lin(c) * light) = c * sqrt(light)
+                lit = [np.clip(col * k, 0.0, 1.0)
+                       for col in (GRID_BASE, GRID_MINOR, GRID_MAJOR, AXIS_X, AXIS_Y)]
+                set_uniforms(prog, u_center=tuple(c), u_axis_u=tuple(u), u_axis_v=tuple(v),
+                             u_extent=float(extent), u_color=tuple(lit[0]))
+                gl.glDrawArrays(gl.GL_TRIANGLES, 0, f["ground_n"])
+                plane_info.append((frame, lit[1:]))
+            gl.glDisable(gl.GL_BLEND)
+            self._mark("ground")
+
+            # decals on the planes: depth tested against bodies and planes, not written
+            gl.glDepthMask(gl.GL_FALSE)
+            gl.glEnable(gl.GL_POLYGON_OFFSET_FILL)
+            gl.glPolygonOffset(-1.0, -2.0)
+            gl.glEnable(gl.GL_BLEND)
+            if opt.grid:
+                prog = f["lines"]
+                prog.use()
+                set_uniforms(prog, u_viewproj=vp_m, u_eye=eye_t, u_fog=fog_u,
+                             u_viewport=(0.5 * width, 0.5 * height))
+                gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
+                spacing = self._grid_spacing(radius)
+                focal = 0.5 * height / math.tan(math.radians(camera.fov) / 2)
+                fwd = camera.basis()[2]
+                near = camera.clip_range()[0]
+                for frame, colors in plane_info:
+                    rows = grid_line_rows(frame, spacing, eye, fwd, near, focal, colors)
+                    u, v, c, extent, origin = frame
+                    height = max(abs(float((eye - origin) @ np.cross(u, v))), 1e-9)
+                    set_uniforms(prog, u_fade=FADE_PIXELS / (focal * height))
+                    f["grid_lines"].upload(rows)
+                    f["grid_lines"].draw()
+                    self._n_lines += len(rows)
+                self._mark("grid_lines")
+            # contact shadows, multiplied into the ground
+            if opt.shadows:
+                rows = contact_shadow_rows(inst, planes, self.light_dir)
+                if len(rows):
+                    prog = f["blob"]
+                    prog.use()
+                    set_uniforms(prog, u_viewproj=vp_m, u_eye=eye_t, u_fog=fog_u,
+                                 u_tint=(0.50, 0.53, 0.60))
+                    gl.glBlendFunc(gl.GL_ZERO, gl.GL_SRC_COLOR)
+                    f["blobs"].upload(rows)
+                    f["blobs"].draw()
+                self._n_blobs = len(rows)
+                self._mark("contact_shadows")
+            gl.glDisable(gl.GL_BLEND)
+            gl.glDisable(gl.GL_POLYGON_OFFSET_FILL)
+            gl.glDepthMask(gl.GL_TRUE)
+
+        # sky: a vertex-coloured grid on the far plane behind everything, clipped to above
+        # the horizon when a ground plane below the eye covers the rest of the screen
+        inv_vp = np.linalg.inv(vp)
+        clip = np.array([0.0, 0.0, 1.0])
+        if any(n[2] > 0.9 and float(np.asarray(n) @ eye) > d for n, d in planes):
+            r = inv_vp[2] - eye[2] * inv_vp[3]        # P.z - eye.z P.w at the far plane
+            w0 = inv_vp[3] @ (0.0, 0.0, 1.0, 1.0)
+            clip = np.array([r[0], r[1], r[2] + r[3]]) * (1.0 if w0 > 0 else -1.0)
+            clip /= max(np.abs(clip).max(), 1e-30)
+        corners = np.array([[x, y, 1.0] for x in (-1.0, 1.0) for y in (-1.0, 1.0)])
+        if np.any(corners @ clip > 0):
+            gl.glDepthMask(gl.GL_FALSE)
+            gl.glEnable(gl.GL_CLIP_DISTANCE0)
+            f["sky"].use()
+            set_uniforms(f["sky"], u_inv_viewproj=_mat(inv_vp), u_clip=(*clip, 0.0),
+                         u_horizon=SKY_HORIZON, u_zenith=SKY_ZENITH, u_nadir=SKY_NADIR)
+            gl.glBindVertexArray(self.empty_vao)
+            gl.glDrawArrays(gl.GL_TRIANGLES, 0, 6 * 8 * 8)
+            gl.glDisable(gl.GL_CLIP_DISTANCE0)
+            gl.glDepthMask(gl.GL_TRUE)
+        self._mark("sky")
+        return f["mesh"]
+
+    # -- full path -----------------------------------------------------------------------
+    def _draw_full(self, geometry, camera, opt, inst, meshes_used, vp, eye, center, radius,
+                   fog, width, height, target_fbo, n_total):
+        f = self._full_objects()
+        light_vp, texel = self._light_matrix(center, radius)
+        shadow = f["shadow"]
+
+        # 1. shadow map (kept while neither the bodies nor the light box change)
+        shadows = bool(opt.shadows and n_total)
+        if shadows:
+            key = (light_vp.tobytes(), tuple((k, v.tobytes()) for k, v in inst.items()))
+            if key != self._shadow_key:
+                gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, shadow.fbo)
+                gl.glViewport(0, 0, shadow.size, shadow.size)
+                gl.glClear(gl.GL_DEPTH_BUFFER_BIT)
+                gl.glEnable(gl.GL_CULL_FACE)         # closed meshes: back faces suffice
+                gl.glCullFace(gl.GL_FRONT)
+                gl.glEnable(gl.GL_POLYGON_OFFSET_FILL)
+                gl.glPolygonOffset(1.5, 3.0)
+                f["depth"].use()
+                set_uniforms(f["depth"], u_light_viewproj=_mat(light_vp))
+                for kind, rows in inst.items():
+                    m = f["shadow_meshes"][kind]
+                    m.upload(rows)
+                    m.draw()
+                gl.glDisable(gl.GL_POLYGON_OFFSET_FILL)
+                gl.glCullFace(gl.GL_BACK)
+                gl.glDisable(gl.GL_CULL_FACE)
+                self._shadow_key = key
+        else:
+            self._shadow_key = None
+        self._mark("shadow_map")
+
+        # 2. clear (the sky is drawn last, only where nothing else covers it)
+        gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, target_fbo)
+        gl.glViewport(0, 0, width, height)
+        gl.glClearColor(*SKY_HORIZON, 1.0)
+        gl.glClear(gl.GL_COLOR_BUFFER_BIT | gl.GL_DEPTH_BUFFER_BIT)
+        gl.glActiveTexture(gl.GL_TEXTURE1)
+        gl.glBindTexture(gl.GL_TEXTURE_2D, shadow.tex)
+        gl.glActiveTexture(gl.GL_TEXTURE0)
+        self._mark("clear")
+
+        # 3. bodies
+        prog = f["mesh"]
+        prog.use()
+        set_uniforms(prog, u_viewproj=_mat(vp))
+        self._lighting_uniforms(prog, eye, light_vp, texel, fog, shadows)
+        self._draw_bodies(meshes_used, opt)
+        self._mark("bodies")
+
+        # 4. ground planes (after the bodies: fewer shaded fragments)
+        planes, alpha = self._ground_planes(geometry, opt)
+        if planes:
+            prog = f["ground"]
+            prog.use()
+            set_uniforms(prog, u_viewproj=_mat(vp))
+            self._lighting_uniforms(prog, eye, light_vp, texel, fog, shadows)
             if alpha < 1:
                 gl.glEnable(gl.GL_BLEND)
                 gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
             for normal, offset in planes:
-                self._draw_plane(normal, offset, camera, center, radius, fog, alpha)
+                self._draw_plane(normal, offset, camera, radius, fog, alpha)
             gl.glDisable(gl.GL_BLEND)
+        self._mark("ground")
 
         # 5. sky behind everything (depth test against the far plane)
         gl.glDepthMask(gl.GL_FALSE)
-        self.sky_prog.use()
-        set_uniforms(self.sky_prog, u_inv_viewproj=_mat(np.linalg.inv(vp)),
+        f["sky"].use()
+        set_uniforms(f["sky"], u_inv_viewproj=_mat(np.linalg.inv(vp)),
                      u_horizon=SKY_HORIZON, u_zenith=SKY_ZENITH, u_nadir=SKY_NADIR)
         gl.glBindVertexArray(self.empty_vao)
         gl.glDrawArrays(gl.GL_TRIANGLES, 0, 3)
         gl.glDepthMask(gl.GL_TRUE)
-
-        # 6. overlays: always visible (drawn over a cleared depth buffer)
-        over_s, over_c = self._overlays(geometry, opt)
-        if len(over_s) or len(over_c):
-            gl.glClear(gl.GL_DEPTH_BUFFER_BIT)
-            self.mesh_prog.use()
-            gl.glEnable(gl.GL_CULL_FACE)
-            for mesh, rows in ((self.overlay_sphere, over_s), (self.overlay_cylinder, over_c)):
-                if len(rows):
-                    mesh.upload(rows)
-                    mesh.draw()
-            gl.glDisable(gl.GL_CULL_FACE)
-        gl.glBindVertexArray(0)
-        gl.glUseProgram(0)
-        self.stats = {"instances": n_total,
-                      "lod": {f"{k}{lvl}": m.n_instances for (k, lvl), m in
-                              self.body_meshes.items() if m.n_instances}}
+        self._mark("sky")
+        return f["mesh"]
 
     def _upload_lod(self, inst, camera, eye, height):
-        """Split each kind's instances by projected size into detail levels (spheres that
-        cover a few pixels get 8 segments, big ones 32) and upload them; returns the meshes
-        to draw."""
+        """Split each kind's instances by projected size into detail levels and upload them
+        (front to back within each); returns the meshes to draw. A level is used while the
+        silhouette of its polygon stays within ~0.75 px of the true circle (see
+        ``meshes.lod_level``)."""
         used = []
         fwd = camera.basis()[2]
         focal = 0.5 * height / math.tan(math.radians(camera.fov) / 2)
@@ -466,10 +990,10 @@ class Renderer:
                 m.upload(rows)
                 used.append(m)
                 continue
-            radius = rows[:, 16:19].max(1) + rows[:, 19]
+            radius = rows[:, 16:18].max(1)          # radius of the round cross-section
             pixels = radius * focal / np.maximum(depth, near)
-            level = np.where(pixels > 40, 0, np.where(pixels > 10, 1, 2))
-            for lvl in range(3):
+            level = meshes.lod_level(pixels)
+            for lvl in range(len(meshes.LOD_SEGMENTS)):
                 sel = level == lvl
                 if np.any(sel):
                     m = self.body_meshes[kind, lvl]
@@ -477,34 +1001,17 @@ class Renderer:
                     used.append(m)
         return used
 
-    def _draw_plane(self, normal, offset, camera, center, radius, fog, alpha):
+    def _draw_plane(self, normal, offset, camera, radius, fog, alpha):
         n = np.asarray(normal, float)
-        if n @ (camera.eye - n * offset) < 0:      # seen from below: light that side
-            n_lit = -n
-        else:
-            n_lit = n
-        sky = np.array([0.50, 0.58, 0.72]) * 0.55
-        bounce = np.array([0.28, 0.25, 0.22]) * 0.55
-        ambient = bounce + (sky - bounce) * (0.5 + 0.5 * n_lit[2])
-        sun = np.array([1.0, 0.96, 0.88]) * 1.05 * max(float(n_lit @ self.light_dir), 0.0)
-        set_uniforms(self.ground_prog, u_ground_ambient=tuple(ambient), u_ground_sun=tuple(sun))
-        origin = n * offset                                  # point of the plane nearest 0
-        helper = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-        u = np.cross(n, np.cross(helper, n))
-        if abs(n[2]) > 0.9:                                  # keep grid lines along x and y
-            u = np.array([1.0, 0.0, 0.0]) - n * n[0]
-        u /= np.linalg.norm(u)
-        v = np.cross(n, u)
-        focus = camera.target
-        c = focus - n * (n @ focus - offset)                 # project onto the plane
-        extent = fog[1] * 1.5 + float(np.linalg.norm(camera.eye - c))
-        spacing = 10.0 ** math.floor(math.log10(max(radius, 1e-3) * 0.4))
-        spacing = min(max(spacing, 0.01), 100.0)
-        set_uniforms(self.ground_prog, u_center=tuple(c), u_axis_u=tuple(u), u_axis_v=tuple(v),
+        ambient, sun = self._plane_light(n, camera, offset)
+        prog = self._full["ground"]
+        set_uniforms(prog, u_ground_ambient=tuple(ambient), u_ground_sun=tuple(sun))
+        u, v, c, extent, origin = self._plane_frame(n, offset, camera, fog)
+        set_uniforms(prog, u_center=tuple(c), u_axis_u=tuple(u), u_axis_v=tuple(v),
                      u_extent=float(extent), u_normal=tuple(n), u_origin=tuple(origin),
-                     u_spacing=float(spacing), u_alpha=float(alpha))
-        gl.glBindVertexArray(self.quad_vao)
-        gl.glDrawArrays(gl.GL_TRIANGLES, 0, 6)
+                     u_spacing=float(self._grid_spacing(radius)), u_alpha=float(alpha))
+        gl.glBindVertexArray(self._full["quad_vao"])
+        gl.glDrawArrays(gl.GL_TRIANGLES, 0, self._full["quad_n"])
 
     def _overlays(self, geometry, opt):
         """Instance rows (spheres, cylinders) for contacts, joints and the drag spring."""

@@ -211,3 +211,247 @@ void main() {
     frag = vec4(c, 1.0);
 }
 """
+
+
+# --------------------------------------------------------------------------------------
+# The "fast" path (the default on software rasterisers such as llvmpipe): everything that
+# was per pixel and did not need to be moves to the vertex stage or to the CPU. No shadow
+# map: contact shadows are soft elliptic blobs on the ground (see BLOB_*), bodies darken
+# near the ground (a cheap ambient-occlusion term), fog is per vertex, the ground is a flat
+# pre-lit plane with its grid lines drawn as thin anti-aliased quads (a grid texture or a
+# procedural grid costs llvmpipe 10-20 ms per frame at 1280x720: every ground pixel pays for
+# it), and the sky is a vertex-coloured grid clipped to above the horizon.
+# --------------------------------------------------------------------------------------
+
+FAST_MESH_VS = """
+#version 330 core
+layout(location = 0) in vec3 a_pos;
+layout(location = 1) in vec3 a_normal;
+layout(location = 2) in float a_sgn;
+layout(location = 3) in vec4 i_m0;
+layout(location = 4) in vec4 i_m1;
+layout(location = 5) in vec4 i_m2;
+layout(location = 6) in vec4 i_m3;
+layout(location = 7) in vec4 i_scale;
+layout(location = 8) in vec4 i_color;
+
+uniform mat4 u_viewproj;
+uniform vec3 u_eye;
+uniform vec3 u_light_dir;
+uniform vec2 u_fog;              // start, 1 / (end - start)
+uniform vec4 u_ground;           // plane normal, offset (ambient occlusion near it)
+uniform float u_ao_range;        // 0: off, else the height over which occlusion fades
+
+out vec3 v_normal;
+out vec3 v_half;
+out vec3 v_base;                 // linear colour
+out float v_fog;
+out float v_ao;
+
+void main() {
+    mat4 M = mat4(i_m0, i_m1, i_m2, i_m3);
+    vec3 local = a_pos * i_scale.xyz + vec3(0.0, 0.0, a_sgn * i_scale.w);
+    vec4 world = M * vec4(local, 1.0);
+    v_normal = mat3(M) * (a_normal / max(i_scale.xyz, vec3(1e-9)));
+    vec3 to_eye = u_eye - world.xyz;
+    float d = length(to_eye);
+    v_half = u_light_dir + to_eye / max(d, 1e-9);
+    v_base = i_color.rgb * i_color.rgb;
+    float f = clamp((d - u_fog.x) * u_fog.y, 0.0, 1.0);
+    v_fog = f * f;
+    float h = dot(world.xyz, u_ground.xyz) - u_ground.w;
+    v_ao = u_ao_range > 0.0 ? 0.45 + 0.55 * clamp(h / u_ao_range, 0.0, 1.0) : 1.0;
+    gl_Position = u_viewproj * world;
+}
+"""
+
+FAST_MESH_FS = """
+#version 330 core
+in vec3 v_normal;
+in vec3 v_half;
+in vec3 v_base;
+in float v_fog;
+in float v_ao;
+out vec4 frag;
+uniform vec3 u_light_dir;
+uniform vec3 u_fog_color;
+uniform int u_overlay;
+const vec3 SKY = vec3(0.50, 0.58, 0.72) * 0.55;
+const vec3 BOUNCE = vec3(0.28, 0.25, 0.22) * 0.55;
+const vec3 SUN = vec3(1.0, 0.96, 0.88) * 1.05;
+void main() {
+    vec3 N = normalize(v_normal);
+    if (u_overlay != 0) {           // contacts, joints: flat colour, lightly shaded
+        float nv = abs(dot(N, normalize(v_half - u_light_dir)));
+        frag = vec4(pow(v_base * (0.55 + 0.45 * nv), vec3(1.0 / 2.2)), 1.0);
+        return;
+    }
+    float ndl = max(dot(N, u_light_dir), 0.0);
+    float nh = max(dot(N, normalize(v_half)), 0.0);
+    float nh2 = nh * nh, nh4 = nh2 * nh2, nh8 = nh4 * nh4, nh16 = nh8 * nh8;
+    vec3 ambient = mix(BOUNCE, SKY, 0.5 + 0.5 * N.z) * v_ao;
+    vec3 c = v_base * (ambient + SUN * ndl) + SUN * (nh16 * nh16 * 0.3 * step(0.0, ndl - 1e-4));
+    frag = vec4(mix(sqrt(min(c, vec3(1.0))), u_fog_color, v_fog), 1.0);
+}
+"""
+
+FAST_GROUND_VS = """
+#version 330 core
+layout(location = 0) in vec2 a_uv;
+uniform vec3 u_center;
+uniform vec3 u_axis_u;
+uniform vec3 u_axis_v;
+uniform float u_extent;
+uniform mat4 u_viewproj;
+uniform vec3 u_eye;
+uniform vec2 u_fog;
+uniform vec3 u_color;            // lit plane colour (sRGB)
+uniform vec3 u_fog_color;
+out vec3 v_color;
+void main() {
+    vec3 w = u_center + (a_uv.x * u_axis_u + a_uv.y * u_axis_v) * u_extent;
+    float f = clamp((length(u_eye - w) - u_fog.x) * u_fog.y, 0.0, 1.0);
+    v_color = mix(u_color, u_fog_color, f * f);
+    gl_Position = u_viewproj * vec4(w, 1.0);
+}
+"""
+
+FAST_GROUND_FS = """
+#version 330 core
+in vec3 v_color;
+out vec4 frag;
+uniform float u_alpha;
+void main() { frag = vec4(v_color, u_alpha); }
+"""
+
+# Grid lines (and the world axes) on a plane: one instanced quad per line segment, a few
+# pixels wide in screen space, blended over the flat plane. Only the line pixels are shaded,
+# with the grid shader's profile (1 px each side) and its fade where the lines crowd.
+GRID_LINE_VS = """
+#version 330 core
+layout(location = 0) in vec4 i_a;        // end A, 1 / spacing (0: never fades)
+layout(location = 1) in vec4 i_b;        // end B, opacity
+layout(location = 2) in vec4 i_color;    // lit colour, extra half width (px) of full cover
+uniform mat4 u_viewproj;
+uniform vec2 u_viewport;                 // half the viewport size, pixels
+out vec3 v_world;
+noperspective out float v_side;          // pixels from the centre line (screen-linear)
+out vec4 v_color;
+out vec2 v_line;                         // 1 / spacing, opacity (constant per line)
+void main() {
+    float t = (gl_VertexID & 1) == 0 ? 0.0 : 1.0;
+    float side = (gl_VertexID & 2) == 0 ? -1.0 : 1.0;
+    vec4 ca = u_viewproj * vec4(i_a.xyz, 1.0);
+    vec4 cb = u_viewproj * vec4(i_b.xyz, 1.0);
+    vec2 d = (cb.xy / cb.w - ca.xy / ca.w) * u_viewport;
+    float len = length(d);
+    vec2 dir = len > 1e-6 ? d / len : vec2(1.0, 0.0);
+    float half_px = 1.5 + i_color.w;
+    vec4 c = mix(ca, cb, t);
+    c.xy += vec2(-dir.y, dir.x) * side * half_px / u_viewport * c.w;
+    v_world = mix(i_a.xyz, i_b.xyz, t);
+    v_side = side * half_px;
+    v_color = i_color;
+    v_line = vec2(i_a.w, i_b.w);
+    gl_Position = c;
+}
+"""
+
+# The procedural grid fades its lines out where a cell covers less than 2.5 pixels along
+# the more foreshortened axis; a pixel at distance d from an eye at height h above the plane
+# spans about d^2 / (f h) there (f: focal length in pixels), which u_fade holds as
+# 2.5 * 1.2 / (f h) (1.2: fwidth sums both screen axes).
+GRID_LINE_FS = """
+#version 330 core
+in vec3 v_world;
+noperspective in float v_side;
+in vec4 v_color;
+in vec2 v_line;
+out vec4 frag;
+uniform vec3 u_eye;
+uniform vec2 u_fog;
+uniform float u_fade;
+void main() {
+    float cover = clamp(1.0 + v_color.w - abs(v_side), 0.0, 1.0);
+    vec3 r = v_world - u_eye;
+    float d2 = dot(r, r);
+    float fade = clamp(1.0 - u_fade * d2 * v_line.x, 0.0, 1.0);
+    float f = clamp((sqrt(d2) - u_fog.x) * u_fog.y, 0.0, 1.0);
+    frag = vec4(v_color.rgb, cover * fade * v_line.y * (1.0 - f * f));
+}
+"""
+
+# Contact shadows: one quad per (body, plane), an ellipse around the body's shadow on the
+# plane (computed on the CPU), multiplied into the framebuffer.
+BLOB_VS = """
+#version 330 core
+layout(location = 0) in vec4 i_center;   // xyz, strength
+layout(location = 1) in vec4 i_axis1;    // xyz * semi-axis, softness
+layout(location = 2) in vec4 i_axis2;
+uniform mat4 u_viewproj;
+uniform vec3 u_eye;
+uniform vec2 u_fog;
+out vec2 v_q;
+out float v_strength;
+out float v_soft;
+void main() {
+    vec2 q = vec2((gl_VertexID & 1) == 0 ? -1.0 : 1.0, (gl_VertexID & 2) == 0 ? -1.0 : 1.0);
+    float grow = 1.0 + i_axis1.w;
+    q *= grow;
+    vec3 w = i_center.xyz + q.x * i_axis1.xyz + q.y * i_axis2.xyz;
+    float f = clamp((length(u_eye - i_center.xyz) - u_fog.x) * u_fog.y, 0.0, 1.0);
+    v_q = q;
+    v_strength = i_center.w * (1.0 - f * f);
+    v_soft = i_axis1.w;
+    gl_Position = u_viewproj * vec4(w, 1.0);
+}
+"""
+
+BLOB_FS = """
+#version 330 core
+in vec2 v_q;
+in float v_strength;
+in float v_soft;
+out vec4 frag;
+uniform vec3 u_tint;             // shadow colour (multiplied in)
+void main() {
+    float r = length(v_q);
+    float a = v_strength * clamp((1.0 + v_soft - r) / (2.0 * v_soft), 0.0, 1.0);
+    frag = vec4(mix(vec3(1.0), u_tint, a * a * (3.0 - 2.0 * a)), 1.0);
+}
+"""
+
+# The sky as an 8 x 8 grid of cells over the screen, coloured per vertex from the view
+# direction, at the far plane (drawn last, where nothing else is), clipped to the part of the
+# screen above the horizon when a ground plane covers the rest.
+FAST_SKY_VS = """
+#version 330 core
+uniform mat4 u_inv_viewproj;
+uniform vec4 u_clip;             // gl_ClipDistance[0] = dot(u_clip, (x, y, 1, 0)) in NDC
+uniform vec3 u_horizon;
+uniform vec3 u_zenith;
+uniform vec3 u_nadir;
+out vec3 v_color;
+const int N = 8;
+void main() {
+    int cell = gl_VertexID / 6, corner = gl_VertexID % 6;
+    int ci = cell % N, cj = cell / N;
+    int dx = (corner == 1 || corner == 2 || corner == 4) ? 1 : 0;
+    int dy = (corner == 2 || corner == 4 || corner == 5) ? 1 : 0;
+    vec2 p = vec2(float(ci + dx), float(cj + dy)) * (2.0 / float(N)) - 1.0;
+    vec4 a = u_inv_viewproj * vec4(p, -1.0, 1.0);
+    vec4 b = u_inv_viewproj * vec4(p, 1.0, 1.0);
+    vec3 d = normalize(b.xyz / b.w - a.xyz / a.w);
+    v_color = d.z >= 0.0 ? mix(u_horizon, u_zenith, pow(d.z, 0.6))
+                         : mix(u_horizon, u_nadir, pow(-d.z, 0.5));
+    gl_ClipDistance[0] = dot(u_clip.xyz, vec3(p, 1.0));
+    gl_Position = vec4(p, 1.0, 1.0);
+}
+"""
+
+FLAT_FS = """
+#version 330 core
+in vec3 v_color;
+out vec4 frag;
+void main() { frag = vec4(v_color, 1.0); }
+"""

@@ -48,6 +48,7 @@ KEY_BINDINGS = (
     KeyBinding("C", (key.C,), "toggle_contacts", "show contacts and contact forces"),
     KeyBinding("J", (key.J,), "toggle_joints", "show joint anchors and axes"),
     KeyBinding("W", (key.W,), "toggle_wireframe", "wireframe"),
+    KeyBinding("Q", (key.Q,), "toggle_quality", "render quality: fast / full (shadow map)"),
     KeyBinding("F", (key.F,), "frame_scene", "frame all bodies"),
     KeyBinding("T", (key.T,), "toggle_follow", "camera follows the selected body"),
     KeyBinding("N", (key.N,), "next_scene", "next scene (when given a scene list)"),
@@ -85,7 +86,9 @@ class Viewer:
     """A window that runs and shows a world in real time (see the module docstring).
 
     Other parameters: ``size`` (window pixels), ``visible`` (False for tests), ``samples``
-    (multisampling; default 4 on a GPU, none on a software rasteriser), ``screenshot_dir``, ``load_scene`` (name -> scene),
+    (multisampling; default 4 on a GPU, none on a software rasteriser), ``quality``
+    ("fast" or "full"; default fast on a software rasteriser, see ``renderer``),
+    ``screenshot_dir``, ``load_scene`` (name -> scene),
     ``max_steps_per_frame`` and ``frame_budget`` (s of stepping per frame before the viewer
     gives up on real time and slows down).
     """
@@ -93,7 +96,8 @@ class Viewer:
     def __init__(self, world, title: str | None = None, camera=None, controller=None,
                  scenes=None, *, load_scene=None, size=(1280, 720), visible: bool = True,
                  samples: int | None = None, screenshot_dir=".", max_steps_per_frame: int = 200,
-                 frame_budget: float = 1 / 25, vsync: bool = False):
+                 frame_budget: float = 1 / 25, vsync: bool = False,
+                 quality: str | None = None):
         self.scenes = list(scenes) if scenes else []
         self.load_scene = load_scene
         self.scene_index = 0
@@ -116,7 +120,7 @@ class Viewer:
                                       caption=spec.title, resizable=True, samples=0,
                                       vsync=vsync)
             self.window.switch_to()
-        self.renderer = Renderer()
+        self.renderer = Renderer(quality=quality)
         self.options = DrawOptions()
         self.show_help = False
         self.show_hud = True
@@ -191,6 +195,9 @@ class Viewer:
 
     def toggle_wireframe(self):
         self.options.wireframe = not self.options.wireframe
+
+    def toggle_quality(self):
+        self.renderer.quality = "full" if self.renderer.quality == "fast" else "fast"
 
     def toggle_help(self):
         self.show_help = not self.show_help
@@ -418,7 +425,8 @@ class Viewer:
         lines = [
             f"{self.title}",
             f"t {world.time:9.3f} s   dt {world.dt * 1e3:.3g} ms   {state}",
-            f"fps {fps:5.1f}   real time x{sim.realtime_factor:.2f}   step {sim.step_seconds * 1e3:.2f} ms",
+            f"fps {fps:5.1f}   real time x{sim.realtime_factor:.2f}   step {sim.step_seconds * 1e3:.2f} ms"
+            f"   {self.renderer.quality}",
             f"bodies {len(world.bodies)}   joints {len(world.joints)}   contacts {n_contacts}",
             f"energy {energy}   constraint error {err}",
         ]
