@@ -459,12 +459,14 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     if stabilize:
         _, err, x1, q1, v_half, w_half = correct_to_manifold(
             world, model, rows, factor, x, q, v, w, v_half, w_half, inv_mass, Iinv, h)
-        if not err <= world.position_tolerance and depth < world.max_split_depth and uni is None:
+        # SHAKE aims at position_tolerance; only a miss beyond projection_tolerance (a link
+        # turning too far within h) splits the step
+        if not err <= world.projection_tolerance and depth < world.max_split_depth and uni is None:
             world.stats["splits"] += 1
             half, _ = symplectic_substep(world, model, x, q, v, w, 0.5 * h, depth + 1)
             end, _ = symplectic_substep(world, model, *half, 0.5 * h, depth + 1)
             return end, StepReport(rows, lam, x, R, uni, lam_b)   # the seed's lambda at x
-        if err > world.position_tolerance and np.isfinite(err):
+        if err > world.projection_tolerance and np.isfinite(err):
             world.stats["projections"] += 1
             err, x1, q1 = project_positions(world, model, x1, q1, v_half, w_half)
         # second half kick with the applied wrench only; the projection supplies the rest

@@ -28,18 +28,30 @@ def sphere(slices: int = 32, stacks: int = 16):
     ph = np.linspace(0.0, 2 * np.pi, slices + 1)
     T, P = np.meshgrid(th, ph, indexing="ij")
     pos = np.stack([np.sin(T) * np.cos(P), np.sin(T) * np.sin(P), np.cos(T)], -1).reshape(-1, 3)
-    idx = _grid_indices(stacks, slices)
+    idx = _grid_indices(stacks, slices, top_pole=True, bottom_pole=True)
     return _pack(pos, pos), idx
 
 
-def _grid_indices(rows: int, cols: int, start: int = 0):
+def _grid_indices(rows: int, cols: int, start: int = 0, top_pole: bool = False,
+                  bottom_pole: bool = False):
     """Two triangles per cell of a (rows+1) x (cols+1) vertex grid stored row-major; rows go
-    from +z (or the upper edge) down, columns counter-clockwise about z."""
+    from +z (or the upper edge) down, columns counter-clockwise about z. Where the first
+    (last) row is a pole, a single point, the zero-area triangle of each of its cells is
+    left out (a software rasteriser pays for every triangle)."""
     r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
     a = start + r * (cols + 1) + c
     b = a + (cols + 1)
-    tri = np.stack([a, b, a + 1, a + 1, b, b + 1], -1).reshape(-1)
-    return tri.astype(np.uint32)
+    first = np.stack([a, b, a + 1], -1)
+    second = np.stack([a + 1, b, b + 1], -1)
+    keep1 = np.ones(r.shape, bool)
+    keep2 = np.ones(r.shape, bool)
+    if top_pole:
+        keep1[0] = False
+    if bottom_pole:
+        keep2[-1] = False
+    tri = np.stack([first, second], 2)                  # (rows, cols, 2, 3)
+    keep = np.stack([keep1, keep2], 2)
+    return tri[keep].reshape(-1).astype(np.uint32)
 
 
 def box():
@@ -96,7 +108,8 @@ def capsule(slices: int = 32, stacks: int = 16):
         pos = np.stack([np.sin(T) * np.cos(P), np.sin(T) * np.sin(P), np.cos(T)], -1)
         pos = pos.reshape(-1, 3)
         parts.append(_pack(pos, pos, np.full(len(pos), sign)))
-        idx.append(_grid_indices(half, slices, start))
+        idx.append(_grid_indices(half, slices, start, top_pole=sign > 0,
+                                 bottom_pole=sign < 0))
         start += len(pos)
     ring = np.c_[np.cos(ph), np.sin(ph), np.zeros_like(ph)]
     band = np.concatenate([ring, ring])
@@ -105,7 +118,7 @@ def capsule(slices: int = 32, stacks: int = 16):
     return np.concatenate(parts), np.concatenate(idx)
 
 
-LOD_SEGMENTS = (32, 20, 12, 8)    # segments around the axis for level 0 (near) .. 3 (far)
+LOD_SEGMENTS = (32, 20, 12, 8, 6)  # segments around the axis for level 0 (near) .. 4 (far)
 LOD_MAX_ERROR = 0.75              # pixels between a polygonal silhouette and the circle
 
 

@@ -593,9 +593,9 @@ class Renderer:
                  "ground": _program(shaders.GROUND_VS, shaders.GROUND_FS),
                  "sky": _program(shaders.SKY_VS, shaders.SKY_FS)}
             # coarse copies for the shadow pass (a 1024^2 map cannot show finer facets)
-            coarsest = len(meshes.LOD_SEGMENTS) - 1
+            level = meshes.LOD_SEGMENTS.index(8)
             f["shadow_meshes"] = {kind: InstancedMesh(v, i) for kind, (v, i)
-                                  in meshes.shape_meshes(coarsest).items()}
+                                  in meshes.shape_meshes(level).items()}
             quad = np.array([[-1, -1], [1, -1], [1, 1], [-1, -1], [1, 1], [-1, 1]], np.float32)
             f["quad_vao"], f["quad_vbo"] = self._static_2d(quad)
             f["quad_n"] = len(quad)
