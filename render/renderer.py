@@ -363,78 +363,29 @@ def ground_grid_vertices(n: int = 16) -> np.ndarray:
     return np.stack(corners, 2).reshape(-1, 2).astype(np.float32)
 
 
-FADE_PIXELS = 2.5 * 1.2     # grid lines fade out below 2.5 px per cell (see GRID_LINE_FS)
-
-
-def grid_line_rows(frame, spacing, eye, forward, near, focal, colors) -> np.ndarray:
-    """Rows (k, 12) for the fast path's grid lines on one plane: minor lines every
-    ``spacing`` and major lines every ten, each clipped to the drawn square, to the disc
-    where its cells still span a couple of pixels (farther they have faded out, as in the
-    procedural grid) and to just in front of the camera (screen-space widths need both ends
-    in front); plus the world axes through the origin. ``frame`` is ``(u, v, centre, extent,
-    origin)`` of the plane, ``focal`` the focal length in pixels, ``colors`` the lit
-    (minor, major, x axis, y axis) colours."""
+def axis_line_rows(frame, eye, forward, near, colors) -> np.ndarray:
+    """Rows (k, 12) for the fast path's world axes on one plane (x along u, y along v, through
+    the point of the plane nearest the origin), across the drawn square and cut to just in
+    front of the camera (screen-space widths need both ends in front). ``frame`` is ``(u, v,
+    centre, extent, origin)`` of the plane, ``colors`` the lit x and y axis colours."""
     u, v, c, extent, origin = frame
     eye = np.asarray(eye, float)
-    n = np.cross(u, v)
-    height = max(abs(float((eye - origin) @ n)), 1e-9)
-    e_uv = np.array([(eye - origin) @ u, (eye - origin) @ v])
     c_uv = np.array([(c - origin) @ u, (c - origin) @ v])
     lo, hi = c_uv - extent, c_uv + extent
-    minor, major, ax_x, ax_y = colors
-    out = []
-
-    def family(step, color, opacity, skip_every=0):
-        reach2 = focal * height * step / FADE_PIXELS      # fade = 0 from this distance^2
-        r = math.sqrt(max(reach2 - height * height, 0.0))
-        if r <= 0:
-            return
-        for axis in (0, 1):                      # axis 0: lines u = const (along v)
-            a0 = max(e_uv[axis] - r, lo[axis])
-            a1 = min(e_uv[axis] + r, hi[axis])
-            if a1 < a0:
-                continue
-            k = np.arange(math.ceil(a0 / step), math.floor(a1 / step) + 1)
-            if skip_every:
-                k = k[k % skip_every != 0]
-            if not len(k):
-                continue
-            pos = k * step
-            half = np.sqrt(np.maximum(r * r - (pos - e_uv[axis]) ** 2, 0.0))
-            o = 1 - axis
-            b0 = np.maximum(e_uv[o] - half, lo[o])
-            b1 = np.minimum(e_uv[o] + half, hi[o])
-            ok = b1 > b0
-            if not np.any(ok):
-                continue
-            pos, b0, b1 = pos[ok], b0[ok], b1[ok]
-            along, across = (v, u) if axis == 0 else (u, v)
-            rows = np.zeros((len(pos), 12))
-            rows[:, 0:3] = origin + np.outer(pos, across) + np.outer(b0, along)
-            rows[:, 4:7] = origin + np.outer(pos, across) + np.outer(b1, along)
-            rows[:, 3] = 1.0 / step
-            rows[:, 7] = opacity
-            rows[:, 8:11] = color
-            out.append(rows)
-
-    # the procedural grid's weights: minor lines 0.55, major 0.85, axes 0.8
-    family(spacing, minor, 0.55, skip_every=10)
-    family(10 * spacing, major, 0.85)
-    # the axes: x (red) along u through the origin, y (green) along v; they never fade
-    for axis, color in ((0, ax_x), (1, ax_y)):
+    rows = []
+    for axis, color in enumerate(colors):
         along = u if axis == 0 else v
         if lo[1 - axis] <= 0.0 <= hi[1 - axis]:
-            row = np.zeros((1, 12))
-            row[0, 0:3] = origin + along * lo[axis]
-            row[0, 4:7] = origin + along * hi[axis]
-            row[0, 7] = 0.8
-            row[0, 8:11] = color
-            row[0, 11] = 0.5
-            out.append(row)
-    if not out:
+            row = np.zeros(12)
+            row[0:3] = origin + along * lo[axis]
+            row[3] = 0.8                                    # opacity, as in GROUND_FS
+            row[4:7] = origin + along * hi[axis]
+            row[7] = 0.5                                    # full cover within 0.5 px
+            row[8:11] = color
+            rows.append(row)
+    if not rows:
         return np.zeros((0, 12), np.float32)
-    rows = np.concatenate(out)
-    # keep both ends in front of the camera
+    rows = np.array(rows)
     lim = 2.0 * near
     da = (rows[:, 0:3] - eye) @ forward - lim
     db = (rows[:, 4:7] - eye) @ forward - lim
@@ -609,8 +560,8 @@ class Renderer:
                  "ground": _program(shaders.FAST_GROUND_VS, shaders.FAST_GROUND_FS),
                  "blob": _program(shaders.BLOB_VS, shaders.BLOB_FS),
                  "sky": _program(shaders.FAST_SKY_VS, shaders.FLAT_FS),
-                 "lines": _program(shaders.GRID_LINE_VS, shaders.GRID_LINE_FS),
-                 "grid_lines": InstanceStream(), "blobs": InstanceStream()}
+                 "lines": _program(shaders.LINE_VS, shaders.LINE_FS),
+                 "lines_buf": InstanceStream(), "blobs": InstanceStream()}
             tris = ground_grid_vertices()
             f["ground_vao"], f["ground_vbo"] = self._static_2d(tris)
             f["ground_n"] = len(tris)
@@ -703,7 +654,6 @@ class Renderer:
         opt = options or DrawOptions()
         self._pass_ms = {}
         self._n_blobs = 0
-        self._n_lines = 0
         if self.profile:
             gl.glFinish()
         self._t_pass = time.perf_counter()
@@ -758,7 +708,7 @@ class Renderer:
                               self.body_meshes.items() if m.n_instances},
                       "triangles": int(sum(m.count // 3 * m.n_instances
                                            for m in meshes_used)),
-                      "contact_shadows": self._n_blobs, "grid_lines": self._n_lines}
+                      "contact_shadows": self._n_blobs}
         if self.profile:
             self.stats["pass_ms"] = {k: round(v, 3) for k, v in self._pass_ms.items()}
 
@@ -802,29 +752,33 @@ class Renderer:
         self._draw_bodies(meshes_used, opt)
         self._mark("bodies")
 
-        # ground planes: flat pre-lit colour with per-vertex fog, depth written
+        # ground planes: the procedural grid with pre-lit colours and per-vertex fog
         if planes:
             prog = f["ground"]
             prog.use()
+            spacing = self._grid_spacing(radius)
             set_uniforms(prog, u_viewproj=vp_m, u_eye=eye_t, u_fog=fog_u,
-                         u_fog_color=SKY_HORIZON, u_alpha=float(alpha))
+                         u_fog_color=SKY_HORIZON, u_alpha=float(alpha),
+                         u_inv_spacing=1.0 / spacing)
             if alpha < 1:
                 gl.glEnable(gl.GL_BLEND)
                 gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
             gl.glBindVertexArray(f["ground_vao"])
-            plane_info = []
+            axes = []
             for normal, offset in planes:
                 n = np.asarray(normal, float)
                 frame = self._plane_frame(n, offset, camera, fog)
                 u, v, c, extent, origin = frame
                 ambient, sun = self._plane_light(n, camera, offset)
                 k = np.sqrt(ambient + sun)          # sqrt(lin(c) * light) = c * sqrt(light)
-                lit = [np.clip(col * k, 0.0, 1.0)
+                lit = [tuple(np.clip(col * k, 0.0, 1.0))
                        for col in (GRID_BASE, GRID_MINOR, GRID_MAJOR, AXIS_X, AXIS_Y)]
                 set_uniforms(prog, u_center=tuple(c), u_axis_u=tuple(u), u_axis_v=tuple(v),
-                             u_extent=float(extent), u_color=tuple(lit[0]))
+                             u_origin=tuple(origin), u_extent=float(extent),
+                             u_col_base=lit[0], u_col_minor=lit[1], u_col_major=lit[2])
                 gl.glDrawArrays(gl.GL_TRIANGLES, 0, f["ground_n"])
-                plane_info.append((frame, lit[1:]))
+                axes.append(axis_line_rows(frame, eye, camera.basis()[2],
+                                           camera.clip_range()[0], lit[3:]))
             gl.glDisable(gl.GL_BLEND)
             self._mark("ground")
 
@@ -833,25 +787,16 @@ class Renderer:
             gl.glEnable(gl.GL_POLYGON_OFFSET_FILL)
             gl.glPolygonOffset(-1.0, -2.0)
             gl.glEnable(gl.GL_BLEND)
-            if opt.grid:
+            rows = np.concatenate(axes)
+            if len(rows):
                 prog = f["lines"]
                 prog.use()
                 set_uniforms(prog, u_viewproj=vp_m, u_eye=eye_t, u_fog=fog_u,
                              u_viewport=(0.5 * width, 0.5 * height))
                 gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
-                spacing = self._grid_spacing(radius)
-                focal = 0.5 * height / math.tan(math.radians(camera.fov) / 2)
-                fwd = camera.basis()[2]
-                near = camera.clip_range()[0]
-                for frame, colors in plane_info:
-                    rows = grid_line_rows(frame, spacing, eye, fwd, near, focal, colors)
-                    u, v, c, extent, origin = frame
-                    height = max(abs(float((eye - origin) @ np.cross(u, v))), 1e-9)
-                    set_uniforms(prog, u_fade=FADE_PIXELS / (focal * height))
-                    f["grid_lines"].upload(rows)
-                    f["grid_lines"].draw()
-                    self._n_lines += len(rows)
-                self._mark("grid_lines")
+                f["lines_buf"].upload(rows)
+                f["lines_buf"].draw()
+            self._mark("axes")
             # contact shadows, multiplied into the ground
             if opt.shadows:
                 rows = contact_shadow_rows(inst, planes, self.light_dir)

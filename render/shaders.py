@@ -217,10 +217,10 @@ void main() {
 # The "fast" path (the default on software rasterisers such as llvmpipe): everything that
 # was per pixel and did not need to be moves to the vertex stage or to the CPU. No shadow
 # map: contact shadows are soft elliptic blobs on the ground (see BLOB_*), bodies darken
-# near the ground (a cheap ambient-occlusion term), fog is per vertex, the ground is a flat
-# pre-lit plane with its grid lines drawn as thin anti-aliased quads (a grid texture or a
-# procedural grid costs llvmpipe 10-20 ms per frame at 1280x720: every ground pixel pays for
-# it), and the sky is a vertex-coloured grid clipped to above the horizon.
+# near the ground (a cheap ambient-occlusion term), fog is per vertex, the ground grid is
+# procedural with pre-lit colours (a mipmapped grid texture costs llvmpipe more: ~10 ms per
+# 1280x720 frame for the texture fetches alone), the world axes are thin quads, and the sky
+# is a vertex-coloured grid clipped to above the horizon.
 # --------------------------------------------------------------------------------------
 
 FAST_MESH_VS = """
@@ -301,43 +301,65 @@ layout(location = 0) in vec2 a_uv;
 uniform vec3 u_center;
 uniform vec3 u_axis_u;
 uniform vec3 u_axis_v;
+uniform vec3 u_origin;
 uniform float u_extent;
+uniform float u_inv_spacing;     // 1 / minor grid spacing
 uniform mat4 u_viewproj;
 uniform vec3 u_eye;
-uniform vec2 u_fog;
-uniform vec3 u_color;            // lit plane colour (sRGB)
-uniform vec3 u_fog_color;
-out vec3 v_color;
+uniform vec2 u_fog;              // start, 1 / (end - start)
+out vec2 v_cell;                 // plane coordinates in minor cells
+out float v_fog;
 void main() {
     vec3 w = u_center + (a_uv.x * u_axis_u + a_uv.y * u_axis_v) * u_extent;
+    vec3 rel = w - u_origin;
+    v_cell = vec2(dot(rel, u_axis_u), dot(rel, u_axis_v)) * u_inv_spacing;
     float f = clamp((length(u_eye - w) - u_fog.x) * u_fog.y, 0.0, 1.0);
-    v_color = mix(u_color, u_fog_color, f * f);
+    v_fog = f * f;
     gl_Position = u_viewproj * vec4(w, 1.0);
 }
 """
 
+# The full path's grid without its shadow lookup and lighting: the colours come lit from the
+# CPU (the plane's light is uniform without a shadow map; sqrt(c^2 k) = c sqrt(k), so mixing
+# lit colours is the same as lighting the mix) and fog is interpolated from the vertices.
+# The world axes are drawn as lines (LINE_*): in here they would cost every pixel.
 FAST_GROUND_FS = """
 #version 330 core
-in vec3 v_color;
+in vec2 v_cell;
+in float v_fog;
 out vec4 frag;
+uniform vec3 u_col_base;
+uniform vec3 u_col_minor;
+uniform vec3 u_col_major;
+uniform vec3 u_fog_color;
 uniform float u_alpha;
-void main() { frag = vec4(v_color, u_alpha); }
+void main() {
+    vec2 w = fwidth(v_cell);                        // minor cells per pixel
+    vec2 iw = 1.0 / max(w, vec2(1e-6));
+    float wm = max(w.x, w.y);
+    vec2 g1 = abs(fract(v_cell - 0.5) - 0.5) * iw;
+    vec2 g2 = abs(fract(v_cell * 0.1 - 0.5) - 0.5) * iw * 10.0;
+    float minor = (1.0 - min(min(g1.x, g1.y), 1.0)) * clamp(1.0 - 2.5 * wm, 0.0, 1.0);
+    float major = (1.0 - min(min(g2.x, g2.y), 1.0)) * clamp(1.0 - 0.25 * wm, 0.0, 1.0);
+    vec3 c = mix(mix(u_col_base, u_col_minor, minor * 0.55), u_col_major, major * 0.85);
+    frag = vec4(mix(c, u_fog_color, v_fog), u_alpha);
+}
 """
 
-# Grid lines (and the world axes) on a plane: one instanced quad per line segment, a few
-# pixels wide in screen space, blended over the flat plane. Only the line pixels are shaded,
-# with the grid shader's profile (1 px each side) and its fade where the lines crowd.
-GRID_LINE_VS = """
+# Lines on a plane (the world axes): one instanced quad per segment, a few pixels wide in
+# screen space, blended over the plane; only the line pixels are shaded. Profile as in the
+# full path's grid shader: fully covered within 0.5 px of the line, fading out at 1.5 px.
+LINE_VS = """
 #version 330 core
-layout(location = 0) in vec4 i_a;        // end A, 1 / spacing (0: never fades)
-layout(location = 1) in vec4 i_b;        // end B, opacity
-layout(location = 2) in vec4 i_color;    // lit colour, extra half width (px) of full cover
+layout(location = 0) in vec4 i_a;        // end A, opacity
+layout(location = 1) in vec4 i_b;        // end B, half width (px) of the full cover
+layout(location = 2) in vec4 i_color;    // lit colour
 uniform mat4 u_viewproj;
 uniform vec2 u_viewport;                 // half the viewport size, pixels
 out vec3 v_world;
 noperspective out float v_side;          // pixels from the centre line (screen-linear)
-out vec4 v_color;
-out vec2 v_line;                         // 1 / spacing, opacity (constant per line)
+out vec4 v_color;                        // rgb, opacity
+out float v_core;
 void main() {
     float t = (gl_VertexID & 1) == 0 ? 0.0 : 1.0;
     float side = (gl_VertexID & 2) == 0 ? -1.0 : 1.0;
@@ -346,38 +368,30 @@ void main() {
     vec2 d = (cb.xy / cb.w - ca.xy / ca.w) * u_viewport;
     float len = length(d);
     vec2 dir = len > 1e-6 ? d / len : vec2(1.0, 0.0);
-    float half_px = 1.5 + i_color.w;
+    float half_px = 1.0 + i_b.w;
     vec4 c = mix(ca, cb, t);
     c.xy += vec2(-dir.y, dir.x) * side * half_px / u_viewport * c.w;
     v_world = mix(i_a.xyz, i_b.xyz, t);
     v_side = side * half_px;
-    v_color = i_color;
-    v_line = vec2(i_a.w, i_b.w);
+    v_color = vec4(i_color.rgb, i_a.w);
+    v_core = i_b.w;
     gl_Position = c;
 }
 """
 
-# The procedural grid fades its lines out where a cell covers less than 2.5 pixels along
-# the more foreshortened axis; a pixel at distance d from an eye at height h above the plane
-# spans about d^2 / (f h) there (f: focal length in pixels), which u_fade holds as
-# 2.5 * 1.2 / (f h) (1.2: fwidth sums both screen axes).
-GRID_LINE_FS = """
+LINE_FS = """
 #version 330 core
 in vec3 v_world;
 noperspective in float v_side;
 in vec4 v_color;
-in vec2 v_line;
+in float v_core;
 out vec4 frag;
 uniform vec3 u_eye;
 uniform vec2 u_fog;
-uniform float u_fade;
 void main() {
-    float cover = clamp(1.0 + v_color.w - abs(v_side), 0.0, 1.0);
-    vec3 r = v_world - u_eye;
-    float d2 = dot(r, r);
-    float fade = clamp(1.0 - u_fade * d2 * v_line.x, 0.0, 1.0);
-    float f = clamp((sqrt(d2) - u_fog.x) * u_fog.y, 0.0, 1.0);
-    frag = vec4(v_color.rgb, cover * fade * v_line.y * (1.0 - f * f));
+    float cover = clamp(1.0 + v_core - abs(v_side), 0.0, 1.0);
+    float f = clamp((length(v_world - u_eye) - u_fog.x) * u_fog.y, 0.0, 1.0);
+    frag = vec4(v_color.rgb, cover * v_color.a * (1.0 - f * f));
 }
 """
 

@@ -40,8 +40,14 @@ def cmd_list(args):
 
 
 def _progress(done: int, total: int, start: float):
+    """A progress bar on a terminal; a line per quarter when stderr is a file or a pipe."""
     width = 30
     frac = done / total if total else 1.0
+    if not sys.stderr.isatty():
+        quarter = int(4 * frac)
+        if quarter > int(4 * (done - 24) / total if total else 0) or done == total:
+            sys.stderr.write(f"{100 * frac:5.1f}% ({done}/{total} steps)\n")
+        return
     bar = "#" * int(width * frac) + "-" * (width - int(width * frac))
     rate = done / max(time.perf_counter() - start, 1e-9)
     sys.stderr.write(f"\r[{bar}] {100 * frac:5.1f}%  {rate:7.0f} steps/s")
