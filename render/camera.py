@@ -29,15 +29,21 @@ DEFAULT_PITCH = 25.0
 DEFAULT_FOV = 45.0
 
 
+def _cross(a, b) -> np.ndarray:
+    """Cross product of two 3-vectors (np.cross is slow for single vectors)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]], dtype=float)
+
+
 def look_at(eye, target, up=(0.0, 0.0, 1.0)) -> np.ndarray:
     eye, target, up = (np.asarray(v, dtype=float) for v in (eye, target, up))
     f = target - eye
     f /= np.linalg.norm(f)
-    s = np.cross(f, up)
+    s = _cross(f, up)
     if np.linalg.norm(s) < 1e-9:           # looking straight along up
-        s = np.cross(f, (0.0, 1.0, 0.0))
+        s = _cross(f, (0.0, 1.0, 0.0))
     s /= np.linalg.norm(s)
-    u = np.cross(s, f)
+    u = _cross(s, f)
     m = np.eye(4)
     m[0, :3], m[1, :3], m[2, :3] = s, u, -f
     m[:3, 3] = -m[:3, :3] @ eye
@@ -156,9 +162,9 @@ class Camera:
     def basis(self):
         """(right, up, forward) unit vectors of the view, world frame."""
         f = -self.offset_direction
-        r = np.cross(f, (0.0, 0.0, 1.0))
+        r = _cross(f, (0.0, 0.0, 1.0))
         r /= np.linalg.norm(r)
-        return r, np.cross(r, f), f
+        return r, _cross(r, f), f
 
     def clip_range(self):
         near = max(1e-3, 0.01 * self.distance)

@@ -119,7 +119,7 @@ def capsule(slices: int = 32, stacks: int = 16):
 
 
 LOD_SEGMENTS = (32, 20, 12, 8, 6)  # segments around the axis for level 0 (near) .. 4 (far)
-LOD_MAX_ERROR = 0.75              # pixels between a polygonal silhouette and the circle
+LOD_MAX_ERROR = 1.0               # pixels between a polygonal silhouette and the circle
 
 
 def lod_level(radius_pixels) -> np.ndarray:

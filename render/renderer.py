@@ -30,7 +30,7 @@ import numpy as np
 from . import meshes, shaders
 from .backend import load_pyglet
 from .camera import look_at, orthographic
-from .scenedata import INSTANCE_FLOATS, frame_to_z, instance_rows
+from .scenedata import INSTANCE_FLOATS, KINDS, frame_to_z, instance_rows
 
 pyglet = load_pyglet()
 gl = pyglet.gl
@@ -160,6 +160,12 @@ def set_uniforms(program: Program, **values):
     program.set(**values)
 
 
+def _cross(a, b) -> np.ndarray:
+    """Cross product of two 3-vectors (np.cross is slow for single vectors)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]], dtype=float)
+
+
 def _gen(fn) -> int:
     h = gl.GLuint()
     fn(1, ctypes.byref(h))
@@ -213,10 +219,29 @@ class InstancedMesh:
         gl.glDrawElementsInstanced(gl.GL_TRIANGLES, self.count, gl.GL_UNSIGNED_INT,
                                    ctypes.c_void_p(0), self.n_instances)
 
+    def draw_quads(self):
+        """One 4-vertex triangle strip per instance, with only the instance attributes
+        (locations 3..8) bound: for shaders that build their quads from ``gl_VertexID``."""
+        if self.n_instances == 0:
+            return
+        if getattr(self, "quad_vao", None) is None:
+            self.quad_vao = _gen(gl.glGenVertexArrays)
+            gl.glBindVertexArray(self.quad_vao)
+            gl.glBindBuffer(gl.GL_ARRAY_BUFFER, self.inst)
+            for k in range(6):
+                gl.glEnableVertexAttribArray(3 + k)
+                gl.glVertexAttribPointer(3 + k, 4, gl.GL_FLOAT, gl.GL_FALSE, INSTANCE_FLOATS * 4,
+                                         ctypes.c_void_p(16 * k))
+                gl.glVertexAttribDivisor(3 + k, 1)
+        gl.glBindVertexArray(self.quad_vao)
+        gl.glDrawArraysInstanced(gl.GL_TRIANGLE_STRIP, 0, 4, self.n_instances)
+
     def delete(self):
         for b in (self.vbo, self.ibo, self.inst):
             gl.glDeleteBuffers(1, ctypes.byref(gl.GLuint(b)))
-        gl.glDeleteVertexArrays(1, ctypes.byref(gl.GLuint(self.vao)))
+        for vao in (self.vao, getattr(self, "quad_vao", None)):
+            if vao is not None:
+                gl.glDeleteVertexArrays(1, ctypes.byref(gl.GLuint(vao)))
 
 
 class ShadowMap:
@@ -316,7 +341,7 @@ def read_pixels(x: int, y: int, width: int, height: int) -> np.ndarray:
 class InstanceStream:
     """A vertex array with one per-instance float buffer (attributes 0.. of ``sizes``
     floats each, divisor 1) and no per-vertex data: shaders build their vertices from
-    ``gl_VertexID``. Used for grid lines and contact shadows."""
+    ``gl_VertexID``. Used for the fast path's world axes."""
 
     def __init__(self, sizes=(4, 4, 4)):
         self.floats = int(sum(sizes))
@@ -363,126 +388,71 @@ def ground_grid_vertices(n: int = 16) -> np.ndarray:
     return np.stack(corners, 2).reshape(-1, 2).astype(np.float32)
 
 
-def axis_line_rows(frame, eye, forward, near, colors) -> np.ndarray:
+def _clip_segment(a, b, viewproj, margin: float = 1.2):
+    """The part (a', b') of the world segment a-b inside the view frustum widened to
+    ``margin`` times the screen in x and y, or None (the line quads are widened on screen,
+    which needs both ends in front of the camera; and GL need not clip them)."""
+    ca = viewproj @ np.r_[a, 1.0]
+    cb = viewproj @ np.r_[b, 1.0]
+    t0, t1 = 0.0, 1.0
+    # each plane: f(t) = dot(k, c(t)) >= 0 with c(t) = ca + t (cb - ca)
+    for k in ((0, 0, 1, 1), (0, 0, -1, 1), (1, 0, 0, margin), (-1, 0, 0, margin),
+              (0, 1, 0, margin), (0, -1, 0, margin)):
+        fa, fb = float(np.dot(k, ca)), float(np.dot(k, cb))
+        if fa < 0 and fb < 0:
+            return None
+        if fa < 0:
+            t0 = max(t0, fa / (fa - fb))
+        elif fb < 0:
+            t1 = min(t1, fa / (fa - fb))
+    if t1 <= t0:
+        return None
+    d = np.asarray(b, float) - np.asarray(a, float)
+    return a + t0 * d, a + t1 * d
+
+
+def axis_line_rows(frame, viewproj, colors) -> np.ndarray:
     """Rows (k, 12) for the fast path's world axes on one plane (x along u, y along v, through
-    the point of the plane nearest the origin), across the drawn square and cut to just in
-    front of the camera (screen-space widths need both ends in front). ``frame`` is ``(u, v,
-    centre, extent, origin)`` of the plane, ``colors`` the lit x and y axis colours."""
+    the point of the plane nearest the origin), across the drawn square and clipped to the
+    view. ``frame`` is ``(u, v, centre, extent, origin)`` of the plane, ``colors`` the lit x
+    and y axis colours."""
     u, v, c, extent, origin = frame
-    eye = np.asarray(eye, float)
     c_uv = np.array([(c - origin) @ u, (c - origin) @ v])
     lo, hi = c_uv - extent, c_uv + extent
     rows = []
     for axis, color in enumerate(colors):
         along = u if axis == 0 else v
-        if lo[1 - axis] <= 0.0 <= hi[1 - axis]:
-            row = np.zeros(12)
-            row[0:3] = origin + along * lo[axis]
-            row[3] = 0.8                                    # opacity, as in GROUND_FS
-            row[4:7] = origin + along * hi[axis]
-            row[7] = 0.5                                    # full cover within 0.5 px
-            row[8:11] = color
-            rows.append(row)
-    if not rows:
-        return np.zeros((0, 12), np.float32)
-    rows = np.array(rows)
-    lim = 2.0 * near
-    da = (rows[:, 0:3] - eye) @ forward - lim
-    db = (rows[:, 4:7] - eye) @ forward - lim
-    keep = (da > 0) | (db > 0)
-    rows, da, db = rows[keep], da[keep], db[keep]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = da / (da - db)
-    A, B = rows[:, 0:3].copy(), rows[:, 4:7].copy()
-    m = da < 0
-    rows[m, 0:3] = A[m] + (B[m] - A[m]) * t[m, None]
-    m = db < 0
-    rows[m, 4:7] = A[m] + (B[m] - A[m]) * t[m, None]
-    return rows.astype(np.float32)
+        if not lo[1 - axis] <= 0.0 <= hi[1 - axis]:
+            continue
+        seg = _clip_segment(origin + along * lo[axis], origin + along * hi[axis], viewproj)
+        if seg is None:
+            continue
+        row = np.zeros(12)
+        row[0:3], row[4:7] = seg
+        row[3] = 0.8                                    # opacity, as in GROUND_FS
+        row[7] = 0.8                                    # full cover within 0.8 px
+        row[8:11] = color
+        rows.append(row)
+    return np.array(rows, np.float32).reshape(-1, 12)
 
 
-def _support(kind: str, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Support distances max_x (w . (x - centre)) over each body's shape, for one direction
-    per body (k, 3) (not necessarily unit); ``rows`` are instance rows of shape ``kind``."""
-    s = rows[:, 16:20].astype(float)
-    r0, r1, r2 = (np.einsum("ij,ij->i", rows[:, 4 * c:4 * c + 3], w) for c in range(3))
-    wn = np.linalg.norm(w, axis=1)
-    if kind == "sphere":
-        return s[:, 0] * wn
-    if kind == "box":
-        return s[:, 0] * np.abs(r0) + s[:, 1] * np.abs(r1) + s[:, 2] * np.abs(r2)
-    if kind == "capsule":
-        return s[:, 3] * np.abs(r2) + s[:, 0] * wn
-    # cylinder: radius s0 around the body z axis, half length s2
-    return s[:, 2] * np.abs(r2) + s[:, 0] * np.sqrt(np.maximum(wn * wn - r2 * r2, 0.0))
-
-
-def contact_shadow_rows(inst: dict, planes, light_dir, strength: float = 0.85,
-                        occlusion: float = 0.6, reach: float = 2.5) -> np.ndarray:
-    """Contact shadow rows (k, 12): (centre, strength), (axis 1, softness), (axis 2, 0). For every body above a plane (normal n,
-    offset d) and not much higher than its own size, two soft ellipses on the plane:
-
-    - its shadow: the ellipse around the body's support extents projected along the light
-      (straight down the normal where the light grazes the plane), darkest for bodies
-      resting on the plane, fading out and softening as the gap grows to ``reach`` times
-      the body's size;
-    - an occlusion blob around its footprint straight below it, which shows contact from
-      every side (the sun shadow hides behind the body when the camera looks along the
-      light), fading out within one body size of the plane.
-    """
-    out = []
+def contact_shadow_frame(normal, light_dir):
+    """Uniforms for the contact shadows on a plane of unit ``normal``: the direction shadows
+    are cast along (the light, or the normal where the light grazes the plane), in-plane unit
+    axes along and across it, and w1 = a1 - n (a1 . L) / (n . L), whose support gives the
+    shadow's half length along a1 (see BLOB_VS)."""
+    n = np.asarray(normal, float)
+    n = n / np.linalg.norm(n)
     L = np.asarray(light_dir, float)
-    for n, d in planes:
-        n = np.asarray(n, float)
-        n = n / np.linalg.norm(n)
-        Ld = L if float(n @ L) > 0.3 else n
-        ndl = float(n @ Ld)
-        a1 = Ld - n * ndl
-        if np.linalg.norm(a1) < 1e-6:
-            a1 = np.cross(n, (1.0, 0.0, 0.0) if abs(n[0]) < 0.9 else (0.0, 1.0, 0.0))
-        a1 /= np.linalg.norm(a1)
-        a2 = np.cross(n, a1)
-        w1 = a1 - n * (a1 @ Ld) / ndl                      # shadow extent along a1
-        for kind, rows in inst.items():
-            if not len(rows):
-                continue
-            p = rows[:, 12:15].astype(float)
-            k = len(p)
-            h = p @ n - d
-            low = _support(kind, rows, np.tile(n, (k, 1)))   # centre to lowest point
-            keep = h > -0.5 * low
-            if not np.any(keep):
-                continue
-            if not np.all(keep):
-                rows, p, h, low = rows[keep], p[keep], h[keep], low[keep]
-                k = len(p)
-            f1 = _support(kind, rows, np.tile(a1, (k, 1)))   # footprint half sizes
-            e2 = _support(kind, rows, np.tile(a2, (k, 1)))
-            e1 = _support(kind, rows, np.tile(w1, (k, 1)))   # shadow half length
-            size = np.maximum(np.sqrt(f1 * e2), 1e-6)
-            gap = np.maximum(h - low, 0.0)
-            lift = 1e-4 * size[:, None] * n
-            for centre, ax1, reach_k, soft, shrink, s0 in (
-                    (p - np.outer(h / ndl, Ld), e1, reach, 0.25 + 0.6 * gap / size, None,
-                     strength),
-                    (p - np.outer(h, n), f1 * 1.5, 1.0, 0.6 + 0.5 * gap / size, 1.0,
-                     occlusion)):
-                fade = 1.0 - gap / (reach_k * np.maximum(size, low))
-                sel = fade > 0.02
-                if not np.any(sel):
-                    continue
-                soft = np.clip(soft, 0.25, 0.9)
-                scale = 1.0 / (1.0 + 0.5 * soft) if shrink is None else np.full(k, shrink)
-                row = np.zeros((k, 12))
-                row[:, 0:3] = centre + lift
-                row[:, 3] = s0 * np.clip(fade, 0.0, 1.0) ** 1.5
-                row[:, 4:7] = np.outer(ax1 * scale, a1)
-                row[:, 7] = soft
-                row[:, 8:11] = np.outer(e2 * scale * (1.5 if shrink is not None else 1.0), a2)
-                out.append(row[sel])
-    if not out:
-        return np.zeros((0, 12), np.float32)
-    return np.concatenate(out).astype(np.float32)
+    Ld = L if float(n @ L) > 0.3 else n
+    ndl = float(n @ Ld)
+    a1 = Ld - n * ndl
+    if np.linalg.norm(a1) < 1e-6:
+        a1 = _cross(n, (1.0, 0.0, 0.0) if abs(n[0]) < 0.9 else (0.0, 1.0, 0.0))
+    a1 = a1 / np.linalg.norm(a1)
+    a2 = _cross(n, a1)
+    w1 = a1 - n * (a1 @ Ld) / ndl
+    return n, Ld, a1, a2, w1
 
 
 class DrawOptions:
@@ -505,7 +475,8 @@ class Renderer:
 
     ``quality``: "fast", "full" or None (``default_quality()``: fast on a software
     rasteriser); may be changed between frames. Set ``profile = True`` to time every pass
-    (with a glFinish after each, which costs a little) into ``stats["pass_ms"]``.
+    (with a glFinish after each, which costs a little) into ``stats["pass_ms"]`` (wall) and
+    ``stats["pass_cpu_ms"]`` (CPU of all threads: robust on a loaded machine).
     """
 
     def __init__(self, shadow_size: int = 1024, quality: str | None = None):
@@ -514,6 +485,7 @@ class Renderer:
         for level in range(len(meshes.LOD_SEGMENTS)):
             for kind, (v, i) in meshes.shape_meshes(level).items():
                 self.body_meshes[kind, level] = InstancedMesh(v, i)
+                self.body_meshes[kind, level].kind = kind
         sv, si = meshes.sphere(16, 8)
         cv, ci = meshes.cylinder(12)
         self.overlay_sphere = InstancedMesh(sv, si)
@@ -561,7 +533,7 @@ class Renderer:
                  "blob": _program(shaders.BLOB_VS, shaders.BLOB_FS),
                  "sky": _program(shaders.FAST_SKY_VS, shaders.FLAT_FS),
                  "lines": _program(shaders.LINE_VS, shaders.LINE_FS),
-                 "lines_buf": InstanceStream(), "blobs": InstanceStream()}
+                 "lines_buf": InstanceStream()}
             tris = ground_grid_vertices()
             f["ground_vao"], f["ground_vbo"] = self._static_2d(tris)
             f["ground_n"] = len(tris)
@@ -603,12 +575,14 @@ class Renderer:
                      u_normal_offset=float(1.5 * texel))
 
     def _mark(self, name):
-        """End of a pass: with ``profile`` on, wait for it and record its wall time."""
+        """End of a pass: with ``profile`` on, wait for it and record its wall time and the
+        CPU time of the whole process (rasteriser threads included) spent on it."""
         if self.profile:
             gl.glFinish()
-            now = time.perf_counter()
+            now, cpu = time.perf_counter(), time.process_time()
             self._pass_ms[name] = self._pass_ms.get(name, 0.0) + (now - self._t_pass) * 1e3
-            self._t_pass = now
+            self._pass_cpu[name] = self._pass_cpu.get(name, 0.0) + (cpu - self._c_pass) * 1e3
+            self._t_pass, self._c_pass = now, cpu
 
     @staticmethod
     def _ground_planes(geometry, opt):
@@ -625,11 +599,11 @@ class Renderer:
         n = np.asarray(normal, float)
         origin = n * offset                                  # point of the plane nearest 0
         helper = np.array([1.0, 0.0, 0.0]) if abs(n[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-        u = np.cross(n, np.cross(helper, n))
+        u = _cross(n, _cross(helper, n))
         if abs(n[2]) > 0.9:                                  # keep grid lines along x and y
             u = np.array([1.0, 0.0, 0.0]) - n * n[0]
         u /= np.linalg.norm(u)
-        v = np.cross(n, u)
+        v = _cross(n, u)
         focus = camera.target
         c = focus - n * (n @ focus - offset)                 # project onto the plane
         extent = fog[1] * 1.5 + float(np.linalg.norm(camera.eye - c))
@@ -652,11 +626,13 @@ class Renderer:
              target_fbo: int = 0):
         """Draw one frame into framebuffer ``target_fbo`` (0: the window) of size w x h."""
         opt = options or DrawOptions()
-        self._pass_ms = {}
+        self._pass_ms, self._pass_cpu = {}, {}
         self._n_blobs = 0
         if self.profile:
             gl.glFinish()
+        # (process_time sums every thread's CPU time: slow enough to skip when not profiling)
         self._t_pass = time.perf_counter()
+        self._c_pass = time.process_time() if self.profile else 0.0
         aspect = width / max(height, 1)
         view = camera.view_matrix()
         proj = camera.projection_matrix(aspect)
@@ -711,6 +687,7 @@ class Renderer:
                       "contact_shadows": self._n_blobs}
         if self.profile:
             self.stats["pass_ms"] = {k: round(v, 3) for k, v in self._pass_ms.items()}
+            self.stats["pass_cpu_ms"] = {k: round(v, 3) for k, v in self._pass_cpu.items()}
 
     def _draw_bodies(self, meshes_used, opt):
         gl.glEnable(gl.GL_CULL_FACE)
@@ -777,8 +754,7 @@ class Renderer:
                              u_origin=tuple(origin), u_extent=float(extent),
                              u_col_base=lit[0], u_col_minor=lit[1], u_col_major=lit[2])
                 gl.glDrawArrays(gl.GL_TRIANGLES, 0, f["ground_n"])
-                axes.append(axis_line_rows(frame, eye, camera.basis()[2],
-                                           camera.clip_range()[0], lit[3:]))
+                axes.append(axis_line_rows(frame, vp, lit[3:]))
             gl.glDisable(gl.GL_BLEND)
             self._mark("ground")
 
@@ -797,18 +773,24 @@ class Renderer:
                 f["lines_buf"].upload(rows)
                 f["lines_buf"].draw()
             self._mark("axes")
-            # contact shadows, multiplied into the ground
-            if opt.shadows:
-                rows = contact_shadow_rows(inst, planes, self.light_dir)
-                if len(rows):
-                    prog = f["blob"]
-                    prog.use()
-                    set_uniforms(prog, u_viewproj=vp_m, u_eye=eye_t, u_fog=fog_u,
-                                 u_tint=(0.50, 0.53, 0.60))
-                    gl.glBlendFunc(gl.GL_ZERO, gl.GL_SRC_COLOR)
-                    f["blobs"].upload(rows)
-                    f["blobs"].draw()
-                self._n_blobs = len(rows)
+            # contact shadows, multiplied into the planes (see BLOB_VS)
+            if opt.shadows and meshes_used:
+                prog = f["blob"]
+                prog.use()
+                set_uniforms(prog, u_viewproj=vp_m, u_eye=eye_t, u_fog=fog_u,
+                             u_tint=(0.50, 0.53, 0.60), u_strength=(0.9, 0.6, 5.0))
+                gl.glBlendFunc(gl.GL_ZERO, gl.GL_SRC_COLOR)
+                for normal, offset in planes:
+                    n, Ld, a1, a2, w1 = contact_shadow_frame(normal, self.light_dir)
+                    d = float(offset) / float(np.linalg.norm(normal))
+                    if float(n @ eye) < d:              # seen from below: no sun there
+                        continue
+                    set_uniforms(prog, u_plane=(*n, d), u_light_dir=tuple(Ld),
+                                 u_axis1=tuple(a1), u_axis2=tuple(a2), u_shadow_dir=tuple(w1))
+                    for m in meshes_used:
+                        set_uniforms(prog, u_kind=KINDS.index(m.kind))
+                        m.draw_quads()
+                        self._n_blobs += m.n_instances
                 self._mark("contact_shadows")
             gl.glDisable(gl.GL_BLEND)
             gl.glDisable(gl.GL_POLYGON_OFFSET_FILL)
@@ -917,7 +899,7 @@ class Renderer:
     def _upload_lod(self, inst, camera, eye, height):
         """Split each kind's instances by projected size into detail levels and upload them
         (front to back within each); returns the meshes to draw. A level is used while the
-        silhouette of its polygon stays within ~0.75 px of the true circle (see
+        silhouette of its polygon stays within a pixel of the true circle (see
         ``meshes.lod_level``)."""
         used = []
         fwd = camera.basis()[2]

@@ -126,6 +126,7 @@ class WorldGeometry:
         lo = self.bounds()
         self.reference_z = min(0.0, float(lo[0][2]) - 0.05) if lo is not None else 0.0
         self._rows = {}
+        self._typical = None
 
     @property
     def dynamic(self) -> np.ndarray:
@@ -190,8 +191,10 @@ class WorldGeometry:
     def typical_size(self) -> float:
         """Median bounding radius of the shaped bodies (for overlay sizes), metres."""
         self.refresh()
-        r = self.radius[self.has_shape]
-        return float(np.median(r)) if len(r) else 0.25
+        if self._typical is None:
+            r = self.radius[self.has_shape]
+            self._typical = float(np.median(r)) if len(r) else 0.25
+        return self._typical
 
     # -- picking -------------------------------------------------------------------------
     def ray_cast(self, origin, direction):

@@ -347,8 +347,10 @@ void main() {
 """
 
 # Lines on a plane (the world axes): one instanced quad per segment, a few pixels wide in
-# screen space, blended over the plane; only the line pixels are shaded. Profile as in the
-# full path's grid shader: fully covered within 0.5 px of the line, fading out at 1.5 px.
+# screen space, blended over the plane; only the line pixels are shaded, fully covered near
+# the line and fading out over a pixel. The distance across the line must interpolate
+# linearly on screen: it goes out multiplied by w and is divided back per pixel (llvmpipe
+# got `noperspective` wrong for some of these quads).
 LINE_VS = """
 #version 330 core
 layout(location = 0) in vec4 i_a;        // end A, opacity
@@ -357,7 +359,7 @@ layout(location = 2) in vec4 i_color;    // lit colour
 uniform mat4 u_viewproj;
 uniform vec2 u_viewport;                 // half the viewport size, pixels
 out vec3 v_world;
-noperspective out float v_side;          // pixels from the centre line (screen-linear)
+out vec2 v_side;                         // (pixels from the centre line) * w, w
 out vec4 v_color;                        // rgb, opacity
 out float v_core;
 void main() {
@@ -372,7 +374,7 @@ void main() {
     vec4 c = mix(ca, cb, t);
     c.xy += vec2(-dir.y, dir.x) * side * half_px / u_viewport * c.w;
     v_world = mix(i_a.xyz, i_b.xyz, t);
-    v_side = side * half_px;
+    v_side = vec2(side * half_px, 1.0) * c.w;   // perspective-divided back in the FS
     v_color = vec4(i_color.rgb, i_a.w);
     v_core = i_b.w;
     gl_Position = c;
@@ -382,56 +384,105 @@ void main() {
 LINE_FS = """
 #version 330 core
 in vec3 v_world;
-noperspective in float v_side;
+in vec2 v_side;
 in vec4 v_color;
 in float v_core;
 out vec4 frag;
 uniform vec3 u_eye;
 uniform vec2 u_fog;
 void main() {
-    float cover = clamp(1.0 + v_core - abs(v_side), 0.0, 1.0);
+    float cover = clamp(1.0 + v_core - abs(v_side.x / v_side.y), 0.0, 1.0);
     float f = clamp((length(v_world - u_eye) - u_fog.x) * u_fog.y, 0.0, 1.0);
     frag = vec4(v_color.rgb, cover * v_color.a * (1.0 - f * f));
 }
 """
 
-# Contact shadows: one quad per (body, plane), an ellipse around the body's shadow on the
-# plane (computed on the CPU), multiplied into the framebuffer.
+# Contact shadows, built in the vertex shader straight from the bodies' instance buffers: for
+# each body above the plane (normal n, offset d) and not much higher than its own size, one
+# quad on the plane holding two soft ellipses, multiplied into the framebuffer:
+# - its shadow: the body's support extents projected along the light (u_light_dir, or the
+#   normal where the light grazes the plane), darkest for bodies resting on the plane, fading
+#   out and softening as the gap grows to u_strength.z times the body's size;
+# - an occlusion blob around its footprint straight below, which shows contact from every
+#   side (the shadow hides behind the body when the camera looks along the light), fading
+#   out within one body size of the plane.
 BLOB_VS = """
 #version 330 core
-layout(location = 0) in vec4 i_center;   // xyz, strength
-layout(location = 1) in vec4 i_axis1;    // xyz * semi-axis, softness
-layout(location = 2) in vec4 i_axis2;
+layout(location = 3) in vec4 i_m0;
+layout(location = 4) in vec4 i_m1;
+layout(location = 5) in vec4 i_m2;
+layout(location = 6) in vec4 i_m3;
+layout(location = 7) in vec4 i_scale;
 uniform mat4 u_viewproj;
 uniform vec3 u_eye;
 uniform vec2 u_fog;
-out vec2 v_q;
-out float v_strength;
-out float v_soft;
+uniform int u_kind;              // 0 sphere, 1 box, 2 capsule, 3 cylinder
+uniform vec4 u_plane;            // unit normal n, offset d
+uniform vec3 u_light_dir;        // projection direction (unit, n . L > 0)
+uniform vec3 u_axis1;            // in-plane unit axis along the light, and across it
+uniform vec3 u_axis2;
+uniform vec3 u_shadow_dir;       // w1 = a1 - n (a1 . L) / (n . L): shadow length along a1
+uniform vec3 u_strength;         // shadow, occlusion, reach (in body sizes)
+out vec2 v_q1;                   // position in the shadow ellipse (1 on its rim)
+out vec2 v_q2;                   // ... in the occlusion ellipse
+out vec4 v_blob;                 // strength and softness of each
+
+float support(vec3 w) {          // max over the shape of w . (x - centre)
+    vec3 r = abs(vec3(dot(i_m0.xyz, w), dot(i_m1.xyz, w), dot(i_m2.xyz, w)));
+    float wn = length(w);
+    if (u_kind == 0) return i_scale.x * wn;
+    if (u_kind == 1) return dot(i_scale.xyz, r);
+    if (u_kind == 2) return i_scale.w * r.z + i_scale.x * wn;
+    return i_scale.z * r.z + i_scale.x * sqrt(max(wn * wn - r.z * r.z, 0.0));
+}
+
 void main() {
-    vec2 q = vec2((gl_VertexID & 1) == 0 ? -1.0 : 1.0, (gl_VertexID & 2) == 0 ? -1.0 : 1.0);
-    float grow = 1.0 + i_axis1.w;
-    q *= grow;
-    vec3 w = i_center.xyz + q.x * i_axis1.xyz + q.y * i_axis2.xyz;
-    float f = clamp((length(u_eye - i_center.xyz) - u_fog.x) * u_fog.y, 0.0, 1.0);
-    v_q = q;
-    v_strength = i_center.w * (1.0 - f * f);
-    v_soft = i_axis1.w;
-    gl_Position = u_viewproj * vec4(w, 1.0);
+    vec3 n = u_plane.xyz;
+    vec3 p = i_m3.xyz;
+    float h = dot(p, n) - u_plane.w;
+    float low = support(n);                     // centre to lowest point
+    float f1 = support(u_axis1), e2 = support(u_axis2), e1 = support(u_shadow_dir);
+    float size = max(sqrt(f1 * e2), 1e-6);
+    float gap = max(h - low, 0.0);
+    float fade1 = clamp(1.0 - gap / (u_strength.z * max(size, low)), 0.0, 1.0);
+    float fade2 = clamp(1.0 - gap / max(size, low), 0.0, 1.0);
+    float s1 = u_strength.x * fade1 * sqrt(fade1);
+    float s2 = u_strength.y * fade2 * sqrt(fade2);
+    float soft1 = clamp(0.25 + 0.3 * gap / size, 0.25, 0.9);
+    float soft2 = clamp(0.5 + 0.5 * gap / size, 0.25, 0.9);
+    // plane coordinates (along axis 1, axis 2) about the footprint centre
+    float ndl = dot(n, u_light_dir);
+    float o1 = -h * dot(u_light_dir, u_axis1) / ndl;  // shadow centre along axis 1
+    vec2 ax1 = vec2(e1, e2) / (1.0 + 0.5 * soft1);    // keep the half-dark rim inside
+    vec2 ax2 = vec2(f1, e2) * 1.35;
+    vec2 r1 = ax1 * (1.0 + soft1), r2 = ax2 * (1.0 + soft2);
+    vec2 lo = min(vec2(o1, 0.0) - r1, -r2), hi = max(vec2(o1, 0.0) + r1, r2);
+    vec2 corner = vec2((gl_VertexID & 1) == 0 ? lo.x : hi.x,
+                       (gl_VertexID & 2) == 0 ? lo.y : hi.y);
+    vec3 foot = p - n * h;
+    vec3 w = foot + corner.x * u_axis1 + corner.y * u_axis2 + n * (1e-4 * size);
+    float f = clamp((length(u_eye - foot) - u_fog.x) * u_fog.y, 0.0, 1.0);
+    float keep = (h > -0.5 * low && max(s1, s2) > 0.02) ? 1.0 - f * f : 0.0;
+    v_q1 = (corner - vec2(o1, 0.0)) / ax1;
+    v_q2 = corner / ax2;
+    v_blob = vec4(s1 * keep, soft1, s2 * keep, soft2);
+    gl_Position = keep > 0.0 ? u_viewproj * vec4(w, 1.0) : vec4(2.0, 2.0, 2.0, 1.0);
 }
 """
 
 BLOB_FS = """
 #version 330 core
-in vec2 v_q;
-in float v_strength;
-in float v_soft;
+in vec2 v_q1;
+in vec2 v_q2;
+in vec4 v_blob;
 out vec4 frag;
 uniform vec3 u_tint;             // shadow colour (multiplied in)
 void main() {
-    float r = length(v_q);
-    float a = v_strength * clamp((1.0 + v_soft - r) / (2.0 * v_soft), 0.0, 1.0);
-    frag = vec4(mix(vec3(1.0), u_tint, a * a * (3.0 - 2.0 * a)), 1.0);
+    float a1 = v_blob.x * clamp((1.0 + v_blob.y - length(v_q1)) / (2.0 * v_blob.y), 0.0, 1.0);
+    float a2 = v_blob.z * clamp((1.0 + v_blob.w - length(v_q2)) / (2.0 * v_blob.w), 0.0, 1.0);
+    a1 = a1 * a1 * (3.0 - 2.0 * a1);
+    a2 = a2 * a2 * (3.0 - 2.0 * a2);
+    frag = vec4(mix(vec3(1.0), u_tint, 1.0 - (1.0 - a1) * (1.0 - a2)), 1.0);
 }
 """
 

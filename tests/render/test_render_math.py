@@ -103,3 +103,39 @@ def test_scene_like_objects():
     assert resolve_scene("x", load_scene=lambda name: (world, name.upper())).title == "X"
     with pytest.raises(ValueError):
         as_scene(42)
+
+
+def _edges_closed(vertices, indices):
+    """Every edge (by rounded position and capsule half) is shared by exactly two
+    triangles, in opposite directions."""
+    key = [tuple(np.round(v[[0, 1, 2, 6]], 5)) for v in vertices]
+    count = {}
+    for a, b, c in indices.reshape(-1, 3):
+        for p, q in ((a, b), (b, c), (c, a)):
+            e = (key[p], key[q])
+            count[e] = count.get(e, 0) + 1
+    return all(n == 1 and count.get((q, p), 0) == 1 for (p, q), n in count.items())
+
+
+def test_meshes_closed_without_zero_area_triangles_and_lod_choice():
+    from render import meshes
+    prev = None
+    for level in range(len(meshes.LOD_SEGMENTS)):
+        tris = 0
+        for kind, (v, i) in meshes.shape_meshes(level).items():
+            t = v[i.reshape(-1, 3), :3] + v[i.reshape(-1, 3), 6:7] * [0, 0, 0.5]
+            area = np.linalg.norm(np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0]), axis=1)
+            assert area.min() > 1e-6, (kind, level)
+            assert _edges_closed(v, i), (kind, level)
+            n = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
+            assert np.all(np.einsum("ij,ij->i", n, t.mean(1)) > 0), (kind, level)  # outward
+            tris += len(i) // 3
+        assert prev is None or tris < prev
+        prev = tris
+    r = np.array([0.5, 5.0, 9.0, 20.0, 45.0, 100.0, 500.0])
+    level = meshes.lod_level(r)
+    assert np.all(np.diff(level) <= 0) and level[0] == len(meshes.LOD_SEGMENTS) - 1
+    assert level[-1] == 0
+    n = np.array(meshes.LOD_SEGMENTS)[level]
+    err = r * (1 - np.cos(np.pi / n))
+    assert np.all((err <= meshes.LOD_MAX_ERROR) | (level == 0))
