@@ -52,12 +52,17 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
         return np.where(is_fric, -limit, lo), np.where(is_fric, limit, hi)
 
     solver = _BoxQP(pattern, A, A_reg, contrib, ri, rj, cfm, rhs)
-    used = 0
+    used, settled = 0, None
     for _ in range(friction_rounds):
         blo, bhi = bounds(lam)
         previous = lam
-        lam, n = solver.solve(blo, bhi, lam, max_iterations + min(3 * int(bounded.sum()), 60))
+        lam, n, converged = solver.solve(blo, bhi, lam, max_iterations + min(3 * int(bounded.sum()), 60))
         used += n
+        if not converged and settled is not None:
+            lam = settled            # keep the last round that converged
+            break
+        if converged:
+            settled = lam
         if not is_fric.any():
             break
         change = np.abs(bounds(lam)[1] - bhi)[is_fric].max()
@@ -94,7 +99,7 @@ class _BoxQP:
             wrong = below | above | leave_lo | leave_hi
             count = int(np.count_nonzero(wrong))
             if count == 0:
-                return lam, iteration
+                return lam, iteration, True
             if count < fewest:
                 fewest, stalled = count, 0
             else:
@@ -106,7 +111,7 @@ class _BoxQP:
                                                     leave_lo & keep, leave_hi & keep)
             at_lo = (at_lo & ~leave_lo) | below
             at_hi = (at_hi & ~leave_hi) | above
-        return _lbfgsb(self.A_reg, self.rhs, lam, lo, hi), iteration
+        return _lbfgsb(self.A_reg, self.rhs, lam, lo, hi), iteration, False
 
     def _solve_active_set(self, lo, hi, at_lo, at_hi):
         clamped = at_lo | at_hi

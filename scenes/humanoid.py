@@ -124,7 +124,9 @@ def add_ragdoll(world, position, scale=1.0, yaw=0.0, *, orientation=None, fricti
     turning about the pelvis centre) if given; friction of every segment.
 
     The default is a ragdoll: Ball joints with cone (swing) and twist limits at the spine,
-    neck, shoulders, wrists and hips, limited Hinges at the elbows, knees and ankles.
+    neck, shoulders, wrists and hips, limited Hinges at the elbows, knees and ankles. Limits
+    are relative to the starting pose (every joint angle is zero at creation); swing cones
+    stay below 1.3 rad because the engine's twist angle is singular at 90 degrees of swing.
     ``standing=True`` makes every joint a Hinge about the body's left-right axis (the spine,
     neck, shoulders, wrists and hips too), each with a servo holding its starting angle, so the
     figure can keep a pose; ``arms`` "down" or "forward" picks the starting arm pose.
@@ -192,12 +194,12 @@ def add_ragdoll(world, position, scale=1.0, yaw=0.0, *, orientation=None, fricti
     ball("spine", "pelvis", "torso", "spine", 0.6, (-0.6, 0.6))
     ball("neck", "torso", "head", "neck", 0.7, (-1.0, 1.0))
     for side in ("l", "r"):
-        ball(f"shoulder_{side}", "torso", f"upper_arm_{side}", f"shoulder_{side}", 1.7, (-1.2, 1.2))
+        ball(f"shoulder_{side}", "torso", f"upper_arm_{side}", f"shoulder_{side}", 1.3, (-1.0, 1.0))
         # flexion brings the forearm forward (+x): a negative turn about +y, so the axis is -y
         hinge(f"elbow_{side}", f"upper_arm_{side}", f"forearm_{side}", f"elbow_{side}",
               (-0.05, 2.5), sign=-1.0)
         ball(f"wrist_{side}", f"forearm_{side}", f"hand_{side}", f"wrist_{side}", 0.9, (-0.4, 0.4))
-        ball(f"hip_{side}", "pelvis", f"thigh_{side}", f"hip_{side}", 1.3, (-0.6, 0.6))
+        ball(f"hip_{side}", "pelvis", f"thigh_{side}", f"hip_{side}", 1.2, (-0.6, 0.6))
         # knee flexion takes the shin backwards: a positive turn about +y
         hinge(f"knee_{side}", f"thigh_{side}", f"shin_{side}", f"knee_{side}", (-0.05, 2.4))
         # ankle: positive turns point the toes down
@@ -211,8 +213,8 @@ def add_ragdoll(world, position, scale=1.0, yaw=0.0, *, orientation=None, fricti
 
 
 def hold_pose(ragdoll: Ragdoll, stiffness=3000.0, damping=150.0, max_torque=np.inf, targets=None):
-    """Servo every Hinge of ``ragdoll`` to its angle now (or ``targets``: name -> angle), with
-    stiffness and damping scaled per joint by the mass it carries (roughly)."""
+    """Servo every Hinge of ``ragdoll`` to its angle now (or ``targets``: name -> angle), all
+    with the same stiffness (N m/rad), damping (N m s/rad) and torque limit (N m)."""
     targets = targets or {}
     for name, joint in ragdoll.joints.items():
         if isinstance(joint, Hinge):

@@ -8,7 +8,7 @@ from .humanoid import STANDING_PELVIS_HEIGHT, add_ragdoll
 TITLE = "Ragdoll on the stairs"
 DESCRIPTION = ("A 15-capsule, 70 kg humanoid (cone/twist-limited ball joints, limited hinges) "
                "shoved in the back at the top of a flight of stairs.")
-PARAMS = {"steps": 8, "rise": 0.18, "run": 0.3, "push": 1.6, "friction": 0.8, "yaw": 0.0,
+PARAMS = {"steps": 8, "rise": 0.2, "run": 0.26, "push": 1.6, "friction": 0.8, "yaw": 0.0,
           "self_collision": True}
 CAMERA = {"target": (0.8, 0.0, 1.0), "distance": 6.0, "yaw": -70, "pitch": 15}
 
@@ -28,7 +28,7 @@ def add_stairs(world, steps, rise, run, width=2.0, landing=1.2, friction=0.8):
     return boxes
 
 
-def build(world, steps=8, rise=0.18, run=0.3, push=1.6, friction=0.8, yaw=0.0,
+def build(world, steps=8, rise=0.2, run=0.26, push=1.6, friction=0.8, yaw=0.0,
           self_collision=True):
     """steps, rise, run: the stairs (count, m, m); push: speed given to the upper body (m/s)
     along the stairs; yaw: the figure's facing (rad, 0 faces down the stairs)."""

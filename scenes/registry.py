@@ -10,7 +10,7 @@ from typing import Callable
 
 from physics import World
 
-SCENES = ("pendulum", "double_pendulum", "chain", "fourbar", "gyroscope", "newtons_cradle", "box_pyramid", "dominoes", "marbles", "ragdoll")
+SCENES = ("pendulum", "double_pendulum", "chain", "fourbar", "gyroscope", "newtons_cradle", "box_pyramid", "dominoes", "marbles", "ragdoll", "humanoid_box", "car", "stewart", "gears", "whiteboard")
 
 
 @dataclass
@@ -60,7 +60,15 @@ def describe(name: str) -> dict:
             "description": getattr(m, "DESCRIPTION", ""), "params": dict(getattr(m, "PARAMS", {}))}
 
 
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
 def _coerce(name, key, value, default):
+    if isinstance(value, str) and isinstance(default, bool):     # bool("False") is True
+        if value.strip().lower() in _TRUE + _FALSE:
+            return value.strip().lower() in _TRUE
+        raise ValueError(f"parameter {key}={value!r} of scene {name!r} must be a bool "
+                         "(true/false, yes/no, 1/0)")
     if isinstance(value, str) and default is not None and not isinstance(default, str):
         try:
             value = type(default)(float(value)) if isinstance(default, int) and not isinstance(default, bool) else type(default)(value)

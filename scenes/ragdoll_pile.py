@@ -1,0 +1,34 @@
+"""Ragdolls dropped on top of each other."""
+import numpy as np
+
+from physics import Plane
+
+from .humanoid import add_ragdoll, quat_axis_angle, quat_multiply
+
+TITLE = "Ragdoll pile"
+DESCRIPTION = ("n capsule ragdolls (15 bodies each) dropped lying down, at staggered heights and "
+               "headings, into a pile on the ground.")
+PARAMS = {"count": 10, "spacing": 0.6, "spread": 0.25, "friction": 0.8, "seed": 3}
+CAMERA = {"target": (0.0, 0.0, 0.8), "distance": 7.0, "yaw": -60, "pitch": 25}
+
+
+def build(world, count=10, spacing=0.6, spread=0.25, friction=0.8, seed=3):
+    """spacing: height between successive ragdolls (m; at least 0.5 so they start apart);
+    spread: random horizontal offset of each (m); seed: random headings and offsets."""
+    count = int(count)
+    if count < 1:
+        raise ValueError(f"count must be at least 1, got {count}")
+    if spacing < 0.5:
+        raise ValueError(f"spacing must be at least 0.5 m (the ragdolls would overlap), got {spacing}")
+    rng = np.random.default_rng(int(seed))
+    world.add_body(Plane(), friction=friction, name="ground")
+    dolls = []
+    for k in range(count):
+        heading = rng.uniform(-np.pi, np.pi)
+        face = np.pi / 2 if k % 2 == 0 else -np.pi / 2        # face down, then face up
+        lie = quat_axis_angle((0, 1, 0), face + rng.uniform(-0.2, 0.2))
+        q = quat_multiply(quat_axis_angle((0, 0, 1), heading), lie)
+        x, y = rng.uniform(-spread, spread, 2)
+        dolls.append(add_ragdoll(world, (x, y, 0.45 + k * spacing), orientation=q,
+                                 friction=friction, prefix=f"doll{k}/"))
+    return None
