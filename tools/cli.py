@@ -133,9 +133,12 @@ def cmd_bench(args):
 
 
 def cmd_view(args):
+    import scenes
     scene = _load(args.scene, _params(args.param))
     from render.commands import view_command
-    view_command(scene)
+    # started on a registry scene, N / P step through the registry
+    listed = scenes.names() if args.scene in scenes.names() else None
+    view_command(scene, scenes=listed, load_scene=scenes.load if listed else None)
 
 
 def cmd_render(args):
