@@ -3,7 +3,7 @@ import numpy as np
 
 from physics import Ball, Box, Plane
 
-from .humanoid import STANDING_PELVIS_HEIGHT, add_ragdoll, hold_pose
+from scenes.humanoid import STANDING_PELVIS_HEIGHT, add_ragdoll, hold_pose
 
 TITLE = "Humanoid holding a box"
 DESCRIPTION = ("A 70 kg humanoid held upright by hinge servos, feet on the ground (friction "

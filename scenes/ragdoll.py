@@ -3,7 +3,7 @@ import numpy as np
 
 from physics import Box, Plane
 
-from .humanoid import STANDING_PELVIS_HEIGHT, add_ragdoll
+from scenes.humanoid import STANDING_PELVIS_HEIGHT, add_ragdoll
 
 TITLE = "Ragdoll on the stairs"
 DESCRIPTION = ("A 15-capsule, 70 kg humanoid (cone/twist-limited ball joints, limited hinges) "

@@ -3,18 +3,21 @@ import numpy as np
 
 from physics import Plane
 
-from .humanoid import add_ragdoll, quat_axis_angle, quat_multiply
+from scenes.humanoid import add_ragdoll, quat_axis_angle, quat_multiply
 
 TITLE = "Ragdoll pile"
 DESCRIPTION = ("n capsule ragdolls (15 bodies each) dropped lying down, at staggered heights and "
                "headings, into a pile on the ground.")
-PARAMS = {"count": 10, "spacing": 0.6, "spread": 0.25, "friction": 0.8, "seed": 3}
+PARAMS = {"count": 10, "spacing": 0.6, "spread": 0.25, "friction": 0.8, "seed": 3,
+          "self_collision": True}
 CAMERA = {"target": (0.0, 0.0, 0.8), "distance": 7.0, "yaw": -60, "pitch": 25}
 
 
-def build(world, count=10, spacing=0.6, spread=0.25, friction=0.8, seed=3):
+def build(world, count=10, spacing=0.6, spread=0.25, friction=0.8, seed=3, self_collision=True):
     """spacing: height between successive ragdolls (m; at least 0.5 so they start apart);
-    spread: random horizontal offset of each (m); seed: random headings and offsets."""
+    spread: random horizontal offset of each (m); seed: random headings and offsets;
+    self_collision: whether a ragdoll's own segments collide (they always collide with the
+    other ragdolls)."""
     count = int(count)
     if count < 1:
         raise ValueError(f"count must be at least 1, got {count}")
@@ -30,5 +33,6 @@ def build(world, count=10, spacing=0.6, spread=0.25, friction=0.8, seed=3):
         q = quat_multiply(quat_axis_angle((0, 0, 1), heading), lie)
         x, y = rng.uniform(-spread, spread, 2)
         dolls.append(add_ragdoll(world, (x, y, 0.45 + k * spacing), orientation=q,
-                                 friction=friction, prefix=f"doll{k}/"))
+                                 friction=friction, self_collision=self_collision,
+                                 prefix=f"doll{k}/"))
     return None

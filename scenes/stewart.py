@@ -3,7 +3,7 @@ import numpy as np
 
 from physics import Ball, Box, Capsule, Cylinder, Plane, Slider, Universal
 
-from .humanoid import quat_from_z
+from scenes.humanoid import quat_from_z
 
 TITLE = "Stewart platform"
 DESCRIPTION = ("A 6-UPS parallel robot: six two-body legs (universal joint at the base, servoed "

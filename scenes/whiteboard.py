@@ -3,7 +3,7 @@ import numpy as np
 
 from physics import Box, Capsule, Cylinder, Fixed, Hinge, Plane, PointOnPlane
 
-from .humanoid import quat_from_z
+from scenes.humanoid import quat_from_z
 
 TITLE = "Whiteboard"
 DESCRIPTION = ("A three-joint arm (turret, shoulder, elbow; servos from inverse kinematics) wipes "
