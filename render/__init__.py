@@ -11,6 +11,7 @@ after choosing pyglet's headless EGL mode when there is no display (see ``render
 from __future__ import annotations
 
 from .camera import Camera
+from .playback import Playback, Recording, open_recording
 from .sim import SceneSpec, Simulation, as_scene
 
 _LAZY = {
@@ -21,7 +22,8 @@ _LAZY = {
     "frame_times": ("offscreen", "frame_times"),
 }
 
-__all__ = ["Camera", "SceneSpec", "Simulation", "as_scene", *_LAZY]
+__all__ = ["Camera", "Playback", "Recording", "SceneSpec", "Simulation", "as_scene",
+           "open_recording", *_LAZY]
 
 
 def __getattr__(name):

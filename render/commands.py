@@ -30,8 +30,9 @@ def view_command(target, **opts) -> int:
     ``controller``, ``scenes`` (list of names/callables for N/P) with ``load_scene``
     (name -> scene), ``size`` ((w, h) or "WxH"), ``samples`` (MSAA, default 4),
     ``screenshot_dir``, ``paused`` (start paused), ``time_scale``, ``quality``
-    ("fast"/"full"; default fast on a software rasteriser, Q toggles).
-    Returns 0 (a process exit code).
+    ("fast"/"full"; default fast on a software rasteriser, Q toggles), ``playback`` (a
+    ``render.playback.Playback`` over the target's world: play a recording with a timeline
+    instead of simulating). Returns 0 (a process exit code).
     """
     from .viewer import Viewer
     paused = opts.pop("paused", False)
@@ -53,7 +54,9 @@ def render_command(target, seconds: float, out, fps: float = 30, size=(1280, 720
     .gif, .mp4, or a folder of PNGs when ``out`` ends in '/' or has no suffix).
 
     Options: ``camera``, ``controller``, ``progress`` (stderr bar, default True), ``samples``
-    (MSAA, default 4), ``contacts``, ``joints``, ``shadows``, ``quality`` ("fast"/"full"). Returns a JSON-able summary
+    (MSAA, default 4), ``contacts``, ``joints``, ``shadows``, ``quality`` ("fast"/"full"),
+    ``playback`` (a ``render.playback.Playback``: render the recording instead of
+    simulating; frame k shows k / fps after its first sample). Returns a JSON-able summary
     ``{"out", "kind", "frames", "sim_time", "size", "seconds_wall"}``.
     """
     from .offscreen import render_offscreen

@@ -100,7 +100,7 @@ class _Progress:
 def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280, 720),
                      camera=None, controller=None, progress: bool = True, samples: int = 4,
                      contacts: bool = False, joints: bool = False, shadows: bool = True,
-                     quality: str | None = None) -> dict:
+                     quality: str | None = None, playback=None) -> dict:
     """Simulate ``world`` (a World or a scene object with ``.world``) for ``seconds`` and
     write what it looks like to ``out``:
 
@@ -112,7 +112,9 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
     The world advances at its own dt (with ``controller`` applied before every step).
     ``camera`` is a camera spec (see ``render.camera``); by default the bodies are framed.
     ``quality``: "fast", "full" or None (fast on a software rasteriser; see ``renderer``).
-    Returns ``{"out", "kind", "frames", "sim_time", "size", "seconds_wall"}``.
+    ``playback``: a ``render.playback.Playback`` over ``world``: instead of simulating, frame
+    k shows the recording at ``k / fps`` after its first sample (times past its end show the
+    last sample). Returns ``{"out", "kind", "frames", "sim_time", "size", "seconds_wall"}``.
     """
     if not (seconds >= 0 and math.isfinite(seconds)):
         raise ValueError(f"seconds must be >= 0, got {seconds!r}")
@@ -120,7 +122,13 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
         raise ValueError(f"fps must be > 0, got {fps!r}")
     kind = output_kind(out)
     spec = as_scene(world, camera=camera, controller=controller)
-    sim = Simulation(spec.world, spec.controller)
+    if playback is not None:
+        if playback.world is not spec.world:
+            raise ValueError("playback must play into the world being rendered")
+        playback.seek(playback.start)
+        sim = playback
+    else:
+        sim = Simulation(spec.world, spec.controller)
     geometry = WorldGeometry(spec.world)
     size = (int(size[0]), int(size[1]))
     from .renderer import DrawOptions

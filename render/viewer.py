@@ -7,6 +7,12 @@
 callables for N / P (names are loaded with ``load_scene(name)``, default ``scenes.load``).
 Every key is listed in :data:`KEY_BINDINGS`, which drives both the key handler and the help
 overlay (H).
+
+Playing a recording: ``Viewer(scene, playback=Playback(recording, scene.world))`` (see
+``render.playback``) shows the recorded poses instead of stepping physics, with a timeline at
+the bottom of the window (click or drag to scrub) and the keys of
+:data:`PLAYBACK_KEY_BINDINGS` on top of the usual ones (Space plays / pauses, "." and R act
+on the recording, +/- change the playback speed).
 """
 from __future__ import annotations
 
@@ -58,6 +64,27 @@ KEY_BINDINGS = (
     KeyBinding("Esc", (key.ESCAPE,), "quit", "quit"),
 )
 
+PLAYBACK_KEY_BINDINGS = (
+    KeyBinding("Left", (key.LEFT,), "step_back", "previous recorded sample (pauses)"),
+    KeyBinding("Right", (key.RIGHT,), "step_forward", "next recorded sample (pauses)"),
+    KeyBinding("Home", (key.HOME,), "seek_start", "jump to the start of the recording"),
+    KeyBinding("End", (key.END,), "seek_end", "jump to the end of the recording"),
+    KeyBinding("L", (key.L,), "toggle_loop", "at the end: loop (default) / stop"),
+)
+
+# what the usual keys do to a recording (the help overlay's wording); None: not available
+PLAYBACK_HELP = {
+    "toggle_pause": "play / pause",
+    "single_step": "next recorded sample (pauses)",
+    "reset": "back to the start of the recording",
+    "faster": "playback speed x2",
+    "slower": "playback speed /2",
+    "next_scene": None,
+    "previous_scene": None,
+}
+
+TIMELINE_HEIGHT = 30        # px, the playback timeline along the bottom of the window
+
 MOUSE_BINDINGS = (
     ("Left drag", "orbit"),
     ("Right or middle drag", "pan (also Shift + left drag)"),
@@ -67,6 +94,7 @@ MOUSE_BINDINGS = (
 )
 
 _BY_SYMBOL = {sym: b for b in KEY_BINDINGS for sym in b.symbols}
+_PLAYBACK_BY_SYMBOL = {sym: b for b in PLAYBACK_KEY_BINDINGS for sym in b.symbols}
 
 
 def _software_gl() -> bool:
@@ -74,11 +102,24 @@ def _software_gl() -> bool:
     return any(name in r for name in ("llvmpipe", "softpipe", "swrast", "software"))
 
 
-def help_text() -> str:
-    lines = ["Keys"]
-    lines += [f"  {b.label:<6} {b.help}" for b in KEY_BINDINGS]
+def help_text(playback: bool = False) -> str:
+    """The help overlay: every key binding and mouse action; with ``playback`` also the keys
+    and the timeline of a recording."""
+    if not playback:
+        lines = ["Keys"]
+        lines += [f"  {b.label:<6} {b.help}" for b in KEY_BINDINGS]
+        lines += ["", "Mouse"]
+        lines += [f"  {what:<21} {does}" for what, does in MOUSE_BINDINGS]
+        return "\n".join(lines)
+    lines = ["Keys (playing a recording)"]
+    for b in PLAYBACK_KEY_BINDINGS + KEY_BINDINGS:
+        text = PLAYBACK_HELP.get(b.action, b.help)
+        if text is not None:
+            lines.append(f"  {b.label:<6} {text}")
     lines += ["", "Mouse"]
-    lines += [f"  {what:<21} {does}" for what, does in MOUSE_BINDINGS]
+    lines += ["  Click / drag timeline  scrub (the bar along the bottom)"]
+    lines += [f"  {what:<21}  {does}" for what, does in MOUSE_BINDINGS
+              if what != "Ctrl + left drag"]
     return "\n".join(lines)
 
 
@@ -97,8 +138,9 @@ class Viewer:
                  scenes=None, *, load_scene=None, size=(1280, 720), visible: bool = True,
                  samples: int | None = None, screenshot_dir=".", max_steps_per_frame: int = 200,
                  frame_budget: float = 1 / 25, vsync: bool = False,
-                 quality: str | None = None):
+                 quality: str | None = None, playback=None):
         self.scenes = list(scenes) if scenes else []
+        self.playback = None
         self.load_scene = load_scene
         self.scene_index = 0
         self.screenshot_dir = Path(screenshot_dir)
@@ -130,17 +172,27 @@ class Viewer:
         self._drag_plane = None
         self._frames = []
         self._hud_time = 0.0
+        self._timeline_text = None
         self._build_hud()
         self.window.push_handlers(self)
-        self._load(spec)
+        self._load(spec, playback)
         atexit.register(self.close)      # a clean GL teardown before interpreter shutdown
 
     # -- scenes --------------------------------------------------------------------------
-    def _load(self, spec):
+    def _load(self, spec, playback=None):
+        """Show ``spec``: simulated live, or played back from ``playback`` (a
+        ``render.playback.Playback`` over ``spec.world``)."""
+        if playback is not None and playback.world is not spec.world:
+            raise ValueError("playback must play into the world of the scene it is given with")
         self.spec = spec
         self.world = spec.world
         self.title = spec.title
-        self.sim = Simulation(self.world, spec.controller, **self._sim_opts)
+        self.playback = playback
+        if playback is not None:
+            self.sim = playback
+        else:
+            self.sim = Simulation(self.world, spec.controller, **self._sim_opts)
+        self.help_label.text = help_text(playback is not None)
         self.geometry = WorldGeometry(self.world)
         self.camera = Camera.from_spec(spec.camera)
         if self.camera.frame_on_load:
@@ -201,6 +253,26 @@ class Viewer:
 
     def toggle_help(self):
         self.show_help = not self.show_help
+
+    def step_back(self):
+        if self.playback is not None:
+            self.playback.step_back()
+
+    def step_forward(self):
+        if self.playback is not None:
+            self.playback.step_forward()
+
+    def seek_start(self):
+        if self.playback is not None:
+            self.playback.seek_start()
+
+    def seek_end(self):
+        if self.playback is not None:
+            self.playback.seek_end()
+
+    def toggle_loop(self):
+        if self.playback is not None:
+            self.playback.toggle_loop()
 
     def toggle_follow(self):
         self.follow = (not self.follow) and self.selected is not None
@@ -273,6 +345,9 @@ class Viewer:
         gl.glViewport(0, 0, fw, fh)
         if self.show_hud:
             self.hud_batch.draw()
+            if self.playback is not None:
+                self._update_timeline()
+                self.timeline_batch.draw()
         if self.show_help:
             self.help_batch.draw()
         gl.glEnable(gl.GL_DEPTH_TEST)
@@ -291,7 +366,8 @@ class Viewer:
         # not handled: pyglet's own handler sets the viewport and 2D projection for the HUD
 
     def on_key_press(self, symbol, modifiers):
-        b = _BY_SYMBOL.get(symbol)
+        b = _PLAYBACK_BY_SYMBOL.get(symbol) if self.playback is not None else None
+        b = b or _BY_SYMBOL.get(symbol)
         if b is None:
             handler = getattr(self.sim.controller, "on_key_press", None)
             if callable(handler):
@@ -304,7 +380,7 @@ class Viewer:
         return pyglet.event.EVENT_HANDLED
 
     def on_key_release(self, symbol, modifiers):
-        if symbol not in _BY_SYMBOL:
+        if symbol not in _BY_SYMBOL and self.playback is None:
             handler = getattr(self.sim.controller, "on_key_release", None)
             if callable(handler):
                 handler(symbol, modifiers)
@@ -312,18 +388,25 @@ class Viewer:
         return None
 
     def on_mouse_press(self, x, y, button, modifiers):
-        if button == mouse.LEFT and modifiers & key.MOD_CTRL:
+        if button == mouse.LEFT and self.in_timeline(x, y):
+            self.playback.scrubbing = True
+            self.scrub_to(x)
+        elif button == mouse.LEFT and modifiers & key.MOD_CTRL:
             self.pick(x, y)
         return pyglet.event.EVENT_HANDLED
 
     def on_mouse_release(self, x, y, button, modifiers):
+        if button == mouse.LEFT and self.playback is not None and self.playback.scrubbing:
+            self.playback.scrubbing = False
         if button == mouse.LEFT and self.sim.drag is not None:
             self.sim.drag = None
             self._drag_plane = None
         return pyglet.event.EVENT_HANDLED
 
     def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
-        if self.sim.drag is not None and buttons & mouse.LEFT:
+        if self.playback is not None and self.playback.scrubbing and buttons & mouse.LEFT:
+            self.scrub_to(x)
+        elif self.sim.drag is not None and buttons & mouse.LEFT:
             self._drag_to(x, y)
         elif buttons & (mouse.RIGHT | mouse.MIDDLE) or (buttons & mouse.LEFT
                                                         and modifiers & key.MOD_SHIFT):
@@ -352,7 +435,7 @@ class Viewer:
         i, _, point = hit
         self.selected = i
         body = self.world.bodies[i]
-        if not body.static:
+        if not body.static and getattr(self.sim, "interactive", True):
             from .sim import DragSpring
             self.sim.drag = DragSpring(body, point)
             self._drag_plane = (point.copy(), self.camera.basis()[2].copy())
@@ -390,6 +473,22 @@ class Viewer:
                                             anchor_x="left", anchor_y="top",
                                             color=(245, 245, 245, 255), batch=self.help_batch,
                                             group=fg)
+        # the playback timeline (drawn only when playing a recording)
+        self.timeline_batch = pyglet.graphics.Batch()
+        top = pyglet.graphics.Group(2)
+        self.timeline_bg = pyglet.shapes.Rectangle(0, 0, 10, TIMELINE_HEIGHT,
+                                                   color=(20, 24, 30, 190),
+                                                   batch=self.timeline_batch, group=bg)
+        self.timeline_track = pyglet.shapes.Rectangle(0, 0, 10, 8, color=(90, 96, 108, 255),
+                                                      batch=self.timeline_batch, group=fg)
+        self.timeline_fill = pyglet.shapes.Rectangle(0, 0, 0, 8, color=(80, 170, 255, 255),
+                                                     batch=self.timeline_batch, group=fg)
+        self.timeline_handle = pyglet.shapes.Rectangle(0, 0, 6, 20, color=(240, 240, 240, 255),
+                                                       batch=self.timeline_batch, group=top)
+        self.timeline_label = pyglet.text.Label("", font_name=fonts, font_size=10, x=10,
+                                                y=TIMELINE_HEIGHT // 2, anchor_y="center",
+                                                color=(235, 238, 242, 255),
+                                                batch=self.timeline_batch, group=fg)
         self._layout_hud()
 
     def _layout_hud(self):
@@ -405,8 +504,60 @@ class Viewer:
         hl.y = (h + hh) // 2
         self.help_bg.x, self.help_bg.y = hl.x - 16, hl.y - hh - 16
         self.help_bg.width, self.help_bg.height = hw + 32, hh + 32
+        if self.playback is not None:
+            self._layout_timeline()
+
+    # -- playback timeline ---------------------------------------------------------------
+    def _timeline_string(self) -> str:
+        pb = self.playback
+        end = f"{pb.end:.3f}"
+        return f"{pb.t:{len(end)}.3f} / {end} s"
+
+    def _layout_timeline(self):
+        w, _ = self.window.get_size()
+        lab = self.timeline_label
+        # size the label for its widest text so the track does not move as time changes
+        lab.text = f"{self.playback.end:.3f} / {self.playback.end:.3f} s"
+        x0 = lab.x + lab.content_width + 14
+        self._timeline_x = (x0, max(x0 + 1, w - 16))
+        self._timeline_text = None
+        self.timeline_bg.width = w
+        self.timeline_track.x, self.timeline_track.y = x0, TIMELINE_HEIGHT // 2 - 4
+        self.timeline_track.width = self._timeline_x[1] - x0
+        self.timeline_fill.x, self.timeline_fill.y = x0, TIMELINE_HEIGHT // 2 - 4
+        self.timeline_handle.y = TIMELINE_HEIGHT // 2 - 10
+        self._update_timeline()
+
+    def timeline_rect(self) -> tuple[int, int, int, int]:
+        """(x0, y0, x1, y1) of the timeline's track in window pixels (y from the bottom);
+        the whole strip below ``TIMELINE_HEIGHT`` takes clicks."""
+        if self.playback is None:
+            raise ValueError("the timeline exists only when playing a recording")
+        x0, x1 = self._timeline_x
+        return x0, TIMELINE_HEIGHT // 2 - 4, x1, TIMELINE_HEIGHT // 2 + 4
+
+    def in_timeline(self, x, y) -> bool:
+        return self.playback is not None and self.show_hud and 0 <= y <= TIMELINE_HEIGHT
+
+    def scrub_to(self, x):
+        """Show the recording at the time under window pixel column ``x`` of the timeline."""
+        x0, _, x1, _ = self.timeline_rect()
+        self.playback.seek_fraction((x - x0) / max(x1 - x0, 1))
+        self._update_timeline()
+        self._update_hud(force=True)
+
+    def _update_timeline(self):
+        x0, x1 = self._timeline_x
+        px = x0 + self.playback.fraction * (x1 - x0)
+        self.timeline_fill.width = px - x0
+        self.timeline_handle.x = px - 3
+        text = self._timeline_string()
+        if text != self._timeline_text:
+            self._timeline_text = self.timeline_label.text = text
 
     def hud_text(self) -> str:
+        if self.playback is not None:
+            return self._playback_hud_text()
         sim, world = self.sim, self.world
         contacts = getattr(world, "contacts", None)
         pts = getattr(contacts, "point", None) if contacts is not None else None
@@ -441,6 +592,34 @@ class Viewer:
             lines.append(f"ERROR: {sim.error[:120]}")
         if self.scenes:
             lines.append(f"scene {self.scene_index + 1}/{len(self.scenes)} (N/P)")
+        lines.append("H: help")
+        return "\n".join(lines)
+
+    def _playback_hud_text(self) -> str:
+        pb, world = self.playback, self.world
+        fps = max(len(self._frames) - 1, 0) / max(self._frames[-1] - self._frames[0], 1e-9) \
+            if len(self._frames) > 1 else 0.0
+
+        def recorded(name, fmt):
+            v = pb.series_at(name)
+            return "-" if v is None else format(v, fmt)
+
+        state = "PAUSED" if pb.paused else f"playing x{pb.time_scale:g}"
+        lines = [
+            f"{self.title}",
+            f"t {pb.t:.3f} / {pb.end:.3f} s   {state}   {'loop' if pb.loop else 'stop'} at end",
+            f"sample {pb.sample_index() + 1}/{pb.n_samples}   dt {world.dt * 1e3:.3g} ms"
+            f"   fps {fps:5.1f}   {self.renderer.quality}",
+            f"bodies {len(world.bodies)}   joints {len(world.joints)}   "
+            f"contacts {recorded('contacts', '.0f')}",
+            f"recorded: energy {recorded('energy', '.6g')} J   "
+            f"error {recorded('constraint_error', '.2e')}",
+        ]
+        if self.selected is not None:
+            b = self.world.bodies[self.selected]
+            name = f" {b.name!r}" if b.name else ""
+            lines.append(f"selected #{self.selected}{name} {type(b.shape).__name__}"
+                         + ("  (following)" if self.follow else ""))
         lines.append("H: help")
         return "\n".join(lines)
 

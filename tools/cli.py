@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -132,8 +133,42 @@ def cmd_bench(args):
     print(json.dumps(report, indent=2))
 
 
+def _is_recording(target: str) -> bool:
+    """A ``.npz`` path, or an existing non-.py file that is a zip archive (what numpy's
+    savez writes)."""
+    if target.lower().endswith(".npz"):
+        return True
+    if target.endswith(".py") or not os.path.isfile(target):
+        return False
+    try:
+        with open(target, "rb") as f:
+            return f.read(4) == b"PK\x03\x04"
+    except OSError:
+        return False
+
+
+def _open_recording(target: str, param):
+    """(scene, playback) for a recording made by ``run --record``; errors are UsageErrors."""
+    if param:
+        raise UsageError("--param cannot be used with a recording: "
+                         "it stores its scene's parameters")
+    import scenes
+    from render.playback import open_recording
+    try:
+        scene, playback = open_recording(target, load_scene=scenes.load)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    scene.title = f"{scene.title} - recording {os.path.basename(target)}"
+    return scene, playback
+
+
 def cmd_view(args):
     import scenes
+    if _is_recording(args.scene):
+        scene, playback = _open_recording(args.scene, args.param)
+        from render.commands import view_command
+        view_command(scene, playback=playback)
+        return
     scene = _load(args.scene, _params(args.param))
     from render.commands import view_command
     # started on a registry scene, N / P step through the registry
@@ -142,9 +177,15 @@ def cmd_view(args):
 
 
 def cmd_render(args):
-    scene = _load(args.scene, _params(args.param))
     from render.commands import render_command
-    render_command(scene, seconds=args.seconds, out=args.out, fps=args.fps)
+    if _is_recording(args.scene):
+        scene, playback = _open_recording(args.scene, args.param)
+        seconds = playback.duration if args.seconds is None else args.seconds
+        render_command(scene, seconds=seconds, out=args.out, fps=args.fps, playback=playback)
+        return
+    scene = _load(args.scene, _params(args.param))
+    seconds = 5.0 if args.seconds is None else args.seconds
+    render_command(scene, seconds=seconds, out=args.out, fps=args.fps)
 
 
 def cmd_plot(args):
@@ -169,13 +210,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("names", nargs="*", help="which benchmarks (default: all physics benchmarks)")
     s.add_argument("--out", help="also write the JSON here")
     s.set_defaults(func=cmd_bench)
-    s = sub.add_parser("view", help="open the interactive viewer on a scene")
-    s.add_argument("scene")
+    s = sub.add_parser("view", help="open the interactive viewer on a scene, or play back a "
+                       "recording (.npz from `run --record`) with a timeline")
+    s.add_argument("scene", help="scene name, a .py scene file, or a .npz recording")
     s.add_argument("--param", action="append", metavar="KEY=VALUE")
     s.set_defaults(func=cmd_view)
-    s = sub.add_parser("render", help="render a scene offscreen to .png/.gif/.mp4 or a folder")
-    s.add_argument("scene")
-    s.add_argument("--seconds", type=float, default=5.0)
+    s = sub.add_parser("render", help="render a scene (or a .npz recording's playback) "
+                       "offscreen to .png/.gif/.mp4 or a folder")
+    s.add_argument("scene", help="scene name, a .py scene file, or a .npz recording")
+    s.add_argument("--seconds", type=float, default=None,
+                   help="default 5 for a scene, the whole recording for a .npz")
     s.add_argument("--out", required=True)
     s.add_argument("--fps", type=int, default=30)
     s.add_argument("--param", action="append", metavar="KEY=VALUE")

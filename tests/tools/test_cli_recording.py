@@ -1,0 +1,116 @@
+"""`maxcoord view/render RECORDING`: a recording opens as a playback; a bad one is one line on
+stderr and exit code 2."""
+import json
+
+import numpy as np
+import pytest
+
+from tools.cli import main
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory):
+    out = tmp_path_factory.mktemp("rec") / "pendulum.npz"
+    assert main(["run", "pendulum", "--seconds", "0.25", "--quiet", "--param", "angle=0.5",
+                 "--record", str(out)]) == 0
+    return out
+
+
+def _rewrite(src, dst, **changes):
+    d = dict(np.load(src))
+    for k, v in changes.items():
+        if v is None:
+            d.pop(k)
+        else:
+            d[k] = v
+    np.savez(dst, **d)
+    return dst
+
+
+def test_view_opens_a_recording_as_a_playback(recording, monkeypatch):
+    import render.commands
+    seen = {}
+
+    def fake_view(target, **opts):
+        seen.update(target=target, **opts)
+        return 0
+
+    monkeypatch.setattr(render.commands, "view_command", fake_view)
+    assert main(["view", str(recording)]) == 0
+    pb, scene = seen["playback"], seen["target"]
+    assert pb.world is scene.world and scene.name == "pendulum"
+    assert scene.params == {"angle": 0.5, "length": 1.0}
+    assert "recording pendulum.npz" in scene.title
+    data = np.load(recording)
+    assert pb.n_samples == len(data["time"]) == 60
+    np.testing.assert_array_equal(scene.world.positions, data["position"][0])
+    # a recording without the .npz suffix is recognised by its content
+    plain = recording.parent / "pendulum_recording"
+    plain.write_bytes(recording.read_bytes())
+    seen.clear()
+    assert main(["view", str(plain)]) == 0
+    assert seen["playback"].n_samples == 60
+
+
+def test_render_of_a_recording_defaults_to_its_whole_length(recording, monkeypatch):
+    import render.commands
+    seen = {}
+    monkeypatch.setattr(render.commands, "render_command",
+                        lambda target, **kw: seen.update(target=target, **kw))
+    assert main(["render", str(recording), "--out", "clip.gif"]) == 0
+    data = np.load(recording)
+    assert seen["seconds"] == pytest.approx(data["time"][-1] - data["time"][0], abs=1e-12)
+    assert seen["playback"].world is seen["target"].world
+    assert main(["render", str(recording), "--out", "clip.gif", "--seconds", "0.1"]) == 0
+    assert seen["seconds"] == 0.1
+
+
+def _not_npz(p, rec):
+    p.write_text("not a recording")
+
+
+def _truncated(p, rec):
+    p.write_bytes(rec.read_bytes()[:300])
+
+
+BAD = [
+    (_not_npz, "is not a maxcoord recording (not a .npz archive)"),
+    (_truncated, "is not a readable maxcoord recording (BadZipFile"),
+    (lambda p, rec: _rewrite(rec, p, position=None),
+     "is not a maxcoord recording (missing position)"),
+    (lambda p, rec: _rewrite(rec, p, scene=np.array("nosuch")),
+     "cannot rebuild the recorded scene: unknown scene 'nosuch'"),
+    (lambda p, rec: _rewrite(rec, p, params=np.array(json.dumps({"wheels": 3}))),
+     "has no parameter 'wheels'"),
+    (lambda p, rec: _rewrite(rec, p, scene=np.array("double_pendulum"), params=np.array("{}")),
+     "the recording has 2 bodies but scene 'double_pendulum' rebuilt"),
+    (lambda p, rec: _rewrite(rec, p, time=np.zeros(60)), "time is not strictly increasing"),
+]
+
+
+@pytest.mark.parametrize("make, message", BAD)
+@pytest.mark.parametrize("command", ["view", "render"])
+def test_bad_recordings_are_one_clear_line(recording, tmp_path, capsys, make, message, command):
+    path = tmp_path / "bad.npz"
+    make(path, recording)
+    argv = [command, str(path)]
+    if command == "render":
+        argv += ["--out", str(tmp_path / "x.png")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and str(path) in err
+    assert err.startswith("maxcoord: error: ") and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "x.png").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["view", "missing.npz"], "recording 'missing.npz' does not exist"),
+    (["render", "missing.npz", "--out", "x.gif"], "recording 'missing.npz' does not exist"),
+    (["view", "REC", "--param", "angle=1"], "--param cannot be used with a recording"),
+])
+def test_usage_errors_with_recordings(recording, argv, message, capsys):
+    argv = [str(recording) if a == "REC" else a for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
