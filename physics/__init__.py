@@ -2,6 +2,7 @@
 solver. Never imports a display or OpenGL library."""
 from .body import Body
 from .couplings import Coupling, Gear, PointOnPlane
+from .rolling import Rolling
 from .joints import Ball, Cylindrical, Distance, Fixed, Hinge, Joint, Slider, Universal
 from .shapes import Box, Capsule, Cylinder, Plane, Shape, Sphere
 from .step import StepError
@@ -10,4 +11,4 @@ from .jointspace import ArticulatedView
 
 __all__ = ["World", "Body", "Shape", "Sphere", "Box", "Capsule", "Cylinder", "Plane",
            "Joint", "Ball", "Hinge", "Slider", "Fixed", "Universal", "Cylindrical", "Distance",
-           "Coupling", "Gear", "PointOnPlane", "ArticulatedView", "StepError"]
+           "Coupling", "Gear", "PointOnPlane", "Rolling", "ArticulatedView", "StepError"]

@@ -1,0 +1,180 @@
+"""Rolling without slipping: a wheel (a sphere, or the rim circle of a disc or cylinder) on a
+fixed plane, as equality rows (no contact solver, no friction cone: the plane can pull as
+well as push, and the grip is unlimited).
+
+``Rolling(wheel, plane_normal=(0, 0, 1), plane_offset=0.0, radius=None, axis=None)`` keeps
+the wheel's contact point P (the point of its rolling surface nearest to the plane
+{p : n . p = plane_offset}) on the plane and at rest:
+
+- 1 holonomic row (metres): C = n . P - offset, the height of the contact point above the plane.
+- 2 non-holonomic rows (000_*'s Pfaffian velocity constraints, m/s): t_i . (v + w x r) = 0,
+  t_1, t_2 a fixed tangent basis of the plane, r = P - x the contact offset from the centre of
+  mass. They have no position-level form, so they carry C = 0 always.
+
+Rolling surfaces. A sphere (``Sphere`` shape, or ``axis=None`` with an explicit ``radius``):
+r = -radius n. A disc: the circle of ``radius`` in the plane through the centre of mass
+perpendicular to the body-local ``axis`` (a ``Cylinder`` shape: its local z and its radius;
+the rim of the mid-plane, which is exact for a thin disc or a wheel with a rounded tread):
+with a = R axis, m = n - (n . a) a and s = |m|,
+
+    r = -radius m / s          (the rim point furthest along -n).
+
+Every row is e . (velocity of the material point at P) with e = n, t_1, t_2, so
+J = [e, r x e] (on u = [v; w] of the wheel). For the normal row this is also dC/dt, because P is
+the extreme point of the rim along n (the envelope theorem: the drift of P through the body
+changes n . P only at second order). The contact point moves through the body (r is not a
+material vector), so Jdot u is not the centripetal term of a material point but
+
+    Jdot u = e . (w x rdot),   rdot = dr/dt,
+
+with rdot = 0 for a sphere and, for a disc, with adot = w x a, c = n . a, cdot = n . adot,
+mdot = -cdot a - c adot, sdot = -c cdot / s: rdot = -radius (mdot / s - m sdot / s^2).
+
+Multipliers (the engine's sign: forces on the wheel): the row along n is the normal force,
+the two tangential rows the grip (static friction) force, all at P. ``force`` (inherited) is
+their sum, world frame, and ``torque`` their moment about the wheel's centre of mass.
+
+In the step, the velocity-only rows (C = 0) take part in the seed equation (stabilised by the
+Baumgarte d term alone), in the SHAKE position correction (where they only ask the correction
+not to slip the contact point: J_t dx = 0; there is no position error along them) and in the
+final velocity projection onto J u = 0, which removes any slip exactly.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .joints import Joint
+from .math3d import cross, dot, perpendicular_pair
+from .rows import Kinematics, Rows
+from .shapes import Cylinder, Plane, Sphere
+from .validation import check_positive, check_unit_direction, check_vector
+
+
+class Rolling(Joint):
+    """A wheel rolls without slipping on a fixed plane (3 rows: 1 holonomic, 2 velocity-only).
+
+    Parameters
+    ----------
+    wheel : the rolling body (a Sphere or a Cylinder body, or any body with ``radius`` and,
+        for a disc, ``axis``).
+    plane_normal : unit normal of the plane (world frame), pointing towards the wheel.
+    plane_offset : the plane is {p : plane_normal . p = plane_offset}, m.
+    radius : rolling radius, m (default: the shape's radius).
+    axis : for a disc, its axis in the wheel's body frame (default (0, 0, 1) for a Cylinder);
+        None for a sphere.
+    plane : optionally a static body with a ``Plane`` shape, whose normal and offset are used
+        instead of plane_normal and plane_offset.
+    """
+
+    def __init__(self, wheel, plane_normal=(0.0, 0.0, 1.0), plane_offset: float = 0.0,
+                 radius: float | None = None, axis=None, plane=None, name: str | None = None):
+        super().__init__(None, wheel, name=name)
+        if plane is not None:
+            shape = getattr(plane, "shape", None)
+            if not isinstance(shape, Plane):
+                raise ValueError(f"plane must be a static body with a Plane shape, got {plane!r}")
+            plane_normal, plane_offset = shape.normal, shape.offset
+        self.normal = check_unit_direction("plane_normal", plane_normal)
+        self.offset = float(check_vector("plane_offset", [plane_offset], 1)[0])
+        self.tangents = np.array(perpendicular_pair(self.normal))
+        shape = wheel.shape
+        if radius is None:
+            if not isinstance(shape, (Sphere, Cylinder)):
+                raise ValueError(f"radius is needed: the wheel's shape {shape!r} is not a "
+                                 "Sphere or a Cylinder")
+            radius = shape.radius
+        self.radius = check_positive("radius", radius)
+        if axis is None and isinstance(shape, Cylinder):
+            axis = (0.0, 0.0, 1.0)
+        self.axis = None if axis is None else check_unit_direction("axis", axis)
+        if wheel.static:
+            raise ValueError("wheel must be a dynamic body")
+
+    def _bind(self, world):
+        if self.axis is not None:
+            a = self.body_b.rotation @ self.axis
+            if abs(a @ self.normal) > 1.0 - 1e-9:
+                raise ValueError("the disc lies flat on the plane (its axis is along "
+                                 "plane_normal): the contact point is undefined")
+        super()._bind(world)          # anchor: the wheel's centre of mass (local 0)
+
+    def _instances(self, owner):
+        return [("coupling", (owner, 0, self.body_b.row, _Row(self, i))) for i in range(3)]
+
+    # -- rows ----------------------------------------------------------------------------
+    def _geometry(self, x, R, w):
+        """Contact offset r (3,) from the centre of mass and its rate rdot (3,)."""
+        n = self.normal
+        if self.axis is None:
+            return -self.radius * n, np.zeros(3)
+        a = R @ self.axis
+        c = n @ a
+        m = n - c * a
+        s = max(np.sqrt(max(1.0 - c * c, 0.0)), 1e-12)
+        adot = np.cross(w, a)
+        cdot = n @ adot
+        mdot = -cdot * a - c * adot
+        sdot = -c * cdot / s
+        return -self.radius * m / s, -self.radius * (mdot / s - m * sdot / s**2)
+
+    def _evaluate_all(self, k: Kinematics) -> Rows:
+        b = self.body_b.row
+        x, R, w = k.x[b], k.R[b], k.w[b]
+        r, rdot = self._geometry(x, R, w)
+        E = np.vstack([self.normal, self.tangents])           # (3, 3): n, t1, t2
+        C = np.array([self.normal @ (x + r) - self.offset, 0.0, 0.0])
+        Jb = np.concatenate([E, cross(np.broadcast_to(r, (3, 3)), E)], axis=1)
+        Jdu = E @ np.cross(w, rdot)
+        return Rows(np.zeros(3, dtype=np.intp), np.full(3, b, dtype=np.intp), C,
+                    np.zeros((3, 6)), Jb, Jdu)
+
+    # -- reporting -----------------------------------------------------------------------
+    def _state(self):
+        body = self.body_b
+        return body.position, body.rotation, body.angular_velocity
+
+    @property
+    def contact_offset(self) -> np.ndarray:
+        """r = contact point - centre of mass (3,), world frame, m."""
+        return self._geometry(*self._state())[0]
+
+    @property
+    def contact_point(self) -> np.ndarray:
+        """The wheel's point nearest to the plane (3,), world frame, m."""
+        return self.body_b.position + self.contact_offset
+
+    @property
+    def gap(self) -> float:
+        """Signed distance of the contact point from the plane, m (C of the holonomic row)."""
+        return float(self.normal @ self.contact_point - self.offset)
+
+    @property
+    def slip_velocity(self) -> np.ndarray:
+        """Tangential velocity of the wheel's material point at the contact (3,), m/s."""
+        body = self.body_b
+        vp = body.linear_velocity + np.cross(body.angular_velocity, self.contact_offset)
+        return vp - (vp @ self.normal) * self.normal
+
+    @property
+    def normal_force(self) -> float:
+        """Force of the plane on the wheel along plane_normal, N (last step; negative when the
+        plane pulls: these are equality rows)."""
+        return float(self.force @ self.normal)
+
+    @property
+    def friction_force(self) -> np.ndarray:
+        """Tangential (grip) force of the plane on the wheel at the contact (3,), N."""
+        f = self.force
+        return f - (f @ self.normal) * self.normal
+
+
+class _Row:
+    """Row i of a Rolling constraint, evaluated by the coupling table (one row per entry)."""
+
+    def __init__(self, rolling, i):
+        self.rolling, self.i = rolling, i
+
+    def _evaluate(self, k: Kinematics) -> Rows:
+        r = self.rolling._evaluate_all(k)
+        i = slice(self.i, self.i + 1)
+        return Rows(r.a[i], r.b[i], r.C[i], r.Ja[i], r.Jb[i], r.Jdu[i])
