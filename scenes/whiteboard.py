@@ -1,21 +1,27 @@
-"""An arm wiping a whiteboard: its eraser is held on the board by a PointOnPlane constraint."""
+"""An arm wiping a whiteboard (the hybrid motion-force example of seed 000_*): its eraser is
+held on the board by a PointOnPlane constraint, and the joint torques come from the
+constrained inverse dynamics of the arm's joint-space view, so that the eraser follows the
+wiping path while the board pushes back with exactly the chosen force."""
 import numpy as np
 
-from physics import Box, Capsule, Cylinder, Fixed, Hinge, Plane, PointOnPlane
+from physics import ArticulatedView, Box, Capsule, Cylinder, Fixed, Hinge, Plane, PointOnPlane
+from physics.jointspace import apply_joint_torques
 
 from scenes.humanoid import quat_from_z
 
 TITLE = "Whiteboard"
-DESCRIPTION = ("A three-joint arm (turret, shoulder, elbow; servos from inverse kinematics) wipes "
-               "a figure eight on a vertical board; a PointOnPlane constraint (frictionless, "
-               "workless) keeps the eraser on the board and reports how hard it presses.")
-PARAMS = {"width": 0.25, "height": 0.12, "period": 5.0, "press": 0.003, "stiffness": 3000.0,
-          "damping": 100.0}
+DESCRIPTION = ("A three-joint arm (turret, shoulder, elbow) wipes a figure eight on a vertical "
+               "board while pressing on it with 10 N: hybrid motion-force control by constrained "
+               "inverse dynamics (000_*); a PointOnPlane constraint (frictionless, workless) keeps "
+               "the eraser on the board and reports how hard it presses.")
+PARAMS = {"width": 0.25, "height": 0.12, "period": 5.0, "press": 10.0, "stiffness": 400.0,
+          "damping": 40.0}
 CAMERA = {"target": (0.5, 0.0, 1.0), "distance": 3.0, "yaw": -140, "pitch": 15}
 
 BASE = np.array([0.0, 0.0, 1.0])     # shoulder centre (m)
 L1, L2 = 0.55, 0.55                  # upper arm, forearm (forearm ends at the eraser face)
 BOARD_X = 0.8                        # the board's surface: the plane x = BOARD_X
+NORMAL = np.array([-1.0, 0.0, 0.0])  # the board's normal, towards the arm
 RAMP = 1.0                           # s
 
 
@@ -33,21 +39,74 @@ def inverse_kinematics(p):
 
 
 def wipe_point(t, width, height, period, press=0.0):
-    """Where the eraser should be at time t: a figure eight on the board, ``press`` metres
-    behind its surface (the arm pushes towards it; the constraint stops it)."""
+    """Where the eraser should be at time t: a figure eight on the board (``press`` metres
+    behind its surface), its size ramped up smoothly over the first RAMP seconds."""
     u = np.clip(t / RAMP, 0.0, 1.0)
     a = u * u * (3 - 2 * u)
     ph = 2 * np.pi * t / period
     return np.array([BOARD_X + press, a * width * np.sin(ph), BASE[2] + a * height * np.sin(2 * ph)])
 
 
-def build(world, width=0.25, height=0.12, period=5.0, press=0.003, stiffness=3000.0,
-          damping=100.0):
-    """width, height: half sizes of the figure eight (m); period (s); press: how far behind
-    the board surface the servos aim (m): the pressing force grows with it; stiffness
-    (N m/rad) and damping (N m s/rad) of the three joint servos."""
-    if period <= 0 or stiffness <= 0 or damping < 0 or press < 0:
-        raise ValueError("need period > 0, stiffness > 0, damping >= 0, press >= 0")
+def wipe_motion(t, width, height, period):
+    """(position, velocity, acceleration) (3,) each of the wiping path at time t."""
+    w = 2 * np.pi / period
+    ph = w * t
+    if t < RAMP:
+        u = max(t, 0.0) / RAMP
+        a, da, dda = u * u * (3 - 2 * u), 6 * u * (1 - u) / RAMP, (6 - 12 * u) / RAMP**2
+    else:
+        a, da, dda = 1.0, 0.0, 0.0
+    s1, c1, s2, c2 = np.sin(ph), np.cos(ph), np.sin(2 * ph), np.cos(2 * ph)
+    y = (a * s1, da * s1 + a * w * c1, dda * s1 + 2 * da * w * c1 - a * w * w * s1)
+    z = (a * s2, da * s2 + 2 * a * w * c2, dda * s2 + 4 * da * w * c2 - 4 * a * w * w * s2)
+    return tuple(np.array([BOARD_X if k == 0 else 0.0, width * y[k], (BASE[2] if k == 0 else 0.0)
+                           + height * z[k]]) for k in range(3))
+
+
+class WipingController:
+    """Hybrid motion-force control of the arm (000_*): every step, the joint accelerations
+    that move the eraser tip along the path (acceleration of the path plus a PD term on the
+    tracking error, in the board's plane) and keep it on the board, then the joint torques
+    tau = M qdd + bias - A^T lambda of ``constrained_inverse_dynamics`` with the board's
+    multiplier lambda = ``force``, applied to the bodies as joint torques for the next step.
+
+    Attributes after each call: ``tracking_error`` (m, eraser tip to the path point),
+    ``measured_force`` (N, the board's push reported by the constraint for the last step)."""
+
+    def __init__(self, view, contact, eraser, motion, force, stiffness, damping):
+        self.view, self.contact, self.eraser, self.motion = view, contact, eraser, motion
+        self.force, self.kp, self.kd = float(force), float(stiffness), float(damping)
+        self.tangents = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])     # the board's plane
+        self.tracking_error = 0.0
+        self.measured_force = float("nan")
+
+    def __call__(self, world):
+        view, eraser = self.view, self.eraser
+        tip = self.contact.anchor
+        p, v, a = self.motion(world.time)
+        err = p - tip
+        self.tracking_error = float(np.linalg.norm(err))
+        if world._report is not None:
+            self.measured_force = float(self.contact.force @ NORMAL)
+        a_cmd = a + self.kd * (v - eraser.point_velocity(tip)) + self.kp * err
+        Jt = view.point_jacobian(eraser, tip)
+        jt = view.jacobian_dot_qd(eraser, tip)[:3]
+        A, Adot_qd = view.constraint_rows()
+        T = self.tangents
+        qdd = np.linalg.solve(np.vstack([T @ Jt, A]), np.concatenate([T @ (a_cmd - jt), -Adot_qd]))
+        lam = np.zeros(A.shape[0])
+        lam[self.rows] = self.force
+        tau = view.constrained_inverse_dynamics(qdd, lam=lam, check=False)
+        apply_joint_torques(view, tau)
+
+
+def build(world, width=0.25, height=0.12, period=5.0, press=10.0, stiffness=400.0,
+          damping=40.0):
+    """width, height: half sizes of the figure eight (m); period (s); press: the force with
+    which the eraser pushes on the board (N); stiffness (1/s^2) and damping (1/s) of the PD
+    term on the eraser's tracking error in the board's plane."""
+    if period <= 0 or stiffness < 0 or damping < 0 or press < 0:
+        raise ValueError("need period > 0, stiffness >= 0, damping >= 0, press >= 0")
     world.add_body(Plane(), name="ground")
     board = world.add_body(Box((0.02, 0.6, 0.4)), static=True, position=(BOARD_X + 0.02, 0, 1.0),
                            friction=0.0, name="board")
@@ -70,25 +129,19 @@ def build(world, width=0.25, height=0.12, period=5.0, press=0.003, stiffness=300
                           name="forearm")
     eraser = world.add_body(Box((0.05, 0.08, 0.03)), mass=0.2, position=tip - 0.03 * up2,
                             orientation=quat_from_z(up2), name="eraser")
-    joints = [world.add_joint(Hinge(None, turret, anchor=BASE, axis=(0, 0, 1), name="turret")),
-              world.add_joint(Hinge(turret, upper, anchor=BASE, axis=pitch_axis, name="shoulder")),
-              world.add_joint(Hinge(upper, fore, anchor=elbow, axis=pitch_axis, name="elbow"))]
+    world.add_joint(Hinge(None, turret, anchor=BASE, axis=(0, 0, 1), name="turret"))
+    world.add_joint(Hinge(turret, upper, anchor=BASE, axis=pitch_axis, name="shoulder"))
+    world.add_joint(Hinge(upper, fore, anchor=elbow, axis=pitch_axis, name="elbow"))
     world.add_joint(Fixed(fore, eraser, anchor=tip - 0.03 * up2, name="eraser mount"))
-    contact = world.add_joint(PointOnPlane(None, eraser, point=tip, normal=(-1.0, 0.0, 0.0),
+    contact = world.add_joint(PointOnPlane(None, eraser, point=tip, normal=NORMAL,
                                            name="eraser on board"))
     for body in (eraser, fore, upper):
         world.ignore_collision(body, board)
-    start = np.array([yaw0, el0, bend0])
-    lead = damping / stiffness
-
-    def wipe(world):
-        t, h = world.time, world.dt
-        q1 = inverse_kinematics(wipe_point(t + h, width, height, period, press)) - start
-        q2 = inverse_kinematics(wipe_point(t + 2 * h, width, height, period, press)) - start
-        for joint, a, b in zip(joints, q1, q2):
-            joint.set_servo(float(a + lead * (b - a) / h), stiffness, damping)
-
-    wipe.contact = contact
-    wipe.eraser = eraser
+    view = ArticulatedView(world)          # the hinges; the PointOnPlane closes the loop
+    wipe = WipingController(view, contact, eraser,
+                            lambda t: wipe_motion(t, width, height, period), press, stiffness,
+                            damping)
+    (c,) = [c for c in view.constraints if c.source is contact]
+    wipe.rows = c.rows
     wipe.path = lambda t: wipe_point(t, width, height, period)
     return wipe

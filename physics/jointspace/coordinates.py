@@ -42,6 +42,12 @@ from scipy.spatial.transform import Rotation
 from ..joints import Ball, Cylindrical, Fixed, Hinge, Slider, Universal
 
 
+def cross3(a, b) -> np.ndarray:
+    """a x b for two 3-vectors (np.cross is slow for single vectors)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]])
+
+
 def skew(r: np.ndarray) -> np.ndarray:
     return np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
 
@@ -203,7 +209,7 @@ class TreeJoint:
         kv = np.zeros(3)
         for c, on_a in enumerate(carriers):
             wc = wa if on_a else wb
-            kw += np.cross(wc, Sw[:, c]) * qdj[c]
-            kv += np.cross(wc, Sv[:, c]) * qdj[c]
-        kv += np.cross(wa, Sv @ qdj)
+            kw += cross3(wc, Sw[:, c]) * qdj[c]
+            kv += cross3(wc, Sv[:, c]) * qdj[c]
+        kv += cross3(wa, Sv @ qdj)
         return kv, kw

@@ -33,7 +33,7 @@ from ..joints import Joint
 from ..math3d import quat_to_matrix
 from ..validation import check_vector
 from .constrained import Constraint, ConstrainedMixin
-from .coordinates import TreeJoint, skew
+from .coordinates import TreeJoint, cross3, skew
 
 _STATE = ("_x", "_q", "_v", "_w")
 
@@ -213,9 +213,9 @@ class ArticulatedView(ConstrainedMixin):
             kv, kw = tj.velocity_products(R[tj.a], R[tj.b], w[tj.a], w[tj.b], qd[tj.slice])
             al0[C] = al0[P] + s * kw
             rP, rC = p - x[P], p - x[C]
-            AP = a0[P] + np.cross(al0[P], rP) + np.cross(w[P], np.cross(w[P], rP))
+            AP = a0[P] + cross3(al0[P], rP) + cross3(w[P], cross3(w[P], rP))
             AC = AP + s * kv
-            a0[C] = AC - np.cross(al0[C], rC) - np.cross(w[C], np.cross(w[C], rC))
+            a0[C] = AC - cross3(al0[C], rC) - cross3(w[C], cross3(w[C], rC))
         kin = _Kin(x, R, v, w, anchors, qd, Jv, Jw, a0, al0)
         self._cache_key = tuple(s.copy() for s in state)
         self._cache = kin
@@ -226,7 +226,7 @@ class ArticulatedView(ConstrainedMixin):
         Sv, Sw, _ = tj.motion(R[tj.a], R[tj.b])
         if tj.dof == 0:
             return np.zeros(0)
-        dv = v[tj.b] + np.cross(w[tj.b], p - x[tj.b]) - v[tj.a] - np.cross(w[tj.a], p - x[tj.a])
+        dv = v[tj.b] + cross3(w[tj.b], p - x[tj.b]) - v[tj.a] - cross3(w[tj.a], p - x[tj.a])
         S = np.vstack([Sv, Sw])
         return np.linalg.lstsq(S, np.concatenate([dv, w[tj.b] - w[tj.a]]), rcond=None)[0]
 
@@ -294,8 +294,8 @@ class ArticulatedView(ConstrainedMixin):
             Sv, Sw, _ = tj.motion(R[tj.a], R[tj.b])
             qj = qd[tj.slice]
             w[C] = w[P] + s * (Sw @ qj)
-            vp = v[P] + np.cross(w[P], p - x[P]) + s * (Sv @ qj)
-            v[C] = vp + np.cross(w[C], x[C] - p)
+            vp = v[P] + cross3(w[P], p - x[P]) + s * (Sv @ qj)
+            v[C] = vp + cross3(w[C], x[C] - p)
         world._state_changed()
 
     @contextmanager
@@ -362,7 +362,7 @@ class ArticulatedView(ConstrainedMixin):
         a, al = k.a0[r], k.al0[r]
         if point is not None:
             d = check_vector("point", point, 3) - k.x[r]
-            a = a + np.cross(al, d) + np.cross(k.w[r], np.cross(k.w[r], d))
+            a = a + cross3(al, d) + cross3(k.w[r], cross3(k.w[r], d))
         return np.concatenate([a, al])
 
     def body_accelerations(self, qdd) -> tuple[np.ndarray, np.ndarray]:
