@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from .joints import Hinge, Joint, Slider
-from .math3d import cross, dot, rotate
+from .limits import hinge_angles
+from .math3d import cross, dot
 from .rows import Kinematics, Rows, line_rows
 from .validation import check_unit_direction, check_vector
 
@@ -45,8 +46,8 @@ class PointOnPlane(Joint):
 
 
 class Coupling(Joint):
-    """phi(q) = 0 on the coordinates q of ``joints`` (hinge angles in rad, slider positions in
-    m, each zero at its joint's creation).
+    """phi(q) = 0 on the coordinates q of ``joints`` (hinge angles in rad, continuous over
+    whole turns, slider positions in m, each zero at its joint's creation).
 
     phi(q) -> float, grad(q) -> (k,) and optionally hessian(q) -> (k, k) (otherwise it is
     taken by central differences of grad along q-dot).
@@ -125,11 +126,11 @@ def _coordinate(joint, k: Kinematics):
     if isinstance(joint, Slider):
         r = line_rows(k, a, b, joint._la[None], joint._lb[None], joint._axis_a[None])
         return r.C[0], r, r.Jdu[0]
-    u = rotate(k.R[a], joint._axis_a[None])
-    ra = rotate(k.R[a], joint._perp_a[0][None])
-    rb = rotate(k.R[b], joint._perp_b[0][None])
-    rb = rb - dot(rb, u)[:, None] * u
-    angle = np.arctan2(dot(cross(ra, rb), u), dot(ra, rb))[0]
+    # the continuous hinge angle: nearest to the angle at the end of the last step, so phi
+    # sees no 2 pi jump when the hinge turns past +-pi
+    c, u = hinge_angles(joint.world, np.array([joint.index]), a, b, joint._axis_a[None],
+                        joint._perp_a[0][None], joint._perp_b[0][None], R=k.R)
+    angle = c[0]
     z = np.zeros((1, 3))
     rows = Rows(a, b, np.array([angle]), np.concatenate([z, -u], 1), np.concatenate([z, u], 1),
                 np.zeros(1))

@@ -198,6 +198,12 @@ class Ball(Joint):
     body_a and by body_b (a cone); ``twist_limits`` (lower, upper) bound the rotation of
     body_b about that axis. ``twist_axis`` is a world direction at creation (default: from
     the anchor towards body_b's centre).
+
+    Swing and twist are the swing-twist decomposition of body_b's rotation relative to
+    body_a (zero at creation): twist is the rotation about the twist axis that remains once
+    the swing is undone by the shortest rotation taking body_b's twist axis back onto
+    body_a's; it is well defined for every swing below pi (``swing`` and ``twist`` report
+    both, rad).
     """
 
     def __init__(self, body_a, body_b, anchor=None, swing_limit=None, twist_limits=None,
@@ -210,7 +216,8 @@ class Ball(Joint):
 
     def _bind(self, world):
         super()._bind(world)
-        if self.swing_limit is None and self.twist_limits is None:
+        if (self.swing_limit is None and self.twist_limits is None
+                and self._twist_axis_world is None):
             return
         axis = self._twist_axis_world
         if axis is None:
@@ -227,6 +234,28 @@ class Ball(Joint):
     def _instances(self, owner):
         return [self._point(owner)]
 
+    def _swing_twist(self):
+        from .limits import twist_coordinate
+        if not hasattr(self, "_ta"):
+            raise ValueError(f"{self!r} has no twist axis: give it swing_limit, twist_limits "
+                             "or twist_axis")
+        Ra, Rb = self._frame(self.body_a)[1][None], self.body_b.rotation[None]
+        twist, _ = twist_coordinate(Ra, Rb, self._ta[None], self._tb[None], self._ra[None],
+                                    self._rb[None])
+        ua, ub = Ra[0] @ self._ta, Rb[0] @ self._tb
+        swing = np.arctan2(np.linalg.norm(np.cross(ua, ub)), ua @ ub)
+        return float(swing), float(twist[0])
+
+    @property
+    def swing(self) -> float:
+        """Angle between the twist axis carried by body_a and by body_b, rad in [0, pi]."""
+        return self._swing_twist()[0]
+
+    @property
+    def twist(self) -> float:
+        """Rotation of body_b about the twist axis after the swing, rad in [-pi, pi]."""
+        return self._swing_twist()[1]
+
     def _coordinate_specs(self):
         a, b = self._rows_a, self.body_b.row
         specs = []
@@ -234,8 +263,8 @@ class Ball(Joint):
             specs.append(("swing", (a, b, self._ta, self._tb, -np.inf, self.swing_limit,
                                     np.array(NO_MOTOR), 0.0)))
         if self.twist_limits is not None:
-            specs.append(("angle", (a, b, self._ta, self._ra, self._rb, *self.twist_limits,
-                                    np.array(NO_MOTOR), 0.0)))
+            specs.append(("twist", (a, b, self._ta, self._tb, self._ra, self._rb,
+                                    *self.twist_limits, np.array(NO_MOTOR), 0.0)))
         return specs
 
 
@@ -271,6 +300,13 @@ class Hinge(_AxisJoint, _Actuated):
     ``angle`` is the rotation of body_b relative to body_a about the axis, right-handed,
     zero at creation (rad); ``rate`` its time derivative (rad/s). ``limits=(lo, hi)`` in rad;
     ``set_motor`` / ``set_servo`` drive the angle (torques in N m).
+
+    The angle is continuous and counts whole turns: a wheel driven for three turns reports
+    about 6 pi, not a value wrapped into (-pi, pi]. The world keeps each hinge's angle from
+    the end of every step and takes the branch of the geometric angle nearest to it, so
+    limits, servo targets and couplings (``Gear``, ``Coupling``) may span several turns.
+    (Posing the bodies by hand keeps the branch nearest to the last angle; ``World.set_state``
+    restores the turn count of its snapshot.)
     """
 
     def __init__(self, body_a, body_b, anchor=None, axis=(0, 0, 1), limits=None, name=None):
@@ -289,9 +325,13 @@ class Hinge(_AxisJoint, _Actuated):
 
     @property
     def angle(self) -> float:
-        ra = self._frame(self.body_a)[1] @ self._perp_a[0]
-        rb = self.body_b.rotation @ self._perp_b[0]
-        return float(np.arctan2(np.cross(ra, rb) @ self.axis, ra @ rb))
+        """Continuous (multi-turn) angle, rad."""
+        from .limits import hinge_angles
+        world = self.world
+        c, _ = hinge_angles(world, np.array([self.index]), np.array([self._rows_a]),
+                            np.array([self.body_b.row]), self._axis_a[None],
+                            self._perp_a[0][None], self._perp_b[0][None])
+        return float(c[0])
 
     @property
     def rate(self) -> float:

@@ -11,6 +11,16 @@ or swing angle of a ball joint) through its rate Jacobian J (dc/dt = J u):
   1 / (h (k h + d))), |lambda| <= max_force.
 
 All joints of one coordinate kind are evaluated in one vectorised call.
+
+Hinge angles are continuous (multi-turn): the world keeps each hinge's angle from the end of
+the last step (``World._joint_angle``) and every evaluation takes the branch of the wrapped
+angle nearest to it, so a coordinate never jumps by 2 pi when a hinge turns past +-pi.
+
+Ball joints use the swing-twist decomposition of the relative rotation about the twist axis
+t: swing is the angle between t carried by a and by b (the cone), twist is the rotation about
+t left after undoing the swing by the shortest rotation taking t_b onto t_a, i.e.
+2 atan2(q_t, q_w) of the relative quaternion in a's joint frame. Twist is well defined for
+every swing below pi, and its rate is ((t_a + t_b) / (1 + t_a . t_b)) . (w_b - w_a).
 """
 from __future__ import annotations
 
@@ -19,14 +29,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .contact_rows import BoundedRows
-from .math3d import cross, dot, rotate
+from .math3d import cross, dot, quat_to_matrix, rotate
 from .rows import Kinematics, Rows, line_rows
 
 
 @dataclass
 class CoordinateTable:
-    """One coordinate per entry. kind: 'angle' (hinge), 'position' (slider), 'twist',
-    'swing' (ball). a, b body rows; owner joint indices; args per kind (local vectors)."""
+    """One coordinate per entry. kind: 'angle' (hinge, continuous), 'position' (slider),
+    'twist', 'swing' (ball). a, b body rows; owner joint indices; args per kind (local vectors)."""
     kind: str
     owner: np.ndarray
     a: np.ndarray
@@ -36,6 +46,48 @@ class CoordinateTable:
     hi: np.ndarray
     motor: np.ndarray       # (k, 4): mode (0 none, 1 velocity motor, 2 servo), value, k, d
     max_force: np.ndarray
+    world: object = None    # for 'angle': the world whose _joint_angle holds the last angles
+
+
+def wrap_near(angle, reference):
+    """angle + 2 pi k (elementwise) closest to ``reference``: unwraps a wrapped angle."""
+    return reference + np.remainder(angle - reference + np.pi, 2.0 * np.pi) - np.pi
+
+
+def axis_angle(Ra, Rb, axis_a, ref_a, ref_b):
+    """Wrapped hinge angle in [-pi, pi] (k,) of ref_b (local to b) from ref_a (local to a)
+    about axis_a (local to a), and the world axis (k, 3). Ra, Rb (k, 3, 3)."""
+    u = rotate(Ra, axis_a)
+    ra = rotate(Ra, ref_a)
+    rb = rotate(Rb, ref_b)
+    rb = rb - dot(rb, u)[:, None] * u
+    return np.arctan2(dot(cross(ra, rb), u), dot(ra, rb)), u
+
+
+def twist_coordinate(Ra, Rb, ta, tb, ra, rb):
+    """Swing-twist twist angle (k,) in [-pi, pi] and its rate vector G (k, 3), world frame:
+    d(twist)/dt = G . (w_b - w_a). ta, tb: the twist axis local to a and b; ra, rb: a
+    reference direction perpendicular to it, local to a and b (equal in the world at zero)."""
+    ua, ub = rotate(Ra, ta), rotate(Rb, tb)
+    ra, rb = rotate(Ra, ra), rotate(Rb, rb)
+    c = dot(ua, ub)
+    one_plus_c = np.maximum(1.0 + c, 1e-12)
+    k = cross(ub, ua)                                   # sin(swing) times the swing axis
+    # undo the swing: the shortest rotation taking ub onto ua, applied to rb (Rodrigues)
+    rb = c[:, None] * rb + cross(k, rb) + (dot(k, rb) / one_plus_c)[:, None] * k
+    twist = np.arctan2(dot(cross(ra, rb), ua), dot(ra, rb))
+    return twist, (ua + ub) / one_plus_c[:, None]
+
+
+def hinge_angles(world, owner, a, b, axis_a, ref_a, ref_b, R=None):
+    """Continuous hinge angles (k,) and world axes (k, 3): the wrapped angle at the current
+    (or given, R (N, 3, 3)) rotations, taken nearest to each hinge's last angle."""
+    if R is None:
+        Ra, Rb = quat_to_matrix(world._q[a]), quat_to_matrix(world._q[b])
+    else:
+        Ra, Rb = R[a], R[b]
+    c, u = axis_angle(Ra, Rb, axis_a, ref_a, ref_b)
+    return wrap_near(c, world._joint_angle[owner]), u
 
 
 def _zeros(k):
@@ -57,14 +109,15 @@ def coordinates(table: CoordinateTable, kin: Kinematics):
         axis = axis / np.maximum(s, 1e-12)[:, None]
         z = _zeros(len(a))
         return c, np.concatenate([z, -axis], 1), np.concatenate([z, axis], 1)
-    # hinge angle and ball twist: rotation of a reference vector about an axis fixed in a
-    axis_a, ref_a, ref_b = table.args
-    u = rotate(kin.R[a], axis_a)
-    ra = rotate(kin.R[a], ref_a)
-    rb = rotate(kin.R[b], ref_b)
-    rb = rb - dot(rb, u)[:, None] * u
-    c = np.arctan2(dot(cross(ra, rb), u), dot(ra, rb))
     z = _zeros(len(a))
+    if table.kind == "twist":
+        c, g = twist_coordinate(kin.R[a], kin.R[b], *table.args)
+        return c, np.concatenate([z, -g], 1), np.concatenate([z, g], 1)
+    # hinge angle: rotation of a reference vector about an axis fixed in a, continuous
+    if table.world is not None:
+        c, u = hinge_angles(table.world, table.owner, a, b, *table.args, R=kin.R)
+    else:
+        c, u = axis_angle(kin.R[a], kin.R[b], *table.args)
     return c, np.concatenate([z, -u], 1), np.concatenate([z, u], 1)
 
 
@@ -119,5 +172,7 @@ def build_coordinate_tables(joints) -> list[CoordinateTable]:
         nargs = len(cols) - 7
         args = tuple(np.array(c, dtype=float) for c in cols[3:3 + nargs])
         lo, hi, motor, max_force = (np.array(c, dtype=float) for c in cols[3 + nargs:])
-        tables.append(CoordinateTable(kind, owner, a, b, args, lo, hi, motor.reshape(-1, 4), max_force))
+        world = joints[int(owner[0])]._world if kind == "angle" else None
+        tables.append(CoordinateTable(kind, owner, a, b, args, lo, hi, motor.reshape(-1, 4),
+                                      max_force, world))
     return tables

@@ -89,6 +89,9 @@ class World:
         self._capacity = 0
         self._handles: list[Body | None] = []
         self._joints: list[Joint] = []
+        # per joint: the continuous hinge angle at the end of the last step (0 for others)
+        self._joint_angle = np.zeros(0)
+        self._angle_table = None
         self._compiled = None
         self._coordinate_tables = None
         self._ignored: set[frozenset] = set()
@@ -215,6 +218,7 @@ class World:
         joint._bind(self)
         joint._index = len(self._joints)
         self._joints.append(joint)
+        self._joint_angle = np.append(self._joint_angle, 0.0)   # hinge angles start at zero
         self._topology_changed()
         return joint
 
@@ -222,6 +226,7 @@ class World:
         if joint._world is not self or joint._index < 0:
             raise ValueError(f"{joint!r} is not a joint of this world")
         del self._joints[joint._index]
+        self._joint_angle = np.delete(self._joint_angle, joint._index)
         for i, j in enumerate(self._joints):
             j._index = i
         joint._index = -1
@@ -251,6 +256,7 @@ class World:
     def _topology_changed(self):
         self._compiled = None
         self._coordinate_tables = None
+        self._angle_table = None
         self._pattern_cache = {}
         self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
         self._state_changed()
@@ -342,6 +348,25 @@ class World:
             raise ValueError(f"n must be a non-negative integer, got {n!r}")
         for _ in range(int(n)):
             pipeline.advance(self)
+            self._track_angles()
+
+    def _track_angles(self):
+        """Carry every hinge's continuous angle to the new state (one vectorised call): the
+        geometric angle's branch nearest to the last one, i.e. a running turn count."""
+        if self._angle_table is None:
+            from .joints import Hinge
+            hinges = [(i, j) for i, j in enumerate(self._joints) if isinstance(j, Hinge)]
+            self._angle_table = (
+                np.array([i for i, _ in hinges], dtype=np.intp),
+                np.array([j._rows_a for _, j in hinges], dtype=np.intp),
+                np.array([j.body_b.row for _, j in hinges], dtype=np.intp),
+                np.array([j._axis_a for _, j in hinges]).reshape(-1, 3),
+                np.array([j._perp_a[0] for _, j in hinges]).reshape(-1, 3),
+                np.array([j._perp_b[0] for _, j in hinges]).reshape(-1, 3))
+        owner = self._angle_table[0]
+        if owner.size:
+            from .limits import hinge_angles
+            self._joint_angle[owner] = hinge_angles(self, *self._angle_table)[0]
 
     # -- energies and momenta ------------------------------------------------------------
     def _dynamic(self):
@@ -398,6 +423,7 @@ class World:
         state["time"] = self.time
         state["n_bodies"] = self._n - 1
         state["n_joints"] = len(self._joints)
+        state["joint_angles"] = self._joint_angle.copy()
         return state
 
     def set_state(self, state: dict):
@@ -409,6 +435,11 @@ class World:
             if arr.shape != self._view(name).shape or not np.all(np.isfinite(arr)):
                 raise ValueError(f"state[{name[1:]!r}] has the wrong shape or is not finite")
             getattr(self, name)[: self._n] = arr
+        if "joint_angles" in state:     # the hinges' turn counts (older snapshots lack them)
+            angles = np.asarray(state["joint_angles"], dtype=float)
+            if angles.shape != self._joint_angle.shape or not np.all(np.isfinite(angles)):
+                raise ValueError("state['joint_angles'] has the wrong shape or is not finite")
+            self._joint_angle[:] = angles
         self._time_origin, self._steps = float(state["time"]), 0
         self._state_changed()
 

@@ -76,3 +76,41 @@ def test_point_on_plane_holds_a_pen_on_the_paper():
     assert abs(tip.distance) < 1e-8
     assert pen.position[0] == pytest.approx(1.0, abs=1e-6)   # free to slide in the plane
     assert tip.force[2] == pytest.approx(9.81, rel=1e-6)      # and it carries the weight
+
+
+def test_gear_driven_by_a_motor_keeps_its_ratio_across_the_half_turn():
+    """Regression: the coupling used the wrapped hinge angle, so at t ~ 1.6 s (angle pi)
+    phi jumped by 2 pi and the gear snapped. The angles are continuous now."""
+    world = World(gravity=(0, 0, 0))
+    a = world.add_body(Box((0.2, 0.2, 0.05)), mass=1.0, position=(0, 0, 0))
+    b = world.add_body(Box((0.1, 0.1, 0.05)), mass=0.5, position=(1, 0, 0))
+    ja = world.add_joint(Hinge(None, a, anchor=(0, 0, 0), axis=(0, 0, 1)))
+    jb = world.add_joint(Hinge(None, b, anchor=(1, 0, 0), axis=(0, 0, 1)))
+    gear = world.add_joint(Gear(ja, jb, ratio=-0.5))
+    ja.set_motor(velocity=2.0, max_force=10.0)
+    worst = jump = 0.0
+    for _ in range(5 * 240):
+        qb = b.orientation
+        world.step()
+        worst = max(worst, abs(jb.angle - gear.ratio * ja.angle))
+        # b turns at 1 rad/s: 0.0042 rad per step, unless the gear snaps
+        jump = max(jump, 2 * np.arccos(min(1.0, abs(qb @ b.orientation))))
+    assert jump < 0.01
+    assert worst < 1e-4
+    assert ja.angle == pytest.approx(10.0, abs=0.1)           # over 1.5 turns, continuous
+    assert ja.rate == pytest.approx(2.0, rel=1e-3)
+    assert jb.rate == pytest.approx(-1.0, rel=1e-3)
+    # the geometric angle of b agrees with its continuous angle modulo 2 pi
+    ang = np.arctan2(b.rotation[1, 0], b.rotation[0, 0])
+    assert np.cos(ang - jb.angle) == pytest.approx(1.0, abs=1e-9)
+
+
+def test_coupling_q2_equals_2_sin_q1_holds_while_q1_turns_past_pi():
+    world, link1, j1, j2, coupling = planar2g("symplectic")
+    j1.set_motor(velocity=2.0, max_force=50.0)
+    worst = 0.0
+    for _ in range(4 * 240):
+        world.step()
+        worst = max(worst, abs(j2.angle - 2 * np.sin(j1.angle)))
+    assert j1.angle > 2 * np.pi + 0.5                        # past pi and a full turn
+    assert worst < 1e-4

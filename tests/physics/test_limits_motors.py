@@ -80,3 +80,149 @@ def test_ball_cone_limit_is_never_exceeded_by_more_than_002_rad():
         reached = max(reached, swing)
     assert reached > 0.45          # the kick did carry it to the cone
     assert worst < 0.02
+
+
+def spinning_rod(gravity, spin, **limits):
+    """A capsule hanging from a ball joint at the origin, turning about x about the anchor."""
+    world = World(dt=1 / 240, gravity=gravity)
+    rod = world.add_body(Capsule(radius=0.03, half_length=0.2), mass=1.0, position=(0, 0, -0.25),
+                         angular_velocity=(spin, 0, 0), linear_velocity=(0, 0.25 * spin, 0))
+    ball = world.add_joint(Ball(None, rod, anchor=(0, 0, 0), **limits))
+    return world, rod, ball
+
+
+def swing_and_twist(body, axis=(0, 0, -1)):
+    """Swing-twist decomposition of a body's rotation since creation (at identity, hung from
+    the world), about the world twist ``axis``: the angle between the axis and its image,
+    and 2 atan2(q . axis, q_w) of the body's quaternion, wrapped to [-pi, pi]."""
+    t = np.asarray(axis, float)
+    q = body.orientation
+    swing = np.arccos(np.clip(t @ body.rotation @ t, -1, 1))
+    twist = 2 * np.arctan2(q[1:] @ t, q[0])
+    return swing, np.angle(np.exp(1j * twist))
+
+
+def test_ball_twist_limit_is_regular_through_90_degrees_of_swing():
+    """Regression: the twist was measured as a hinge angle about body_a's axis, singular at
+    90 degrees of swing; the spurious twist-limit row it made took the rod from 0.158 J to
+    983 J at t = 0.79 s. With the swing-twist twist the rod turns through 90 degrees with its
+    energy unchanged until the cone (2.5 rad) stops it (an inelastic limit: energy may fall,
+    never rise)."""
+    world, rod, ball = spinning_rod((0, 0, 0), 2.0, swing_limit=2.5, twist_limits=(-0.5, 0.5))
+    E0 = world.energy()
+    worst_twist = worst_swing = reached = 0.0
+    for _ in range(240 * 3):
+        world.step()
+        E = world.energy()
+        assert E <= 1.01 * E0, f"energy rose to {E:.4g} J from {E0:.4g} J at t={world.time:.3f}"
+        if world.time < 1.2:                    # before the cone: free rotation, E constant
+            assert E == pytest.approx(E0, rel=0.01)
+        swing, twist = swing_and_twist(rod)
+        worst_twist = max(worst_twist, abs(twist) - 0.5)
+        worst_swing = max(worst_swing, swing - 2.5)
+        reached = max(reached, swing)
+    assert reached > 2.4                        # it went through 90 degrees to the cone
+    assert worst_twist < 0.02
+    assert worst_swing < 0.02
+
+
+def test_ball_pendulum_swinging_past_90_degrees_keeps_its_energy():
+    """Under gravity, swinging to ~108 degrees and back through 90 degrees 6 times in 3 s
+    (the old twist blew up at 0.23 s)."""
+    world, rod, ball = spinning_rod((0, 0, -9.81), 9.0, swing_limit=2.5, twist_limits=(-0.5, 0.5))
+    E0, K0 = world.energy(), world.kinetic_energy()
+    worst, reached, crossings, above = 0.0, 0.0, 0, False
+    for _ in range(240 * 3):
+        world.step()
+        worst = max(worst, abs(world.energy() - E0))
+        swing, twist = swing_and_twist(rod)
+        assert abs(twist) < 0.52
+        reached = max(reached, swing)
+        crossings += (swing > np.pi / 2) != above
+        above = swing > np.pi / 2
+    assert reached > np.radians(100)
+    assert crossings >= 6
+    # first-order (symplectic Euler) oscillation of the energy while limits are present
+    assert worst < 0.015 * K0
+
+
+@pytest.mark.parametrize("swing_deg", [0, 60, 89, 91, 150])
+def test_ball_swing_and_twist_match_the_quaternion_decomposition_and_their_rates(swing_deg):
+    """The coordinates the limits use: twist = 2 atan2(q_t, q_w) of the relative rotation in
+    body_a's joint frame, swing = angle between the twist axes, and their rate rows equal
+    finite differences of the values along a random motion of both bodies."""
+    from scipy.spatial.transform import Rotation
+
+    from physics.limits import build_coordinate_tables, coordinates
+    from physics.math3d import quat_to_matrix, rotate_quat
+    from physics.rows import Kinematics
+
+    rng = np.random.default_rng(swing_deg)
+    world = World(gravity=(0, 0, 0))
+    qa0, qb0 = (Rotation.random(random_state=rng) for _ in range(2))
+    a = world.add_body(Box((0.2, 0.1, 0.3)), mass=2.0, position=(0.3, 0, 0),
+                       orientation=np.roll(qa0.as_quat(), 1))
+    b = world.add_body(Capsule(0.1, 0.3), mass=1.5, position=(0, 0.4, 0.1),
+                       orientation=np.roll(qb0.as_quat(), 1))
+    t = rng.normal(size=3)
+    t /= np.linalg.norm(t)
+    ball = world.add_joint(Ball(a, b, anchor=(0.1, 0.2, 0.0), swing_limit=3.0,
+                                twist_limits=(-3.0, 3.0), twist_axis=t))
+    # relative rotation: twist about t, then swing about an axis perpendicular to t
+    twist = rng.uniform(-3.0, 3.0)
+    n = np.cross(t, rng.normal(size=3))
+    n /= np.linalg.norm(n)
+    rel = Rotation.from_rotvec(np.radians(swing_deg) * n) * Rotation.from_rotvec(twist * t)
+    carry = Rotation.random(random_state=rng)            # a common rotation changes nothing
+    a.orientation = np.roll((carry * qa0).as_quat(), 1)
+    b.orientation = np.roll((carry * rel * qb0).as_quat(), 1)
+    assert ball.swing == pytest.approx(np.radians(swing_deg), abs=1e-6)
+    assert ball.twist == pytest.approx(twist, abs=1e-7)
+    # the same twist from the quaternion of R_a^T R_b in body_a's joint frame
+    Fa = np.column_stack([ball._ta, ball._ra, np.cross(ball._ta, ball._ra)])
+    Fb = np.column_stack([ball._tb, ball._rb, np.cross(ball._tb, ball._rb)])
+    Q = (a.rotation @ Fa).T @ (b.rotation @ Fb)
+    x, _, _, w = Rotation.from_matrix(Q).as_quat()
+    assert np.angle(np.exp(1j * 2 * np.arctan2(x, w))) == pytest.approx(twist, abs=1e-7)
+
+    tables = {t.kind: t for t in build_coordinate_tables(world.joints)}
+    for body in (a, b):
+        body.angular_velocity = rng.normal(size=3) * 2
+        body.linear_velocity = rng.normal(size=3)
+    x0, q0, v, w = (world._view(k).copy() for k in ("_x", "_q", "_v", "_w"))
+    eps = 1e-6
+
+    def at(kind, s):
+        q = rotate_quat(q0, s * eps * w)
+        return coordinates(tables[kind], Kinematics(x0 + s * eps * v, quat_to_matrix(q), v, w))
+
+    for kind in ("twist", "swing"):
+        c, Ja, Jb = at(kind, 0)
+        rate = Ja[0, 3:] @ w[a.row] + Jb[0, 3:] @ w[b.row]
+        assert not Ja[0, :3].any() and not Jb[0, :3].any()
+        if kind == "swing" and swing_deg == 0:
+            continue                     # |angle| has no derivative at 0
+        fd = (at(kind, 1)[0] - at(kind, -1)[0]) / (2 * eps)
+        assert rate == pytest.approx(fd[0], rel=1e-6, abs=1e-7), kind
+
+
+def test_hinge_limit_motor_and_servo_beyond_half_a_turn():
+    """Hinge angles are continuous: a limit at 4 rad and a servo target at 7 rad hold (the
+    wrapped angle jumped from pi to -pi and never reached either)."""
+    world = World(gravity=(0, 0, 0))
+    wheel = world.add_body(Box((0.3, 0.3, 0.05)), mass=4.0)
+    hinge = world.add_joint(Hinge(None, wheel, anchor=(0, 0, 0), axis=(0, 0, 1), limits=(-1, 4)))
+    hinge.set_motor(velocity=2.0, max_force=10.0)
+    world.step(3 * 240)
+    assert hinge.angle == pytest.approx(4.0, abs=0.01)
+    hinge.limits = None
+    hinge.set_servo(target=7.0, stiffness=20.0, damping=5.0)
+    world.step(5 * 240)
+    assert hinge.angle == pytest.approx(7.0, abs=1e-3)
+    # a snapshot keeps the turn count
+    state = world.get_state()
+    hinge.set_motor(velocity=-3.0, max_force=10.0)
+    world.step(3 * 240)
+    assert hinge.angle < 0.0
+    world.set_state(state)
+    assert hinge.angle == pytest.approx(7.0, abs=1e-3)
