@@ -16,7 +16,7 @@ from .math3d import cross, dot
 from .rows import Rows
 
 RESTITUTION_THRESHOLD = 0.2   # m/s: slower impacts do not bounce (resting contact stays put)
-SLOP = 5e-4                   # m of penetration left alone, so resting contacts do not jitter
+SLOP = 3e-4                   # m of penetration left alone, so resting contacts do not jitter
 SPECULATIVE_TOUCH = 5e-4      # m: a gap this small counts as touching for impacts
 
 

@@ -22,6 +22,7 @@ from .assembly import Pattern, Scatter, apply_inverse_mass
 from .bounded import solve_bounded
 from .contact_rows import RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows
 from .contacts import contact_keys, detect, excluded_pairs, report as contact_report, warm_start
+from .energy import cap_energy
 from .limits import bounded_joint_rows, build_coordinate_tables
 from .linsolve import SingularSystemError
 from .math3d import (cross, quat_conjugate, quat_multiply, quat_to_matrix,
@@ -536,10 +537,13 @@ def advance(world):
     h = world.dt / world.substeps
     state = tuple(world._view(name) for name in ("_x", "_q", "_v", "_w"))
     substep = SUBSTEPS[world.integrator]
+    start, projections = state, world.stats["projections"]
     try:
         with np.errstate(all=world._errstate):
             for _ in range(world.substeps):
                 state, report = substep(world, model, *state, h)
+            if world.stats["projections"] > projections and _conservative(world, report):
+                state = cap_energy(world, start, state)
     except (SingularSystemError, np.linalg.LinAlgError) as exc:
         raise StepError(f"step at t={world.time:.6g} s failed: {exc}; the world is unchanged "
                         "(check for conflicting joints or bodies of wildly different mass)") from None
@@ -555,6 +559,12 @@ def advance(world):
     world._report = report
     world.last_lambda = report.lam if report.lam is not None else np.zeros(0)
     _store_contacts(world, report)
+
+
+def _conservative(world, report) -> bool:
+    """No contacts, limits, motors or user loads acted in this step: energy must not rise."""
+    n = world._n
+    return report.uni is None and not (world._force[:n].any() or world._torque[:n].any())
 
 
 def _store_contacts(world, report):

@@ -10,6 +10,7 @@ import numpy as np
 
 from . import step as pipeline
 from .body import Body
+from .energy import kinetic_energy, potential_energy
 from .joints import Joint
 from .math3d import quat_to_matrix
 from .rows import Kinematics, build_tables, evaluate_tables
@@ -64,7 +65,7 @@ class World:
         self.position_tolerance = 1e-8
         self.max_split_depth = 6
         self.projection_tolerance = 1e-6
-        self.stats = {"splits": 0, "projections": 0}
+        self.stats = {"splits": 0, "projections": 0, "energy_caps": 0}
         self._errstate = "ignore"
         self._debug = None
         self._uni_each_split = True
@@ -374,18 +375,11 @@ class World:
 
     def kinetic_energy(self) -> float:
         """J, of all dynamic bodies."""
-        dyn = self._dynamic()
-        m = self._view("_mass")[dyn]
-        v, w = self._view("_v")[dyn], self._view("_w")[dyn]
-        R = quat_to_matrix(self._view("_q")[dyn])
-        wb = np.einsum("nji,nj->ni", R, w)
-        Iw = np.einsum("nij,nj->ni", self._view("_inertia")[dyn], wb)
-        return float(0.5 * np.sum(m * np.einsum("ij,ij->i", v, v)) + 0.5 * np.sum(wb * Iw))
+        return kinetic_energy(self, *(self._view(f) for f in ("_q", "_v", "_w")))
 
     def potential_energy(self) -> float:
         """Gravitational potential energy, J, zero at the world origin."""
-        dyn = self._dynamic()
-        return float(-np.sum(self._view("_mass")[dyn] * (self._view("_x")[dyn] @ self.gravity)))
+        return potential_energy(self, self._view("_x"))
 
     def energy(self) -> float:
         return self.kinetic_energy() + self.potential_energy()
