@@ -26,11 +26,12 @@ import scipy.sparse as sp
 # 0.1 %. It bounds the split of force between redundant contacts (the four corners of a box on
 # the ground) and keeps the QP's condition number near 1e3, which the solvers need.
 CONTACT_SOFTNESS = 1e-3
-PIVOT_BUDGET = 8          # pivoting rounds before the projected Newton method takes over
+PIVOT_BUDGET = 4          # pivoting rounds before the projected Newton method takes over
+FRICTION_ROUND_TOLERANCE = 1e-3   # friction bounds settled: change below this x max |lambda|
 
 
 def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=None,
-                  lam0=None, max_iterations=12, friction_rounds=4):
+                  lam0=None, max_iterations=48, friction_rounds=4):
     """Solve the bounded problem described in the module docstring.
 
     pattern: an ``assembly.Pattern`` for the rows; J, JM: per-side blocks (2m, 6) of J and
@@ -61,10 +62,12 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
 
     solver = _BoxQP(pattern, A, A_reg, contrib, ri, rj, cfm, rhs)
     used, settled = 0, None
-    for _ in range(friction_rounds):
+    for round_ in range(friction_rounds):
         blo, bhi = bounds(lam)
         previous = lam
-        lam, n, converged = solver.solve(blo, bhi, lam, max_iterations)
+        # later rounds start next to the answer (only the friction bounds moved): descend
+        lam, n, converged = solver.solve(blo, bhi, lam, PIVOT_BUDGET if round_ == 0 else 0,
+                                         max_iterations)
         used += n
         if not converged and settled is not None:
             lam = settled            # keep the last round that converged
@@ -74,14 +77,15 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
         if not is_fric.any():
             break
         change = np.abs(bounds(lam)[1] - bhi)[is_fric].max()
-        if change <= 1e-4 * max(np.abs(lam).max(), 1e-12) or np.array_equal(lam, previous):
+        if change <= FRICTION_ROUND_TOLERANCE * max(np.abs(lam).max(), 1e-12) or \
+                np.array_equal(lam, previous):
             break
     blo, bhi = bounds(lam)
     return np.clip(lam, blo, bhi), used
 
 
 class _BoxQP:
-    """min 1/2 x^T A x - rhs^T x on a box, by block principal pivoting."""
+    """min 1/2 x^T A x - rhs^T x on a box: block principal pivoting, then projected Newton."""
 
     def __init__(self, pattern, A, A_reg, contrib, ri, rj, cfm, rhs):
         self.pattern, self.A, self.A_reg = pattern, A, A_reg
@@ -89,16 +93,17 @@ class _BoxQP:
         scale = max(np.abs(rhs).max(initial=0.0), 1e-12)
         self.tol = 1e-7 * scale
 
-    def solve(self, lo, hi, start, max_iterations):
-        """Block pivoting with Judice and Pires' safeguard: when swapping every infeasible row
-        at once stops reducing their number, swap only the last one (Murty's rule, finite)."""
+    def solve(self, lo, hi, start, pivots, newton_iterations):
+        """Up to ``pivots`` rounds of block pivoting (with Judice and Pires' safeguard: when
+        swapping every infeasible row at once stops reducing their number, swap only the last
+        few), then projected Newton. Returns (x, factorisations, converged)."""
         tol = self.tol
         at_lo = np.isfinite(lo) & (start <= lo + tol)
         at_hi = np.isfinite(hi) & (start >= hi - tol) & ~at_lo
         fewest, stalled = np.inf, 0
         lam = start
         iteration = 0
-        for iteration in range(1, PIVOT_BUDGET + 1):
+        for iteration in range(1, pivots + 1):
             lam = self._clamped_solution(lo, hi, at_lo, at_hi)
             gradient = self.A_reg @ lam - self.rhs
             free = ~(at_lo | at_hi)
@@ -123,7 +128,7 @@ class _BoxQP:
             at_hi = (at_hi & ~leave_hi) | above
         # pivoting is cycling: descend from the better of the warm start and the last pivot
         begin = min((np.clip(start, lo, hi), np.clip(lam, lo, hi)), key=self.objective)
-        x, used, converged = self.projected_newton(lo, hi, begin, 4 * max_iterations)
+        x, used, converged = self.projected_newton(lo, hi, begin, newton_iterations)
         return x, iteration + used, converged
 
     def objective(self, x):

@@ -8,12 +8,12 @@ from scenes.humanoid import add_ragdoll, quat_axis_angle, quat_multiply
 TITLE = "Ragdoll pile"
 DESCRIPTION = ("n capsule ragdolls (15 bodies each) dropped lying down, at staggered heights and "
                "headings, into a pile on the ground.")
-PARAMS = {"count": 10, "spacing": 0.6, "spread": 0.25, "friction": 0.8, "seed": 3,
+PARAMS = {"count": 4, "spacing": 0.6, "spread": 0.25, "friction": 0.8, "seed": 3,
           "self_collision": True}
 CAMERA = {"target": (0.0, 0.0, 0.8), "distance": 7.0, "yaw": -60, "pitch": 25}
 
 
-def build(world, count=10, spacing=0.6, spread=0.25, friction=0.8, seed=3, self_collision=True):
+def build(world, count=4, spacing=0.6, spread=0.25, friction=0.8, seed=3, self_collision=True):
     """spacing: height between successive ragdolls (m; at least 0.5 so they start apart);
     spread: random horizontal offset of each (m); seed: random headings and offsets;
     self_collision: whether a ragdoll's own segments collide (they always collide with the

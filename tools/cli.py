@@ -115,6 +115,24 @@ def cmd_run(args):
         np.savez_compressed(args.record, scene=scene.name, params=json.dumps(scene.params),
                             dt=world.dt, **{k: np.array(v) for k, v in record.items()})
         print(f"recorded {len(record['time'])} samples to {args.record}")
+    if args.png:
+        _write_final_frame(scene, args.png)
+
+
+def _write_final_frame(scene, out: str):
+    """The last state, drawn from the scene's camera, as a PNG (needs the [viewer] extra and
+    an OpenGL driver: EGL without a display, or any X server)."""
+    try:
+        from render.imagefiles import write_png
+        from render.offscreen import render_image
+        image = render_image(scene.world, camera=scene.camera, size=(1280, 720))
+    except ImportError as exc:
+        raise UsageError(f"--png needs the viewer extra (pip install -e '.[viewer]'): {exc}") from None
+    except Exception as exc:
+        raise UsageError(f"--png could not open an OpenGL context ({type(exc).__name__}: {exc}); "
+                         "install Debian's libegl1 and libgl1, or run under xvfb-run") from None
+    write_png(out, image)
+    print(f"wrote the final frame to {out}")
 
 
 def cmd_bench(args):
@@ -204,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--dt", type=float, default=None, help="step size in seconds (default: the scene's)")
     s.add_argument("--param", action="append", metavar="KEY=VALUE", help="scene parameter")
     s.add_argument("--record", metavar="OUT.npz", help="save time series of poses, energy, forces")
+    s.add_argument("--png", metavar="OUT.png", help="draw the final state to a PNG (OpenGL, no display needed)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_run)
     s = sub.add_parser("bench", help="benchmarks, JSON out (chain, render)")
