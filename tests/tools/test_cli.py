@@ -50,3 +50,14 @@ def test_a_user_scene_file_runs(tmp_path, capsys):
                     "def build(world):\n    world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 5))\n")
     assert main(["run", str(good), "--seconds", "1", "--quiet"]) == 0
     assert "1 / 0" in capsys.readouterr().out
+
+
+def test_run_draws_the_final_frame(tmp_path, capsys):
+    from render.imagefiles import read_png
+    out = tmp_path / "last.png"
+    assert main(["run", "pendulum", "--seconds", "0.2", "--quiet", "--png", str(out)]) == 0
+    assert f"wrote the final frame to {out}" in capsys.readouterr().out
+    image = read_png(out)
+    assert image.shape[:2] == (720, 1280)
+    # the scene is drawn, not a blank clear colour: the picture holds many distinct colours
+    assert len(np.unique(image.reshape(-1, image.shape[-1]), axis=0)) > 50
