@@ -1,5 +1,13 @@
 """A four-wheeled car with motor-driven rear wheels and servo-steered front knuckles, driving a
-slalom through a line of cones."""
+slalom through a line of gates.
+
+Gate i is the opening between cone i (a light box on y = 0 at x = 8 + i * cone_spacing) and a
+static post ``gate_width`` further out, on the left (+y) for even i and on the right for odd i;
+the car has to pass through each with its wheels clear of both (its width over the wheels is
+TRACK + 2 WHEEL_HALF_WIDTH = 1.34 m). The controller returned by ``build`` carries ``gates``
+(x, side, inner edge y, outer edge y), ``path_y``, ``chassis``, ``wheels``, ``drive`` and
+``steer`` for tests and plots.
+"""
 import numpy as np
 
 from physics import Box, Cylinder, Hinge, Plane, Slider
@@ -7,9 +15,10 @@ from physics import Box, Cylinder, Hinge, Plane, Slider
 TITLE = "Car slalom"
 DESCRIPTION = ("A box chassis on four cylinder wheels with sprung sliders: rear axle hinges "
                "with velocity motors, front wheels on steering knuckles (vertical hinges with "
-               "servos); a pure-pursuit controller weaves it through a line of light cones.")
-PARAMS = {"speed": 5.0, "cones": 6, "cone_spacing": 7.0, "amplitude": 1.6, "torque": 400.0,
-          "friction": 1.0}
+               "servos); a Stanley controller weaves it through gates left and right of a "
+               "line of light cones.")
+PARAMS = {"speed": 5.0, "cones": 5, "cone_spacing": 7.0, "amplitude": 1.6, "torque": 400.0,
+          "friction": 1.0, "gate_width": 3.0}
 CAMERA = {"target": (8.0, 0.0, 0.5), "distance": 14.0, "yaw": -110, "pitch": 35}
 
 WHEEL_RADIUS, WHEEL_HALF_WIDTH = 0.3, 0.1
@@ -18,16 +27,22 @@ MAX_STEER = 0.5                        # rad
 STEER_STIFFNESS, STEER_DAMPING = 3000.0, 100.0          # N m/rad, N m s/rad
 SPRING_STIFFNESS, SPRING_DAMPING = 40000.0, 3000.0      # N/m, N s/m per wheel
 SPRING_PRELOAD = 0.025      # m: the servo's rest length is this far below the start (the sag)
+CONE_HALF, POST_HALF = 0.1, 0.05       # half sizes of the cones and the gates' outer posts (m)
+STANLEY_GAIN, STANLEY_SOFT = 3.0, 1.0  # cross-track gain (1/s) and softening speed (m/s)
 
 
-def build(world, speed=5.0, cones=6, cone_spacing=7.0, amplitude=1.6, torque=400.0,
-          friction=1.0):
-    """speed: target speed (m/s) the rear motors drive at; cones: number of cones, the first at
-    x = 8 m, ``cone_spacing`` apart on y = 0; amplitude: sideways swing of the path (m) that
-    passes them alternately left and right; torque: limit of each rear motor (N m)."""
+def build(world, speed=5.0, cones=5, cone_spacing=7.0, amplitude=1.6, torque=400.0,
+          friction=1.0, gate_width=3.0):
+    """speed: target speed (m/s) the rear motors drive at (wheel rate speed / WHEEL_RADIUS,
+    split between the two by an electronic differential in turns); cones: number of cones and
+    gates, the first at x = 8 m, ``cone_spacing`` (m) apart on y = 0; amplitude: sideways swing
+    (m) of the line the controller follows, which passes the cones alternately left and right
+    (1.6 m is the middle of a 3 m gate); torque: limit of each rear motor (N m); friction:
+    the ground's friction coefficient (the wheels have the same); gate_width: clear opening
+    (m) between a cone and its gate's outer post."""
     cones = int(cones)
-    if cones < 0 or cone_spacing <= 0 or torque <= 0:
-        raise ValueError("need cones >= 0, cone_spacing > 0 and torque > 0")
+    if cones < 0 or cone_spacing <= 0 or torque <= 0 or gate_width <= 0:
+        raise ValueError("need cones >= 0, cone_spacing > 0, torque > 0 and gate_width > 0")
     world.add_body(Plane(), friction=friction, name="ground")
     r = WHEEL_RADIUS
     chassis = world.add_body(Box((1.0, 0.45, 0.15)), mass=300.0, position=(0, 0, r + 0.15),
@@ -70,9 +85,16 @@ def build(world, speed=5.0, cones=6, cone_spacing=7.0, amplitude=1.6, torque=400
                 j.set_motor(speed / r, torque)
                 drive.append(j)
     x0 = 8.0
+    gates = []
     for i in range(cones):
-        world.add_body(Box((0.1, 0.1, 0.25)), mass=0.5, position=(x0 + i * cone_spacing, 0, 0.25),
+        x, side = x0 + i * cone_spacing, (1.0 if i % 2 == 0 else -1.0)
+        world.add_body(Box((CONE_HALF, CONE_HALF, 0.25)), mass=0.5, position=(x, 0, 0.25),
                        friction=0.6, name=f"cone{i}")
+        # the gate's outer post: static, so it costs no contacts until something hits it
+        outer = side * (CONE_HALF + gate_width)
+        world.add_body(Box((POST_HALF, POST_HALF, 0.5)), static=True,
+                       position=(x, outer + side * POST_HALF, 0.5), name=f"post{i}")
+        gates.append((x, side, side * CONE_HALF, outer))
 
     def path_y(x):
         """The slalom line: passes cone i at y = +amplitude for even i, -amplitude for odd."""
@@ -80,22 +102,38 @@ def build(world, speed=5.0, cones=6, cone_spacing=7.0, amplitude=1.6, torque=400
         fade = np.clip((x0 + (cones - 0.5) * cone_spacing - x) / cone_spacing + 1.0, 0.0, 1.0)
         return amplitude * ramp * fade * np.cos(np.pi * (x - x0) / cone_spacing)
 
-    def pure_pursuit(world):
+    def controller(world):
+        """Stanley steering (Hoffmann et al. 2007): the front axle's velocity is turned onto the
+        line's heading plus a cross-track correction; Ackermann front angles; an electronic
+        differential on the rear motors."""
         R = chassis.rotation
-        heading = R[:, 0]
-        rear = chassis.position + R @ np.array([x_rear, 0.0, 0.0])
-        look = max(3.0, 0.8 * speed)
-        tx = rear[0] + look
-        alpha = np.arctan2(path_y(tx) - rear[1], tx - rear[0]) - np.arctan2(heading[1], heading[0])
-        delta = np.clip(np.arctan2(2 * WHEELBASE * np.sin(alpha), look), -MAX_STEER, MAX_STEER)
+        heading = np.arctan2(R[1, 0], R[0, 0])
+        front = chassis.position + R @ np.array([x_front, 0.0, 0.0])
+        e = 0.05
+        ys = path_y(np.array([front[0] - e, front[0], front[0] + e]))
+        path_heading = np.arctan((ys[2] - ys[0]) / (2 * e))
+        cross_track = (front[1] - ys[1]) * np.cos(path_heading)     # + : left of the line
+        v = abs(float(chassis.linear_velocity @ R[:, 0]))
+        heading_error = np.angle(np.exp(1j * (heading - path_heading)))
+        delta = -heading_error - np.arctan2(STANLEY_GAIN * cross_track, v + STANLEY_SOFT)
+        delta = float(np.clip(delta, -MAX_STEER, MAX_STEER))
         # Ackermann: the inner wheel turns more, both wheels' axes meet on the rear axle line
-        if abs(delta) > 1e-4:
-            turn = WHEELBASE / np.tan(delta)                     # signed radius, + turns left
-            angles = (np.arctan(WHEELBASE / (turn - y_side)), np.arctan(WHEELBASE / (turn + y_side)))
+        turn = WHEELBASE / np.tan(delta) if abs(delta) > 1e-4 else np.inf   # + turns left
+        if np.isfinite(turn):
+            angles = (np.arctan(WHEELBASE / (turn - y_side)),
+                      np.arctan(WHEELBASE / (turn + y_side)))
         else:
             angles = (delta, delta)
         for joint, a in zip(steer, angles):
             joint.set_servo(float(a), STEER_STIFFNESS, STEER_DAMPING, 1000.0)
+        # electronic differential: each rear wheel at the speed of its own arc about the
+        # turn centre, so the wheels do not scrub against each other
+        for joint, y in zip(drive, (y_side, -y_side)):
+            scale = 1.0 - y / turn if np.isfinite(turn) else 1.0
+            joint.set_motor(speed * scale / r, torque)
 
-    pure_pursuit.path_y = path_y          # for tests and plots
-    return pure_pursuit
+    controller.path_y = path_y            # for tests and plots
+    controller.gates = gates              # (x, side, inner edge y, outer edge y) per gate
+    controller.drive, controller.steer, controller.wheels = drive, steer, wheels
+    controller.chassis = chassis
+    return controller
