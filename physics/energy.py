@@ -27,9 +27,10 @@ def potential_energy(world, x) -> float:
 
 def cap_energy(world, start, end):
     """The end state with its velocities scaled down (never up) so that its energy does not
-    exceed the start's. Uniform scaling keeps J u = 0 and the direction of motion; it is
-    applied only to steps of conservative systems that needed position projection, which is
-    where the step stops being symplectic and can pump energy in."""
+    exceed the start's. Uniform scaling keeps J u = 0 and the direction of motion. It is
+    applied only to steps of conservative systems that had to be split or projected, which
+    is where the step stops being symplectic (a varying step size or a projection) and can
+    pump energy in."""
     x1, q1, v1, w1 = end
     allowed = kinetic_energy(world, *start[1:]) + potential_energy(world, start[0]) \
         - potential_energy(world, x1)

@@ -537,12 +537,13 @@ def advance(world):
     h = world.dt / world.substeps
     state = tuple(world._view(name) for name in ("_x", "_q", "_v", "_w"))
     substep = SUBSTEPS[world.integrator]
-    start, projections = state, world.stats["projections"]
+    start, fallbacks = state, world.stats["projections"] + world.stats["splits"]
     try:
         with np.errstate(all=world._errstate):
             for _ in range(world.substeps):
                 state, report = substep(world, model, *state, h)
-            if world.stats["projections"] > projections and _conservative(world, report):
+            fell_back = world.stats["projections"] + world.stats["splits"] > fallbacks
+            if fell_back and _conservative(world, report):
                 state = cap_energy(world, start, state)
     except (SingularSystemError, np.linalg.LinAlgError) as exc:
         raise StepError(f"step at t={world.time:.6g} s failed: {exc}; the world is unchanged "
