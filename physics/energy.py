@@ -1,5 +1,6 @@
 """Mechanical energy of a world state (the world's committed arrays or a trial state inside a
-step), and the cap that keeps a non-symplectic fallback step from creating energy."""
+step), and the projection that holds a conservative system's energy through the steps that
+had to fall back from the symplectic step."""
 from __future__ import annotations
 
 import numpy as np
@@ -25,18 +26,27 @@ def potential_energy(world, x) -> float:
     return float(-np.sum(world._mass[:n][dyn] * (x[dyn] @ world.gravity)))
 
 
-def cap_energy(world, start, end):
-    """The end state with its velocities scaled down (never up) so that its energy does not
-    exceed the start's. Uniform scaling keeps J u = 0 and the direction of motion. It is
-    applied only to steps of conservative systems that had to be split or projected, which
-    is where the step stops being symplectic (a varying step size or a projection) and can
-    pump energy in."""
-    x1, q1, v1, w1 = end
-    allowed = kinetic_energy(world, *start[1:]) + potential_energy(world, start[0]) \
-        - potential_energy(world, x1)
+def state_energy(world, state) -> float:
+    x, q, v, w = state
+    return kinetic_energy(world, q, v, w) + potential_energy(world, x)
+
+
+def restore_energy(world, target, state, most=1.1, slack=0.0):
+    """The state with its velocities scaled so that its energy is ``target`` (J), the energy
+    the system had before its steps left the symplectic path (split into varying sub-steps or
+    projected). Those steps conserve no modified energy: left alone, a run of them walks the
+    energy up or down. Projecting back onto the energy level is the standard cure (a
+    projection method for a first integral); uniform scaling keeps J u = 0 and the direction
+    of motion. The scale is at most ``most`` per step, so a state that cannot reach the level
+    (too high up) is never flung; a state within ``slack`` (a fraction of its kinetic energy)
+    above the level is left alone."""
+    x1, q1, v1, w1 = state
     ke = kinetic_energy(world, q1, v1, w1)
-    if not ke > allowed:
-        return end
-    scale = np.sqrt(max(allowed, 0.0) / ke)
-    world.stats["energy_caps"] += 1
+    allowed = target - potential_energy(world, x1)
+    if ke <= 0.0 or ke <= allowed + slack * ke and most <= 1.0:
+        return state
+    scale = min(np.sqrt(max(allowed, 0.0) / ke), most)
+    if scale == 1.0:
+        return state
+    world.stats["energy_restores"] += 1
     return x1, q1, scale * v1, scale * w1

@@ -22,7 +22,7 @@ from .assembly import Pattern, Scatter, apply_inverse_mass
 from .bounded import solve_bounded
 from .contact_rows import RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows
 from .contacts import contact_keys, detect, excluded_pairs, report as contact_report, warm_start
-from .energy import cap_energy
+from .energy import restore_energy, state_energy
 from .limits import bounded_joint_rows, build_coordinate_tables
 from .linsolve import SingularSystemError
 from .math3d import (cross, quat_conjugate, quat_multiply, quat_to_matrix,
@@ -83,27 +83,32 @@ def world_inverse_inertia(R: np.ndarray, inv_inertia_body: np.ndarray) -> np.nda
     return R @ inv_inertia_body @ R.transpose(0, 2, 1)
 
 
-def gyroscopic_torque_implicit(R, inertia, w, h, dyn, iterations=2):
-    """Torque (N, 3) that reproduces the torque-free Euler equations over h by the implicit
-    midpoint rule in the body frame: I (w1 - w0) / h + wm x I wm = 0, wm = (w0 + w1) / 2.
-
-    The rule keeps both w.I w and |I w| exactly, so thin bodies (rods, where the explicit
-    -w x I w term is unstable) spin without gaining energy.
-    """
-    out = np.zeros_like(w)
-    if dyn.size == 0:
-        return out
-    Rd, Id = R[dyn], inertia[dyn]
-    w0 = np.einsum("nji,nj->ni", Rd, w[dyn])
-    w1 = w0.copy()
+def euler_midpoint(inertia, omega, h, iterations=2):
+    """Body-frame angular velocity (N, 3) after h of torque-free motion by the implicit
+    midpoint rule: I (W1 - W0) / h + Wm x I Wm = 0, Wm = (W0 + W1) / 2. The rule keeps both
+    W.I W and |I W| exactly, so thin bodies (rods, where the explicit term is unstable) spin
+    without gaining energy."""
+    w1 = omega.copy()
     for _ in range(iterations):
-        wm = 0.5 * (w0 + w1)
-        Iwm = np.einsum("nij,nj->ni", Id, wm)
-        residual = np.einsum("nij,nj->ni", Id, w1 - w0) + h * cross(wm, Iwm)
-        jac = Id + 0.5 * h * (_skew(wm) @ Id - _skew(Iwm))
+        wm = 0.5 * (omega + w1)
+        Iwm = np.einsum("nij,nj->ni", inertia, wm)
+        residual = np.einsum("nij,nj->ni", inertia, w1 - omega) + h * cross(wm, Iwm)
+        jac = inertia + 0.5 * h * (_skew(wm) @ inertia - _skew(Iwm))
         w1 = w1 - np.linalg.solve(jac, residual[..., None])[..., 0]
-    out[dyn] = np.einsum("nij,nj->ni", Rd, np.einsum("nij,nj->ni", Id, w1 - w0)) / h
-    return out
+    return w1
+
+
+def free_rotation(R, inertia, w, h, dyn):
+    """The torque-free flow of each body over h: the world rotation vector (N, 3) that turns
+    it (about the midpoint angular velocity) and its body-frame angular velocity at the end."""
+    turn = h * w
+    body_end = np.einsum("nji,nj->ni", R, w)
+    if dyn.size:
+        w0 = body_end[dyn]
+        w1 = euler_midpoint(inertia[dyn], w0, h)
+        body_end[dyn] = w1
+        turn[dyn] = h * np.einsum("nij,nj->ni", R[dyn], 0.5 * (w0 + w1))
+    return turn, body_end
 
 
 def gyroscopic_torque_explicit(R, inertia, w, dyn):
@@ -121,16 +126,13 @@ def _skew(r):
                      np.stack([-r[:, 1], r[:, 0], z], 1)], 1)
 
 
-def applied_wrench(world, model, R, w, h, implicit: bool):
-    """External force (N, 3) and torque (N, 3), world frame: gravity, user loads, gyroscopic."""
+def applied_wrench(world, model, R, w):
+    """External force (N, 3) and torque (N, 3), world frame: gravity, user loads and the
+    gyroscopic torque -w x I w."""
     n = world._n
     mass = world._mass[:n]
     F = world._force[:n] + np.where(world._inv_mass[:n, None] > 0, mass[:, None], 0.0) * world.gravity
-    inertia = world._inertia[:n]
-    if implicit:
-        T = world._torque[:n] + gyroscopic_torque_implicit(R, inertia, w, h, model.dynamic)
-    else:
-        T = world._torque[:n] + gyroscopic_torque_explicit(R, inertia, w, model.dynamic)
+    T = world._torque[:n] + gyroscopic_torque_explicit(R, world._inertia[:n], w, model.dynamic)
     return F, T
 
 
@@ -161,35 +163,26 @@ def _factor_at(world, model, rows, inv_mass, Iinv):
     return fac.factor(model.pattern.values(rows.Ja, rows.Jb, inv_mass, Iinv, world.cfm))
 
 
-def _advance_positions(x, q, v, w, h):
-    """x + h v and exp(h w / 2) q: positions after a sub-step with the new velocities."""
-    return x + h * v, rotate_quat(q, h * w)
-
-
-def correct_to_manifold(world, model, rows, factor, x, q, v, w, v_half, w_half, inv_mass,
-                        Iinv, h):
+def correct_to_manifold(world, model, rows, factor, x1, q1, v_half, w_half, inv_mass, Iinv, h):
     """SHAKE: correct lambda so that the positions reached after the half kick and the drift
     satisfy C = 0. A correction dlambda moves the new positions by h^2/2 M^-1 J(x)^T dlambda
     (rotations applied on the left), so C(x+) changes by h^2/2 J(x+) M^-1 J(x)^T dlambda.
     The first iterations approximate that matrix by the seed's factorised J M^-1 J^T; if they
     stall, the rest are exact Newton steps with SuperLU. The half-step velocities are read
-    back from the final positions. Returns (|C| of the plain prediction, best |C|, x+, q+,
-    v half, w half)."""
+    back from the final positions. x1, q1 are the positions of the plain drift. Returns
+    (best |C|, x+, q+, v half, w half)."""
     fac = model.pattern.factorizer
-    x1, q1 = _advance_positions(x, q, v_half, w_half, h)
     total = (0.0, 0.0)                # sum of the corrections, linear and angular
-    best, restart, predicted, JM_start = None, None, None, None
+    best, restart, JM_start = None, None, None
     newton = world.shake_quasi_iterations == 0
     direction, fraction = None, 1.0
     for _ in range(world.shake_iterations):
-        k1 = Kinematics(x1, quat_to_matrix(q1), v, w)
+        k1 = Kinematics(x1, quat_to_matrix(q1), v_half, w_half)
         rows1 = evaluate_tables(model.tables, k1) if newton else None
         C = rows1.C if newton else evaluate_tables(model.tables, k1, c_only=True)
         err = np.max(np.abs(C))
         if world._debug is not None:
             world._debug.append((err, newton, fraction))
-        if predicted is None:
-            predicted = err
         if best is None or err < best[0]:
             best, fraction = (err, x1, q1, total), 1.0
             if err <= world.position_tolerance:
@@ -223,7 +216,7 @@ def correct_to_manifold(world, model, rows, factor, x, q, v, w, v_half, w_half, 
     err, x1, q1, total = best if best is not None else restart
     # the velocities change by exactly M^-1 J^T (sum of corrections) / h, so internal forces
     # keep linear and angular momentum
-    return predicted, err, x1, q1, v_half + total[0] / h, w_half + total[1] / h
+    return err, x1, q1, v_half + total[0] / h, w_half + total[1] / h
 
 
 def splu_or_none(matrix):
@@ -422,20 +415,26 @@ def _bounded_impulse(uni, lam_b, inv_mass, Iinv, n):
 
 # -- one sub-step ----------------------------------------------------------------------------
 def symplectic_substep(world, model, x, q, v, w, h, depth=0):
-    """One sub-step of size h in velocity-Verlet (RATTLE) form.
+    """One sub-step of size h in velocity-Verlet (RATTLE) form, split for rigid bodies.
 
-    Joints: half kick with the seed's lambda, corrected so the new positions meet the joints
-    (SHAKE), drift, half kick, then the velocities projected onto the joints. Bounded rows
-    (contacts, limits, motors) are solved together with the joints and act as one impulse at
-    the start of the step. Angular velocity kicks are body-fixed (they turn with the body over
-    the drift), which keeps the implicit gyroscopic step exact for free bodies. When the joints
-    cannot be met the step is split in two (up to ``world.max_split_depth`` times), and only
-    then are positions projected."""
+    Joints: half kick with the seed's lambda, corrected so that the new positions meet the
+    joints (SHAKE), drift, half kick, then the velocities projected onto the joints. The drift
+    moves each body along its velocity and turns it by its own torque-free motion (Euler's
+    equations by the implicit midpoint rule, see ``free_rotation``), so a spinning body's
+    gyroscopic coupling acts on the velocity it has after the kick. Bounded rows (contacts,
+    limits, motors) are solved together with the joints and act as one impulse at the start
+    of the step. When the joints cannot be met the step is split in two (up to
+    ``world.max_split_depth`` times), and only then are positions projected."""
     n = world._n
     inv_mass = world._inv_mass[:n]
+    inertia = world._inertia[:n]
     R = quat_to_matrix(q)
     Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
-    F, T = applied_wrench(world, model, R, w, h, implicit=world.gyroscopic == "implicit")
+    # Phi for the multipliers includes the gyroscopic torque; with the torque-free flow in the
+    # drift the kicks carry only the applied loads
+    F, T = applied_wrench(world, model, R, w)
+    flow = world.gyroscopic == "implicit"
+    T_kick = world._torque[:n] if flow else T
     kin = Kinematics(x, R, v, w)
     rows = lam = factor = None
     if model.m:
@@ -450,16 +449,24 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         kick_lin, kick_ang = _bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
     elif model.m:
         lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
-    acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T)
+    acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T_kick)
     # With bounded rows in play the whole kick comes first (symplectic Euler), so that the
     # velocity the contacts aim at is the one the bodies move with and end the step with.
     first = 0.5 if uni is None else 1.0
     v_half = v + first * h * acc_lin + h * kick_lin
     w_half = w + first * h * acc_ang + h * kick_ang
+
+    def drift(w_half):
+        if flow:
+            return free_rotation(R, inertia, w_half, h, model.dynamic)
+        return h * w_half, None
+
+    turn, _ = drift(w_half)
+    x1, q1 = x + h * v_half, rotate_quat(q, turn)
     stabilize = model.m and world.post_stabilization
     if stabilize:
-        _, err, x1, q1, v_half, w_half = correct_to_manifold(
-            world, model, rows, factor, x, q, v, w, v_half, w_half, inv_mass, Iinv, h)
+        err, x1, q1, v_half, w_half = correct_to_manifold(
+            world, model, rows, factor, x1, q1, v_half, w_half, inv_mass, Iinv, h)
         # SHAKE aims at position_tolerance; only a miss beyond projection_tolerance (a link
         # turning too far within h) splits the step
         if not err <= world.projection_tolerance and depth < world.max_split_depth and uni is None:
@@ -470,14 +477,15 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         if err > world.projection_tolerance and np.isfinite(err):
             world.stats["projections"] += 1
             err, x1, q1 = project_positions(world, model, x1, q1, v_half, w_half)
-        # second half kick with the applied wrench only; the projection supplies the rest
-        acc_lin, acc_ang = generalized_acceleration(model, None, None, inv_mass, Iinv, F, T)
-    else:
-        x1, q1 = _advance_positions(x, q, v_half, w_half, h)
     R1 = quat_to_matrix(q1)
+    # velocities at the end of the drift (SHAKE corrected the half-step ones)
+    _, body_end = drift(w_half)
+    w_drift = np.einsum("nij,nj->ni", R1, body_end) if flow else carry_with_bodies(R, R1, w_half)
+    # second half kick with the applied loads (the velocity projection supplies the joints')
     second = 1.0 - first
-    v1 = v_half + second * h * acc_lin
-    w1 = carry_with_bodies(R, R1, w_half + second * h * acc_ang)
+    Iinv1 = world_inverse_inertia(R1, world._inv_inertia[:n])
+    v1 = v_half + second * h * inv_mass[:, None] * F
+    w1 = w_drift + second * h * np.einsum("nij,nj->ni", Iinv1 if flow else Iinv, T_kick)
     if stabilize:
         v1, w1 = project_velocities(world, model, x1, q1, v1, w1)
     return (x1, q1, v1, w1), StepReport(rows, lam, x, R, uni, lam_b)
@@ -505,7 +513,7 @@ def rk4_substep(world, model, x, q, v, w, h):
         qn = q / np.linalg.norm(q, axis=1, keepdims=True)
         R = quat_to_matrix(qn)
         Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
-        F, T = applied_wrench(world, model, R, w, h, implicit=False)
+        F, T = applied_wrench(world, model, R, w)
         rows = lam = None
         if model.m:
             rows = evaluate_tables(model.tables, Kinematics(x, R, v, w))
@@ -537,14 +545,23 @@ def advance(world):
     h = world.dt / world.substeps
     state = tuple(world._view(name) for name in ("_x", "_q", "_v", "_w"))
     substep = SUBSTEPS[world.integrator]
-    start, fallbacks = state, world.stats["projections"] + world.stats["splits"]
+    start, reference = state, world._energy_reference
+    fallbacks = world.stats["projections"] + world.stats["splits"]
     try:
         with np.errstate(all=world._errstate):
             for _ in range(world.substeps):
                 state, report = substep(world, model, *state, h)
             fell_back = world.stats["projections"] + world.stats["splits"] > fallbacks
-            if fell_back and _conservative(world, report):
-                state = cap_energy(world, start, state)
+            conservative = world.integrator == "symplectic" and _conservative(world, report)
+            if conservative:
+                if reference is None:
+                    reference = state_energy(world, start)
+                # back to the level after a fallback; a plain step (whose own energy error is
+                # bounded, of order h^2) is only pulled down when it rose well above it
+                if fell_back:
+                    state = restore_energy(world, reference, state)
+                else:
+                    state = restore_energy(world, reference, state, most=1.0, slack=1e-3)
     except (SingularSystemError, np.linalg.LinAlgError) as exc:
         raise StepError(f"step at t={world.time:.6g} s failed: {exc}; the world is unchanged "
                         "(check for conflicting joints or bodies of wildly different mass)") from None
@@ -557,6 +574,10 @@ def advance(world):
     world._torque[:n] = 0.0
     world._steps += 1
     world._state_changed()
+    if conservative:
+        # a conservative system keeps the energy it had when it was last touched (by the
+        # user, a contact, a motor, a load): the level that fallback steps return to
+        world._energy_reference = reference
     world._report = report
     world.last_lambda = report.lam if report.lam is not None else np.zeros(0)
     _store_contacts(world, report)

@@ -65,7 +65,7 @@ class World:
         self.position_tolerance = 1e-8
         self.max_split_depth = 6
         self.projection_tolerance = 1e-6
-        self.stats = {"splits": 0, "projections": 0, "energy_caps": 0}
+        self.stats = {"splits": 0, "projections": 0, "energy_restores": 0}
         self._errstate = "ignore"
         self._debug = None
         self._uni_each_split = True
@@ -103,6 +103,7 @@ class World:
         self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
         self._report = None
         self._wrench_cache = None
+        self._energy_reference = None     # J, see step.advance
         self.last_lambda = np.zeros(0)
         self._allocate(16)
         self._append_row(NO_SHAPE, np.zeros(4), 0.0, np.zeros((3, 3)), static=True)
@@ -297,6 +298,7 @@ class World:
     def _state_changed(self):
         self._report = None
         self._wrench_cache = None
+        self._energy_reference = None
 
     # -- read access ---------------------------------------------------------------------
     @property
@@ -418,6 +420,7 @@ class World:
         state["n_bodies"] = self._n - 1
         state["n_joints"] = len(self._joints)
         state["joint_angles"] = self._joint_angle.copy()
+        state["energy_reference"] = self._energy_reference
         return state
 
     def set_state(self, state: dict):
@@ -436,6 +439,8 @@ class World:
             self._joint_angle[:] = angles
         self._time_origin, self._steps = float(state["time"]), 0
         self._state_changed()
+        # the energy level a conservative system holds through fallback steps (step.advance)
+        self._energy_reference = state.get("energy_reference")
 
     def _joint_wrenches(self) -> np.ndarray:
         if self._wrench_cache is None:

@@ -5,12 +5,14 @@ from physics import Ball, Capsule, Plane
 
 TITLE = "Chain"
 DESCRIPTION = "n capsule links (0.1 m, 0.1 kg) on ball joints, hung from the world, released horizontal."
-PARAMS = {"links": 30, "link_length": 0.1, "angle": 0.0}
+PARAMS = {"links": 30, "link_length": 0.1, "angle": 0.0, "self_collision": True}
 CAMERA = {"target": (1.0, 0, 1.5), "distance": 6.0, "yaw": 90, "pitch": 10}
 
 
-def build(world, links=30, link_length=0.1, angle=0.0):
-    """angle: initial tilt below the horizontal, rad (pi/2 hangs straight down)."""
+def build(world, links=30, link_length=0.1, angle=0.0, self_collision=True):
+    """angle: initial tilt below the horizontal, rad (pi/2 hangs straight down);
+    self_collision: whether links that are not neighbours collide (off, the chain is a purely
+    conservative mechanism)."""
     if links < 1:
         raise ValueError(f"links must be at least 1, got {links}")
     world.add_body(Plane(offset=-links * link_length - 0.5), name="ground")
@@ -21,5 +23,7 @@ def build(world, links=30, link_length=0.1, angle=0.0):
     for i in range(int(links)):
         body = world.add_body(Capsule(0.01, link_length / 2), mass=0.1, orientation=q,
                               position=top + d * link_length * (i + 0.5))
+        if not self_collision:
+            body.collision_mask = 0
         world.add_joint(Ball(prev, body, anchor=top + d * link_length * i))
         prev = body

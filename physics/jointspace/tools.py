@@ -76,7 +76,7 @@ def maximal_accelerations(world):
     R = quat_to_matrix(q)
     inv_mass = world._inv_mass[:n]
     Iinv = step.world_inverse_inertia(R, world._inv_inertia[:n])
-    F, T = step.applied_wrench(world, model, R, w, world.dt / world.substeps, implicit=False)
+    F, T = step.applied_wrench(world, model, R, w)
     rows = lam = None
     if model.m:
         rows = evaluate_tables(model.tables, Kinematics(x, R, v, w))

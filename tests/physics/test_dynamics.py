@@ -160,27 +160,35 @@ def test_four_bar_linkage_of_3d_hinges_holds_its_redundant_loop():
     assert abs(crank.position[1]) < 1e-6     # stays in its plane
 
 
-def test_whipping_chain_of_thin_rods_never_gains_energy():
-    """The issue's 100-rod chain (capsules r 0.01 m, 0.1 m, 0.1 kg, ball joints) released
-    horizontal. Around t = 1.4 s its free end whips round faster than SHAKE can follow at
-    dt = 1/240; those steps are split or projected, and a step that left the symplectic path
-    may not end with more energy than it began with. Over the first 5 s (through the whip)
-    the energy never rises more than 0.5 % of E_s = m g L / 2 and the joints hold."""
+def whipping_chain(n=100):
+    """The issue's chain: n capsules (r 0.01 m, 0.1 m, 0.1 kg) on ball joints, hung from the
+    world and held out horizontal (self-collision off: this is about the joints' integrator)."""
     world = World(dt=1 / 240)
-    prev, n = None, 100
+    prev = None
     tilt = (np.cos(np.pi / 4), 0.0, np.sin(np.pi / 4), 0.0)       # capsule axis along x
     for i in range(n):
         rod = world.add_body(Capsule(0.01, 0.05), mass=0.1, position=(0.05 + 0.1 * i, 0, 0),
                              orientation=tilt)
+        rod.collision_mask = 0
         world.add_joint(Ball(prev, rod, anchor=(0.1 * i, 0, 0)))
         prev = rod
+    return world
+
+
+def test_whipping_chain_of_thin_rods_keeps_its_energy():
+    """Released, the chain's free end whips round (t = 1.4 s) faster than SHAKE can follow at
+    dt = 1/240; those steps are split, and the energy lost or gained by the varying step is
+    projected away. Over 10 s the energy never rises more than 0.5 % of E_s = m g L / 2 above
+    the start, ends within 10 % of E_s below it, and the joints hold to 1e-4 m."""
+    world, n = whipping_chain(), 100
     e_s = n * 0.1 * 9.81 * (0.1 * n) / 2
     e0, highest, worst = world.energy(), -np.inf, 0.0
-    for step in range(5 * 240):
+    for step in range(10 * 240):
         world.step()
         highest = max(highest, world.energy() - e0)
         if step % 24 == 0:
             worst = max(worst, world.constraint_error())
-    assert world.stats["splits"] > 0          # the whip really did defeat the plain step
+    assert world.stats["splits"] > 100        # the whip really did defeat the plain step
     assert highest < 0.005 * e_s
+    assert world.energy() - e0 > -0.10 * e_s
     assert worst < 1e-4
