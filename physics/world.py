@@ -28,16 +28,19 @@ class World:
     gravity : (3,) m/s^2, world frame.
     dt : step size, s.
     substeps : each ``step()`` runs this many sub-steps of ``dt / substeps``.
-    integrator : "symplectic" (default: semi-implicit Euler on the seed equation, implicit
-        gyroscopic term, then projection of positions and velocities back onto the
-        constraints) or "rk4" (the acceleration-level seed equation fed to classical
-        Runge-Kutta 4; accurate, for contact-free mechanisms).
+    integrator : "symplectic" (default: RATTLE on the seed equation, SHAKE at the new
+        positions, velocities projected onto the constraints; see ``step.symplectic_substep``)
+        or "rk4" (the acceleration-level seed equation fed to classical Runge-Kutta 4;
+        accurate, for contact-free mechanisms).
     cfm : diagonal regularisation added to J M^-1 J^T (ODE's constraint force mixing), so that
         redundant rows of closed loops still solve.
     stabilization_time : T in s for the Baumgarte terms k = 1/T^2, d = 2/T (critically
         damped); default 4 sub-steps. Or give ``baumgarte=(k, d)`` directly.
     post_stabilization : project positions and velocities onto the constraints after each
         symplectic sub-step (Cline and Pai); on by default.
+    gyroscopic : "implicit" (default: the drift turns each body by its torque-free motion,
+        Euler's equations by the implicit midpoint rule, stable for thin rods) or "explicit"
+        (the seed's -w x I w torque in the kick and a turn about the fixed axis w).
     """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), dt: float = 1 / 240, substeps: int = 1,

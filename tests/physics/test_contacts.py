@@ -147,6 +147,7 @@ def test_chain_with_a_heavy_end_resting_on_the_ground_keeps_its_joints():
 
 
 def test_box_pyramid_stands():
+    """55 boxes (base 10) stand for 10 s: the top box moves less than 1 cm."""
     world = World()
     world.add_body(Plane(), friction=0.6)
     h, boxes = 0.1, []
@@ -156,5 +157,5 @@ def test_box_pyramid_stands():
                                         position=((i - (9 - row) / 2) * 2.02 * h, 0, h + row * 2 * h)))
     top = boxes[-1]
     start = top.position
-    world.step(2 * 240)      # 2 s here (the full 10 s run is `maxcoord bench pyramid`)
+    world.step(10 * 240)
     assert np.linalg.norm(top.position - start) < 0.01

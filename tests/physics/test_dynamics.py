@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from physics import Ball, Box, Capsule, Hinge, Sphere, World
+from physics import Ball, Box, Capsule, Cylinder, Hinge, Sphere, World
 
 
 def test_free_fall_matches_the_parabola():
@@ -132,6 +132,28 @@ def test_dzhanibekov_t_handle_flips_and_keeps_energy_and_momentum():
     assert axis_along_L.min() < -0.9 and axis_along_L.max() > 0.9   # it flipped (and back)
     assert abs(world.energy() - e0) / e0 < 0.01
     assert np.linalg.norm(world.angular_momentum() - L0) / np.linalg.norm(L0) < 0.01
+
+
+def test_spinning_top_on_a_ball_joint_precesses_and_keeps_its_energy():
+    """A disc top (r 0.1 m, 1 kg, centre 0.1 m from the pivot) tilted 0.3 rad and spun at
+    30 rad/s about its axis precesses under gravity. The spin turns the precession rate's
+    kicks around within each step, so a step that took the gyroscopic coupling only from the
+    start velocity lost energy at first order (-7.7 % in 0.5 s at dt 1/240); the drift by the
+    body's own torque-free motion keeps it within 0.1 % over 3 s, with the spin rate held."""
+    world = World(dt=1 / 240)
+    tilt, spin = 0.3, 30.0
+    axis = np.array([0.0, -np.sin(tilt), np.cos(tilt)])
+    top = world.add_body(Cylinder(0.1, 0.02), mass=1.0, position=0.1 * axis,
+                         orientation=(np.cos(tilt / 2), np.sin(tilt / 2), 0, 0),
+                         angular_velocity=spin * axis)
+    world.add_joint(Ball(None, top, anchor=(0, 0, 0)))
+    e0 = world.energy()
+    world.step(3 * 240)
+    assert abs(world.energy() - e0) < 1e-3 * e0
+    spin_now = top.angular_velocity @ top.rotation[:, 2]
+    assert spin_now == pytest.approx(spin, rel=2e-3)       # omega_3 of a Lagrange top is constant
+    # it precessed: the axis turned about the vertical
+    assert abs(top.rotation[0, 2]) > 0.05
 
 
 def _link(world, p, q, mass=1.0):
