@@ -101,7 +101,7 @@ def test_double_pendulum_energy_drift_over_ten_seconds(integrator):
 
 def test_free_floating_chain_conserves_momentum():
     rng = np.random.default_rng(3)
-    world = World(gravity=(0, 0, 0), dt=1 / 480)
+    world = World(gravity=(0, 0, 0), dt=1 / 240)
     bodies = [world.add_body(Capsule(0.05, 0.2), mass=1.0 + i, position=(0.5 * i, 0, 0),
                              orientation=(np.cos(np.pi / 4), 0, np.sin(np.pi / 4), 0))
               for i in range(5)]
@@ -114,7 +114,7 @@ def test_free_floating_chain_conserves_momentum():
         b.angular_velocity = rng.normal(size=3)
     world.step()   # the first step makes the velocities consistent with the joints
     p0, L0 = world.linear_momentum(), world.angular_momentum()
-    world.step(4800)
+    world.step(2400)                 # 10 s (angular momentum drifts 4e-5 here)
     assert np.linalg.norm(world.linear_momentum() - p0) <= 1e-9 * np.linalg.norm(p0)
     assert np.linalg.norm(world.angular_momentum() - L0) <= 1e-3 * np.linalg.norm(L0)
 
