@@ -10,7 +10,7 @@ DESCRIPTION = ("n capsule ragdolls (15 bodies each) dropped lying down, at stagg
                "headings, into a pile on the ground.")
 PARAMS = {"count": 4, "spacing": 0.6, "spread": 0.25, "friction": 0.8, "seed": 3,
           "self_collision": True}
-CAMERA = {"target": (0.0, 0.0, 0.8), "distance": 7.0, "yaw": -60, "pitch": 25}
+CAMERA = {"target": (0.0, 0.0, 0.3), "distance": 3.5, "yaw": -60, "pitch": 30}
 
 
 def build(world, count=4, spacing=0.6, spread=0.25, friction=0.8, seed=3, self_collision=True):

@@ -105,7 +105,7 @@ def cmd_run(args):
         ("real-time factor", f"{world.time / wall:.2f}x" if wall > 0 else "-"),
         ("step time", f"{wall / max(steps, 1) * 1e3:.3f} ms"),
         ("energy start / end", f"{e0:.4g} J / {e1:.4g} J"),
-        ("energy drift", f"{(e1 - e0) / scale * 100:+.3f} % of |E0|"),
+        ("energy drift", f"{(e1 - e0) / scale * 100:+.3f} % of |E0|" + _energy_note(scene, max_contacts)),
         ("max constraint error", f"{worst_error:.2e} m"),
         ("contacts (max)", f"{max_contacts}"),
     ]
@@ -117,6 +117,18 @@ def cmd_run(args):
         print(f"recorded {len(record['time'])} samples to {args.record}")
     if args.png:
         _write_final_frame(scene, args.png)
+
+
+def _energy_note(scene, max_contacts: int) -> str:
+    """Why the energy may rightly change: only a mechanism left alone must keep it."""
+    world = scene.world
+    driven = scene.controller is not None or any(
+        getattr(j, "_motor", (0.0,))[0] != 0.0 for j in world.joints)
+    if driven:
+        return " (motors and controllers do work)"
+    if max_contacts:
+        return " (inelastic contacts and friction take energy out)"
+    return ""
 
 
 def _write_final_frame(scene, out: str):
