@@ -31,7 +31,7 @@ FRICTION_ROUND_TOLERANCE = 1e-3   # friction bounds settled: change below this x
 
 
 def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=None,
-                  lam0=None, max_iterations=48, friction_rounds=4):
+                  lam0=None, max_iterations=32, friction_rounds=4):
     """Solve the bounded problem described in the module docstring.
 
     pattern: an ``assembly.Pattern`` for the rows; J, JM: per-side blocks (2m, 6) of J and
@@ -69,11 +69,13 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
         lam, n, converged = solver.solve(blo, bhi, lam, PIVOT_BUDGET if round_ == 0 else 0,
                                          max_iterations)
         used += n
-        if not converged and settled is not None:
-            lam = settled            # keep the last round that converged
+        if not converged:
+            # an unfinished round is still a descent from its start; later rounds would only
+            # spend more factorisations on the same hard problem
+            if settled is not None:
+                lam = settled        # keep the last round that converged
             break
-        if converged:
-            settled = lam
+        settled = lam
         if not is_fric.any():
             break
         change = np.abs(bounds(lam)[1] - bhi)[is_fric].max()
