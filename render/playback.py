@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .sim import TimeScale
+
 _SERIES = ("energy", "constraint_error", "contacts")
 
 
@@ -163,14 +165,13 @@ def slerp(q0: np.ndarray, q1: np.ndarray, f: float) -> np.ndarray:
     return q / np.linalg.norm(q, axis=1, keepdims=True)
 
 
-class Playback:
+class Playback(TimeScale):
     """Plays a :class:`Recording` into ``world`` (whose bodies must match the recording's):
     a clock over ``[start, end]`` of the recorded times that advances with the wall clock
     (times ``time_scale``) unless paused or being scrubbed, and sets the world's poses from
     the interpolated samples. At the end it loops back to the start (``loop=True``, the
     default) or stops there and pauses."""
 
-    TIME_SCALES = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0, 8.0)
     interactive = False          # the viewer does not drag bodies of a recording around
 
     def __init__(self, recording: Recording, world, *, loop: bool = True):
@@ -360,17 +361,6 @@ class Playback:
 
     def toggle_loop(self):
         self.loop = not self.loop
-
-    def faster(self):
-        self._scale(+1)
-
-    def slower(self):
-        self._scale(-1)
-
-    def _scale(self, direction):
-        s = self.TIME_SCALES
-        i = min(range(len(s)), key=lambda k: abs(math.log(s[k] / self.time_scale)))
-        self.time_scale = s[int(np.clip(i + direction, 0, len(s) - 1))]
 
     @property
     def realtime_factor(self) -> float:

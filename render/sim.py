@@ -173,12 +173,27 @@ class DragSpring:
         self.body.apply_force(f, point=p)
 
 
-class Simulation:
+class TimeScale:
+    """The +/- keys' playback speeds: ``time_scale`` steps through ``TIME_SCALES``."""
+
+    TIME_SCALES = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0, 8.0)
+
+    def faster(self):
+        self._scale(+1)
+
+    def slower(self):
+        self._scale(-1)
+
+    def _scale(self, direction):
+        s = self.TIME_SCALES
+        i = min(range(len(s)), key=lambda k: abs(math.log(s[k] / self.time_scale)))
+        self.time_scale = s[int(np.clip(i + direction, 0, len(s) - 1))]
+
+
+class Simulation(TimeScale):
     """A world plus what the viewer does to it: pause, single steps, time scale, reset to the
     initial snapshot, a controller and a drag spring, and a fixed-step accumulator that
     advances the world at its own dt independently of the frame rate."""
-
-    TIME_SCALES = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0, 8.0)
 
     def __init__(self, world, controller=None, *, frame_budget: float = 1 / 25,
                  max_steps_per_frame: int = 200):
@@ -246,17 +261,6 @@ class Simulation:
         reset = getattr(self.controller, "reset", None)
         if callable(reset):
             reset()
-
-    def faster(self):
-        self._scale(+1)
-
-    def slower(self):
-        self._scale(-1)
-
-    def _scale(self, direction):
-        s = self.TIME_SCALES
-        i = min(range(len(s)), key=lambda k: abs(math.log(s[k] / self.time_scale)))
-        self.time_scale = s[int(np.clip(i + direction, 0, len(s) - 1))]
 
     # -- real time -----------------------------------------------------------------------
     def advance(self, wall_dt: float) -> int:
