@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from .joints import Joint
-from .math3d import cross, dot, perpendicular_pair
+from .math3d import cross, dot, perpendicular_pair, rotate
 from .rows import Kinematics, Rows
 from .shapes import Cylinder, Plane, Sphere
 from .validation import check_positive, check_unit_direction, check_vector
@@ -98,45 +98,24 @@ class Rolling(Joint):
                                  "plane_normal): the contact point is undefined")
         super()._bind(world)          # anchor: the wheel's centre of mass (local 0)
 
+    def _params(self):
+        """This wheel's entry of ``rolling_rows``: normal, t1, t2, offset, radius, axis, disc."""
+        disc = self.axis is not None
+        axis = self.axis if disc else np.array([0.0, 0.0, 1.0])     # unused for a sphere
+        return (self.normal, *self.tangents, self.offset, self.radius, axis, float(disc))
+
     def _instances(self, owner):
-        return [("coupling", (owner, 0, self.body_b.row, _Row(self, i))) for i in range(3)]
-
-    # -- rows ----------------------------------------------------------------------------
-    def _geometry(self, x, R, w):
-        """Contact offset r (3,) from the centre of mass and its rate rdot (3,)."""
-        n = self.normal
-        if self.axis is None:
-            return -self.radius * n, np.zeros(3)
-        a = R @ self.axis
-        c = n @ a
-        m = n - c * a
-        s = max(np.sqrt(max(1.0 - c * c, 0.0)), 1e-12)
-        adot = np.cross(w, a)
-        cdot = n @ adot
-        mdot = -cdot * a - c * adot
-        sdot = -c * cdot / s
-        return -self.radius * m / s, -self.radius * (mdot / s - m * sdot / s**2)
-
-    def _evaluate_all(self, k: Kinematics) -> Rows:
-        b = self.body_b.row
-        x, R, w = k.x[b], k.R[b], k.w[b]
-        r, rdot = self._geometry(x, R, w)
-        E = np.vstack([self.normal, self.tangents])           # (3, 3): n, t1, t2
-        C = np.array([self.normal @ (x + r) - self.offset, 0.0, 0.0])
-        Jb = np.concatenate([E, cross(np.broadcast_to(r, (3, 3)), E)], axis=1)
-        Jdu = E @ np.cross(w, rdot)
-        return Rows(np.zeros(3, dtype=np.intp), np.full(3, b, dtype=np.intp), C,
-                    np.zeros((3, 6)), Jb, Jdu)
+        return [("rolling", (owner, 0, self.body_b.row, *self._params()))]
 
     # -- reporting -----------------------------------------------------------------------
-    def _state(self):
-        body = self.body_b
-        return body.position, body.rotation, body.angular_velocity
-
     @property
     def contact_offset(self) -> np.ndarray:
         """r = contact point - centre of mass (3,), world frame, m."""
-        return self._geometry(*self._state())[0]
+        normal, _, _, _, radius, axis, disc = self._params()
+        body = self.body_b
+        r, _ = contact_offsets(body.rotation[None], body.angular_velocity[None], normal[None],
+                               np.array([radius]), axis[None], np.array([disc]))
+        return r[0]
 
     @property
     def contact_point(self) -> np.ndarray:
@@ -168,13 +147,32 @@ class Rolling(Joint):
         return f - (f @ self.normal) * self.normal
 
 
-class _Row:
-    """Row i of a Rolling constraint, evaluated by the coupling table (one row per entry)."""
+def contact_offsets(R, w, normal, radius, axis, disc):
+    """Contact offsets r (K, 3) from each wheel's centre of mass and their rates rdot (K, 3):
+    -radius n for a sphere, the rim point furthest along -n for a disc (module docstring)."""
+    a = rotate(R, axis)
+    c = dot(normal, a)
+    m = normal - c[:, None] * a
+    s = np.maximum(np.sqrt(np.maximum(1.0 - c * c, 0.0)), 1e-12)
+    adot = cross(w, a)
+    cdot = dot(normal, adot)
+    mdot = -cdot[:, None] * a - c[:, None] * adot
+    sdot = -c * cdot / s
+    rad = radius[:, None]
+    is_disc = disc[:, None] > 0
+    r = np.where(is_disc, -rad * m / s[:, None], -rad * normal)
+    rdot = np.where(is_disc, -rad * (mdot / s[:, None] - m * (sdot / s**2)[:, None]), 0.0)
+    return r, rdot
 
-    def __init__(self, rolling, i):
-        self.rolling, self.i = rolling, i
 
-    def _evaluate(self, k: Kinematics) -> Rows:
-        r = self.rolling._evaluate_all(k)
-        i = slice(self.i, self.i + 1)
-        return Rows(r.a[i], r.b[i], r.C[i], r.Ja[i], r.Jb[i], r.Jdu[i])
+def rolling_rows(k: Kinematics, a, b, normal, t1, t2, offset, radius, axis, disc) -> Rows:
+    """Rows of every Rolling constraint at once: 3 per wheel (n, t1, t2), wheel by wheel."""
+    x, w = k.x[b], k.w[b]
+    r, rdot = contact_offsets(k.R[b], w, normal, radius, axis, disc)
+    E = np.stack([normal, t1, t2], axis=1)                        # (K, 3 rows, 3)
+    K = b.shape[0]
+    C = np.zeros((K, 3))
+    C[:, 0] = dot(normal, x + r) - offset
+    Jb = np.concatenate([E, np.cross(r[:, None, :], E)], axis=2).reshape(-1, 6)
+    Jdu = np.einsum("kij,kj->ki", E, cross(w, rdot)).reshape(-1)
+    return Rows(np.repeat(a, 3), np.repeat(b, 3), C.reshape(-1), np.zeros((3 * K, 6)), Jb, Jdu)

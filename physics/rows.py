@@ -148,9 +148,12 @@ class PrimitiveTable:
     owner: np.ndarray
     args: tuple = field(default_factory=tuple)
 
-    ROWS_PER_INSTANCE = {"point": 3, "perpendicular": 1, "line": 1, "distance": 1}
+    ROWS_PER_INSTANCE = {"point": 3, "perpendicular": 1, "line": 1, "distance": 1, "rolling": 3}
 
     def evaluate(self, k: Kinematics) -> Rows:
+        if self.kind == "rolling":              # its own module; imported here, not at load
+            from .rolling import rolling_rows
+            return rolling_rows(k, self.a, self.b, *self.args)
         return PRIMITIVES[self.kind](k, self.a, self.b, *self.args)
 
     def values(self, k: Kinematics) -> np.ndarray:
@@ -183,7 +186,7 @@ def build_tables(instances: dict[str, list[tuple]]) -> list[PrimitiveTable]:
     if instances.get("coupling"):
         from .couplings import CouplingTable
         tables.append(CouplingTable(instances["coupling"]))
-    for kind in PRIMITIVES:
+    for kind in (*PRIMITIVES, "rolling"):
         items = instances.get(kind, [])
         if not items:
             continue
