@@ -31,7 +31,7 @@ FRICTION_ROUND_TOLERANCE = 1e-3   # friction bounds settled: change below this x
 
 
 def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=None,
-                  lam0=None, max_iterations=32, friction_rounds=4):
+                  lam0=None, newton_iterations=32, friction_rounds=4):
     """Solve the bounded problem described in the module docstring.
 
     pattern: an ``assembly.Pattern`` for the rows; J, JM: per-side blocks (2m, 6) of J and
@@ -67,7 +67,7 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
         previous = lam
         # later rounds start next to the answer (only the friction bounds moved): descend
         lam, n, converged = solver.solve(blo, bhi, lam, PIVOT_BUDGET if round_ == 0 else 0,
-                                         max_iterations)
+                                         newton_iterations)
         used += n
         if not converged:
             # an unfinished round is still a descent from its start; later rounds would only

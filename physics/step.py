@@ -483,9 +483,11 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     w_drift = np.einsum("nij,nj->ni", R1, body_end) if flow else carry_with_bodies(R, R1, w_half)
     # second half kick with the applied loads (the velocity projection supplies the joints')
     second = 1.0 - first
-    Iinv1 = world_inverse_inertia(R1, world._inv_inertia[:n])
     v1 = v_half + second * h * inv_mass[:, None] * F
-    w1 = w_drift + second * h * np.einsum("nij,nj->ni", Iinv1 if flow else Iinv, T_kick)
+    w1 = w_drift
+    if second and np.any(T_kick):            # user torques (and the explicit gyroscopic term)
+        Iinv_kick = world_inverse_inertia(R1, world._inv_inertia[:n]) if flow else Iinv
+        w1 = w_drift + second * h * np.einsum("nij,nj->ni", Iinv_kick, T_kick)
     if stabilize:
         v1, w1 = project_velocities(world, model, x1, q1, v1, w1)
     return (x1, q1, v1, w1), StepReport(rows, lam, x, R, uni, lam_b)
