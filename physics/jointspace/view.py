@@ -30,6 +30,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..joints import Joint
+from ..limits import wrap_near
 from ..math3d import quat_to_matrix
 from ..validation import check_vector
 from .constrained import Constraint, ConstrainedMixin
@@ -233,12 +234,25 @@ class ArticulatedView(ConstrainedMixin):
     # -- coordinates ---------------------------------------------------------------------
     @property
     def q(self) -> np.ndarray:
-        """Joint coordinates (n,), read from the bodies' poses (see coordinates.py)."""
+        """Joint coordinates (n,), read from the bodies' poses (see coordinates.py).
+
+        Hinge angles are continuous and count whole turns, as ``Hinge.angle``: the pose gives
+        the angle up to 2 pi, and the branch is the one nearest to the hinge's last angle in
+        the world (the end of the last step, or the value last set through this view)."""
         k = self._kin()
         out = np.zeros(self.n)
         for tj in self.tree:
             out[tj.slice] = tj.coordinates(k.x[tj.a], k.R[tj.a], k.x[tj.b], k.R[tj.b])
+        hinge, owner = self._hinge_coordinates()
+        if hinge.size:
+            out[hinge] = wrap_near(out[hinge], self.world._joint_angle[owner])
         return out
+
+    def _hinge_coordinates(self):
+        """Indices into q of the hinge angles and the world's joint index of each hinge."""
+        pairs = [(tj.start, tj.joint._index) for tj in self.tree if tj.kind == "hinge"]
+        return (np.array([p for p, _ in pairs], dtype=np.intp),
+                np.array([o for _, o in pairs], dtype=np.intp))
 
     @q.setter
     def q(self, value):
@@ -282,6 +296,9 @@ class ArticulatedView(ConstrainedMixin):
         for r in self._rows:
             x[r] = pos[r]
             qu[r] = _matrix_to_quat(R[r])
+        # the hinges' turn counts: Hinge.angle and q read back the angles set, not wrapped
+        hinge, owner = self._hinge_coordinates()
+        world._joint_angle[owner] = q[hinge]
         self._set_velocities(qd)
 
     def _set_velocities(self, qd):
@@ -304,6 +321,7 @@ class ArticulatedView(ConstrainedMixin):
         states are restored on exit."""
         n = self.world._n
         saved = [getattr(self.world, name)[:n].copy() for name in _STATE]
+        saved_angles = self.world._joint_angle.copy()
         try:
             if q is not None or qd is not None:
                 q0 = self.q if q is None else check_vector("q", q, self.n)
@@ -313,6 +331,7 @@ class ArticulatedView(ConstrainedMixin):
         finally:
             for name, arr in zip(_STATE, saved):
                 getattr(self.world, name)[:n] = arr
+            self.world._joint_angle[:] = saved_angles
             self.world._state_changed()
 
     def q_rate(self, q=None, qd=None) -> np.ndarray:

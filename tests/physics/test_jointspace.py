@@ -468,3 +468,36 @@ def test_bad_input_is_a_clear_value_error():
                              anchor_b=(5, 0, 0)))
     with pytest.raises(ValueError, match="outside"):
         ArticulatedView(world)
+
+
+def test_hinge_coordinates_are_continuous_through_several_turns():
+    """q of a hinge counts whole turns, as Hinge.angle does (not wrapped into (-pi, pi])."""
+    world = World(gravity=(0, 0, 0))
+    wheel = world.add_body(Box((0.2, 0.05, 0.02)), mass=1.0)
+    arm = world.add_body(Box((0.05, 0.05, 0.2)), mass=1.0, position=(0.2, 0, 0.2))
+    spin = world.add_joint(Hinge(None, wheel, anchor=(0, 0, 0), axis=(0, 0, 1)))
+    # body_a is the child here: the tree runs from the wheel to the arm through body_b
+    flap = world.add_joint(Hinge(arm, wheel, anchor=(0.2, 0, 0), axis=(1, 0, 0)))
+    view = ArticulatedView(world)
+    view.qd = [12.0, -7.0]
+    angles = []
+    for _ in range(16):                  # 4 s: over 3 turns of the wheel, 4 of the flap
+        world.step(60)
+        angles.append((view.q, [spin.angle, flap.angle]))
+    for q, joint_angles in angles:
+        np.testing.assert_allclose(q, joint_angles, atol=1e-9)
+    assert angles[-1][0][0] > 3 * 2 * np.pi and angles[-1][0][1] < -4 * 2 * np.pi
+    for i in range(2):                   # no jump by 2 pi between samples (both run one way)
+        assert np.all(np.sign(np.diff([q[i] for q, _ in angles])) == (1, -1)[i])
+
+    # writing multi-turn coordinates: read back as written, by the view and by the joints
+    qd = view.qd
+    view.q = [20.0, -15.0]
+    np.testing.assert_allclose(view.q, [20.0, -15.0], atol=1e-9)
+    np.testing.assert_allclose([spin.angle, flap.angle], [20.0, -15.0], atol=1e-9)
+    np.testing.assert_allclose(view.qd, qd, atol=1e-9)
+    with view.posed([-9.0, 30.0]):
+        np.testing.assert_allclose(view.q, [-9.0, 30.0], atol=1e-9)
+    np.testing.assert_allclose(view.q, [20.0, -15.0], atol=1e-9)   # restored with its turns
+    world.step(1)
+    assert view.q[0] == pytest.approx(20.0 + qd[0] * world.dt, abs=0.05)
