@@ -30,6 +30,12 @@ class Scene:
                 self.controller(self.world)
             self.world.step()
 
+    def summary(self) -> list[tuple[str, str]]:
+        """Scene-specific (label, value) lines for a run's summary (``maxcoord run`` prints
+        them under its table): the controller's ``summary()``, if it has one, else none."""
+        lines = getattr(self.controller, "summary", None)
+        return [(str(k), str(v)) for k, v in lines()] if callable(lines) else []
+
 
 def names() -> list[str]:
     return sorted(SCENES)

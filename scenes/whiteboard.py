@@ -71,7 +71,10 @@ class WipingController:
     multiplier lambda = ``force``, applied to the bodies as joint torques for the next step.
 
     Attributes after each call: ``tracking_error`` (m, eraser tip to the path point),
-    ``measured_force`` (N, the board's push reported by the constraint for the last step)."""
+    ``measured_force`` (N, the board's push reported by the constraint for the last step).
+    Over the run so far: ``worst_path_error`` (m, the largest tracking error once the path's
+    ramp is over, nan before), ``force_mean`` (N) and ``worst_force_error`` (relative to the
+    commanded ``force``) of the measured forces; ``summary()`` gives them as text lines."""
 
     def __init__(self, view, contact, eraser, motion, force, stiffness, damping):
         self.view, self.contact, self.eraser, self.motion = view, contact, eraser, motion
@@ -79,15 +82,53 @@ class WipingController:
         self.tangents = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])     # the board's plane
         self.tracking_error = 0.0
         self.measured_force = float("nan")
+        self.worst_path_error = float("nan")
+        self._force_sum, self._force_count = 0.0, 0
+        self.worst_force_error = float("nan")
+        self._measured_at = None          # world time of the last state measured
+
+    @property
+    def force_mean(self) -> float:
+        return self._force_sum / self._force_count if self._force_count else float("nan")
+
+    def _measure(self, world):
+        """Tracking error and the board's force (of the step that ended) at the world's
+        state, counted once per state in the run's figures. Returns the tip and the path's
+        (position, velocity, acceleration) now."""
+        tip = self.contact.anchor
+        p, v, a = self.motion(world.time)
+        self.tracking_error = float(np.linalg.norm(p - tip))
+        stepped = world._report is not None
+        if stepped:
+            self.measured_force = float(self.contact.force @ NORMAL)
+        if world.time != self._measured_at:
+            self._measured_at = world.time
+            if world.time >= RAMP - 1e-9:
+                self.worst_path_error = np.fmax(self.worst_path_error, self.tracking_error)
+            if stepped:
+                self._force_sum += self.measured_force
+                self._force_count += 1
+                rel = abs(self.measured_force - self.force) / max(self.force, 1e-300)
+                self.worst_force_error = np.fmax(self.worst_force_error, rel)
+        return tip, p, v, a
+
+    def summary(self):
+        """(label, value) lines for ``maxcoord run``: what the scene shows, that the eraser
+        stays on its path and presses with the commanded force."""
+        self._measure(self.view.world)          # the end of the last step too
+        path = (f"{self.worst_path_error * 1e3:.3f} mm max after the {RAMP:g} s ramp"
+                if np.isfinite(self.worst_path_error) else f"- (the run ended in the {RAMP:g} s ramp)")
+        if self._force_count:
+            force = (f"{self.force_mean:.4f} N mean over {self._force_count} steps, worst "
+                     f"{self.worst_force_error * 100:.2g} % off the {self.force:g} N command")
+        else:
+            force = "- (no step measured)"
+        return [("eraser path error", path), ("eraser pressing force", force)]
 
     def __call__(self, world):
         view, eraser = self.view, self.eraser
-        tip = self.contact.anchor
-        p, v, a = self.motion(world.time)
+        tip, p, v, a = self._measure(world)
         err = p - tip
-        self.tracking_error = float(np.linalg.norm(err))
-        if world._report is not None:
-            self.measured_force = float(self.contact.force @ NORMAL)
         a_cmd = a + self.kd * (v - eraser.point_velocity(tip)) + self.kp * err
         Jt = view.point_jacobian(eraser, tip)
         jt = view.jacobian_dot_qd(eraser, tip)[:3]

@@ -109,6 +109,7 @@ def cmd_run(args):
         ("max constraint error", f"{worst_error:.2e} m"),
         ("contacts (max)", f"{max_contacts}"),
     ]
+    rows += scene.summary()          # the scene's own figures, under the generic ones
     width = max(len(k) for k, _ in rows)
     print("\n".join(f"{k:<{width}}  {v}" for k, v in rows))
     if args.record:

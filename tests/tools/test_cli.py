@@ -61,3 +61,32 @@ def test_run_draws_the_final_frame(tmp_path, capsys):
     assert image.shape[:2] == (720, 1280)
     # the scene is drawn, not a blank clear colour: the picture holds many distinct colours
     assert len(np.unique(image.reshape(-1, image.shape[-1]), axis=0)) > 50
+
+
+def test_run_whiteboard_prints_its_path_error_and_pressing_force(capsys):
+    """Scenes add their own lines under the summary table (a controller's summary()): the
+    whiteboard's eraser path error after the ramp and its pressing force against the 10 N
+    command."""
+    import re
+    assert main(["run", "whiteboard", "--seconds", "1.5", "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    labels = [line.split("  ")[0].strip() for line in lines]
+    # under the generic table, aligned with it
+    assert labels[-2:] == ["eraser path error", "eraser pressing force"]
+    assert labels.index("contacts (max)") < labels.index("eraser path error")
+    column = lines[0].index("whiteboard")
+    assert all(line[column - 2: column] == "  " and line[column] != " " for line in lines[-2:])
+    path = re.fullmatch(r"eraser path error +([0-9.]+) mm max after the 1 s ramp", lines[-2])
+    assert path and 0.0 < float(path.group(1)) < 1.0
+    force = re.fullmatch(r"eraser pressing force +([0-9.]+) N mean over 360 steps, worst "
+                         r"([0-9.e+-]+) % off the 10 N command", lines[-1])
+    assert force and float(force.group(1)) == pytest.approx(10.0, rel=0.02)
+    assert float(force.group(2)) < 2.0
+
+    # within the ramp there is no path figure yet; other scenes add no lines
+    assert main(["run", "whiteboard", "--seconds", "0.5", "--quiet", "--param", "press=4"]) == 0
+    text = capsys.readouterr().out
+    assert "eraser path error      - (the run ended in the 1 s ramp)" in text
+    assert "off the 4 N command" in text
+    assert main(["run", "pendulum", "--seconds", "0.1", "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("contacts (max)")
