@@ -23,6 +23,7 @@ class Pattern:
     def __init__(self, a: np.ndarray, b: np.ndarray, dynamic: np.ndarray, n_bodies: int):
         m = a.shape[0]
         self.m = m
+        self.n_sides = 2 * m
         side_body = np.stack([a, b], axis=1).reshape(-1)          # side s -> body
         live = np.flatnonzero(dynamic[side_body])
         order = live[np.argsort(side_body[live], kind="stable")]
@@ -34,6 +35,7 @@ class Pattern:
         offsets = np.arange(si.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
         sj = order[np.repeat(group_start, counts) + offsets]
         ri, rj = si // 2, sj // 2
+        self._group_layout(order, bodies, counts, group_start, si, sj)
 
         # solver layout, chosen from the row graph (see linsolve)
         graph = sp.coo_matrix((np.ones(ri.shape[0]), (ri, rj)), shape=(m, m)).tocsr()
@@ -43,9 +45,31 @@ class Pattern:
         self.target = self.factorizer.flat_index(slot_i[keep], slot_j[keep])
         self.diagonal = self.factorizer.diagonal_index()
         self.half_stored = not keep.all()
-        self.n_sides = 2 * m
         self.side_body = side_body
         self._all_pairs = (si, sj, ri, rj)
+        if self.grouped is not None:
+            self.grouped = self.grouped[0], self.grouped[1], self.grouped[2][keep]
+
+    def _group_layout(self, order, bodies, counts, group_start, si, sj):
+        """Sides grouped by body, padded to k per body: A's entries are then the Gram
+        matrices S M^-1 S^T (k x k) of each body's sides, one batched product. ``grouped`` is
+        (bodies, padded side index (B, k), flat index into the Grams of each (si, sj) pair),
+        or None when padding would waste more than it saves (a few bodies with many rows)."""
+        self.grouped = None
+        if not order.size:
+            return
+        k = int(counts.max())
+        group_bodies, first = np.unique(bodies, return_index=True)
+        if group_bodies.size * k * k > 8 * si.size:
+            return
+        group_of = np.empty(self.n_sides, dtype=np.intp)
+        slot_of = np.empty(self.n_sides, dtype=np.intp)
+        group_of[order] = np.searchsorted(group_bodies, bodies)
+        slot_of[order] = np.arange(order.size) - group_start
+        padded = np.full((group_bodies.size, k), self.n_sides, dtype=np.intp)
+        padded[group_of[order], slot_of[order]] = order
+        flat = (group_of[si] * k + slot_of[si]) * k + slot_of[sj]
+        self.grouped = (group_bodies, padded, flat)
 
     def cross_matrix(self, J_left: np.ndarray, JM_right: np.ndarray, cfm: float) -> sp.csc_matrix:
         """The non-symmetric J_left M^-1 J_right^T (m x m, CSC) from per-side blocks
@@ -66,12 +90,26 @@ class Pattern:
 
         inv_mass (N,), inv_inertia (N, 3, 3) world frame (zero for static bodies).
         """
-        J = np.stack([Ja, Jb], axis=1).reshape(-1, 6)
-        JM = apply_inverse_mass(J, self.side_body, inv_mass, inv_inertia)
-        contrib = np.einsum("ij,ij->i", JM[self.side_i], J[self.side_j])
+        if self.grouped is not None:
+            contrib = self._gram_contributions(Ja, Jb, inv_mass, inv_inertia)
+        else:
+            J = np.stack([Ja, Jb], axis=1).reshape(-1, 6)
+            JM = apply_inverse_mass(J, self.side_body, inv_mass, inv_inertia)
+            contrib = np.einsum("ij,ij->i", JM[self.side_i], J[self.side_j])
         data = np.bincount(self.target, weights=contrib, minlength=self.factorizer.size)
         data[self.diagonal] += cfm
         return data
+
+
+    def _gram_contributions(self, Ja, Jb, inv_mass, inv_inertia):
+        bodies, padded, flat = self.grouped
+        J = np.zeros((2 * self.m + 1, 6))          # the last row pads short groups
+        J[:-1:2], J[1::2] = Ja, Jb
+        S = J[padded]                               # (B, k, 6)
+        lin, ang = S[:, :, :3], S[:, :, 3:]
+        gram = inv_mass[bodies, None, None] * (lin @ lin.transpose(0, 2, 1))
+        gram += ang @ inv_inertia[bodies] @ ang.transpose(0, 2, 1)
+        return gram.reshape(-1)[flat]
 
 
 def apply_inverse_mass(J: np.ndarray, body: np.ndarray, inv_mass: np.ndarray,

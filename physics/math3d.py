@@ -24,12 +24,12 @@ def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Hamilton product a * b for (n, 4) arrays."""
     aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
     bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    return np.stack([
-        aw * bw - ax * bx - ay * by - az * bz,
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-    ], axis=-1)
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = aw * bw - ax * bx - ay * by - az * bz
+    out[..., 1] = aw * bx + ax * bw + ay * bz - az * by
+    out[..., 2] = aw * by - ax * bz + ay * bw + az * bx
+    out[..., 3] = aw * bz + ax * by - ay * bx + az * bw
+    return out
 
 
 def quat_conjugate(q: np.ndarray) -> np.ndarray:
@@ -69,11 +69,25 @@ def rotate(r: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Row-wise cross product of (n, 3) arrays (faster than np.cross for small rows)."""
-    return np.stack([
-        a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1],
-        a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
-        a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0],
-    ], axis=1)
+    a0, a1, a2 = a[:, 0], a[:, 1], a[:, 2]
+    b0, b1, b2 = b[:, 0], b[:, 1], b[:, 2]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[:, 0] = a1 * b2 - a2 * b1
+    out[:, 1] = a2 * b0 - a0 * b2
+    out[:, 2] = a0 * b1 - a1 * b0
+    return out
+
+
+# skew(r)[i, j] = -eps_ijk r_k as one (3, 9) matrix, so that a whole batch is one product
+_SKEW = np.zeros((3, 3, 3))
+_SKEW[2, 0, 1] = _SKEW[0, 1, 2] = _SKEW[1, 2, 0] = -1.0
+_SKEW[1, 0, 2] = _SKEW[2, 1, 0] = _SKEW[0, 2, 1] = 1.0
+_SKEW = _SKEW.reshape(3, 9)
+
+
+def skew(r: np.ndarray) -> np.ndarray:
+    """(n, 3) -> (n, 3, 3) cross-product matrices: skew(r) @ v = r x v."""
+    return (r @ _SKEW).reshape(-1, 3, 3)
 
 
 def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .math3d import cross, dot, rotate
+from .math3d import cross, dot, rotate, skew
 
 
 @dataclass
@@ -60,16 +60,6 @@ class Rows:
                 + dot(self.Jb[:, :3], v[self.b]) + dot(self.Jb[:, 3:], w[self.b]))
 
 
-def _skew_rows(r: np.ndarray) -> np.ndarray:
-    """(k, 3) -> (k, 3, 3) cross-product matrices [r]x."""
-    z = np.zeros(r.shape[0])
-    return np.stack([
-        np.stack([z, -r[:, 2], r[:, 1]], axis=1),
-        np.stack([r[:, 2], z, -r[:, 0]], axis=1),
-        np.stack([-r[:, 1], r[:, 0], z], axis=1),
-    ], axis=1)
-
-
 def _anchors(k: Kinematics, a, b, la, lb):
     ra = rotate(k.R[a], la)
     rb = rotate(k.R[b], lb)
@@ -90,9 +80,13 @@ def point_rows(k: Kinematics, a, b, la, lb) -> Rows:
     """Anchor la (local to a) coincides with lb (local to b). 3 rows per instance, xyz order."""
     n = a.shape[0]
     ra, rb, pa, pb = _anchors(k, a, b, la, lb)
-    eye = np.broadcast_to(np.eye(3), (n, 3, 3))
-    Ja = np.concatenate([-eye, _skew_rows(ra)], axis=2).reshape(3 * n, 6)
-    Jb = np.concatenate([eye, -_skew_rows(rb)], axis=2).reshape(3 * n, 6)
+    Ja = np.empty((n, 3, 6))
+    Jb = np.empty((n, 3, 6))
+    Ja[:, :, :3] = -np.eye(3)
+    Jb[:, :, :3] = np.eye(3)
+    Ja[:, :, 3:] = skew(ra)
+    Jb[:, :, 3:] = skew(-rb)
+    Ja, Jb = Ja.reshape(3 * n, 6), Jb.reshape(3 * n, 6)
     return Rows(np.repeat(a, 3), np.repeat(b, 3), (pb - pa).reshape(-1), Ja, Jb,
                 _centripetal(k, a, b, ra, rb).reshape(-1))
 

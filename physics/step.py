@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -26,12 +27,24 @@ from .energy import restore_energy, state_energy
 from .limits import bounded_joint_rows, build_coordinate_tables
 from .linsolve import SingularSystemError
 from .math3d import (cross, quat_conjugate, quat_multiply, quat_to_matrix,
-                     quat_to_rotation_vector, rotate_quat)
+                     quat_to_rotation_vector, rotate_quat, skew)
 from .rows import Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables
 
 
 class StepError(FloatingPointError):
     """A step failed (non-finite result or singular constraints); the world is unchanged."""
+
+
+class StartCache(NamedTuple):
+    """What the velocity projection at the end of a sub-step computed at its positions, which
+    are where the next sub-step starts: rotations, inverse inertias, the factorised A."""
+    x: np.ndarray
+    q: np.ndarray
+    R: np.ndarray
+    Iinv: np.ndarray
+    factor: object
+    cfm: float
+    step: int = -1            # the world's step count when committed
 
 
 @dataclass
@@ -93,7 +106,7 @@ def euler_midpoint(inertia, omega, h, iterations=2):
         wm = 0.5 * (omega + w1)
         Iwm = np.einsum("nij,nj->ni", inertia, wm)
         residual = np.einsum("nij,nj->ni", inertia, w1 - omega) + h * cross(wm, Iwm)
-        jac = inertia + 0.5 * h * (_skew(wm) @ inertia - _skew(Iwm))
+        jac = inertia + 0.5 * h * (skew(wm) @ inertia - skew(Iwm))
         w1 = w1 - np.linalg.solve(jac, residual[..., None])[..., 0]
     return w1
 
@@ -120,12 +133,6 @@ def gyroscopic_torque_explicit(R, inertia, w, dyn):
     return out
 
 
-def _skew(r):
-    z = np.zeros(r.shape[0])
-    return np.stack([np.stack([z, -r[:, 2], r[:, 1]], 1), np.stack([r[:, 2], z, -r[:, 0]], 1),
-                     np.stack([-r[:, 1], r[:, 0], z], 1)], 1)
-
-
 def applied_wrench(world, model, R, w):
     """External force (N, 3) and torque (N, 3), world frame: gravity, user loads and the
     gyroscopic torque -w x I w."""
@@ -134,6 +141,65 @@ def applied_wrench(world, model, R, w):
     F = world._force[:n] + np.where(world._inv_mass[:n, None] > 0, mass[:, None], 0.0) * world.gravity
     T = world._torque[:n] + gyroscopic_torque_explicit(R, world._inertia[:n], w, model.dynamic)
     return F, T
+
+
+# A body turning against its joints' tension at rho = h^2 tr(I^-1 K) / 2 below this is left to
+# the plain step (the top link of a 100-link hanging chain sits at 2); above twice it, the
+# whole stiffness K is added to its inertia (see augmented_inverse_inertia).
+RESOLVED_STIFFNESS = 3.0
+
+
+def unresolved_stiffness(model, kin, lam, Iinv, h):
+    """The geometric stiffness of the joints' tension that the step cannot follow explicitly,
+    per body (N, 3, 3), world frame, N m / rad; None when no body is that stiff.
+
+    A body pulled at an anchor r from its centre by a force f with f.r > 0 feels a restoring
+    torque -(f.r) (1 - r r^T / r.r) dtheta when it turns by dtheta. Compression (f.r < 0)
+    destabilises and is left out, so K is positive semi-definite. Bodies are weighted in
+    smoothly from rho = RESOLVED_STIFFNESS to twice that."""
+    n = Iinv.shape[0]
+    bodies, arms, pulls, offset = [], [], [], 0
+    for table in model.tables:
+        count = table.ROWS_PER_INSTANCE[table.kind] * table.a.shape[0]
+        if table.kind == "point":
+            force_b = lam[offset:offset + count].reshape(-1, 3)
+            for body, local, force in ((table.a, table.args[0], -force_b),
+                                       (table.b, table.args[1], force_b)):
+                r = np.einsum("nij,nj->ni", kin.R[body], local)
+                bodies.append(body)
+                arms.append(r)
+                pulls.append(np.maximum(np.einsum("ij,ij->i", force, r), 0.0))
+        offset += count
+    if not bodies:
+        return None
+    body, r, pull = np.concatenate(bodies), np.concatenate(arms), np.concatenate(pulls)
+    length = np.sqrt(np.einsum("ij,ij->i", r, r))
+    u = r / np.where(length > 0, length, 1.0)[:, None]
+    Ib = Iinv[body]
+    along = np.einsum("ij,ij->i", u, np.einsum("nij,nj->ni", Ib, u))
+    rho = 0.5 * h * h * np.bincount(body, pull * (np.trace(Ib, axis1=1, axis2=2) - along),
+                                    minlength=n)
+    weight = np.clip(rho / RESOLVED_STIFFNESS - 1.0, 0.0, 1.0)
+    keep = np.flatnonzero((weight[body] > 0) & (pull > 0))
+    if keep.size == 0:
+        return None
+    body, u, scale = body[keep], u[keep], (pull * weight[body])[keep]
+    blocks = scale[:, None, None] * (np.eye(3) - u[:, :, None] * u[:, None, :])
+    K = np.zeros((n, 9))
+    np.add.at(K, body, blocks.reshape(-1, 9))
+    return K.reshape(n, 3, 3)
+
+
+def augmented_inverse_inertia(R, inertia_body, stiffness, h, dyn):
+    """(R I R^T + h^2 / 4 K)^-1 per body (N, 3, 3), zero for static bodies. Verlet with the
+    stiffness K added to the inertia this way is stable for any step (its modes of frequency
+    w see w^2 / (1 + h^2 w^2 / 4) < 4 / h^2) and conserves a modified energy, so joints under
+    high tension (the top of a long hanging chain) turn no faster than the step resolves."""
+    out = np.zeros_like(stiffness)
+    Rd = R[dyn]
+    I_world = Rd @ inertia_body[dyn] @ Rd.transpose(0, 2, 1)
+    out[dyn] = np.linalg.inv(I_world + 0.25 * h * h * stiffness[dyn])
+    return out
 
 
 # -- stage 3: the seed equation --------------------------------------------------------------
@@ -251,15 +317,21 @@ def project_positions(world, model, x, q, v, w):
     return best
 
 
-def project_velocities(world, model, x, q, v, w):
+def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0):
     """RATTLE's second half: the M-orthogonal projection of u onto J(x) u = 0 (removes only
-    the velocity that violates the joints, so it never adds kinetic energy)."""
+    the velocity that violates the joints, so it never adds kinetic energy). With the joints'
+    ``stiffness`` the metric is the kick's augmented inertia (see augmented_inverse_inertia)."""
     n = world._n
     inv_mass = world._inv_mass[:n]
     R = quat_to_matrix(q)
-    Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
+    if stiffness is None:
+        Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
+    else:
+        Iinv = augmented_inverse_inertia(R, world._inertia[:n], stiffness, h, model.dynamic)
     rows = evaluate_tables(model.tables, Kinematics(x, R, v, w))
     factor = _factor_at(world, model, rows, inv_mass, Iinv)
+    if stiffness is None:     # the next sub-step starts here: it may reuse R and the factor
+        world._start_cache = StartCache(x, q, R, Iinv, factor, world.cfm)
     nu = model.pattern.factorizer.solve(factor, rows.velocity(v, w))
     dv, dw = generalized_acceleration(model, rows, -nu, inv_mass, Iinv, 0.0, 0.0)
     return v + dv, w + dw
@@ -428,8 +500,14 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     n = world._n
     inv_mass = world._inv_mass[:n]
     inertia = world._inertia[:n]
-    R = quat_to_matrix(q)
-    Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
+    cache, world._start_cache = world._start_cache, None
+    # the last velocity projection may have been made at exactly these positions
+    reuse = cache is not None and cache.x is x and cache.q is q and cache.cfm == world.cfm
+    if reuse:
+        R, Iinv = cache.R, cache.Iinv
+    else:
+        R = quat_to_matrix(q)
+        Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
     # Phi for the multipliers includes the gyroscopic torque; with the torque-free flow in the
     # drift the kicks carry only the applied loads
     F, T = applied_wrench(world, model, R, w)
@@ -439,16 +517,23 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     rows = lam = factor = None
     if model.m:
         rows = evaluate_tables(model.tables, kin)
-        factor = _factor_at(world, model, rows, inv_mass, Iinv)
+        factor = cache.factor if reuse else _factor_at(world, model, rows, inv_mass, Iinv)
     uni = unilateral_rows(world, model, kin, h) if depth == 0 or world._uni_each_split else None
     kick_lin = kick_ang = 0.0
-    lam_b = None
+    lam_b = K = None
     if uni is not None:
         v, w = resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w)
         lam, lam_b = bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h)
         kick_lin, kick_ang = _bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
     elif model.m:
         lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
+        if world.geometric_stiffness:
+            K = unresolved_stiffness(model, kin, lam, Iinv, h)
+        if K is not None:
+            world.stats["stiff_steps"] += 1
+            Iinv = augmented_inverse_inertia(R, inertia, K, h, model.dynamic)
+            factor = _factor_at(world, model, rows, inv_mass, Iinv)
+            lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
     acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T_kick)
     # With bounded rows in play the whole kick comes first (symplectic Euler), so that the
     # velocity the contacts aim at is the one the bodies move with and end the step with.
@@ -489,7 +574,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         Iinv_kick = world_inverse_inertia(R1, world._inv_inertia[:n]) if flow else Iinv
         w1 = w_drift + second * h * np.einsum("nij,nj->ni", Iinv_kick, T_kick)
     if stabilize:
-        v1, w1 = project_velocities(world, model, x1, q1, v1, w1)
+        v1, w1 = project_velocities(world, model, x1, q1, v1, w1, K, h)
     return (x1, q1, v1, w1), StepReport(rows, lam, x, R, uni, lam_b)
 
 
@@ -548,12 +633,17 @@ def advance(world):
     state = tuple(world._view(name) for name in ("_x", "_q", "_v", "_w"))
     substep = SUBSTEPS[world.integrator]
     start, reference = state, world._energy_reference
-    fallbacks = world.stats["projections"] + world.stats["splits"]
+    cache = world._start_cache          # left by the last step, valid if nothing touched it
+    world._start_cache = None
+    if cache is not None and cache.step == world._steps:
+        world._start_cache = cache._replace(x=state[0], q=state[1])
+    fallbacks = world.stats["projections"] + world.stats["splits"] + world.stats["stiff_steps"]
     try:
         with np.errstate(all=world._errstate):
             for _ in range(world.substeps):
                 state, report = substep(world, model, *state, h)
-            fell_back = world.stats["projections"] + world.stats["splits"] > fallbacks
+            fell_back = (world.stats["projections"] + world.stats["splits"]
+                         + world.stats["stiff_steps"] > fallbacks)
             conservative = world.integrator == "symplectic" and _conservative(world, report)
             if conservative:
                 if reference is None:
@@ -575,7 +665,10 @@ def advance(world):
     world._force[:n] = 0.0
     world._torque[:n] = 0.0
     world._steps += 1
+    cache = world._start_cache
     world._state_changed()
+    if cache is not None and cache.x is state[0] and cache.q is state[1]:
+        world._start_cache = cache._replace(step=world._steps)
     if conservative:
         # a conservative system keeps the energy it had when it was last touched (by the
         # user, a contact, a motor, a load): the level that fallback steps return to

@@ -68,10 +68,11 @@ class World:
         self.position_tolerance = 1e-8
         self.max_split_depth = 6
         self.projection_tolerance = 1e-6
-        self.stats = {"splits": 0, "projections": 0, "energy_restores": 0}
+        self.stats = {"splits": 0, "projections": 0, "energy_restores": 0, "stiff_steps": 0}
         self._errstate = "ignore"
         self._debug = None
         self._uni_each_split = True
+        self.geometric_stiffness = True
         h = self.dt / self.substeps
         if baumgarte is not None and stabilization_time is not None:
             raise ValueError("give either stabilization_time or baumgarte, not both")
@@ -100,6 +101,7 @@ class World:
         self._coordinate_tables = None
         self._ignored: set[frozenset] = set()
         self._pattern_cache = {}
+        self._start_cache = None
         self._allowed: set[frozenset] = set()
         self.contact_margin = 0.01      # m: gap below which a contact row is made (speculative)
         self._contacts = None           # ContactReport of the last step
@@ -299,6 +301,7 @@ class World:
         return self._contacts if self._contacts is not None else ContactReport.empty()
 
     def _state_changed(self):
+        self._start_cache = None      # see step.symplectic_substep
         self._report = None
         self._wrench_cache = None
         self._energy_reference = None
