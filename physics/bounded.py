@@ -78,7 +78,7 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
         settled = lam
         if not is_fric.any():
             break
-        change = np.abs(bounds(lam)[1] - bhi)[is_fric].max()
+        change = np.abs(bounds(lam)[1][is_fric] - bhi[is_fric]).max()
         if change <= FRICTION_ROUND_TOLERANCE * max(np.abs(lam).max(), 1e-12) or \
                 np.array_equal(lam, previous):
             break

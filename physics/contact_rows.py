@@ -31,6 +31,7 @@ class BoundedRows:
     mu: np.ndarray
     cfm: np.ndarray               # per-row compliance (soft rows, e.g. servos); 0 = hard
     push: np.ndarray | None = None  # contact normal rows: the push-out target without bounce
+    body_space: object = None     # iterative.BodySpace of these rows, once the solve built it
 
     @staticmethod
     def concatenate(blocks):
@@ -90,3 +91,38 @@ def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T) -
         cfm=np.zeros(3 * k),
         push=push,
     )
+
+
+def positional_warm_start(previous, body_a, body_b, point, t1, t2, warm, reach=2e-3):
+    """Fill the warm start (K, 3) of contacts that found no multipliers under their feature
+    key with those of last step's contact of the same two bodies nearest to their point
+    (within ``reach`` m). Box manifolds can renumber their features from step to step while
+    the points stay where they were; a cold row in a resting stack costs the iterative
+    solver many iterations. ``previous`` is last step's ``ContactReport`` (user indices),
+    body_a, body_b (K,) body rows. Returns the (K, 3) warm start."""
+    cold = np.flatnonzero(~warm.any(axis=1))
+    if previous is None or len(previous) == 0 or cold.size == 0:
+        return warm
+    pkey = ((previous.body_a.astype(np.int64) + 1) << 32) | (previous.body_b.astype(np.int64) + 1)
+    order = np.argsort(pkey, kind="stable")
+    pkey = pkey[order]
+    key = (body_a[cold].astype(np.int64) << 32) | body_b[cold].astype(np.int64)
+    start = np.searchsorted(pkey, key, side="left")
+    count = np.searchsorted(pkey, key, side="right") - start
+    width = int(count.max(initial=0))
+    if width == 0:
+        return warm
+    slot = np.arange(width)
+    cand = order[np.minimum(start[:, None] + slot, len(pkey) - 1)]       # (c, width)
+    dist = np.linalg.norm(previous.point[cand] - point[cold, None], axis=2)
+    dist = np.where(slot < count[:, None], dist, np.inf)
+    best = np.argmin(dist, axis=1)
+    near = dist[np.arange(cold.size), best] <= reach
+    src = cand[np.arange(cold.size), best][near]
+    dst = cold[near]
+    warm = warm.copy()
+    f = previous.friction_force[src]
+    warm[dst, 0] = previous.normal_force[src]
+    warm[dst, 1] = dot(f, t1[dst])
+    warm[dst, 2] = dot(f, t2[dst])
+    return warm

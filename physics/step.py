@@ -14,14 +14,17 @@ No stage loops over bodies or joints in Python.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
 from .assembly import Pattern, Scatter, apply_inverse_mass
 from .bounded import solve_bounded
-from .contact_rows import RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows
+from .collision.broadphase import PairCache
+from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows,
+                           positional_warm_start)
+from .iterative import VELOCITY_TOLERANCE, BodySpace, solve_iterative
 from .contacts import contact_keys, detect, excluded_pairs, report as contact_report, warm_start
 from .energy import restore_energy, state_energy
 from .limits import bounded_joint_rows, build_coordinate_tables
@@ -61,6 +64,8 @@ class Model:
     joint_lb: np.ndarray     # (nj, 3) anchor on body_b, body_b frame
     excluded: np.ndarray     # (P, 2) body rows that never collide
     collides: bool           # at least two bodies have shapes
+    anchor_sides: tuple | None  # see anchor_sides()
+    pair_cache: PairCache = field(default_factory=PairCache)   # broadphase, between steps
 
     @property
     def m(self) -> int:
@@ -87,7 +92,7 @@ def compile_model(world) -> Model:
     return Model(tables, a, b, owner, pattern, scatter, np.flatnonzero(inv_mass > 0),
                  np.array([j.body_b.row for j in joints], dtype=np.intp),
                  np.array([j._lb for j in joints]).reshape(-1, 3),
-                 excluded_pairs(world), shaped >= 2)
+                 excluded_pairs(world), shaped >= 2, anchor_sides(tables))
 
 
 # -- stage 1: applied wrench ---------------------------------------------------------------
@@ -128,7 +133,8 @@ def gyroscopic_torque_explicit(R, inertia, w, dyn):
     """-w x (I_world w) (N, 3), the seed's term."""
     out = np.zeros_like(w)
     Rd = R[dyn]
-    Iw = np.einsum("nij,njk,nlk,nl->ni", Rd, inertia[dyn], Rd, w[dyn])
+    body = np.einsum("nji,nj->ni", Rd, w[dyn])
+    Iw = np.einsum("nij,nj->ni", Rd, np.einsum("nij,nj->ni", inertia[dyn], body))
     out[dyn] = -cross(w[dyn], Iw)
     return out
 
@@ -157,22 +163,15 @@ def unresolved_stiffness(model, kin, lam, Iinv, h):
     torque -(f.r) (1 - r r^T / r.r) dtheta when it turns by dtheta. Compression (f.r < 0)
     destabilises and is left out, so K is positive semi-definite. Bodies are weighted in
     smoothly from rho = RESOLVED_STIFFNESS to twice that."""
-    n = Iinv.shape[0]
-    bodies, arms, pulls, offset = [], [], [], 0
-    for table in model.tables:
-        count = table.ROWS_PER_INSTANCE[table.kind] * table.a.shape[0]
-        if table.kind == "point":
-            force_b = lam[offset:offset + count].reshape(-1, 3)
-            for body, local, force in ((table.a, table.args[0], -force_b),
-                                       (table.b, table.args[1], force_b)):
-                r = np.einsum("nij,nj->ni", kin.R[body], local)
-                bodies.append(body)
-                arms.append(r)
-                pulls.append(np.maximum(np.einsum("ij,ij->i", force, r), 0.0))
-        offset += count
-    if not bodies:
+    if model.anchor_sides is None:
         return None
-    body, r, pull = np.concatenate(bodies), np.concatenate(arms), np.concatenate(pulls)
+    n = Iinv.shape[0]
+    body, local, first_row, sign = model.anchor_sides
+    r = np.einsum("nij,nj->ni", kin.R[body], local)
+    force = sign[:, None] * lam[first_row[:, None] + np.arange(3)]
+    pull = np.maximum(np.einsum("ij,ij->i", force, r), 0.0)
+    if not pull.any():
+        return None
     length = np.sqrt(np.einsum("ij,ij->i", r, r))
     u = r / np.where(length > 0, length, 1.0)[:, None]
     Ib = Iinv[body]
@@ -188,6 +187,22 @@ def unresolved_stiffness(model, kin, lam, Iinv, h):
     K = np.zeros((n, 9))
     np.add.at(K, body, blocks.reshape(-1, 9))
     return K.reshape(n, 3, 3)
+
+
+def anchor_sides(tables):
+    """Both sides of every point-coincidence row triple: (body (S,), anchor in the body frame
+    (S, 3), first row (S,), sign of the force on that body (S,)), or None without any."""
+    parts, offset = [], 0
+    for table in tables:
+        count = table.ROWS_PER_INSTANCE[table.kind] * table.a.shape[0]
+        if table.kind == "point":
+            first = offset + 3 * np.arange(table.a.shape[0])
+            for body, local, sign in ((table.a, table.args[0], -1.0), (table.b, table.args[1], 1.0)):
+                parts.append((body, local, first, np.full(body.shape[0], sign)))
+        offset += count
+    if not parts:
+        return None
+    return tuple(np.concatenate(column) for column in zip(*parts))
 
 
 def augmented_inverse_inertia(R, inertia_body, stiffness, h, dyn):
@@ -400,11 +415,21 @@ def cached_pattern(world, a, b, inv_mass):
     return cache[key]
 
 
-def bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h):
+def bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor=None):
     """Solve joints and bounded rows together: the joints' rows keep the seed equation's
-    right-hand side, the bounded rows aim at their end-of-step velocity targets."""
+    right-hand side, the bounded rows aim at their end-of-step velocity targets.
+
+    ``world.contact_solver`` picks the method: "iterative" (default) eliminates the joint rows
+    with ``factor``, the joints' own factorisation of J M^-1 J^T + cfm, and solves the bounded
+    rows by projected conjugate gradients (``iterative.solve_iterative``); "direct" solves
+    the whole mixed problem with factorisations of the full matrix (``bounded.solve_bounded``)."""
     n = world._n
     block = uni.block
+    if uni.n_contact_rows:
+        uni.warm = positional_warm_start(world._contacts, uni.contacts.body_a, uni.contacts.body_b,
+                                         uni.contacts.point, *uni.tangents, uni.warm)
+    if world.contact_solver == "iterative":
+        return _bounded_iterative(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor)
     all_rows = Rows.concatenate([r for r in (rows, block.rows) if r is not None])
     m_eq = 0 if rows is None else rows.count
     pattern = cached_pattern(world, all_rows.a, all_rows.b, inv_mass)
@@ -434,6 +459,45 @@ def bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h):
     return lam[:m_eq], lam[m_eq:]
 
 
+def _bounded_iterative(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor):
+    """``bounded_multipliers`` by ``iterative.solve_iterative``: (lambda_E, lambda_B)."""
+    n = world._n
+    block = uni.block
+    rb = block.rows
+    free_lin = inv_mass[:, None] * F
+    free_ang = np.einsum("nij,nj->ni", Iinv, T)
+    B = BodySpace(rb.a, rb.b, rb.Ja, rb.Jb, inv_mass, Iinv, n)
+    block.body_space = B
+    free_b = (B.J @ np.concatenate([free_lin, free_ang], axis=1).ravel())
+    u = np.concatenate([v, w], axis=1).ravel()
+    rhs_b = (block.target - B.J @ u) / h - free_b
+    lam0 = np.zeros(rb.count)
+    kc = uni.n_contact_rows // 3
+    if kc:
+        lam0[:3 * kc] = uni.warm.T.reshape(-1)
+    # limit and motor rows are the same rows every step while the joints are: warm start them
+    # with last step's multipliers
+    last = world._report
+    if last is not None and last.uni is not None and last.lam_b is not None:
+        old = last.lam_b[last.uni.n_contact_rows:]
+        if old.size == rb.count - 3 * kc and np.array_equal(last.uni.owner[last.uni.n_contact_rows:],
+                                                            uni.owner[3 * kc:]):
+            lam0[3 * kc:] = old
+    E = rhs_e = None
+    if rows is not None and rows.count:
+        k, d = world.baumgarte
+        E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
+        if factor is None:
+            factor = _factor_at(world, model, rows, inv_mass, Iinv)
+        rhs_e = -(rows.Jdu + rows.velocity(free_lin, free_ang) + k * rows.C + d * (E.J @ u))
+    lam_e, lam_b, _ = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
+                                      friction_normal=block.friction_normal, mu=block.mu,
+                                      lam0=lam0, E=E, rhs_e=rhs_e, tolerance=VELOCITY_TOLERANCE / h,
+                                      factorizer=model.pattern.factorizer if E is not None else None,
+                                      factor=factor)
+    return (np.zeros(0) if lam_e is None else lam_e), lam_b
+
+
 def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, max_passes=32):
     """Impacts as a sequence of velocity jumps before the step's solve.
 
@@ -451,6 +515,10 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, max_passes=32
     normal = Rows(*(getattr(block.rows, f)[:k] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
     depth = uni.contacts.depth
     h = world.dt / world.substeps
+    iterative = world.contact_solver == "iterative"
+    E = factor = None
+    if iterative and rows is not None and rows.count:
+        E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
     for _ in range(max_passes):
         vn = normal.velocity(v, w)
         # touching, or closing its gap within this step
@@ -460,6 +528,19 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, max_passes=32
             break
         idx = np.flatnonzero(hit)
         sub = Rows(*(getattr(normal, f)[idx] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
+        if iterative:
+            if E is not None and factor is None:
+                factor = _factor_at(world, model, rows, inv_mass, Iinv)
+            B = BodySpace(sub.a, sub.b, sub.Ja, sub.Jb, inv_mass, Iinv, n)
+            u = np.concatenate([v, w], axis=1).ravel()
+            _, p, _ = solve_iterative(
+                B, -uni.restitution[idx] * vn[idx] - B.J @ u, np.zeros(idx.size),
+                np.full(idx.size, np.inf), world.cfm, E=E, tolerance=VELOCITY_TOLERANCE,
+                rhs_e=None if E is None else -(E.J @ u),
+                factorizer=None if E is None else model.pattern.factorizer, factor=factor)
+            dv, dw = B.impulse(p)
+            v, w = v + dv, w + dw
+            continue
         parts = [r for r in (rows, sub) if r is not None]
         all_rows = Rows.concatenate(parts)
         m_eq = 0 if rows is None else rows.count
@@ -479,6 +560,8 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, max_passes=32
 
 def _bounded_impulse(uni, lam_b, inv_mass, Iinv, n):
     """M^-1 J_b^T lambda_b per body: linear and angular accelerations (N, 3) each."""
+    if uni.block.body_space is not None:
+        return uni.block.body_space.impulse(lam_b)
     rows = uni.block.rows
     scatter = Scatter(rows.a, rows.b, n)
     G = scatter.forces(rows.Ja, rows.Jb, lam_b)
@@ -523,7 +606,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     lam_b = K = None
     if uni is not None:
         v, w = resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w)
-        lam, lam_b = bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h)
+        lam, lam_b = bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor)
         kick_lin, kick_ang = _bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
     elif model.m:
         lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)

@@ -80,28 +80,93 @@ def excluded_keys(excluded_pairs, n):
     return np.unique(np.minimum(e[:, 0], e[:, 1]) * n + np.maximum(e[:, 0], e[:, 1]))
 
 
+def bounding_radius(kind, params):
+    """(N,) radius of a sphere about each body's centre that holds its shape (0: unbounded)."""
+    r, hl = params[:, 0], params[:, 1]
+    box = np.sqrt(np.einsum("ni,ni->n", params[:, :3], params[:, :3]))
+    return np.select([kind == SPHERE, kind == BOX, kind == CAPSULE, kind == CYLINDER],
+                     [r, box, r + hl, np.sqrt(r * r + hl * hl)], 0.0)
+
+
+class PairCache:
+    """Candidate pairs that stay valid while the bodies stay near where they were found.
+
+    The pairs are swept once with each body's bounding sphere grown by a skin (a fifth of its
+    radius, the contact margin and twice its reach); until some body has moved (plus its reach
+    |v| dt) more
+    than its skin, every pair the exact sweep would find is among them, so a step only
+    re-tests those (the Verlet-list idea of molecular dynamics). The result is the same as
+    a fresh sweep and in the same (sorted) order, so replays stay bitwise exact."""
+
+    def __init__(self):
+        self.anchor = None
+
+    def candidates(self, kind, params, position, static, margin, reach):
+        """(i, j, plane, body) candidates containing every pair within reach this step."""
+        n = len(kind)
+        if self.anchor is not None and self.anchor.shape == position.shape:
+            moved = np.sqrt(np.einsum("ni,ni->n", position - self.anchor, position - self.anchor))
+            if np.all(moved + reach <= self.skin):
+                return self.pairs
+        radius = bounding_radius(kind, params)
+        self.skin = np.where(static, np.inf, 0.2 * radius + margin + 2.0 * reach)
+        grow = radius + np.where(static, 0.0, self.skin) + 0.5 * margin
+        bounded = np.flatnonzero((kind >= SPHERE) & (kind < PLANE))
+        c, g = position[bounded], grow[bounded, None]
+        i, j = sweep_and_prune(c - g, c + g)
+        i, j = bounded[i], bounded[j]
+        keep = ~(static[i] & static[j])
+        planes = np.flatnonzero(kind == PLANE)
+        movers = bounded[~static[bounded]]
+        pp, pb = np.repeat(planes, len(movers)), np.tile(movers, len(planes))
+        if len(pp):
+            gap = np.einsum("mi,mi->m", params[pp, :3], position[pb]) - params[pp, 3] - radius[pb]
+            near = gap <= margin + 2.0 * self.skin[pb]
+            pp, pb = pp[near], pb[near]
+        self.anchor = position.copy()
+        self.pairs = (i[keep], j[keep], pp, pb)
+        return self.pairs
+
+
 def find_pairs(kind, params, position, rotation, static, group, mask, excluded_pairs,
-               margin, reach):
-    """Candidate pairs, (i, j) int64 arrays, and plane pairs (plane, body).
+               margin, reach, cache: PairCache | None = None):
+    """Candidate pairs, (i, j) int64 arrays sorted by (min, max) body, and plane pairs
+    (plane, body) sorted by body then plane.
 
     reach (N,) extra distance per body (|v| dt for fast dynamic bodies, 0 otherwise); a pair
     is returned if its shapes may be within margin + reach_i + reach_j of each other.
+    ``cache`` keeps the candidates between steps (see PairCache); without it every call sweeps.
     """
     n = len(kind)
+    if cache is None:
+        bounded = np.flatnonzero((kind >= SPHERE) & (kind < PLANE))
+        ext = half_extents(kind[bounded], params[bounded], rotation[bounded])
+        ext += (0.5 * margin + reach[bounded])[:, None]
+        c = position[bounded]
+        i, j = sweep_and_prune(c - ext, c + ext)
+        i, j = bounded[i], bounded[j]
+        planes, movers = np.flatnonzero(kind == PLANE), bounded[~static[bounded]]
+        pp, pb = np.repeat(planes, len(movers)), np.tile(movers, len(planes))
+    else:
+        i, j, pp, pb = cache.candidates(kind, params, position, static, margin, reach)
+        if len(i):      # the exact boxes of the bodies in candidate pairs only
+            near = np.unique(np.concatenate([i, j]))
+            ext = np.zeros((n, 3))
+            ext[near] = half_extents(kind[near], params[near], rotation[near])
+            ext[near] += (0.5 * margin + reach[near])[:, None]
+            lo, hi = position - ext, position + ext
+            overlap = np.all((lo[i] <= hi[j]) & (lo[j] <= hi[i]), axis=1)
+            i, j = i[overlap], j[overlap]
+    if not (len(i) or len(pp)):
+        return i, j, pp, pb
     keys = excluded_keys(excluded_pairs, n)
     group, mask = np.asarray(group, np.int64), np.asarray(mask, np.int64)
-    bounded = np.flatnonzero((kind >= SPHERE) & (kind < PLANE))
-    ext = half_extents(kind[bounded], params[bounded], rotation[bounded])
-    ext += (0.5 * margin + reach[bounded])[:, None]
-    c = position[bounded]
-    i, j = sweep_and_prune(c - ext, c + ext)
-    i, j = bounded[i], bounded[j]
     ok = allowed(i, j, static, group, mask, keys, n)
     i, j = i[ok], j[ok]
+    first, second = np.minimum(i, j), np.maximum(i, j)
+    order = np.argsort(first.astype(np.int64) * n + second, kind="stable")
+    i, j = first[order], second[order]
 
-    planes = np.flatnonzero(kind == PLANE)
-    movers = bounded[~static[bounded]]
-    pp, pb = np.repeat(planes, len(movers)), np.tile(movers, len(planes))
     if len(pp):
         nrm = params[pp, :3]
         gap = (np.einsum("mi,mi->m", nrm, position[pb]) - params[pp, 3]
@@ -109,4 +174,6 @@ def find_pairs(kind, params, position, rotation, static, group, mask, excluded_p
         keep = (gap <= margin + reach[pb]) & allowed(pp, pb, np.zeros(n, bool), group, mask,
                                                      keys, n)
         pp, pb = pp[keep], pb[keep]
+        order = np.argsort(pb.astype(np.int64) * n + pp, kind="stable")
+        pp, pb = pp[order], pb[order]
     return i, j, pp, pb

@@ -25,7 +25,7 @@ _NARROWPHASE = {
 
 
 def find_contacts(kind, params, position, rotation, *, static, group, mask, excluded_pairs,
-                  margin=0.0, velocity=None, dt=None) -> ContactSet:
+                  margin=0.0, velocity=None, dt=None, pair_cache=None) -> ContactSet:
     """All contacts between N bodies' shapes.
 
     kind (N,) int shape kinds (physics.shapes; NO_SHAPE never collides); params (N, 4);
@@ -38,6 +38,8 @@ def find_contacts(kind, params, position, rotation, *, static, group, mask, excl
     velocity (N, 3), dt: optional; a dynamic body's broadphase box grows by |v| dt, and the
     margin of a pair grows by |v_a - v_b| dt (static bodies count as still), so that a fast
     body gets a speculative contact before it can tunnel.
+
+    pair_cache: a broadphase.PairCache kept between calls on the same bodies (optional).
 
     Returns a ContactSet with normals from body_a to body_b (planes are always body a).
     """
@@ -54,7 +56,7 @@ def find_contacts(kind, params, position, rotation, *, static, group, mask, excl
         vel, reach = np.zeros((n, 3)), np.zeros(n)
 
     i, j, pp, pb = find_pairs(kind, params, position, rotation, static, group, mask,
-                              excluded_pairs, float(margin), reach)
+                              excluded_pairs, float(margin), reach, pair_cache)
     i, j = np.concatenate([i, pp]), np.concatenate([j, pb])
     if len(i) == 0:
         return ContactSet.empty()

@@ -1,0 +1,272 @@
+"""The bounded solve without factorising the contact rows: joints eliminated exactly, bounded
+rows by a projected conjugate-gradient method (MPRGP), all in body space.
+
+The problem is the one of ``bounded.solve_bounded``: equality rows E (the joints, bounds
+infinite) and bounded rows B (contact normals lambda >= 0, friction |lambda_t| <= mu lambda_n,
+limits, motors), with A = J M^-1 J^T + cfm. Here:
+
+* The equality rows are eliminated with the joints' own factorisation of A_EE (the banded
+  Cholesky that the step computes anyway for the seed equation): lambda_E = A_EE^-1 (r_E -
+  A_EB lambda_B). The bounded rows then see the Schur complement S = A_BB - A_BE A_EE^-1 A_EB,
+  i.e. the contacts push on the mechanism *with* its joints, and at the end lambda_E is that
+  exact solve given lambda_B: the joint rows keep the exactness of a direct solve.
+* S is never formed. J (m x 6N) and M^-1 J^T (6N x m) are two sparse matrices with 12 entries
+  a row, so S x = J_B (u - W_E A_EE^-1 J_E u), u = M^-1 J_B^T x: a few sparse products and one
+  banded back-substitution, linear in the rows.
+* The box-constrained QP  min 1/2 x^T (S + R) x - b^T x,  lo <= x <= hi  is solved by Dostal's
+  MPRGP (modified proportioning with reduced gradient projections): conjugate-gradient steps
+  on the free rows, expansion steps (a projected gradient step of fixed length) when CG hits a
+  bound, proportioning steps that free rows whose gradient points into the box. It converges
+  at the rate of CG (sqrt of the condition number, not the condition number as Jacobi/Gauss-
+  Seidel do), which is what high mass ratios (a 100 kg box on a 1 kg box, a 1:1000 chain)
+  need. Rows are scaled by the diagonal of A_BB (Jacobi preconditioning; boxes stay boxes).
+* Friction bounds are held at mu times the current normal forces for one QP and refreshed
+  between QPs (the same fixed point as the direct solver), each QP warm started.
+
+Work per iteration: ~20 vector operations and the sparse products, no Python loop over rows,
+bodies or contacts; the operations are plain numpy/scipy in a fixed order, so the result is
+bitwise reproducible.
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .bounded import CONTACT_SOFTNESS, FRICTION_ROUND_TOLERANCE
+
+VELOCITY_TOLERANCE = 1e-6   # m/s (rad/s): how far a row may miss its velocity target ...
+RELATIVE_TOLERANCE = 1e-3   # ... plus this fraction of its right-hand side
+MAX_ITERATIONS = 50      # MPRGP iterations per friction round
+FRICTION_ROUNDS = 8
+_LANES = np.arange(6)
+
+
+def _dot(a, b):
+    """a . b without BLAS: OpenBLAS threads its ddot above 10^4 entries, and on a busy machine
+    those threads spin for whole seconds (seen on the 1000-sphere bin); one thread is also
+    the same order of additions on every machine."""
+    return float(np.einsum("i,i->", a, b))
+
+
+class BodySpace:
+    """Rows (a, b, Ja, Jb) as two sparse matrices: J (m x 6N) and W = M^-1 J^T (6N x m)."""
+
+    def __init__(self, a, b, Ja, Jb, inv_mass, Iinv, n):
+        m = a.shape[0]
+        self.m = m
+        cols = np.concatenate([(6 * a)[:, None] + _LANES, (6 * b)[:, None] + _LANES], axis=1)
+        indptr = np.arange(0, 12 * m + 1, 12)
+        Ma = np.empty_like(Ja)
+        Mb = np.empty_like(Jb)
+        Ma[:, :3] = Ja[:, :3] * inv_mass[a, None]
+        Mb[:, :3] = Jb[:, :3] * inv_mass[b, None]
+        Ma[:, 3:] = np.einsum("kij,kj->ki", Iinv[a], Ja[:, 3:])
+        Mb[:, 3:] = np.einsum("kij,kj->ki", Iinv[b], Jb[:, 3:])
+        self.diagonal = np.einsum("ij,ij->i", Ja, Ma) + np.einsum("ij,ij->i", Jb, Mb)
+        shape = (m, 6 * n)
+        self.J = sp.csr_matrix((np.concatenate([Ja, Jb], axis=1).ravel(), cols.ravel(), indptr),
+                               shape=shape)
+        self.W = sp.csr_matrix((np.concatenate([Ma, Mb], axis=1).ravel(), cols.ravel(), indptr),
+                               shape=shape).T.tocsr()
+
+    def impulse(self, lam):
+        """M^-1 J^T lambda as linear and angular parts (N, 3) each."""
+        u = (self.W @ lam).reshape(-1, 6)
+        return u[:, :3], u[:, 3:]
+
+
+class _Reduced:
+    """x -> (S + R) x for the bounded rows, with the equality rows eliminated."""
+
+    def __init__(self, B: BodySpace, cfm, E: BodySpace | None, factorizer, factor):
+        self.B, self.cfm, self.E = B, cfm, E
+        self.factorizer, self.factor = factorizer, factor
+        self.products = 0
+
+    def velocity(self, x):
+        """Body velocities (6N,) that impulses x of the bounded rows cause, the joints reacting."""
+        u = self.B.W @ x
+        if self.E is not None:
+            u = u - self.E.W @ self.factorizer.solve(self.factor, self.E.J @ u)
+        return u
+
+    def __call__(self, x):
+        self.products += 1
+        return self.B.J @ self.velocity(x) + self.cfm * x
+
+
+def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=None, lam0=None,
+                    E: BodySpace | None = None, rhs_e=None, factorizer=None, factor=None,
+                    tolerance, relative_tolerance=None, max_iterations=None, friction_rounds=None):
+    """Solve the bounded problem of the module docstring.
+
+    B: the bounded rows; rhs, lo, hi (mb,); cfm scalar or (mb,); friction_normal (mb,) int
+    index of the bounding normal row (-1 otherwise) and mu (mb,); lam0 (mb,) warm start.
+    E, rhs_e, factorizer, factor: the equality rows, their right-hand side and the
+    factorisation of A_EE + cfm (None when there are none). tolerance: the largest projected
+    gradient accepted, in the units of rhs (VELOCITY_TOLERANCE / h for forces over a step h,
+    VELOCITY_TOLERANCE for impulses), plus relative_tolerance (default RELATIVE_TOLERANCE)
+    times the row's |right-hand side|.
+    Returns (lambda_E or None, lambda_B, info dict: iterations, products, rounds, residual).
+    """
+    mb = B.m
+    max_iterations = MAX_ITERATIONS if max_iterations is None else max_iterations
+    friction_rounds = FRICTION_ROUNDS if friction_rounds is None else friction_rounds
+    if friction_normal is None:
+        friction_normal = np.full(mb, -1)
+    is_fric = friction_normal >= 0
+    normal_of = np.where(is_fric, friction_normal, 0)
+    mu = np.zeros(mb) if mu is None else mu
+    cfm = np.broadcast_to(np.asarray(cfm, dtype=float), (mb,)) + CONTACT_SOFTNESS * B.diagonal
+    op = _Reduced(B, cfm, E, factorizer, factor)
+    b = rhs
+    if E is not None:
+        # b_B = r_B - A_BE A_EE^-1 r_E
+        b = rhs - B.J @ (E.W @ factorizer.solve(factor, rhs_e))
+    # rows that move no dynamic body (both sides static) do nothing: held at zero
+    dead = B.diagonal <= 1e-12 * B.diagonal.max(initial=0.0)
+    lo = np.where(dead, 0.0, lo)
+    hi = np.where(dead, 0.0, hi)
+    s = 1.0 / np.sqrt(np.where(dead, 1.0, B.diagonal + cfm))  # lambda = s z: unit diagonal
+    # a row may miss its target by the absolute tolerance plus a fraction of what it asks for
+    rel = RELATIVE_TOLERANCE if relative_tolerance is None else relative_tolerance
+    tol = tolerance + rel * np.abs(b)
+    x = np.zeros(mb) if lam0 is None else np.asarray(lam0, dtype=float)
+    qp = _MPRGP(lambda z: s * op(s * z), s * b, lambda: _step_length(op, s, mb))
+
+    def bounds(x):
+        limit = mu * np.maximum(x[normal_of], 0.0)
+        return np.where(is_fric, -limit, lo), np.where(is_fric, limit, hi)
+
+    iterations, rounds, residual = 0, 0, np.inf
+    for rounds in range(1, friction_rounds + 1):
+        blo, bhi = bounds(x)
+        z, used, residual = qp.solve(blo / s, bhi / s, x / s, tol * s, max_iterations)
+        iterations += used
+        x = s * z
+        if not is_fric.any() or used == 0:
+            break
+        change = np.abs(bounds(x)[1][is_fric] - bhi[is_fric]).max()
+        if change <= FRICTION_ROUND_TOLERANCE * max(np.abs(x).max(), 1e-12):
+            break
+    blo, bhi = bounds(x)
+    x = np.clip(x, blo, bhi)
+    lam_e = None
+    if E is not None:
+        lam_e = factorizer.solve(factor, rhs_e - E.J @ (B.W @ x))
+    return lam_e, x, {"iterations": iterations, "products": op.products, "rounds": rounds,
+                      "residual": residual, **qp.counts, "trace": qp.trace}
+
+
+def _step_length(op, s, m):
+    """Expansion step length 1/||s A s|| (a power-iteration estimate, kept below 2/||.||)."""
+    if m == 0:
+        return 1.0
+    x = np.full(m, 1.0 / np.sqrt(m))
+    est = 0.0
+    for _ in range(6):
+        y = s * op(s * x)
+        est = float(np.sqrt(_dot(y, y)))
+        if est == 0.0:
+            return 1.0
+        x = y / est
+    return 1.9 / (1.1 * est)
+
+
+class _MPRGP:
+    """min 1/2 z^T Q z - c^T z on lo <= z <= hi by MPRGP (Dostal and Schoeberl 2005; the box
+    version of Kruzik et al. 2020), Gamma = 1."""
+
+    def __init__(self, Q, c, step_length):
+        self.Q, self.c, self.step_length = Q, c, step_length
+        self.alpha = None             # computed when first needed: a converged warm start skips it
+        self.counts = {"cg": 0, "projected": 0, "expansion": 0, "proportioning": 0}
+        self.trace = []
+
+    def _alpha(self):
+        if self.alpha is None:
+            self.alpha = self.step_length()
+        return self.alpha
+
+    def solve(self, lo, hi, z0, tol, max_iterations):
+        """tol: (m,) per-row bound on the projected gradient. Returns (z, iterations, max
+        |projected gradient| / tol)."""
+        Q, c = self.Q, self.c
+        z = np.clip(z0, lo, hi)
+        g = Q(z) - c
+        zero = np.clip(0.0, lo, hi)
+        f_zero = 0.5 * _dot(zero, Q(zero) - c) if zero.any() else 0.0
+        if 0.5 * _dot(z, g - c) > f_zero:
+            z = zero                      # a warm start worse than no impulses at all
+            g = (Q(z) if z.any() else 0.0) - c
+        fixed = lo >= hi
+        p = None
+        it = 0
+        free_before = None
+        while True:
+            at_lo = z <= lo
+            at_hi = (z >= hi) & ~at_lo
+            free = ~(at_lo | at_hi)
+            if p is not None and not np.array_equal(free, free_before):
+                p = None                              # a row reached a bound: restart CG
+            free_before = free
+            phi = np.where(free, g, 0.0)
+            beta = np.where(at_lo, np.minimum(g, 0.0), np.where(at_hi, np.maximum(g, 0.0), 0.0))
+            beta[fixed] = 0.0
+            ratio = np.abs(phi + beta) / tol
+            worst = float(ratio.max(initial=0.0))
+            if it == 0:
+                self.trace.append(round(worst, 2))
+            if worst <= 1.0 or it >= max_iterations:
+                self.trace.append(it)
+                return z, it, worst
+            it += 1
+            bb = _dot(beta, beta)
+            if bb > 0.0:
+                # reduced free gradient: how far a step of alpha may go before a bound
+                alpha = self._alpha()
+                phit = np.where(phi > 0, np.minimum((z - lo) / alpha, phi),
+                                np.maximum((z - hi) / alpha, phi))
+            if bb == 0.0 or bb <= _dot(phit, phi):
+                if p is None:
+                    p = phi
+                Ap = Q(p)
+                pAp = _dot(p, Ap)
+                if not pAp > 0:
+                    return z, it, worst
+                a_cg = _dot(g, p) / pAp
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    room = np.where(p > 0, (z - lo) / p, np.where(p < 0, (z - hi) / p, np.inf))
+                a_f = float(room.min(initial=np.inf))
+                if a_cg <= a_f:                       # conjugate gradient step
+                    self.counts["cg"] += 1
+                    z = z - a_cg * p
+                    g = g - a_cg * Ap
+                    phi_new = np.where(free, g, 0.0)
+                    p = phi_new - (_dot(phi_new, Ap) / pAp) * p
+                else:
+                    # the CG step would cross bounds: first try it projected onto the box
+                    # (many rows reach their bounds at once in a pile); keep it if it descends
+                    f = 0.5 * _dot(z, g - c)
+                    z_try = np.clip(z - a_cg * p, lo, hi)
+                    g_try = Q(z_try) - c
+                    if 0.5 * _dot(z_try, g_try - c) < f:
+                        self.counts["projected"] += 1
+                        z, g = z_try, g_try
+                    else:                             # expansion step
+                        self.counts["expansion"] += 1
+                        z = np.clip(z - a_f * p, lo, hi)
+                        g = g - a_f * Ap
+                        z = np.clip(z - self._alpha() * np.where(free, g, 0.0), lo, hi)
+                        g = Q(z) - c
+                    p = None
+            else:                                     # proportioning step
+                self.counts["proportioning"] += 1
+                Ab = Q(beta)
+                a = _dot(beta, beta) / _dot(beta, Ab)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    room = np.where(beta < 0, (z - hi) / beta, np.where(beta > 0, (z - lo) / beta, np.inf))
+                a = min(a, float(room.min(initial=np.inf)))
+                z = np.clip(z - a * beta, lo, hi)
+                g = g - a * Ab
+                p = None
