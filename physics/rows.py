@@ -56,8 +56,8 @@ class Rows:
 
     def velocity(self, v: np.ndarray, w: np.ndarray) -> np.ndarray:
         """J u per row (m,)."""
-        return (dot(self.Ja[:, :3], v[self.a]) + dot(self.Ja[:, 3:], w[self.a])
-                + dot(self.Jb[:, :3], v[self.b]) + dot(self.Jb[:, 3:], w[self.b]))
+        u = np.concatenate([v, w], axis=1)
+        return np.einsum("ij,ij->i", self.Ja, u[self.a]) + np.einsum("ij,ij->i", self.Jb, u[self.b])
 
 
 def _anchors(k: Kinematics, a, b, la, lb):
