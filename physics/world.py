@@ -49,6 +49,12 @@ class World:
         times faster. "direct": active-set / projected Newton with a sparse factorisation of
         the whole system per iteration; exact, but each factorisation costs milliseconds once
         there are hundreds of contacts.
+
+    Attributes worth knowing: ``geometric_stiffness`` (default True) lets bodies pulled by
+    more joint tension than the step can resolve (a long chain or a heavy load hanging from
+    light links) carry that stiffness implicitly instead of splitting the step (see
+    ``step.unresolved_stiffness``); ``stats`` counts the steps that were split, projected,
+    energy-restored or stiff.
     """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), dt: float = 1 / 240, substeps: int = 1,

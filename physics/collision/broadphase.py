@@ -101,7 +101,7 @@ class PairCache:
     def __init__(self):
         self.anchor = None
 
-    def candidates(self, kind, params, position, static, margin, reach):
+    def candidates(self, kind, params, position, static, margin, reach, excluded):
         """(i, j, plane, body) candidates containing every pair within reach this step."""
         n = len(kind)
         if self.anchor is not None and self.anchor.shape == position.shape:
@@ -115,7 +115,9 @@ class PairCache:
         c, g = position[bounded], grow[bounded, None]
         i, j = sweep_and_prune(c - g, c + g)
         i, j = bounded[i], bounded[j]
-        keep = ~(static[i] & static[j])
+        # the model's excluded pairs (jointed bodies) are fixed with the cache: drop them now
+        keep = allowed(i, j, static, np.ones(n, np.int64), np.ones(n, np.int64),
+                       excluded_keys(excluded, n), n)
         planes = np.flatnonzero(kind == PLANE)
         movers = bounded[~static[bounded]]
         pp, pb = np.repeat(planes, len(movers)), np.tile(movers, len(planes))
@@ -135,7 +137,8 @@ def find_pairs(kind, params, position, rotation, static, group, mask, excluded_p
 
     reach (N,) extra distance per body (|v| dt for fast dynamic bodies, 0 otherwise); a pair
     is returned if its shapes may be within margin + reach_i + reach_j of each other.
-    ``cache`` keeps the candidates between steps (see PairCache); without it every call sweeps.
+    ``cache`` keeps the candidates between steps (see PairCache; it assumes the same bodies
+    and excluded pairs on every call); without it every call sweeps.
     """
     n = len(kind)
     if cache is None:
@@ -148,7 +151,8 @@ def find_pairs(kind, params, position, rotation, static, group, mask, excluded_p
         planes, movers = np.flatnonzero(kind == PLANE), bounded[~static[bounded]]
         pp, pb = np.repeat(planes, len(movers)), np.tile(movers, len(planes))
     else:
-        i, j, pp, pb = cache.candidates(kind, params, position, static, margin, reach)
+        i, j, pp, pb = cache.candidates(kind, params, position, static, margin, reach,
+                                        excluded_pairs)
         if len(i):      # the exact boxes of the bodies in candidate pairs only
             near = np.unique(np.concatenate([i, j]))
             ext = np.zeros((n, 3))
