@@ -332,13 +332,14 @@ def project_positions(world, model, x, q, v, w):
     return best
 
 
-def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0):
+def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None):
     """RATTLE's second half: the M-orthogonal projection of u onto J(x) u = 0 (removes only
     the velocity that violates the joints, so it never adds kinetic energy). With the joints'
-    ``stiffness`` the metric is the kick's augmented inertia (see augmented_inverse_inertia)."""
+    ``stiffness`` the metric is the kick's augmented inertia (see augmented_inverse_inertia).
+    R: the rotations of q, if already at hand."""
     n = world._n
     inv_mass = world._inv_mass[:n]
-    R = quat_to_matrix(q)
+    R = quat_to_matrix(q) if R is None else R
     if stiffness is None:
         Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
     else:
@@ -657,7 +658,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         Iinv_kick = world_inverse_inertia(R1, world._inv_inertia[:n]) if flow else Iinv
         w1 = w_drift + second * h * np.einsum("nij,nj->ni", Iinv_kick, T_kick)
     if stabilize:
-        v1, w1 = project_velocities(world, model, x1, q1, v1, w1, K, h)
+        v1, w1 = project_velocities(world, model, x1, q1, v1, w1, K, h, R1)
     return (x1, q1, v1, w1), StepReport(rows, lam, x, R, uni, lam_b)
 
 
