@@ -36,8 +36,8 @@ from .bounded import CONTACT_SOFTNESS, FRICTION_ROUND_TOLERANCE
 
 VELOCITY_TOLERANCE = 1e-6   # m/s (rad/s): how far a row may miss its velocity target ...
 RELATIVE_TOLERANCE = 1e-3   # ... plus this fraction of its right-hand side
-MAX_ITERATIONS = 50      # MPRGP iterations per friction round
-FRICTION_ROUNDS = 8
+MAX_ITERATIONS = 200      # MPRGP iterations per solve, all friction rounds together
+ROUND_ITERATIONS = 25     # MPRGP iterations before the friction bounds are refreshed
 _LANES = np.arange(6)
 
 
@@ -97,7 +97,8 @@ class _Reduced:
 
 def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=None, lam0=None,
                     E: BodySpace | None = None, rhs_e=None, factorizer=None, factor=None,
-                    tolerance, relative_tolerance=None, max_iterations=None, friction_rounds=None):
+                    tolerance, relative_tolerance=None, max_iterations=None,
+                    round_iterations=None):
     """Solve the bounded problem of the module docstring.
 
     B: the bounded rows; rhs, lo, hi (mb,); cfm scalar or (mb,); friction_normal (mb,) int
@@ -111,7 +112,7 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     """
     mb = B.m
     max_iterations = MAX_ITERATIONS if max_iterations is None else max_iterations
-    friction_rounds = FRICTION_ROUNDS if friction_rounds is None else friction_rounds
+    round_iterations = ROUND_ITERATIONS if round_iterations is None else round_iterations
     if friction_normal is None:
         friction_normal = np.full(mb, -1)
     is_fric = friction_normal >= 0
@@ -138,16 +139,24 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
         limit = mu * np.maximum(x[normal_of], 0.0)
         return np.where(is_fric, -limit, lo), np.where(is_fric, limit, hi)
 
+    # Friction rounds are short: a contact that starts cold (lambda_n = 0) has no friction
+    # until its bounds are refreshed, and a pile slides if that waits for a long solve.
+    fric = is_fric.any()
     iterations, rounds, residual = 0, 0, np.inf
-    for rounds in range(1, friction_rounds + 1):
+    while rounds < 4 * max_iterations + 1:
+        rounds += 1
         blo, bhi = bounds(x)
-        z, used, residual = qp.solve(blo / s, bhi / s, x / s, tol * s, max_iterations)
+        budget = max_iterations - iterations
+        z, used, residual = qp.solve(blo / s, bhi / s, x / s, tol * s,
+                                     min(round_iterations, budget) if fric else budget)
         iterations += used
         x = s * z
-        if not is_fric.any() or used == 0:
+        if not fric or iterations >= max_iterations:
             break
         change = np.abs(bounds(x)[1][is_fric] - bhi[is_fric]).max()
-        if change <= FRICTION_ROUND_TOLERANCE * max(np.abs(x).max(), 1e-12):
+        if change <= FRICTION_ROUND_TOLERANCE * max(np.abs(x).max(), 1e-12) and residual <= 1.0:
+            break
+        if used == 0 and change == 0.0:
             break
     blo, bhi = bounds(x)
     x = np.clip(x, blo, bhi)
@@ -194,11 +203,15 @@ class _MPRGP:
         Q, c = self.Q, self.c
         z = np.clip(z0, lo, hi)
         g = Q(z) - c
-        zero = np.clip(0.0, lo, hi)
-        f_zero = 0.5 * _dot(zero, Q(zero) - c) if zero.any() else 0.0
-        if 0.5 * _dot(z, g - c) > f_zero:
-            z = zero                      # a warm start worse than no impulses at all
-            g = (Q(z) if z.any() else 0.0) - c
+        # a warm start worse than no impulses at all (f(z) > 0) is replaced by its best
+        # multiple t z, 0 <= t < 1 (every box here holds 0, so t z stays in it). A good warm
+        # start is kept as it is: scaling it would be an error spread over the whole pile,
+        # the slowest mode for CG to remove.
+        zQz, cz = _dot(z, g + c), _dot(c, z)
+        if zQz > 0.0 and cz < 0.5 * zQz:
+            t = max(cz / zQz, 0.0)
+            z = t * z
+            g = t * (g + c) - c
         fixed = lo >= hi
         p = None
         it = 0
