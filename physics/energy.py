@@ -37,16 +37,17 @@ def restore_energy(world, target, state, most=1.1, slack=0.0, least=0.9):
     projected). Those steps conserve no modified energy: left alone, a run of them walks the
     energy up or down. Projecting back onto the energy level is the standard cure (a
     projection method for a first integral); uniform scaling keeps J u = 0 and the direction
-    of motion. The scale stays within [``least``, ``most``] per step, so a state that cannot
-    reach the level (too high up) is never flung, and one whose position alone is above it
-    (just released from rest, a little lifted by the projection) is slowed, not stopped; a
-    state within ``slack`` (a fraction of its kinetic energy) above the level is left alone."""
+    of motion. The scale is at most ``most`` per step, so a state that cannot reach the level
+    (too high up) is never flung; a state whose position alone is above the level (just
+    released from rest and a little lifted by the projection) is slowed by ``least``, not
+    stopped; a state within ``slack`` (a fraction of its kinetic energy) above the level is
+    left alone."""
     x1, q1, v1, w1 = state
     ke = kinetic_energy(world, q1, v1, w1)
     allowed = target - potential_energy(world, x1)
     if ke <= 0.0 or ke <= allowed + slack * ke and most <= 1.0:
         return state
-    scale = min(max(np.sqrt(max(allowed, 0.0) / ke), least), most)
+    scale = min(np.sqrt(allowed / ke), most) if allowed > 0.0 else least
     if scale == 1.0:
         return state
     world.stats["energy_restores"] += 1

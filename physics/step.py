@@ -101,12 +101,12 @@ def world_inverse_inertia(R: np.ndarray, inv_inertia_body: np.ndarray) -> np.nda
     return R @ inv_inertia_body @ R.transpose(0, 2, 1)
 
 
-def euler_midpoint(inertia, omega, h, iterations=2):
+def euler_midpoint(inertia, omega, h, iterations=2, guess=None):
     """Body-frame angular velocity (N, 3) after h of torque-free motion by the implicit
     midpoint rule: I (W1 - W0) / h + Wm x I Wm = 0, Wm = (W0 + W1) / 2. The rule keeps both
     W.I W and |I W| exactly, so thin bodies (rods, where the explicit term is unstable) spin
-    without gaining energy."""
-    w1 = omega.copy()
+    without gaining energy. Newton's method from ``guess`` (default W0)."""
+    w1 = omega.copy() if guess is None else guess
     for _ in range(iterations):
         wm = 0.5 * (omega + w1)
         Iwm = np.einsum("nij,nj->ni", inertia, wm)
@@ -116,14 +116,20 @@ def euler_midpoint(inertia, omega, h, iterations=2):
     return w1
 
 
-def free_rotation(R, inertia, w, h, dyn):
+def free_rotation(R, inertia, w, h, dyn, near=None):
     """The torque-free flow of each body over h: the world rotation vector (N, 3) that turns
-    it (about the midpoint angular velocity) and its body-frame angular velocity at the end."""
+    it (about the midpoint angular velocity) and its body-frame angular velocity at the end.
+    ``near``: (w', body_end') of this flow from a nearby w' (SHAKE's correction of w is tiny):
+    then one Newton iteration from there is as exact as two from scratch."""
     turn = h * w
     body_end = np.einsum("nji,nj->ni", R, w)
     if dyn.size:
         w0 = body_end[dyn]
-        w1 = euler_midpoint(inertia[dyn], w0, h)
+        if near is None:
+            w1 = euler_midpoint(inertia[dyn], w0, h)
+        else:
+            start = near[1][dyn] + w0 - np.einsum("nji,nj->ni", R[dyn], near[0][dyn])
+            w1 = euler_midpoint(inertia[dyn], w0, h, iterations=1, guess=start)
         body_end[dyn] = w1
         turn[dyn] = h * np.einsum("nij,nj->ni", R[dyn], 0.5 * (w0 + w1))
     return turn, body_end
@@ -253,7 +259,7 @@ def correct_to_manifold(world, model, rows, factor, x1, q1, v_half, w_half, inv_
     back from the final positions. x1, q1 are the positions of the plain drift. Returns
     (best |C|, x+, q+, v half, w half)."""
     fac = model.pattern.factorizer
-    total = (0.0, 0.0)                # sum of the corrections, linear and angular
+    total = untouched = (0.0, 0.0)    # sum of the corrections, linear and angular
     best, restart, JM_start = None, None, None
     newton = world.shake_quasi_iterations == 0
     direction, fraction = None, 1.0
@@ -295,6 +301,8 @@ def correct_to_manifold(world, model, rows, factor, x1, q1, v_half, w_half, inv_
         x1, q1 = x1 + direction[0], rotate_quat(q1, direction[1])
         total = (total[0] + direction[0], total[1] + direction[1])
     err, x1, q1, total = best if best is not None else restart
+    if total is untouched:          # the drift already met the joints: nothing to correct
+        return err, x1, q1, v_half, w_half
     # the velocities change by exactly M^-1 J^T (sum of corrections) / h, so internal forces
     # keep linear and angular momentum
     return err, x1, q1, v_half + total[0] / h, w_half + total[1] / h
@@ -625,12 +633,13 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     v_half = v + first * h * acc_lin + h * kick_lin
     w_half = w + first * h * acc_ang + h * kick_ang
 
-    def drift(w_half):
+    def drift(w_half, near=None):
         if flow:
-            return free_rotation(R, inertia, w_half, h, model.dynamic)
+            return free_rotation(R, inertia, w_half, h, model.dynamic, near)
         return h * w_half, None
 
-    turn, _ = drift(w_half)
+    turn, body_end = drift(w_half)
+    drifted = w_half
     x1, q1 = x + h * v_half, rotate_quat(q, turn)
     stabilize = model.m and world.post_stabilization
     if stabilize:
@@ -647,8 +656,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
             world.stats["projections"] += 1
             err, x1, q1 = project_positions(world, model, x1, q1, v_half, w_half)
     R1 = quat_to_matrix(q1)
-    # velocities at the end of the drift (SHAKE corrected the half-step ones)
-    _, body_end = drift(w_half)
+    if w_half is not drifted:        # velocities at the end of the drift SHAKE corrected
+        _, body_end = drift(w_half, (drifted, body_end))
     w_drift = np.einsum("nij,nj->ni", R1, body_end) if flow else carry_with_bodies(R, R1, w_half)
     # second half kick with the applied loads (the velocity projection supplies the joints')
     second = 1.0 - first
