@@ -8,11 +8,12 @@ import numpy as np
 from .math3d import quat_to_matrix
 
 
-def kinetic_energy(world, q, v, w) -> float:
-    """J: sum of 1/2 m v.v + 1/2 w.I w over dynamic bodies; q, v, w (N, ...) world frame."""
+def kinetic_energy(world, q, v, w, R=None) -> float:
+    """J: sum of 1/2 m v.v + 1/2 w.I w over dynamic bodies; q, v, w (N, ...) world frame;
+    R (N, 3, 3) the rotations of q if already at hand."""
     n = world._n
     dyn = world._inv_mass[:n] > 0
-    R = quat_to_matrix(q[dyn])
+    R = quat_to_matrix(q[dyn]) if R is None else R[dyn]
     wb = np.einsum("nji,nj->ni", R, w[dyn])
     Iw = np.einsum("nij,nj->ni", world._inertia[:n][dyn], wb)
     m = world._mass[:n][dyn]
@@ -31,7 +32,7 @@ def state_energy(world, state) -> float:
     return kinetic_energy(world, q, v, w) + potential_energy(world, x)
 
 
-def restore_energy(world, target, state, most=1.1, slack=0.0, least=0.9):
+def restore_energy(world, target, state, most=1.1, slack=0.0, least=0.9, R=None):
     """The state with its velocities scaled so that its energy is ``target`` (J), the energy
     the system had before its steps left the symplectic path (split into varying sub-steps or
     projected). Those steps conserve no modified energy: left alone, a run of them walks the
@@ -43,7 +44,7 @@ def restore_energy(world, target, state, most=1.1, slack=0.0, least=0.9):
     stopped; a state within ``slack`` (a fraction of its kinetic energy) above the level is
     left alone."""
     x1, q1, v1, w1 = state
-    ke = kinetic_energy(world, q1, v1, w1)
+    ke = kinetic_energy(world, q1, v1, w1, R)
     allowed = target - potential_energy(world, x1)
     if ke <= 0.0 or ke <= allowed + slack * ke and most <= 1.0:
         return state

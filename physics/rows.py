@@ -31,6 +31,7 @@ class Kinematics:
     R: np.ndarray
     v: np.ndarray
     w: np.ndarray
+    velocity_terms: bool = True     # False: Jdot u may be left at zero (only J is wanted)
 
 
 @dataclass
@@ -87,8 +88,8 @@ def point_rows(k: Kinematics, a, b, la, lb) -> Rows:
     Ja[:, :, 3:] = skew(ra)
     Jb[:, :, 3:] = skew(-rb)
     Ja, Jb = Ja.reshape(3 * n, 6), Jb.reshape(3 * n, 6)
-    return Rows(np.repeat(a, 3), np.repeat(b, 3), (pb - pa).reshape(-1), Ja, Jb,
-                _centripetal(k, a, b, ra, rb).reshape(-1))
+    jdu = _centripetal(k, a, b, ra, rb).reshape(-1) if k.velocity_terms else np.zeros(3 * n)
+    return Rows(np.repeat(a, 3), np.repeat(b, 3), (pb - pa).reshape(-1), Ja, Jb, jdu)
 
 
 def perpendicular_rows(k: Kinematics, a, b, ua, vb) -> Rows:

@@ -352,7 +352,7 @@ def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None):
         Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
     else:
         Iinv = augmented_inverse_inertia(R, world._inertia[:n], stiffness, h, model.dynamic)
-    rows = evaluate_tables(model.tables, Kinematics(x, R, v, w))
+    rows = evaluate_tables(model.tables, Kinematics(x, R, v, w, velocity_terms=False))
     factor = _factor_at(world, model, rows, inv_mass, Iinv)
     if stiffness is None:     # the next sub-step starts here: it may reuse R and the factor
         world._start_cache = StartCache(x, q, R, Iinv, factor, world.cfm)
@@ -743,10 +743,12 @@ def advance(world):
                     reference = state_energy(world, start)
                 # back to the level after a fallback; a plain step (whose own energy error is
                 # bounded, of order h^2) is only pulled down when it rose well above it
+                cache = world._start_cache
+                R = cache.R if cache is not None and cache.q is state[1] else None
                 if fell_back:
-                    state = restore_energy(world, reference, state)
+                    state = restore_energy(world, reference, state, R=R)
                 else:
-                    state = restore_energy(world, reference, state, most=1.0, slack=1e-3)
+                    state = restore_energy(world, reference, state, most=1.0, slack=1e-3, R=R)
     except (SingularSystemError, np.linalg.LinAlgError) as exc:
         raise StepError(f"step at t={world.time:.6g} s failed: {exc}; the world is unchanged "
                         "(check for conflicting joints or bodies of wildly different mass)") from None
