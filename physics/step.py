@@ -92,7 +92,7 @@ def compile_model(world) -> Model:
     return Model(tables, a, b, owner, pattern, scatter, np.flatnonzero(inv_mass > 0),
                  np.array([j.body_b.row for j in joints], dtype=np.intp),
                  np.array([j._lb for j in joints]).reshape(-1, 3),
-                 excluded_pairs(world), shaped >= 2, anchor_sides(tables))
+                 excluded_pairs(world), shaped >= 2, anchor_sides(tables, world._inv_inertia[:n]))
 
 
 # -- stage 1: applied wrench ---------------------------------------------------------------
@@ -172,9 +172,13 @@ def unresolved_stiffness(model, kin, lam, Iinv, h):
     if model.anchor_sides is None:
         return None
     n = Iinv.shape[0]
-    body, local, first_row, sign = model.anchor_sides
-    r = np.einsum("nij,nj->ni", kin.R[body], local)
+    body, local, first_row, sign, reach = model.anchor_sides
     force = sign[:, None] * lam[first_row[:, None] + np.arange(3)]
+    # rho <= h^2/2 sum |f| |r| (tr I^-1 - u.I^-1 u): a cheap screen of the common case
+    bound = np.bincount(body, np.sqrt(np.einsum("ij,ij->i", force, force)) * reach, minlength=n)
+    if 0.5 * h * h * bound.max() <= RESOLVED_STIFFNESS:
+        return None
+    r = np.einsum("nij,nj->ni", kin.R[body], local)
     pull = np.maximum(np.einsum("ij,ij->i", force, r), 0.0)
     if not pull.any():
         return None
@@ -195,9 +199,11 @@ def unresolved_stiffness(model, kin, lam, Iinv, h):
     return K.reshape(n, 3, 3)
 
 
-def anchor_sides(tables):
+def anchor_sides(tables, inv_inertia):
     """Both sides of every point-coincidence row triple: (body (S,), anchor in the body frame
-    (S, 3), first row (S,), sign of the force on that body (S,)), or None without any."""
+    (S, 3), first row (S,), sign of the force on that body (S,), turning reach (S,): |r| times
+    the body's inverse inertia summed over the two axes across r, rad / (N m s^2) * m; a
+    rotation invariant), or None without any. inv_inertia: (N, 3, 3) body frame."""
     parts, offset = [], 0
     for table in tables:
         count = table.ROWS_PER_INSTANCE[table.kind] * table.a.shape[0]
@@ -208,7 +214,12 @@ def anchor_sides(tables):
         offset += count
     if not parts:
         return None
-    return tuple(np.concatenate(column) for column in zip(*parts))
+    body, local, first, sign = (np.concatenate(column) for column in zip(*parts))
+    length = np.sqrt(np.einsum("ij,ij->i", local, local))
+    u = local / np.where(length > 0, length, 1.0)[:, None]
+    Ib = inv_inertia[body]
+    across = np.trace(Ib, axis1=1, axis2=2) - np.einsum("ij,ij->i", u, np.einsum("nij,nj->ni", Ib, u))
+    return body, local, first, sign, length * across
 
 
 def augmented_inverse_inertia(R, inertia_body, stiffness, h, dyn):
