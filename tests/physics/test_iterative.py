@@ -76,7 +76,7 @@ def solve_direct(p):
     return lam[:m_eq], lam[m_eq:]
 
 
-def solve_iter(p, round_iterations=50, max_iterations=2000, tolerance=1e-10):
+def solve_iter(p, round_iterations=50, max_iterations=2000, tolerance=1e-10, friction_rounds=50):
     ea, eb, eJa, eJb = p["eq"]
     a, b, Ja, Jb = p["b"]
     E = BodySpace(ea, eb, eJa, eJb, p["inv_mass"], p["Iinv"], p["n"])
@@ -87,7 +87,8 @@ def solve_iter(p, round_iterations=50, max_iterations=2000, tolerance=1e-10):
     return solve_iterative(B, p["rhs_b"], p["lo"], p["hi"], CFM, friction_normal=p["fn"], mu=p["mu"],
                            E=E, rhs_e=p["rhs_e"], factorizer=fac, factor=factor,
                            tolerance=tolerance, relative_tolerance=0.0, max_iterations=max_iterations,
-                           round_iterations=round_iterations), E, B, fac, factor
+                           round_iterations=round_iterations,
+                           friction_rounds=friction_rounds), E, B, fac, factor
 
 
 def dense_system(p, E, B):
