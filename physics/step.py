@@ -47,6 +47,7 @@ class StartCache(NamedTuple):
     Iinv: np.ndarray
     factor: object
     cfm: float
+    stiffness: object = None  # the tension stiffness in the factorised A, if any
     step: int = -1            # the world's step count when committed
 
 
@@ -222,6 +223,19 @@ def anchor_sides(tables, inv_inertia):
     return body, local, first, sign, length * across
 
 
+# The stiffness found in a step may carry the next one (saving a factorisation) while no
+# body's has moved by more than this fraction of the largest.
+STIFFNESS_DRIFT = 0.05
+
+
+def _close(K_used, K_found):
+    """Whether the stiffness a step was started with may stand for the one it found."""
+    if K_used is None or K_found is None:
+        return K_used is K_found
+    change = np.sqrt(np.einsum("nij,nij->n", K_found - K_used, K_found - K_used)).max()
+    return change <= STIFFNESS_DRIFT * np.sqrt(np.einsum("nij,nij->n", K_used, K_used)).max()
+
+
 def augmented_inverse_inertia(R, inertia_body, stiffness, h, dyn):
     """(R I R^T + h^2 / 4 K)^-1 per body (N, 3, 3), zero for static bodies. Verlet with the
     stiffness K added to the inertia this way is stable for any step (its modes of frequency
@@ -359,14 +373,13 @@ def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None):
     n = world._n
     inv_mass = world._inv_mass[:n]
     R = quat_to_matrix(q) if R is None else R
-    if stiffness is None:
-        Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
-    else:
+    Iinv = Iinv_true = world_inverse_inertia(R, world._inv_inertia[:n])
+    if stiffness is not None:
         Iinv = augmented_inverse_inertia(R, world._inertia[:n], stiffness, h, model.dynamic)
     rows = evaluate_tables(model.tables, Kinematics(x, R, v, w, velocity_terms=False))
     factor = _factor_at(world, model, rows, inv_mass, Iinv)
-    if stiffness is None:     # the next sub-step starts here: it may reuse R and the factor
-        world._start_cache = StartCache(x, q, R, Iinv, factor, world.cfm)
+    # the next sub-step starts here: it may reuse R, I^-1 and (with this stiffness) the factor
+    world._start_cache = StartCache(x, q, R, Iinv_true, factor, world.cfm, stiffness)
     nu = model.pattern.factorizer.solve(factor, rows.velocity(v, w))
     dv, dw = generalized_acceleration(model, rows, -nu, inv_mass, Iinv, 0.0, 0.0)
     return v + dv, w + dw
@@ -618,25 +631,40 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     T_kick = world._torque[:n] if flow else T
     kin = Kinematics(x, R, v, w)
     rows = lam = factor = None
+    uni = unilateral_rows(world, model, kin, h) if depth == 0 or world._uni_each_split else None
+    # the tension stiffness the last sub-step found (see unresolved_stiffness) carries this one
+    K = world._stiffness if depth == 0 and model.m else None
+    world._stiffness = None
+    Iinv_true = Iinv
     if model.m:
         rows = evaluate_tables(model.tables, kin)
-        factor = cache.factor if reuse else _factor_at(world, model, rows, inv_mass, Iinv)
-    uni = unilateral_rows(world, model, kin, h) if depth == 0 or world._uni_each_split else None
+        if K is not None:
+            Iinv = augmented_inverse_inertia(R, inertia, K, h, model.dynamic)
+        factor = (cache.factor if reuse and cache.stiffness is K
+                  else _factor_at(world, model, rows, inv_mass, Iinv))
     kick_lin = kick_ang = 0.0
-    lam_b = K = None
+    lam_b = K_found = None
     if uni is not None:
         v, w = resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w)
         lam, lam_b = bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor)
         kick_lin, kick_ang = _bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
+        if world.geometric_stiffness and lam is not None and lam.size:
+            K_found = unresolved_stiffness(model, kin, lam, Iinv_true, h)
     elif model.m:
         lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
         if world.geometric_stiffness:
-            K = unresolved_stiffness(model, kin, lam, Iinv, h)
-        if K is not None:
-            world.stats["stiff_steps"] += 1
-            Iinv = augmented_inverse_inertia(R, inertia, K, h, model.dynamic)
+            K_found = unresolved_stiffness(model, kin, lam, Iinv_true, h)
+        if not _close(K, K_found):
+            # newly stiff, no longer stiff, or the stiffness moved: take the one found here
+            K = K_found
+            Iinv = (Iinv_true if K is None
+                    else augmented_inverse_inertia(R, inertia, K, h, model.dynamic))
             factor = _factor_at(world, model, rows, inv_mass, Iinv)
             lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
+        if K is not None:
+            world.stats["stiff_steps"] += 1
+        if depth > 0:
+            K_found = K        # split sub-steps keep theirs: no stiffness is handed on
     acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T_kick)
     # With bounded rows in play the whole kick comes first (symplectic Euler), so that the
     # velocity the contacts aim at is the one the bodies move with and end the step with.
@@ -678,7 +706,11 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         Iinv_kick = world_inverse_inertia(R1, world._inv_inertia[:n]) if flow else Iinv
         w1 = w_drift + second * h * np.einsum("nij,nj->ni", Iinv_kick, T_kick)
     if stabilize:
-        v1, w1 = project_velocities(world, model, x1, q1, v1, w1, K, h, R1)
+        # the projection already takes the stiffness found here, which the next sub-step
+        # kicks with: its factorisation is then the next one's (the stiffness lags one step)
+        v1, w1 = project_velocities(world, model, x1, q1, v1, w1, K_found, h, R1)
+        if depth == 0:
+            world._stiffness = K_found
     return (x1, q1, v1, w1), StepReport(rows, lam, x, R, uni, lam_b)
 
 
@@ -736,7 +768,7 @@ def advance(world):
     h = world.dt / world.substeps
     state = tuple(world._view(name) for name in ("_x", "_q", "_v", "_w"))
     substep = SUBSTEPS[world.integrator]
-    start, reference = state, world._energy_reference
+    start, reference, stiffness = state, world._energy_reference, world._stiffness
     cache = world._start_cache          # left by the last step, valid if nothing touched it
     world._start_cache = None
     if cache is not None and cache.step == world._steps:
@@ -761,9 +793,11 @@ def advance(world):
                 else:
                     state = restore_energy(world, reference, state, most=1.0, slack=1e-3, R=R)
     except (SingularSystemError, np.linalg.LinAlgError) as exc:
+        world._stiffness = stiffness
         raise StepError(f"step at t={world.time:.6g} s failed: {exc}; the world is unchanged "
                         "(check for conflicting joints or bodies of wildly different mass)") from None
     if not all(np.isfinite(s).all() for s in state):
+        world._stiffness = stiffness
         raise StepError(f"step at t={world.time:.6g} s produced NaN or infinity; the world is "
                         "unchanged (forces too large for dt, or an unstable configuration)")
     for name, value in zip(("_x", "_q", "_v", "_w"), state):
@@ -771,8 +805,9 @@ def advance(world):
     world._force[:n] = 0.0
     world._torque[:n] = 0.0
     world._steps += 1
-    cache = world._start_cache
+    cache, stiffness = world._start_cache, world._stiffness
     world._state_changed()
+    world._stiffness = stiffness
     if cache is not None and cache.x is state[0] and cache.q is state[1]:
         world._start_cache = cache._replace(step=world._steps)
     if conservative:

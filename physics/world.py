@@ -120,6 +120,7 @@ class World:
         self._ignored: set[frozenset] = set()
         self._pattern_cache = {}
         self._start_cache = None
+        self._stiffness = None          # step.unresolved_stiffness handed to the next step
         self._allowed: set[frozenset] = set()
         self.contact_margin = 0.01      # m: gap below which a contact row is made (speculative)
         self._contacts = None           # ContactReport of the last step
@@ -320,6 +321,7 @@ class World:
 
     def _state_changed(self):
         self._start_cache = None      # see step.symplectic_substep
+        self._stiffness = None
         self._report = None
         self._wrench_cache = None
         self._energy_reference = None
@@ -445,6 +447,7 @@ class World:
         state["n_joints"] = len(self._joints)
         state["joint_angles"] = self._joint_angle.copy()
         state["energy_reference"] = self._energy_reference
+        state["stiffness"] = None if self._stiffness is None else self._stiffness.copy()
         return state
 
     def set_state(self, state: dict):
@@ -465,6 +468,12 @@ class World:
         self._state_changed()
         # the energy level a conservative system holds through fallback steps (step.advance)
         self._energy_reference = state.get("energy_reference")
+        stiffness = state.get("stiffness")      # the joints' tension stiffness of the last step
+        if stiffness is not None:
+            stiffness = np.array(stiffness, dtype=float)
+            if stiffness.shape != (self._n, 3, 3) or not np.all(np.isfinite(stiffness)):
+                raise ValueError("state['stiffness'] has the wrong shape or is not finite")
+        self._stiffness = stiffness
 
     def _joint_wrenches(self) -> np.ndarray:
         if self._wrench_cache is None:

@@ -216,12 +216,8 @@ def test_whipping_chain_of_thin_rods_keeps_its_energy():
     assert worst < 1e-4
 
 
-def test_chain_holding_a_heavy_bob_swings_as_a_pendulum_without_splitting_steps():
-    """20 light rods (0.1 kg) carry a 100 kg bob: ~1000 N of tension makes each rod's turning
-    stiffness too fast for dt = 1/240 (h^2 K / I ~ 20). The stiffness taken implicitly keeps
-    the step stable without splitting it; the slow swing is unchanged: its period matches
-    the rigid pendulum within 0.5 %, the energy never rises, the joints hold to 1e-6 m."""
-    tilt = 0.1
+def chain_with_a_heavy_bob(tilt=0.1):
+    """20 rods (0.1 kg, 0.1 m) from the world down to a 100 kg ball, released at ``tilt``."""
     down = np.array([np.sin(tilt), 0.0, -np.cos(tilt)])
     along = (np.cos(tilt / 2), 0.0, -np.sin(tilt / 2), 0.0)     # capsule axis along `down`
     world, prev = World(dt=1 / 240), None
@@ -234,6 +230,15 @@ def test_chain_holding_a_heavy_bob_swings_as_a_pendulum_without_splitting_steps(
     world.add_joint(Ball(prev, bob, anchor=down * 2.0))
     for body in world.bodies:
         body.collision_mask = 0
+    return world, bob
+
+
+def test_chain_holding_a_heavy_bob_swings_as_a_pendulum_without_splitting_steps():
+    """20 light rods (0.1 kg) carry a 100 kg bob: ~1000 N of tension makes each rod's turning
+    stiffness too fast for dt = 1/240 (h^2 K / I ~ 20). The stiffness taken implicitly keeps
+    the step stable without splitting it; the slow swing is unchanged: its period matches
+    the rigid pendulum within 0.5 %, the energy never rises, the joints hold to 1e-6 m."""
+    world, bob = chain_with_a_heavy_bob()
     e0, rise, worst, xs = world.energy(), 0.0, 0.0, []
     for _ in range(6 * 240):
         world.step()
@@ -250,3 +255,18 @@ def test_chain_holding_a_heavy_bob_swings_as_a_pendulum_without_splitting_steps(
     assert world.stats["splits"] == 0 and world.stats["stiff_steps"] > 1000
     assert rise <= 1e-6 * abs(e0)
     assert worst < 1e-6
+
+
+def test_replay_of_a_stiff_chain_from_a_snapshot_is_bitwise_exact():
+    """The tension stiffness found in one step carries the next, so it is part of the state."""
+    world, _ = chain_with_a_heavy_bob()
+    world.step(50)
+    snapshot = world.get_state()
+    world.step(50)
+    first = world.get_state()
+    world.set_state(snapshot)
+    world.step(50)
+    again = world.get_state()
+    assert first["stiffness"] is not None
+    for key in ("x", "q", "v", "w", "stiffness"):
+        np.testing.assert_array_equal(again[key], first[key])
