@@ -106,10 +106,10 @@ class Pattern:
         J = np.zeros((2 * self.m + 1, 6))          # the last row pads short groups
         J[:-1:2], J[1::2] = Ja, Jb
         S = J[padded]                               # (B, k, 6)
-        lin, ang = S[:, :, :3], S[:, :, 3:]
-        gram = inv_mass[bodies, None, None] * (lin @ lin.transpose(0, 2, 1))
-        gram += ang @ inv_inertia[bodies] @ ang.transpose(0, 2, 1)
-        return gram.reshape(-1)[flat]
+        SM = np.empty_like(S)                       # S M^-1 (inverse inertias are symmetric)
+        SM[:, :, :3] = S[:, :, :3] * inv_mass[bodies, None, None]
+        np.matmul(S[:, :, 3:], inv_inertia[bodies], out=SM[:, :, 3:])
+        return (SM @ S.transpose(0, 2, 1)).reshape(-1)[flat]
 
 
 def apply_inverse_mass(J: np.ndarray, body: np.ndarray, inv_mass: np.ndarray,

@@ -90,6 +90,16 @@ def skew(r: np.ndarray) -> np.ndarray:
     return (r @ _SKEW).reshape(-1, 3, 3)
 
 
+def inverse3(m: np.ndarray) -> np.ndarray:
+    """Inverses of (n, 3, 3) matrices by the adjugate (several times faster than
+    np.linalg.inv for thousands of small matrices); the caller ensures they are regular."""
+    c0, c1, c2 = m[:, :, 0], m[:, :, 1], m[:, :, 2]
+    out = np.empty_like(m)
+    out[:, 0], out[:, 1], out[:, 2] = cross(c1, c2), cross(c2, c0), cross(c0, c1)
+    out /= np.einsum("ij,ij->i", c0, out[:, 0])[:, None, None]
+    return out
+
+
 def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", a, b)
 

@@ -29,7 +29,7 @@ from .contacts import contact_keys, detect, excluded_pairs, report as contact_re
 from .energy import restore_energy, state_energy
 from .limits import bounded_joint_rows, build_coordinate_tables
 from .linsolve import SingularSystemError
-from .math3d import (cross, quat_conjugate, quat_multiply, quat_to_matrix,
+from .math3d import (cross, inverse3, quat_conjugate, quat_multiply, quat_to_matrix,
                      quat_to_rotation_vector, rotate_quat, skew)
 from .rows import Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables
 
@@ -194,9 +194,8 @@ def unresolved_stiffness(model, kin, lam, Iinv, h):
     if keep.size == 0:
         return None
     body, u, scale = body[keep], u[keep], (pull * weight[body])[keep]
-    blocks = scale[:, None, None] * (np.eye(3) - u[:, :, None] * u[:, None, :])
-    K = np.zeros((n, 9))
-    np.add.at(K, body, blocks.reshape(-1, 9))
+    blocks = (scale[:, None, None] * (np.eye(3) - u[:, :, None] * u[:, None, :])).reshape(-1, 9)
+    K = np.stack([np.bincount(body, blocks[:, c], minlength=n) for c in range(9)], axis=1)
     return K.reshape(n, 3, 3)
 
 
@@ -244,7 +243,7 @@ def augmented_inverse_inertia(R, inertia_body, stiffness, h, dyn):
     out = np.zeros_like(stiffness)
     Rd = R[dyn]
     I_world = Rd @ inertia_body[dyn] @ Rd.transpose(0, 2, 1)
-    out[dyn] = np.linalg.inv(I_world + 0.25 * h * h * stiffness[dyn])
+    out[dyn] = inverse3(I_world + 0.25 * h * h * stiffness[dyn])
     return out
 
 
