@@ -52,9 +52,12 @@ _LANES = np.arange(6)
 
 
 def _dot(a, b):
-    """a . b without BLAS: OpenBLAS threads its ddot above 10^4 entries, and on a busy machine
-    those threads spin for whole seconds (seen on the 1000-sphere bin); one thread is also
-    the same order of additions on every machine."""
+    """a . b, single-threaded: OpenBLAS threads its ddot above 10^4 entries, and on a busy
+    machine those threads spun for whole seconds (seen on the 1000-sphere bin), so long
+    vectors go through einsum's own loop; short ones through BLAS, whose call costs less.
+    (Either way a given size always takes the same path: runs stay bitwise reproducible.)"""
+    if a.shape[0] <= 8192:
+        return float(a @ b)
     return float(np.einsum("i,i->", a, b))
 
 
@@ -243,34 +246,40 @@ class _MPRGP:
 
     def _iterate(self, lo, hi, z, g, p, free_before, tol, max_iterations):
         Q, c = self.Q, self.c
-        fixed = lo >= hi
+        inv_tol = 1.0 / tol
+        m = z.shape[0]
         it = 0
         while True:
             at_lo = z <= lo
-            at_hi = (z >= hi) & ~at_lo
+            at_hi = z >= hi
             free = ~(at_lo | at_hi)
-            if p is not None and not np.array_equal(free, free_before):
-                p = None                              # a row reached a bound: restart CG
-            free_before = free
-            phi = np.where(free, g, 0.0)
-            beta = np.where(at_lo, np.minimum(g, 0.0), np.where(at_hi, np.maximum(g, 0.0), 0.0))
-            beta[fixed] = 0.0
-            ratio = np.abs(phi + beta) / tol
-            worst = float(ratio.max(initial=0.0))
+            if free_before is not None:
+                # a direction carried over from the last round holds while the free rows do
+                if p is not None and not np.array_equal(free, free_before):
+                    p = None
+                free_before = None
+            # projected gradient: g on the free rows, its part pointing into the box on the
+            # others (a fixed row, lo = hi, sits on both bounds and gets 0)
+            gp = np.where(at_lo, np.minimum(g, 0.0), g)
+            gp = np.where(at_hi, np.maximum(gp, 0.0), gp)
+            worst = float((np.abs(gp) * inv_tol).max(initial=0.0))
             if it == 0:
                 self.trace.append(round(worst, 2))
             if worst <= 1.0 or it >= max_iterations:
                 self.trace.append((it, round(worst, 1)))
-                self._last = (z, g, p, free_before)
+                self._last = (z, g, p, free)
                 return z, it, worst
             it += 1
-            bb = _dot(beta, beta)
-            if bb > 0.0:
+            phi = np.where(free, g, 0.0)                 # free gradient
+            bb = _dot(gp, gp) - _dot(phi, phi)           # |chopped gradient|^2 (disjoint)
+            proportional = bb <= 0.0
+            if not proportional:
                 # reduced free gradient: how far a step of alpha may go before a bound
                 alpha = self._alpha()
                 phit = np.where(phi > 0, np.minimum((z - lo) / alpha, phi),
                                 np.maximum((z - hi) / alpha, phi))
-            if bb == 0.0 or bb <= _dot(phit, phi):
+                proportional = bb <= _dot(phit, phi)
+            if proportional:
                 if p is None:
                     p = phi
                 Ap = Q(p)
@@ -279,17 +288,18 @@ class _MPRGP:
                     self._last = None
                     return z, it, worst
                 a_cg = _dot(g, p) / pAp
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    room = np.where(p > 0, (z - lo) / p, np.where(p < 0, (z - hi) / p, np.inf))
+                # the longest feasible step along -p (p is zero off the free rows)
+                room = np.divide(z - np.where(p > 0, lo, hi), p, out=np.full(m, np.inf),
+                                 where=p != 0)
                 a_f = float(room.min(initial=np.inf))
-                if a_cg <= a_f:                       # conjugate gradient step
+                if a_cg < a_f:                        # conjugate gradient step
                     self.counts["cg"] += 1
                     z = z - a_cg * p
                     g = g - a_cg * Ap
                     phi_new = np.where(free, g, 0.0)
                     p = phi_new - (_dot(phi_new, Ap) / pAp) * p
                 else:
-                    # the CG step would cross bounds: first try it projected onto the box
+                    # the CG step would reach bounds: first try it projected onto the box
                     # (many rows reach their bounds at once in a pile); keep it if it descends
                     f = 0.5 * _dot(z, g - c)
                     z_try = np.clip(z - a_cg * p, lo, hi)
@@ -306,10 +316,11 @@ class _MPRGP:
                     p = None
             else:                                     # proportioning step
                 self.counts["proportioning"] += 1
+                beta = gp - phi
                 Ab = Q(beta)
-                a = _dot(beta, beta) / _dot(beta, Ab)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    room = np.where(beta < 0, (z - hi) / beta, np.where(beta > 0, (z - lo) / beta, np.inf))
+                a = bb / _dot(beta, Ab)
+                room = np.divide(z - np.where(beta < 0, hi, lo), beta, out=np.full(m, np.inf),
+                                 where=beta != 0)
                 a = min(a, float(room.min(initial=np.inf)))
                 z = np.clip(z - a * beta, lo, hi)
                 g = g - a * Ab
