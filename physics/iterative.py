@@ -121,7 +121,10 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     gradient accepted, in the units of rhs (VELOCITY_TOLERANCE / h for forces over a step h,
     VELOCITY_TOLERANCE for impulses), plus relative_tolerance (default RELATIVE_TOLERANCE)
     times the row's |right-hand side|.
-    Returns (lambda_E or None, lambda_B, info dict: iterations, products, rounds, residual).
+    Returns (lambda_E or None, lambda_B, info dict: iterations, products (of S + R), rounds,
+    residual (largest projected gradient / tolerance at the end; <= 1: converged), the counts of
+    each kind of MPRGP step, and trace: per round its starting residual and (iterations, end
+    residual)).
     """
     mb = B.m
     max_iterations = MAX_ITERATIONS if max_iterations is None else max_iterations
