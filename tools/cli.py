@@ -7,7 +7,13 @@ import os
 import sys
 import time
 
-import numpy as np
+# One BLAS thread: the engine's linear algebra is many small calls, for which OpenBLAS's extra
+# threads only spin (seen: whole seconds lost in one step on a busy 2-core machine). It must be
+# set before numpy loads; a user's own setting wins.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+import numpy as np  # noqa: E402  (after the thread setting above)
 
 
 class UsageError(Exception):
