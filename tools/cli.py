@@ -244,7 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--png", metavar="OUT.png", help="draw the final state to a PNG (OpenGL, no display needed)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_run)
-    s = sub.add_parser("bench", help="benchmarks, JSON out (chain, render)")
+    s = sub.add_parser("bench", help="benchmarks, JSON out (chain, chain_energy, contacts, render)")
     s.add_argument("names", nargs="*", help="which benchmarks (default: all physics benchmarks)")
     s.add_argument("--out", help="also write the JSON here")
     s.set_defaults(func=cmd_bench)
