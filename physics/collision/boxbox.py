@@ -12,106 +12,146 @@ Its corners are among 24 candidates, each a fixed geometric feature (hence a sta
 This is the result of Sutherland-Hodgman clipping without its sequential loop. The depth of
 each point is -w of the incident surface there. At most 4 are kept: the deepest, the one
 furthest from it, and the two spanning the largest triangles on either side.
+
+Everything is computed for all pairs of a batch at once, pair index last (e.g. (24, M)
+candidates, (4, 4, M) crossings) so that each numpy call is one long loop over the pairs; the
+number of calls does not depend on the number of pairs. Pairs further apart than their margin
+are dropped right after the SAT, before any manifold is built. Sums are formed in the same
+order as before this layout (einsum dot products), so the manifolds are the same to the bit.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .geometry import closest_segments, dot
-from .sat import EDGE, FACE_B, box_sat
+from .sat import EDGE, FACE_B, pair_last, sat_pair_last
 
 INCIDENT_QUAD = np.array([[1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0], [1.0, -1.0]])  # cyclic
 EDGE_FEATURE = 1 << 12   # edge-edge ids: EDGE_FEATURE + 3 i + j, above every face id
 INSIDE_TOL = 1e-9        # relative slack of the inside tests: coincident faces still count
+_NEXT = np.array([1, 2, 3, 0])                 # the next corner of the cyclic quad
+_CYCLE = np.array([0, 1, 2])[:, None]
+_Q0, _Q1 = INCIDENT_QUAD[:, 0:1], INCIDENT_QUAD[:, 1:2]
+# Crossings 8 + 4 e + s: side line s is u = +hu, u = -hu, v = +hv, v = -hv.
+_S_AXIS = np.array([0, 0, 1, 1])               # the coordinate fixed on line s
+_S_OTHER = np.array([1, 1, 0, 0])
+_S_SIGN = np.array([1.0, -1.0, 1.0, -1.0])[:, None]
+_S_IS_U = (_S_AXIS == 0)[:, None]
 
 
-def _face_candidates(ref, inc, k, normal_ref):
-    """(u, v, w, valid) (M, 24) candidates and face ids; ref/inc are Shapes, k (M,) axis."""
+def _dot021(x, y):
+    """Dot products over axis -2 summed as einsum sums two contiguous rows of 3."""
+    return (x[..., 0, :] * y[..., 0, :] + x[..., 2, :] * y[..., 2, :]) + x[..., 1, :] * y[..., 1, :]
+
+
+def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, normal_ref):
+    """The 24 candidates of M face pairs, pair-last: ref_axes, inc_axes (3 axis, 3, M),
+    positions and half extents (3, M), face axis k (M,), normal_ref (3, M) the outward normal
+    of the reference face.
+
+    Returns u, v, w (24, M) in the reference face frame, ok (24, M), the frame (3 rows U, V,
+    normal, 3, M), its origin face_c (3, M), and the reference and incident face ids (M,).
+    """
     m = len(k)
-    rows = np.arange(m)
-    ref_h, inc_h = ref.params[:, :3], inc.params[:, :3]
-    k1, k2 = (k + 1) % 3, (k + 2) % 3
-    U, V = ref.rot[rows, :, k1], ref.rot[rows, :, k2]
-    hk, hu, hv = ref_h[rows, k], ref_h[rows, k1], ref_h[rows, k2]
-    face_c = ref.pos + normal_ref * hk[:, None]
-    ref_face = 2 * k + (dot(normal_ref, ref.rot[rows, :, k]) > 0)
+    cols = np.arange(m)
+    kk = (k + _CYCLE) % 3                                           # (3, M): k, k1, k2
+    frame = ref_axes[kk[:, None, :], _CYCLE, cols]                  # rows a_k, U, V
+    hk, hu, hv = ref_h[kk, cols]
+    ref_face = 2 * k + ((normal_ref * frame[0]).sum(axis=0) > 0)
+    frame[0] = frame[1]
+    frame[1] = frame[2]
+    frame[2] = normal_ref                                           # rows U, V, normal
+    face_c = ref_pos + normal_ref * hk
 
-    m_dots = np.einsum("mi,mij->mj", normal_ref, inc.rot)
-    j = np.argmax(np.abs(m_dots), axis=1)
-    s_inc = np.where(m_dots[rows, j] > 0, -1.0, 1.0)
-    inc_n = inc.rot[rows, :, j] * s_inc[:, None]
-    j1, j2 = (j + 1) % 3, (j + 2) % 3
-    P = inc.rot[rows, :, j1] * inc_h[rows, j1][:, None]
-    Q = inc.rot[rows, :, j2] * inc_h[rows, j2][:, None]
-    inc_c = inc.pos + inc_n * inc_h[rows, j][:, None]
+    n = normal_ref
+    m_dots = (n[0] * inc_axes[:, 0] + n[1] * inc_axes[:, 1]) + n[2] * inc_axes[:, 2]
+    j = np.argmax(np.abs(m_dots), axis=0)
+    s_inc = np.where(m_dots[j, cols] > 0, -1.0, 1.0)
+    jj = (j + _CYCLE) % 3
+    spans = inc_axes[jj[:, None, :], _CYCLE, cols]                  # rows axis j, j1, j2
+    inc_hj = inc_h[jj, cols]
+    inc_hj[0] *= s_inc
+    inc_n = spans[0] * s_inc
+    spans *= inc_hj[:, None, :]                                     # inc_n * h_j, P, Q
+    inc_c = inc_pos + spans[0]
     inc_face = 2 * j + (s_inc > 0)
-    verts = (inc_c[:, None, :] + INCIDENT_QUAD[None, :, 0:1] * P[:, None, :]
-             + INCIDENT_QUAD[None, :, 1:2] * Q[:, None, :])                   # (M, 4, 3)
-    rel = verts - face_c[:, None, :]
-    iu, iv, iw = dot(rel, U[:, None]), dot(rel, V[:, None]), dot(rel, normal_ref[:, None])
 
+    # As the dot products this replaces (corners as inc_c + P + Q): the same bits.
+    vecs = np.empty((5, 3, m))                      # 4 corners and the centre, from face_c
+    np.add(inc_c, _Q0[:, :, None] * spans[1], out=vecs[:4])
+    vecs[:4] += _Q1[:, :, None] * spans[2]
+    vecs[4] = inc_c
+    vecs -= face_c
+    local = _dot021(vecs[:, None], frame)                           # (5, 3, M) u, v, w
+    iu, iv, iw = local[:4, 0], local[:4, 1], local[:4, 2]           # (4, M)
+    nu, nv, mn = _dot021(inc_n, frame)                              # <= -1/sqrt(3): never 0
+    w0 = _dot021(vecs[4], inc_n) / mn
+
+    u = np.empty((24, m))
+    v = np.empty((24, m))
+    w = np.empty((24, m))
+    ok = np.empty((24, m), dtype=bool)
     tol_u, tol_v = hu * (1 + INSIDE_TOL), hv * (1 + INSIDE_TOL)
     # 0..3: incident vertices inside the reference rectangle.
-    c_u, c_v, c_w = [iu], [iv], [iw]
-    c_ok = [(np.abs(iu) <= tol_u[:, None]) & (np.abs(iv) <= tol_v[:, None])]
+    u[:4], v[:4], w[:4] = iu, iv, iw
+    np.logical_and(np.abs(iu) <= tol_u, np.abs(iv) <= tol_v, out=ok[:4])
 
     # 4..7: reference vertices inside the projected incident quad (either winding).
-    ru, rv = INCIDENT_QUAD[None, :, 0] * hu[:, None], INCIDENT_QUAD[None, :, 1] * hv[:, None]
-    nu, nv = np.roll(iu, -1, 1), np.roll(iv, -1, 1)
-    eu, ev = nu - iu, nv - iv                                                # (M, 4) edges
-    winding = np.sign(np.sum(iu * nv - iv * nu, axis=1))[:, None, None]
-    side = (eu[:, None, :] * (rv[:, :, None] - iv[:, None, :])
-            - ev[:, None, :] * (ru[:, :, None] - iu[:, None, :])) * winding  # (M, 4ref, 4e)
-    edge_len = np.sqrt(eu**2 + ev**2)[:, None, :]
-    scale = np.maximum(hu, hv)[:, None, None]
-    inside_quad = np.all(side >= -INSIDE_TOL * edge_len * scale, axis=2) & (winding[..., 0] != 0)
-    mn = np.einsum("mi,mi->m", inc_n, normal_ref)           # <= -1/sqrt(3): never zero
-    w0 = dot(inc_c - face_c, inc_n) / mn
-    rw = w0[:, None] - (ru * dot(inc_n, U)[:, None] + rv * dot(inc_n, V)[:, None]) / mn[:, None]
-    c_u.append(ru), c_v.append(rv), c_w.append(rw), c_ok.append(inside_quad)
+    ru, rv = _Q0 * hu, _Q1 * hv                                     # (4, M)
+    nxt = local[_NEXT]
+    edge = nxt[:, :3] - local[:4]                                   # (4, 3, M)
+    eu, ev = edge[:, 0], edge[:, 1]
+    winding = np.sign((iu * nxt[:, 1] - iv * nxt[:, 0]).sum(axis=0))
+    side = eu * (rv[:, None] - iv) - ev * (ru[:, None] - iu)        # (4 ref, 4 e, M)
+    side *= winding
+    edge_len = np.sqrt(eu**2 + ev**2)
+    scale = np.maximum(hu, hv)
+    np.logical_and(np.all(side >= -INSIDE_TOL * edge_len * scale, axis=1), winding != 0,
+                   out=ok[4:8])
+    u[4:8], v[4:8] = ru, rv
+    w[4:8] = w0 - (ru * nu + rv * nv) / mn
 
-    # 8..23: incident edge e crossing reference side line s (u = +-hu, v = +-hv).
-    nw = np.roll(iw, -1, 1)
-    for coord, other, bound, obound in ((iu, iv, hu, tol_v), (iv, iu, hv, tol_u)):
-        ncoord, nother = np.roll(coord, -1, 1), np.roll(other, -1, 1)
-        for line in (1.0, -1.0):
-            denom = ncoord - coord
-            safe = np.where(np.abs(denom) > 1e-300, denom, 1.0)
-            t = (line * bound[:, None] - coord) / safe
-            o = other + t * (nother - other)
-            ok = (np.abs(denom) > 1e-300) & (t >= 0) & (t <= 1) & (np.abs(o) <= obound[:, None])
-            at = np.broadcast_to(line * bound[:, None], t.shape)
-            c_u.append(at if coord is iu else o), c_v.append(o if coord is iu else at)
-            c_w.append(iw + t * (nw - iw)), c_ok.append(ok)
-    # Stacked in order line s, then edge e; reorder to 8 + 4 e + s.
-    u, v, w, ok = (np.concatenate(x, axis=1) for x in (c_u, c_v, c_w, c_ok))
-    perm = np.r_[0:8, 8 + (np.arange(16) % 4) * 4 + np.arange(16) // 4]
-    u, v, w, ok = u[:, perm], v[:, perm], w[:, perm], ok[:, perm]
-    return u, v, w, ok, face_c, U, V, ref_face, inc_face
+    # 8..23: incident edge e crossing reference side line s, as (4 e, 4 s, M).
+    line = _S_SIGN * np.stack([hu, hu, hv, hv])                    # (4 s, M)
+    coords = local[:4, :2]
+    denom = edge[:, _S_AXIS]
+    moving = np.abs(denom) > 1e-300
+    t = (line - coords[:, _S_AXIS]) / np.where(moving, denom, 1.0)
+    o = coords[:, _S_OTHER] + t * edge[:, _S_OTHER]
+    obound = np.stack([tol_v, tol_v, tol_u, tol_u])
+    u[8:] = np.where(_S_IS_U, line, o).reshape(16, m)
+    v[8:] = np.where(_S_IS_U, o, line).reshape(16, m)
+    w[8:] = (iw[:, None] + t * edge[:, None, 2]).reshape(16, m)
+    ok[8:] = (moving & (t >= 0) & (t <= 1) & (np.abs(o) <= obound)).reshape(16, m)
+    return u, v, w, ok, frame, face_c, ref_face, inc_face
 
 
 def _reduce4(u, v, depth, ok, scale):
-    """Indices (M, 4) of at most 4 well-spread candidates and their (M, 4) validity."""
-    rows = np.arange(len(u))
+    """Indices (4, M) of at most 4 well-spread of the (C, M) candidates; their validity."""
+    cols = np.arange(u.shape[1])
     tiny = (1e-5 * scale) ** 2
-    pick = lambda x, i: x[rows, i]
-    i1 = np.argmax(np.where(ok, depth, -np.inf), axis=1)
-    u1, v1 = pick(u, i1), pick(v, i1)
-    d2 = np.where(ok, (u - u1[:, None]) ** 2 + (v - v1[:, None]) ** 2, -np.inf)
-    i2 = np.argmax(d2, axis=1)
-    u2, v2 = pick(u, i2), pick(v, i2)
-    area = (u2 - u1)[:, None] * (v - v1[:, None]) - (v2 - v1)[:, None] * (u - u1[:, None])
-    i3 = np.argmax(np.where(ok, area, -np.inf), axis=1)
-    i4 = np.argmin(np.where(ok, area, np.inf), axis=1)
-    keep = np.stack([ok.any(axis=1), pick(d2, i2) > tiny,
-                     pick(area, i3) > tiny, pick(area, i4) < -tiny], axis=1)
-    return np.stack([i1, i2, i3, i4], axis=1), keep
+    i1 = np.argmax(np.where(ok, depth, -np.inf), axis=0)
+    du, dv = u - u[i1, cols], v - v[i1, cols]
+    d2 = np.where(ok, du**2 + dv**2, -np.inf)
+    i2 = np.argmax(d2, axis=0)
+    area = du[i2, cols] * dv - dv[i2, cols] * du
+    i3 = np.argmax(np.where(ok, area, -np.inf), axis=0)
+    i4 = np.argmin(np.where(ok, area, np.inf), axis=0)
+    keep = np.stack([ok[i1, cols], d2[i2, cols] > tiny,
+                     area[i3, cols] > tiny, area[i4, cols] < -tiny])
+    return np.stack([i1, i2, i3, i4]), keep
+
+
+def _take(x, rows):
+    return x if rows is None else x[..., rows]
 
 
 def box_box(a, b, margin):
     """Candidates (C = 4): a face manifold, or one edge-edge point in slot 0."""
     m = len(margin)
-    kind, index, normal, sep = box_sat(a, b)
+    axes_a, pos_a, h_a = pair_last(a)
+    axes_b, pos_b, h_b = pair_last(b)
+    kind, index, normal, sep = sat_pair_last(axes_a, pos_a, h_a, axes_b, pos_b, h_b)
     point = np.zeros((m, 4, 3))
     depth = np.zeros((m, 4))
     feature = np.zeros((m, 4), dtype=np.int64)
@@ -119,27 +159,32 @@ def box_box(a, b, margin):
     close = sep <= margin
 
     face = close & (kind != EDGE)
-    if face.any():
-        fb = (kind == FACE_B)[face]
-        sel = lambda x, y: np.where(fb.reshape((-1,) + (1,) * (x.ndim - 1)), y, x)
-        A = type(a)(*(x[face] for x in a))
-        B = type(b)(*(x[face] for x in b))
-        ref = type(a)(*(sel(x, y) for x, y in zip(A, B)))
-        inc = type(a)(*(sel(y, x) for x, y in zip(A, B)))
-        n_ref = np.where(fb[:, None], -normal[face], normal[face])
-        u, v, w, ok, face_c, U, V, ref_face, inc_face = _face_candidates(ref, inc, index[face],
-                                                                         n_ref)
-        dep = -w
-        ok &= dep >= -margin[face][:, None]
-        scale = np.maximum(ref.params[:, :3].max(1), inc.params[:, :3].max(1))
-        idx, keep = _reduce4(u, v, dep, ok, scale)
-        g = lambda x: np.take_along_axis(x, idx, 1)
-        uu, vv, ww = g(u), g(v), g(w)
-        point[face] = (face_c[:, None] + uu[..., None] * U[:, None] + vv[..., None] * V[:, None]
-                       + (ww / 2)[..., None] * n_ref[:, None])
-        depth[face] = -ww
-        feature[face] = ((fb[:, None] * 6 + ref_face[:, None]) * 6 + inc_face[:, None]) * 24 + idx
-        valid[face] = keep
+    n_face = np.count_nonzero(face)
+    if n_face:
+        sel = None if n_face == m else np.flatnonzero(face)
+        xa, pa, ha = _take(axes_a, sel), _take(pos_a, sel), _take(h_a, sel)
+        xb, pb, hb = _take(axes_b, sel), _take(pos_b, sel), _take(h_b, sel)
+        fb = _take(kind, sel) == FACE_B
+        n_ref = _take(normal.T, sel)
+        if fb.any():
+            xa, xb = np.where(fb, xb, xa), np.where(fb, xa, xb)
+            pa, pb = np.where(fb, pb, pa), np.where(fb, pa, pb)
+            ha, hb = np.where(fb, hb, ha), np.where(fb, ha, hb)
+            n_ref = np.where(fb, -n_ref, n_ref)
+        u, v, w, ok, frame, face_c, ref_face, inc_face = _face_candidates(
+            xa, pa, ha, xb, pb, hb, _take(index, sel), n_ref)
+        ok &= w <= _take(margin, sel)
+        idx, keep = _reduce4(u, v, -w, ok, np.maximum(ha.max(0), hb.max(0)))
+        cols = np.arange(u.shape[1])
+        ww = w[idx, cols]
+        pts = (face_c[:, None] + u[idx, cols] * frame[0, :, None] + v[idx, cols] * frame[1, :, None]
+               + (ww / 2) * frame[2, :, None])                      # (3, 4, M)
+        fid = ((fb * 6 + ref_face) * 6 + inc_face) * 24 + idx
+        if sel is None:
+            point, depth, feature, valid = pts.transpose(2, 1, 0), -ww.T, fid.T, keep.T
+        else:
+            point[sel], depth[sel], feature[sel], valid[sel] = (pts.transpose(2, 1, 0), -ww.T,
+                                                                fid.T, keep.T)
 
     edge = close & (kind == EDGE)
     if edge.any():
@@ -162,4 +207,4 @@ def box_box(a, b, margin):
         depth[edge, 0] = d
         feature[edge, 0] = EDGE_FEATURE + index[edge]
         valid[edge, 0] = d >= -margin[edge]
-    return point, np.repeat(normal[:, None], 4, axis=1), depth, feature, valid
+    return point, np.broadcast_to(normal[:, None], (m, 4, 3)), depth, feature, valid
