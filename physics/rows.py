@@ -157,6 +157,9 @@ class PrimitiveTable:
             la, lb = self.args
             return (k.x[self.b] + rotate(k.R[self.b], lb) - k.x[self.a]
                     - rotate(k.R[self.a], la)).reshape(-1)
+        if self.kind == "perpendicular":
+            ua, vb = self.args
+            return dot(rotate(k.R[self.a], ua), rotate(k.R[self.b], vb))
         return self.evaluate(k).C
 
     @property

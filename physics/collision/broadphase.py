@@ -114,19 +114,18 @@ class PairCache:
         bounded = np.flatnonzero((kind >= SPHERE) & (kind < PLANE))
         c, g = position[bounded], grow[bounded, None]
         i, j = sweep_and_prune(c - g, c + g)
-        i, j = bounded[i], bounded[j]
+        i, j, pp, pb = sorted_pairs(bounded[i], bounded[j], kind, static, n)
         # the model's excluded pairs (jointed bodies) are fixed with the cache: drop them now
-        keep = allowed(i, j, static, np.ones(n, np.int64), np.ones(n, np.int64),
-                       excluded_keys(excluded, n), n)
-        planes = np.flatnonzero(kind == PLANE)
-        movers = bounded[~static[bounded]]
-        pp, pb = np.repeat(planes, len(movers)), np.tile(movers, len(planes))
+        every, keys = np.ones(n, np.int64), excluded_keys(excluded, n)
+        keep = allowed(i, j, static, every, every, keys, n)
+        i, j = i[keep], j[keep]
         if len(pp):
             gap = np.einsum("mi,mi->m", params[pp, :3], position[pb]) - params[pp, 3] - radius[pb]
-            near = gap <= margin + 2.0 * self.skin[pb]
+            near = (gap <= margin + 2.0 * self.skin[pb]) & allowed(pp, pb, np.zeros(n, bool),
+                                                                   every, every, keys, n)
             pp, pb = pp[near], pb[near]
         self.anchor = position.copy()
-        self.pairs = (i[keep], j[keep], pp, pb)
+        self.pairs = (i, j, pp, pb)
         return self.pairs
 
 
@@ -147,10 +146,9 @@ def find_pairs(kind, params, position, rotation, static, group, mask, excluded_p
         ext += (0.5 * margin + reach[bounded])[:, None]
         c = position[bounded]
         i, j = sweep_and_prune(c - ext, c + ext)
-        i, j = bounded[i], bounded[j]
-        planes, movers = np.flatnonzero(kind == PLANE), bounded[~static[bounded]]
-        pp, pb = np.repeat(planes, len(movers)), np.tile(movers, len(planes))
-    else:
+        i, j, pp, pb = sorted_pairs(bounded[i], bounded[j], kind, static, n)
+        keys = excluded_keys(excluded_pairs, n)
+    else:       # sorted, static and excluded pairs already left out
         i, j, pp, pb = cache.candidates(kind, params, position, static, margin, reach,
                                         excluded_pairs)
         if len(i):      # the exact boxes of the bodies in candidate pairs only
@@ -161,16 +159,12 @@ def find_pairs(kind, params, position, rotation, static, group, mask, excluded_p
             lo, hi = position - ext, position + ext
             overlap = np.all((lo[i] <= hi[j]) & (lo[j] <= hi[i]), axis=1)
             i, j = i[overlap], j[overlap]
+        keys = np.zeros(0, dtype=np.int64)
     if not (len(i) or len(pp)):
         return i, j, pp, pb
-    keys = excluded_keys(excluded_pairs, n)
     group, mask = np.asarray(group, np.int64), np.asarray(mask, np.int64)
     ok = allowed(i, j, static, group, mask, keys, n)
     i, j = i[ok], j[ok]
-    first, second = np.minimum(i, j), np.maximum(i, j)
-    order = np.argsort(first.astype(np.int64) * n + second, kind="stable")
-    i, j = first[order], second[order]
-
     if len(pp):
         nrm = params[pp, :3]
         gap = (np.einsum("mi,mi->m", nrm, position[pb]) - params[pp, 3]
@@ -178,6 +172,15 @@ def find_pairs(kind, params, position, rotation, static, group, mask, excluded_p
         keep = (gap <= margin + reach[pb]) & allowed(pp, pb, np.zeros(n, bool), group, mask,
                                                      keys, n)
         pp, pb = pp[keep], pb[keep]
-        order = np.argsort(pb.astype(np.int64) * n + pp, kind="stable")
-        pp, pb = pp[order], pb[order]
     return i, j, pp, pb
+
+
+def sorted_pairs(i, j, kind, static, n):
+    """Body pairs as (min, max) sorted by that key, and every plane with every movable bounded
+    body, sorted by body then plane."""
+    first, second = np.minimum(i, j), np.maximum(i, j)
+    order = np.argsort(first.astype(np.int64) * n + second, kind="stable")
+    movers = np.flatnonzero((kind >= SPHERE) & (kind < PLANE) & ~static)
+    planes = np.flatnonzero(kind == PLANE)
+    return (first[order], second[order], np.tile(planes, len(movers)),
+            np.repeat(movers, len(planes)))

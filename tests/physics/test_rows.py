@@ -84,3 +84,18 @@ def test_jdot_u_matches_finite_differences_along_the_motion(joint_name, world_an
 
     fd = (cdot(1) - cdot(-1)) / (2 * eps)
     np.testing.assert_allclose(rows.Jdu, fd, atol=1e-6, rtol=1e-6)
+
+
+@pytest.mark.parametrize("joint_name", sorted(JOINTS))
+def test_position_only_values_equal_the_full_rows(joint_name):
+    """SHAKE measures C alone (faster paths per kind); it must be the rows' C exactly, and
+    rows evaluated without their velocity terms must keep J and C."""
+    world = random_pair(np.random.default_rng(3), joint_name, world_anchor=False)
+    x, q, v, w = state(world)
+    k = Kinematics(x, quat_to_matrix(q), v, w)
+    full = evaluate_tables(world._model().tables, k)
+    np.testing.assert_allclose(evaluate_tables(world._model().tables, k, c_only=True), full.C,
+                               rtol=0, atol=1e-15)
+    lean = evaluate_tables(world._model().tables, Kinematics(x, k.R, v, w, velocity_terms=False))
+    for field in ("C", "Ja", "Jb"):
+        np.testing.assert_array_equal(getattr(lean, field), getattr(full, field))
