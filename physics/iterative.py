@@ -12,12 +12,18 @@ limits, motors), with A = J M^-1 J^T + cfm. Here:
   exact solve given lambda_B: the joint rows keep the exactness of a direct solve.
 * S is never formed. J (m x 6N) and M^-1 J^T (6N x m) are two sparse matrices with 12 entries
   a row, so S x = J_B (u - W_E A_EE^-1 J_E u), u = M^-1 J_B^T x: a few sparse products and one
-  banded back-substitution, linear in the rows.
+  banded back-substitution, linear in the rows. With joints the coupling matrices A_BB,
+  J_B W_E and J_E W_B are formed once per solve (without the exact zeros of limit rows and
+  static bodies), so a product is three sparse products and the banded solve.
 * The box-constrained QP  min 1/2 x^T (S + R) x - b^T x,  lo <= x <= hi  is solved by Dostal's
   MPRGP (modified proportioning with reduced gradient projections): conjugate-gradient steps
   on the free rows, proportioning steps that free rows whose gradient points into the box, and
   when CG would cross a bound, the CG step projected onto the box if it lowers the objective
-  (in a pile many rows reach their bounds at once), else MPRGP's expansion step. It converges
+  (in a pile many rows reach their bounds at once), else MPRGP's expansion step. While rows
+  keep reaching bounds, the next step is the projected gradient step of Barzilai-Borwein
+  length (s^T y / y^T y of the last step) if it descends: one product instead of the
+  projected CG step's two (1000 poured spheres: ~40 % less time for a lower objective in the
+  same iterations); a step that reaches no bound hands back to CG. It converges
   at the rate of CG (sqrt of the condition number, not the condition number as Jacobi/Gauss-
   Seidel do), which is what high mass ratios (a 100 kg box on a 1 kg box, a 1:1000 chain)
   need. Rows are scaled by the diagonal of A_BB (Jacobi preconditioning; boxes stay boxes).
@@ -40,8 +46,10 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import lapack
 
 from .bounded import CONTACT_SOFTNESS, FRICTION_ROUND_TOLERANCE
+from .linsolve import BandedCholesky
 
 VELOCITY_TOLERANCE = 1e-6   # m/s (rad/s): how far a row may miss its velocity target ...
 RELATIVE_TOLERANCE = 1e-3   # ... plus this fraction of its right-hand side
@@ -66,7 +74,7 @@ class BodySpace:
 
     def __init__(self, a, b, Ja, Jb, inv_mass, Iinv, n):
         m = a.shape[0]
-        self.m = m
+        self.m, self.n = m, n
         cols = np.concatenate([(6 * a)[:, None] + _LANES, (6 * b)[:, None] + _LANES], axis=1)
         indptr = np.arange(0, 12 * m + 1, 12)
         Ma = np.empty_like(Ja)
@@ -77,10 +85,34 @@ class BodySpace:
         Mb[:, 3:] = np.einsum("kij,kj->ki", Iinv[b], Jb[:, 3:])
         self.diagonal = np.einsum("ij,ij->i", Ja, Ma) + np.einsum("ij,ij->i", Jb, Mb)
         shape = (m, 6 * n)
-        self.J = sp.csr_matrix((np.concatenate([Ja, Jb], axis=1).ravel(), cols.ravel(), indptr),
-                               shape=shape)
-        self.W = sp.csr_matrix((np.concatenate([Ma, Mb], axis=1).ravel(), cols.ravel(), indptr),
+        self._cols = cols
+        self._J = np.concatenate([Ja, Jb], axis=1)
+        self._M = np.concatenate([Ma, Mb], axis=1)
+        # a body without inverse mass and inertia (static) has zero rows in W
+        moves = (inv_mass > 0) | (Iinv != 0).any(axis=(1, 2))
+        self._moves = np.stack([moves[a], moves[b]], axis=1)
+        self.J = sp.csr_matrix((self._J.ravel(), cols.ravel(), indptr), shape=shape)
+        self.W = sp.csr_matrix((self._M.ravel(), cols.ravel(), indptr),
                                shape=shape).T.tocsr()
+
+    def operator(self, scale=None, order=None):
+        """(diag(scale) J, M^-1 J^T diag(scale)) with the rows taken in ``order``, without the
+        entries that cannot contribute to J M^-1 J^T x (exact zeros, bodies that do not move):
+        the matrices of the solver's products."""
+        Jd, Md, cols = self._J, self._M, self._cols
+        if order is not None:
+            Jd, Md, cols = Jd[order], Md[order], cols[order]
+            scale = None if scale is None else scale[order]
+        if scale is not None:
+            Jd = Jd * scale[:, None]
+            Md = Md * scale[:, None]
+        shape = (self.m, 6 * self.n)
+        moves = self._moves if order is None else self._moves[order]
+        keep_j = (Jd != 0) & np.repeat(moves, 6, axis=1)
+        keep_m = Md != 0
+        J = sp.csr_matrix((Jd[keep_j], cols[keep_j], _indptr(keep_j)), shape=shape)
+        W = sp.csr_matrix((Md[keep_m], cols[keep_m], _indptr(keep_m)), shape=shape).T.tocsr()
+        return J, W
 
     def impulse(self, lam):
         """M^-1 J^T lambda as linear and angular parts (N, 3) each."""
@@ -88,24 +120,49 @@ class BodySpace:
         return u[:, :3], u[:, 3:]
 
 
+def _indptr(keep):
+    out = np.zeros(keep.shape[0] + 1, dtype=np.int64)
+    np.cumsum(keep.sum(axis=1), out=out[1:])
+    return out
+
+
 class _Reduced:
-    """x -> (S + R) x for the bounded rows, with the equality rows eliminated."""
+    """z -> diag(s) (S + R) diag(s) z for the bounded rows (Jacobi-scaled), with the equality
+    rows eliminated. Built once per solve: the scaled, pruned J_B and W_B, and with joints the
+    coupling matrices A_BB, J_B W_E and J_E W_B (three sparse products and one banded solve per
+    product instead of four and one); the banded factorisation's row order is folded into
+    the coupling matrices."""
 
-    def __init__(self, B: BodySpace, cfm, E: BodySpace | None, factorizer, factor):
-        self.B, self.cfm, self.E = B, cfm, E
-        self.factorizer, self.factor = factorizer, factor
+    def __init__(self, B: BodySpace, cfm, s, E: BodySpace | None, factorizer, factor):
         self.products = 0
+        self.d = s * cfm * s
+        self.E = E
+        if E is None:
+            # the scaled J and W from B's own arrays (contacts alone: pruning costs more than
+            # the few exact zeros it takes out of the products)
+            self.J = sp.csr_matrix((B.J.data * np.repeat(s, 12), B.J.indices, B.J.indptr),
+                                   shape=B.J.shape)
+            self.W = sp.csr_matrix((B.W.data * s[B.W.indices], B.W.indices, B.W.indptr),
+                                   shape=B.W.shape)
+            return
+        J, W = B.operator(s)
+        self.banded = isinstance(factorizer, BandedCholesky)
+        JE, WE = E.operator(order=factorizer.order if self.banded else None)
+        self.A = (J @ W).tocsr()
+        self.C = (JE @ W).tocsr()          # J_E W_B (rows in the factorisation's order)
+        self.D = (J @ WE).tocsr()          # J_B W_E
+        self.factorizer, self.factor = factorizer, factor
 
-    def velocity(self, x):
-        """Body velocities (6N,) that impulses x of the bounded rows cause, the joints reacting."""
-        u = self.B.W @ x
-        if self.E is not None:
-            u = u - self.E.W @ self.factorizer.solve(self.factor, self.E.J @ u)
-        return u
-
-    def __call__(self, x):
+    def __call__(self, z):
         self.products += 1
-        return self.B.J @ self.velocity(x) + self.cfm * x
+        if self.E is None:
+            return self.J @ (self.W @ z) + self.d * z
+        y = self.C @ z
+        if self.banded:
+            y = lapack.dpbtrs(self.factor, y, lower=1)[0]
+        else:
+            y = self.factorizer.solve(self.factor, y)
+        return self.A @ z - self.D @ y + self.d * z
 
 
 def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=None, lam0=None,
@@ -136,7 +193,6 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     normal_of = np.where(is_fric, friction_normal, 0)
     mu = np.zeros(mb) if mu is None else mu
     cfm = np.broadcast_to(np.asarray(cfm, dtype=float), (mb,)) + CONTACT_SOFTNESS * B.diagonal
-    op = _Reduced(B, cfm, E, factorizer, factor)
     b = rhs
     if E is not None:
         # b_B = r_B - A_BE A_EE^-1 r_E
@@ -152,7 +208,8 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     # for zero, and its force is measured against the normal force)
     tol = tolerance + rel * (np.abs(b) + np.where(is_fric, mu * np.abs(b[normal_of]), 0.0))
     x = np.zeros(mb) if lam0 is None else np.asarray(lam0, dtype=float)
-    qp = _MPRGP(lambda z: s * op(s * z), s * b, lambda: _step_length(op, s, mb))
+    op = _Reduced(B, cfm, s, E, factorizer, factor)
+    qp = _MPRGP(op, s * b, lambda: _step_length(op, mb))
 
     def bounds(x):
         limit = mu * np.maximum(x[normal_of], 0.0)
@@ -191,19 +248,31 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
                       "residual": residual, **qp.counts, "trace": qp.trace}
 
 
-def _step_length(op, s, m):
+def _step_length(op, m):
     """Expansion step length ~1.7/||s A s|| (a power-iteration estimate; MPRGP needs < 2/||.||)."""
     if m == 0:
         return 1.0
     x = np.full(m, 1.0 / np.sqrt(m))
     est = 0.0
     for _ in range(6):
-        y = s * op(s * x)
+        y = op(x)
         est = float(np.sqrt(_dot(y, y)))
         if est == 0.0:
             return 1.0
         x = y / est
     return 1.9 / (1.1 * est)
+
+
+BB_RULE = 2
+
+
+def _bb_length(step, change, rule):
+    sy = _dot(step, change)
+    if not sy > 0.0:
+        return None
+    if rule == 1:
+        return _dot(step, step) / sy
+    return sy / _dot(change, change)
 
 
 class _MPRGP:
@@ -213,7 +282,7 @@ class _MPRGP:
     def __init__(self, Q, c, step_length):
         self.Q, self.c, self.step_length = Q, c, step_length
         self.alpha = None             # computed when first needed: a converged warm start skips it
-        self.counts = {"cg": 0, "projected": 0, "expansion": 0, "proportioning": 0}
+        self.counts = {"cg": 0, "projected": 0, "bb": 0, "expansion": 0, "proportioning": 0}
         self.trace = []
         self._last = None             # (z, g, p, free) where the last solve stopped
 
@@ -252,6 +321,7 @@ class _MPRGP:
         inv_tol = 1.0 / tol
         m = z.shape[0]
         it = 0
+        bb_len = None
         while True:
             at_lo = z <= lo
             at_hi = z >= hi
@@ -282,6 +352,21 @@ class _MPRGP:
                 phit = np.where(phi > 0, np.minimum((z - lo) / alpha, phi),
                                 np.maximum((z - hi) / alpha, phi))
                 proportional = bb <= _dot(phit, phi)
+            if proportional and p is None and bb_len is not None:
+                # while rows keep reaching bounds: a projected gradient step of the Barzilai-
+                # Borwein length (one product where the projected CG step takes two), kept
+                # if it descends
+                z_free = z - bb_len * phi
+                z_try = np.clip(z_free, lo, hi)
+                g_try = Q(z_try) - c
+                if 0.5 * _dot(z_try, g_try - c) < 0.5 * _dot(z, g - c):
+                    self.counts["bb"] += 1
+                    # no bound reached: back to conjugate gradients
+                    bb_len = (None if np.array_equal(z_try, z_free)
+                              else _bb_length(z_try - z, g_try - g, BB_RULE))
+                    z, g = z_try, g_try
+                    continue
+                bb_len = None
             if proportional:
                 if p is None:
                     p = phi
@@ -309,6 +394,7 @@ class _MPRGP:
                     g_try = Q(z_try) - c
                     if 0.5 * _dot(z_try, g_try - c) < f:
                         self.counts["projected"] += 1
+                        bb_len = _bb_length(z_try - z, g_try - g, BB_RULE)
                         z, g = z_try, g_try
                     else:                             # expansion step
                         self.counts["expansion"] += 1
