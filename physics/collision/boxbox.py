@@ -91,7 +91,9 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     v = np.empty((24, m))
     w = np.empty((24, m))
     ok = np.empty((24, m), dtype=bool)
-    tol_u, tol_v = hu * (1 + INSIDE_TOL), hv * (1 + INSIDE_TOL)
+    huv = ref_h[kk[1:], cols]                                       # (2, M) hu, hv
+    tol = huv * (1 + INSIDE_TOL)
+    tol_u, tol_v = tol
     # 0..3: incident vertices inside the reference rectangle.
     u[:4], v[:4], w[:4] = iu, iv, iw
     np.logical_and(np.abs(iu) <= tol_u, np.abs(iv) <= tol_v, out=ok[:4])
@@ -112,13 +114,13 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     w[4:8] = w0 - (ru * nu + rv * nv) / mn
 
     # 8..23: incident edge e crossing reference side line s, as (4 e, 4 s, M).
-    line = _S_SIGN * np.stack([hu, hu, hv, hv])                    # (4 s, M)
+    line = _S_SIGN * huv[_S_AXIS]                                   # (4 s, M)
     coords = local[:4, :2]
     denom = edge[:, _S_AXIS]
     moving = np.abs(denom) > 1e-300
     t = (line - coords[:, _S_AXIS]) / np.where(moving, denom, 1.0)
     o = coords[:, _S_OTHER] + t * edge[:, _S_OTHER]
-    obound = np.stack([tol_v, tol_v, tol_u, tol_u])
+    obound = tol[_S_OTHER]
     u[8:] = np.where(_S_IS_U, line, o).reshape(16, m)
     v[8:] = np.where(_S_IS_U, o, line).reshape(16, m)
     w[8:] = (iw[:, None] + t * edge[:, None, 2]).reshape(16, m)
@@ -207,4 +209,4 @@ def box_box(a, b, margin):
         depth[edge, 0] = d
         feature[edge, 0] = EDGE_FEATURE + index[edge]
         valid[edge, 0] = d >= -margin[edge]
-    return point, np.broadcast_to(normal[:, None], (m, 4, 3)), depth, feature, valid
+    return point, normal[:, None, :].repeat(4, axis=1), depth, feature, valid

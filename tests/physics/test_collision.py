@@ -473,3 +473,199 @@ def test_random_poses_contact_points_lie_on_both_surfaces(kinds):
             np.testing.assert_allclose(sdf(b, on_b[exact]), 0, atol=1e-6)
             singles += len(on_a[exact])
     assert hits > 20 and (singles >= 5 or kinds[1] in (BOX, CYLINDER))
+
+
+# --- box-box: the vectorised narrowphase against a per-pair reference -----------------------
+
+def _dot012(x, y):
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
+
+
+def _dot021(x, y):
+    return (x[0] * y[0] + x[2] * y[2]) + x[1] * y[1]
+
+
+def _reference_box_box(pa, Ra, ha, pb, Rb, hb, margin):
+    """One box pair, one axis and one candidate at a time: {feature: (point, normal, depth)}.
+
+    The same geometry as physics/collision/boxbox.py (SAT over 15 axes with its preferences,
+    24 candidate corners of the clipped face, the 4-point reduction), written as a plain
+    loop. Sums run in the same order as the vectorised code (_dot012 / _dot021), so the face
+    manifolds must agree to the bit, ties included.
+    """
+    from physics.collision.boxbox import EDGE_FEATURE, INCIDENT_QUAD, INSIDE_TOL
+    from physics.collision.geometry import closest_segments
+    from physics.collision.sat import ABS_TOL, REL_TOL
+    d = pb - pa
+    axes, seps, offsets = [], [], []
+    for n in [Ra[:, i] for i in range(3)] + [Rb[:, j] for j in range(3)]:
+        axes.append(n), offsets.append(_dot012(n, d))
+    for i in range(3):
+        for j in range(3):
+            c = np.cross(Ra[:, i], Rb[:, j])
+            length = np.sqrt((c[0] * c[0] + c[1] * c[1]) + c[2] * c[2])
+            axes.append(c / length if length > 1e-6 else c), offsets.append(_dot021(axes[-1], d))
+    for idx, n in enumerate(axes):
+        reach_a = [abs(_dot012(n, Ra[:, k])) * ha[k] for k in range(3)]
+        reach_b = [abs(_dot012(n, Rb[:, k])) * hb[k] for k in range(3)]
+        sep = (abs(offsets[idx]) - ((reach_a[0] + reach_a[2]) + reach_a[1])
+               - ((reach_b[0] + reach_b[2]) + reach_b[1]))
+        seps.append(sep if idx < 6 or np.linalg.norm(n) > 0.5 else -np.inf)
+    scale = max(ha.max(), hb.max())
+    best_a = int(np.argmax(seps[:3]))
+    best_b = 3 + int(np.argmax(seps[3:6]))
+    best_e = 6 + int(np.argmax(seps[6:]))
+    best = best_a
+    if seps[best_b] > seps[best_a] + REL_TOL * abs(seps[best_a]) + ABS_TOL * scale:
+        best = best_b
+    if seps[best_e] > seps[best] + REL_TOL * abs(seps[best]) + ABS_TOL * scale:
+        best = best_e
+    normal = axes[best] * (1.0 if offsets[best] >= 0 else -1.0)
+    if seps[best] > margin:
+        return {}
+    if best >= 6:                                  # edge-edge: one point
+        i, j = divmod(best - 6, 3)
+        sa = np.where(normal @ Ra >= 0, 1.0, -1.0)
+        sb = np.where(normal @ Rb >= 0, -1.0, 1.0)
+        sa[i] = sb[j] = 0.0
+        ca, cb = pa + Ra @ (sa * ha), pb + Rb @ (sb * hb)
+        s, t = closest_segments(ca[None], Ra[None, :, i], ha[i:i + 1],
+                                cb[None], Rb[None, :, j], hb[j:j + 1])
+        qa, qb = ca + s[0] * Ra[:, i], cb + t[0] * Rb[:, j]
+        depth = (qa - qb) @ normal
+        return {EDGE_FEATURE + best - 6: (0.5 * (qa + qb), normal, depth)} if depth >= -margin else {}
+
+    fb = best >= 3                                 # b's face is the reference
+    (pr, Rr, hr), (pi, Ri, hi) = ((pb, Rb, hb), (pa, Ra, ha)) if fb else ((pa, Ra, ha), (pb, Rb, hb))
+    n_ref = -normal if fb else normal
+    k = best % 3
+    k1, k2 = (k + 1) % 3, (k + 2) % 3
+    U, V = Rr[:, k1], Rr[:, k2]
+    hu, hv = hr[k1], hr[k2]
+    face_c = pr + n_ref * hr[k]
+    ref_face = 2 * k + (_dot012(n_ref, Rr[:, k]) > 0)
+    m_dots = [_dot012(n_ref, Ri[:, j]) for j in range(3)]
+    j = int(np.argmax(np.abs(m_dots)))
+    s_inc = -1.0 if m_dots[j] > 0 else 1.0
+    j1, j2 = (j + 1) % 3, (j + 2) % 3
+    inc_n = Ri[:, j] * s_inc
+    inc_c = pi + Ri[:, j] * (hi[j] * s_inc)
+    P, Q = Ri[:, j1] * hi[j1], Ri[:, j2] * hi[j2]
+    inc_face = 2 * j + (s_inc > 0)
+    corners = [(inc_c + q0 * P) + q1 * Q - face_c for q0, q1 in INCIDENT_QUAD]
+    loc = [np.array([_dot021(x, U), _dot021(x, V), _dot021(x, n_ref)]) for x in corners]
+    nu, nv, mn = _dot021(inc_n, U), _dot021(inc_n, V), _dot021(inc_n, n_ref)
+    w0 = _dot021(inc_c - face_c, inc_n) / mn
+    tol_u, tol_v = hu * (1 + INSIDE_TOL), hv * (1 + INSIDE_TOL)
+
+    cands = {}                                     # candidate number: (u, v, w)
+    for e, (u, v, w) in enumerate(loc):
+        if abs(u) <= tol_u and abs(v) <= tol_v:
+            cands[e] = (u, v, w)
+    edges = [loc[(e + 1) % 4] - loc[e] for e in range(4)]
+    area2 = 0.0
+    for e in range(4):
+        area2 += loc[e][0] * loc[(e + 1) % 4][1] - loc[e][1] * loc[(e + 1) % 4][0]
+    winding = np.sign(area2)
+    for r, (q0, q1) in enumerate(INCIDENT_QUAD):
+        ru, rv = q0 * hu, q1 * hv
+        inside = winding != 0 and all(
+            (eu * (rv - x[1]) - ev * (ru - x[0])) * winding
+            >= -INSIDE_TOL * np.sqrt(eu**2 + ev**2) * max(hu, hv)
+            for (eu, ev, _), x in zip(edges, loc))
+        if inside:
+            cands[4 + r] = (ru, rv, w0 - (ru * nu + rv * nv) / mn)
+    for e in range(4):
+        for s, (axis, line) in enumerate(((0, hu), (0, -hu), (1, hv), (1, -hv))):
+            other, obound = 1 - axis, (tol_v, tol_u)[axis]
+            if not abs(edges[e][axis]) > 1e-300:
+                continue
+            t = (line - loc[e][axis]) / edges[e][axis]
+            o = loc[e][other] + t * edges[e][other]
+            if 0 <= t <= 1 and abs(o) <= obound:
+                uv = (line, o) if axis == 0 else (o, line)
+                cands[8 + 4 * e + s] = (*uv, loc[e][2] + t * edges[e][2])
+    cands = {c: x for c, x in cands.items() if x[2] <= margin}
+    if not cands:
+        return {}
+
+    # Reduction: the deepest, the furthest from it, the largest triangles on either side
+    # (first candidate number on ties, as np.argmax).
+    tiny = (1e-5 * scale) ** 2
+    order = sorted(cands)
+    first = lambda key: max(order, key=lambda c: (key(c), -c))
+    i1 = first(lambda c: -cands[c][2])
+    u1, v1 = cands[i1][:2]
+    du = {c: cands[c][0] - u1 for c in order}
+    dv = {c: cands[c][1] - v1 for c in order}
+    d2 = {c: du[c] ** 2 + dv[c] ** 2 for c in order}
+    i2 = first(lambda c: d2[c])
+    area = {c: du[i2] * dv[c] - dv[i2] * du[c] for c in order}
+    i3 = first(lambda c: area[c])
+    i4 = first(lambda c: -area[c])
+    keep = [(i1, True), (i2, d2[i2] > tiny), (i3, area[i3] > tiny), (i4, area[i4] < -tiny)]
+    out = {}
+    for slot, (c, kept) in enumerate(keep):
+        if kept:
+            u, v, w = cands[c]
+            point = face_c + u * U + v * V + (w / 2) * n_ref
+            out[((fb * 6 + ref_face) * 6 + inc_face) * 24 + c] = (point, normal, -w)
+    return out
+
+
+def test_vectorised_box_box_matches_the_per_pair_reference_on_random_pairs():
+    from physics.collision.boxbox import box_box
+    from physics.collision.contacts import Shapes
+    rng = np.random.default_rng(7)
+    m = 480
+    ha, hb = rng.uniform(0.1, 0.6, (m, 3)), rng.uniform(0.1, 0.6, (m, 3))
+    Ra = Rotation.random(m, random_state=1).as_matrix()
+    Rb = Rotation.random(m, random_state=2).as_matrix()
+    pa = rng.uniform(-0.3, 0.3, (m, 3))
+    pb = pa + rng.uniform(-0.8, 0.8, (m, 3))
+    kind = np.arange(m) % 6
+    # 0: random poses (overlapping or not); 1: far apart; 2: b resting on a's top face,
+    # touching exactly, gapped or overlapping slightly, turned about z or axis-aligned and
+    # offset (coincident edges, as in a pyramid); 3: tilted a little on it; 4: edge across
+    # edge; 5: face-face with b's face as the reference (b below a).
+    far = kind == 1
+    pb[far] = pa[far] + rng.choice([-1, 1], (far.sum(), 3)) * 3.0
+    stack = (kind == 2) | (kind == 3) | (kind == 5)
+    turn = np.where(rng.random(m) < 0.5, 0.0, rng.uniform(0, np.pi, m))
+    Rz = Rotation.from_euler("z", turn[:, None]).as_matrix()
+    Ra[stack] = np.eye(3)
+    Rb[stack] = Rz[stack]
+    tilt = Rotation.from_rotvec(rng.normal(0, 0.05, (m, 3))).as_matrix()
+    Rb[kind == 3] = tilt[kind == 3] @ Rb[kind == 3]
+    gap = rng.choice([0.0, 0.0, 0.004, -0.003, 0.02], m)
+    side = np.where(kind == 5, -1.0, 1.0)
+    pb[stack, :2] = pa[stack, :2] + rng.choice([0.0, 0.5, -0.25], (stack.sum(), 2)) * ha[stack, :2]
+    pb[stack, 2] = pa[stack, 2] + side[stack] * (ha[stack, 2] + hb[stack, 2] + gap[stack])
+    same = stack & (rng.random(m) < 0.3)                 # equal boxes: coincident faces
+    hb[same] = ha[same]
+    edge = kind == 4
+    Ra[edge] = Rotation.from_euler("y", rng.uniform(40, 50, (edge.sum(), 1)), degrees=True).as_matrix()
+    Rb[edge] = Rotation.from_euler("zx", rng.uniform(40, 50, (edge.sum(), 2)),
+                                   degrees=True).as_matrix()
+    pb[edge] = pa[edge] + [0, 0, 1] * (np.hypot(ha[edge, 0], ha[edge, 2])
+                                       + np.hypot(hb[edge, 1], hb[edge, 2]) - 0.05)[:, None]
+    margin = rng.choice([0.0, 0.01, 0.05], m)
+
+    params = lambda h: np.c_[h, np.zeros(m)]
+    point, normal, depth, feature, valid = box_box(Shapes(pa, Ra, params(ha)),
+                                                   Shapes(pb, Rb, params(hb)), margin)
+    counts, edge_edge = np.zeros(5, int), 0
+    for i in range(m):
+        ref = _reference_box_box(pa[i], Ra[i], ha[i], pb[i], Rb[i], hb[i], margin[i])
+        got = {int(f): (p, n, d) for f, p, n, d, v in
+               zip(feature[i], point[i], normal[i], depth[i], valid[i]) if v}
+        assert sorted(got) == sorted(ref), (i, kind[i])
+        for f, (p, n, d) in ref.items():
+            tol = 1e-12 if f >= 1 << 12 else 0.0          # edge-edge: einsum sums may differ
+            np.testing.assert_allclose(got[f][0], p, rtol=0, atol=tol)
+            np.testing.assert_array_equal(got[f][1], n)
+            np.testing.assert_allclose(got[f][2], d, rtol=0, atol=tol)
+        counts[min(len(ref), 4)] += 1
+        edge_edge += any(f >= 1 << 12 for f in ref)
+    # Every kind of manifold occurs: none (separated), 1 (edge-edge or a corner), 2..4.
+    assert np.all(counts[[0, 1, 2, 4]] > 10) and edge_edge > 10, (counts, edge_edge)
