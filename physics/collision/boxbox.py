@@ -44,10 +44,11 @@ def _dot021(x, y):
     return (x[..., 0, :] * y[..., 0, :] + x[..., 2, :] * y[..., 2, :]) + x[..., 1, :] * y[..., 1, :]
 
 
-def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, normal_ref):
+def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, normal_ref,
+                     outward):
     """The 24 candidates of M face pairs, pair-last: ref_axes, inc_axes (3 axis, 3, M),
     positions and half extents (3, M), face axis k (M,), normal_ref (3, M) the outward normal
-    of the reference face.
+    of the reference face, which is +axis k where outward (M,) is true, else -axis k.
 
     Returns u, v, w (24, M) in the reference face frame, ok (24, M), the frame (3 rows U, V,
     normal, 3, M), its origin face_c (3, M), and the reference and incident face ids (M,).
@@ -55,12 +56,13 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     m = len(k)
     cols = np.arange(m)
     kk = (k + _CYCLE) % 3                                           # (3, M): k, k1, k2
-    frame = ref_axes[kk[:, None, :], _CYCLE, cols]                  # rows a_k, U, V
-    hk, hu, hv = ref_h[kk, cols]
-    ref_face = 2 * k + ((normal_ref * frame[0]).sum(axis=0) > 0)
-    frame[0] = frame[1]
-    frame[1] = frame[2]
-    frame[2] = normal_ref                                           # rows U, V, normal
+    frame = np.empty((3, 3, m))                                     # rows U, V, normal
+    frame[:2] = ref_axes[kk[1:, None, :], _CYCLE, cols]
+    frame[2] = normal_ref
+    h_kuv = ref_h[kk, cols]
+    hk, hu, hv = h_kuv
+    huv = h_kuv[1:]
+    ref_face = 2 * k + outward
     face_c = ref_pos + normal_ref * hk
 
     n = normal_ref
@@ -71,27 +73,25 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     spans = inc_axes[jj[:, None, :], _CYCLE, cols]                  # rows axis j, j1, j2
     inc_hj = inc_h[jj, cols]
     inc_hj[0] *= s_inc
-    inc_n = spans[0] * s_inc
+    # As the dot products this replaces (corners as inc_c + P + Q): the same bits.
+    vecs = np.empty((6, 3, m))                      # 4 corners and the centre, from face_c
+    np.multiply(spans[0], s_inc, out=vecs[5])                       # and inc_n
     spans *= inc_hj[:, None, :]                                     # inc_n * h_j, P, Q
     inc_c = inc_pos + spans[0]
     inc_face = 2 * j + (s_inc > 0)
-
-    # As the dot products this replaces (corners as inc_c + P + Q): the same bits.
-    vecs = np.empty((5, 3, m))                      # 4 corners and the centre, from face_c
     np.add(inc_c, _Q0[:, :, None] * spans[1], out=vecs[:4])
     vecs[:4] += _Q1[:, :, None] * spans[2]
-    vecs[4] = inc_c
-    vecs -= face_c
-    local = _dot021(vecs[:, None], frame)                           # (5, 3, M) u, v, w
+    np.subtract(inc_c, face_c, out=vecs[4])
+    vecs[:4] -= face_c
+    local = _dot021(vecs[:, None], frame)                           # (6, 3, M) u, v, w
     iu, iv, iw = local[:4, 0], local[:4, 1], local[:4, 2]           # (4, M)
-    nu, nv, mn = _dot021(inc_n, frame)                              # <= -1/sqrt(3): never 0
-    w0 = _dot021(vecs[4], inc_n) / mn
+    nu, nv, mn = local[5]                                           # mn <= -1/sqrt(3)
+    w0 = _dot021(vecs[4], vecs[5]) / mn
 
     u = np.empty((24, m))
     v = np.empty((24, m))
     w = np.empty((24, m))
     ok = np.empty((24, m), dtype=bool)
-    huv = ref_h[kk[1:], cols]                                       # (2, M) hu, hv
     tol = huv * (1 + INSIDE_TOL)
     tol_u, tol_v = tol
     # 0..3: incident vertices inside the reference rectangle.
@@ -100,7 +100,7 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
 
     # 4..7: reference vertices inside the projected incident quad (either winding).
     ru, rv = _Q0 * hu, _Q1 * hv                                     # (4, M)
-    nxt = local[_NEXT]
+    nxt = local[_NEXT]                                              # (4, 3, M)
     edge = nxt[:, :3] - local[:4]                                   # (4, 3, M)
     eu, ev = edge[:, 0], edge[:, 1]
     winding = np.sign((iu * nxt[:, 1] - iv * nxt[:, 0]).sum(axis=0))
@@ -153,30 +153,33 @@ def box_box(a, b, margin):
     m = len(margin)
     axes_a, pos_a, h_a = pair_last(a)
     axes_b, pos_b, h_b = pair_last(b)
-    kind, index, normal, sep = sat_pair_last(axes_a, pos_a, h_a, axes_b, pos_b, h_b)
-    point = np.zeros((m, 4, 3))
-    depth = np.zeros((m, 4))
-    feature = np.zeros((m, 4), dtype=np.int64)
-    valid = np.zeros((m, 4), dtype=bool)
+    kind, index, normal, sep, forward, scale = sat_pair_last(axes_a, pos_a, h_a,
+                                                            axes_b, pos_b, h_b)
     close = sep <= margin
-
     face = close & (kind != EDGE)
     n_face = np.count_nonzero(face)
+    if n_face < m:
+        point = np.zeros((m, 4, 3))
+        depth = np.zeros((m, 4))
+        feature = np.zeros((m, 4), dtype=np.int64)
+        valid = np.zeros((m, 4), dtype=bool)
     if n_face:
         sel = None if n_face == m else np.flatnonzero(face)
         xa, pa, ha = _take(axes_a, sel), _take(pos_a, sel), _take(h_a, sel)
         xb, pb, hb = _take(axes_b, sel), _take(pos_b, sel), _take(h_b, sel)
         fb = _take(kind, sel) == FACE_B
         n_ref = _take(normal.T, sel)
+        outward = _take(forward, sel)
         if fb.any():
             xa, xb = np.where(fb, xb, xa), np.where(fb, xa, xb)
             pa, pb = np.where(fb, pb, pa), np.where(fb, pa, pb)
             ha, hb = np.where(fb, hb, ha), np.where(fb, ha, hb)
             n_ref = np.where(fb, -n_ref, n_ref)
+            outward = outward != fb
         u, v, w, ok, frame, face_c, ref_face, inc_face = _face_candidates(
-            xa, pa, ha, xb, pb, hb, _take(index, sel), n_ref)
+            xa, pa, ha, xb, pb, hb, _take(index, sel), n_ref, outward)
         ok &= w <= _take(margin, sel)
-        idx, keep = _reduce4(u, v, -w, ok, np.maximum(ha.max(0), hb.max(0)))
+        idx, keep = _reduce4(u, v, -w, ok, _take(scale, sel))
         cols = np.arange(u.shape[1])
         ww = w[idx, cols]
         pts = (face_c[:, None] + u[idx, cols] * frame[0, :, None] + v[idx, cols] * frame[1, :, None]

@@ -65,8 +65,7 @@ def from_candidates(body_a, body_b, point, normal, depth, feature, valid) -> Con
     body_a, body_b : (M,) body index of each pair
     point, normal  : (M, C, 3) world;  depth, feature, valid : (M, C)
     """
-    m, c = valid.shape
-    rows = np.broadcast_to(np.arange(m)[:, None], (m, c))[valid]
+    rows = np.nonzero(valid)[0]                      # the pair of each valid candidate
     return ContactSet(
         body_a=np.asarray(body_a, dtype=np.int64)[rows],
         body_b=np.asarray(body_b, dtype=np.int64)[rows],
@@ -88,6 +87,5 @@ def keep_deepest(depth, valid, k):
     # Rank of each candidate by depth (0 = deepest); ties broken by candidate order so that
     # the choice is repeatable from step to step.
     order = np.argsort(-score, axis=1, kind="stable")
-    rank = np.empty_like(order)
-    np.put_along_axis(rank, order, np.arange(valid.shape[1])[None, :].repeat(len(valid), 0), 1)
+    rank = np.argsort(order, axis=1)                 # inverse permutation: order's rank
     return valid & (rank < k)
