@@ -67,7 +67,7 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
 
     n = normal_ref
     m_dots = (n[0] * inc_axes[:, 0] + n[1] * inc_axes[:, 1]) + n[2] * inc_axes[:, 2]
-    j = np.argmax(np.abs(m_dots), axis=0)
+    j = np.abs(m_dots).argmax(axis=0)
     s_inc = np.where(m_dots[j, cols] > 0, -1.0, 1.0)
     jj = (j + _CYCLE) % 3
     spans = inc_axes[jj[:, None, :], _CYCLE, cols]                  # rows axis j, j1, j2
@@ -108,7 +108,7 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     side *= winding
     edge_len = np.sqrt(eu**2 + ev**2)
     scale = np.maximum(hu, hv)
-    np.logical_and(np.all(side >= -INSIDE_TOL * edge_len * scale, axis=1), winding != 0,
+    np.logical_and((side >= -INSIDE_TOL * edge_len * scale).all(axis=1), winding != 0,
                    out=ok[4:8])
     u[4:8], v[4:8] = ru, rv
     w[4:8] = w0 - (ru * nu + rv * nv) / mn
@@ -132,16 +132,16 @@ def _reduce4(u, v, depth, ok, scale):
     """Indices (4, M) of at most 4 well-spread of the (C, M) candidates; their validity."""
     cols = np.arange(u.shape[1])
     tiny = (1e-5 * scale) ** 2
-    i1 = np.argmax(np.where(ok, depth, -np.inf), axis=0)
+    i1 = np.where(ok, depth, -np.inf).argmax(axis=0)
     du, dv = u - u[i1, cols], v - v[i1, cols]
     d2 = np.where(ok, du**2 + dv**2, -np.inf)
-    i2 = np.argmax(d2, axis=0)
+    i2 = d2.argmax(axis=0)
     area = du[i2, cols] * dv - dv[i2, cols] * du
-    i3 = np.argmax(np.where(ok, area, -np.inf), axis=0)
-    i4 = np.argmin(np.where(ok, area, np.inf), axis=0)
-    keep = np.stack([ok[i1, cols], d2[i2, cols] > tiny,
+    i3 = np.where(ok, area, -np.inf).argmax(axis=0)
+    i4 = np.where(ok, area, np.inf).argmin(axis=0)
+    keep = np.array([ok[i1, cols], d2[i2, cols] > tiny,
                      area[i3, cols] > tiny, area[i4, cols] < -tiny])
-    return np.stack([i1, i2, i3, i4]), keep
+    return np.array([i1, i2, i3, i4]), keep
 
 
 def _take(x, rows):

@@ -52,13 +52,10 @@ def sat_pair_last(axes_a, pos_a, ha, axes_b, pos_b, hb):
     ok = length > 1e-6
     edges /= np.where(ok, length, 1.0)[:, None, :]
 
-    # Projections of the 15 axes on both boxes' axes: frame[i, k] = component i of axis k.
-    frame = np.empty((3, 6, m))
-    frame[:, :3] = axes_a.transpose(1, 0, 2)
-    frame[:, 3:] = axes_b.transpose(1, 0, 2)
-    proj = axes[:, 0, None] * frame[0]
-    proj += axes[:, 1, None] * frame[1]
-    proj += axes[:, 2, None] * frame[2]                             # (15, 6, M)
+    # Projections of the 15 axes on both boxes' 6 axes (the first 6 of them).
+    proj = axes[:, 0, None] * axes[:6, 0]
+    proj += axes[:, 1, None] * axes[:6, 1]
+    proj += axes[:, 2, None] * axes[:6, 2]                          # (15, 6, M)
     d = pos_b - pos_a
     t = axes * d                                                    # (15, 3, M)
     offset = np.empty((15, m))
@@ -76,9 +73,9 @@ def sat_pair_last(axes_a, pos_a, ha, axes_b, pos_b, hb):
 
     scale = np.maximum(ha.max(axis=0), hb.max(axis=0))
     cols = np.arange(m)
-    best_a = np.argmax(seps[:3], axis=0)
-    best_b = 3 + np.argmax(seps[3:6], axis=0)
-    best_e = 6 + np.argmax(seps[6:], axis=0)
+    best_a = seps[:3].argmax(axis=0)
+    best_b = 3 + seps[3:6].argmax(axis=0)
+    best_e = 6 + seps[6:].argmax(axis=0)
     sa, sb, se = seps[best_a, cols], seps[best_b, cols], seps[best_e, cols]
 
     use_b = sb > sa + REL_TOL * np.abs(sa) + ABS_TOL * scale
