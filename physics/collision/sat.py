@@ -18,8 +18,9 @@ FACE_A, FACE_B, EDGE = 0, 1, 2
 # Prefer a face axis to an edge axis, and a face of a to a face of b, unless the other is
 # clearly better; otherwise nearly equal separations flip the choice from step to step.
 REL_TOL, ABS_TOL = 0.05, 1e-4
-# Component c of a x b is a[_C1[c]] b[_C2[c]] - a[_C2[c]] b[_C1[c]] (as np.cross).
-_C1, _C2 = np.array([1, 2, 0]), np.array([2, 0, 1])
+# Component c of a x b is a[C1[c]] b[C2[c]] - a[C2[c]] b[C1[c]] (as np.cross), with
+# C1 = [1, 2, 0] and C2 = [2, 0, 1]; _ROLL gathers both in one index.
+_ROLL = np.array([1, 2, 0, 2, 0, 1])
 
 
 def pair_last(shapes):
@@ -43,8 +44,8 @@ def sat_pair_last(axes_a, pos_a, ha, axes_b, pos_b, hb):
     axes[:3] = axes_a
     axes[3:6] = axes_b
     cross = axes[6:].reshape(3, 3, 3, m)
-    np.subtract(axes_a[:, None, _C1] * axes_b[None, :, _C2],
-                axes_a[:, None, _C2] * axes_b[None, :, _C1], out=cross)
+    ra, rb = axes_a[:, _ROLL], axes_b[:, _ROLL]                     # (3, 6, M): C1 then C2
+    np.subtract(ra[:, None, :3] * rb[None, :, 3:], ra[:, None, 3:] * rb[None, :, :3], out=cross)
     edges = axes[6:]
     sq = edges * edges
     length = np.sqrt((sq[:, 0] + sq[:, 1]) + sq[:, 2])              # (9, M)
