@@ -50,8 +50,8 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     positions and half extents (3, M), face axis k (M,), normal_ref (3, M) the outward normal
     of the reference face, which is +axis k where outward (M,) is true, else -axis k.
 
-    Returns u, v, w (24, M) in the reference face frame, ok (24, M), the frame (3 rows U, V,
-    normal, 3, M), its origin face_c (3, M), and the reference and incident face ids (M,).
+    Returns uvw (3, 24, M): u, v, w in the reference face frame, ok (24, M), the frame (3 rows
+    U, V, normal, 3, M), its origin face_c (3, M), and the reference and incident face ids.
     """
     m = len(k)
     cols = np.arange(m)
@@ -88,14 +88,13 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     nu, nv, mn = local[5]                                           # mn <= -1/sqrt(3)
     w0 = _dot021(vecs[4], vecs[5]) / mn
 
-    u = np.empty((24, m))
-    v = np.empty((24, m))
-    w = np.empty((24, m))
+    uvw = np.empty((3, 24, m))
+    u, v, w = uvw
     ok = np.empty((24, m), dtype=bool)
     tol = huv * (1 + INSIDE_TOL)
     tol_u, tol_v = tol
     # 0..3: incident vertices inside the reference rectangle.
-    u[:4], v[:4], w[:4] = iu, iv, iw
+    uvw[:, :4] = local[:4].transpose(1, 0, 2)
     np.logical_and(np.abs(iu) <= tol_u, np.abs(iv) <= tol_v, out=ok[:4])
 
     # 4..7: reference vertices inside the projected incident quad (either winding).
@@ -125,18 +124,22 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     v[8:] = np.where(_S_IS_U, o, line).reshape(16, m)
     w[8:] = (iw[:, None] + t * edge[:, None, 2]).reshape(16, m)
     ok[8:] = (moving & (t >= 0) & (t <= 1) & (np.abs(o) <= obound)).reshape(16, m)
-    return u, v, w, ok, frame, face_c, ref_face, inc_face
+    return uvw, ok, frame, face_c, ref_face, inc_face
 
 
-def _reduce4(u, v, depth, ok, scale):
-    """Indices (4, M) of at most 4 well-spread of the (C, M) candidates; their validity."""
-    cols = np.arange(u.shape[1])
+def _reduce4(uvw, ok, scale):
+    """Indices (4, M) of at most 4 well-spread of the (C, M) candidates (uvw (3, C, M), depth
+    -w) and their (4, M) validity."""
+    cols = np.arange(uvw.shape[2])
     tiny = (1e-5 * scale) ** 2
-    i1 = np.where(ok, depth, -np.inf).argmax(axis=0)
-    du, dv = u - u[i1, cols], v - v[i1, cols]
-    d2 = np.where(ok, du**2 + dv**2, -np.inf)
+    i1 = np.where(ok, uvw[2], np.inf).argmin(axis=0)               # the deepest
+    duv = uvw[:2] - uvw[:2, i1, cols][:, None]
+    du, dv = duv
+    sq = duv * duv
+    d2 = np.where(ok, sq[0] + sq[1], -np.inf)
     i2 = d2.argmax(axis=0)
-    area = du[i2, cols] * dv - dv[i2, cols] * du
+    du2, dv2 = duv[:, i2, cols]
+    area = du2 * dv - dv2 * du
     i3 = np.where(ok, area, -np.inf).argmax(axis=0)
     i4 = np.where(ok, area, np.inf).argmin(axis=0)
     keep = np.array([ok[i1, cols], d2[i2, cols] > tiny,
@@ -176,13 +179,12 @@ def box_box(a, b, margin):
             ha, hb = np.where(fb, hb, ha), np.where(fb, ha, hb)
             n_ref = np.where(fb, -n_ref, n_ref)
             outward = outward != fb
-        u, v, w, ok, frame, face_c, ref_face, inc_face = _face_candidates(
+        uvw, ok, frame, face_c, ref_face, inc_face = _face_candidates(
             xa, pa, ha, xb, pb, hb, _take(index, sel), n_ref, outward)
-        ok &= w <= _take(margin, sel)
-        idx, keep = _reduce4(u, v, -w, ok, _take(scale, sel))
-        cols = np.arange(u.shape[1])
-        ww = w[idx, cols]
-        pts = (face_c[:, None] + u[idx, cols] * frame[0, :, None] + v[idx, cols] * frame[1, :, None]
+        ok &= uvw[2] <= _take(margin, sel)
+        idx, keep = _reduce4(uvw, ok, _take(scale, sel))
+        uu, vv, ww = uvw[:, idx, np.arange(idx.shape[1])]           # (4, M) each
+        pts = (face_c[:, None] + uu * frame[0, :, None] + vv * frame[1, :, None]
                + (ww / 2) * frame[2, :, None])                      # (3, 4, M)
         fid = ((fb * 6 + ref_face) * 6 + inc_face) * 24 + idx
         if sel is None:
