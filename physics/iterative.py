@@ -51,6 +51,11 @@ from scipy.linalg import lapack
 from .bounded import CONTACT_SOFTNESS, FRICTION_ROUND_TOLERANCE
 from .linsolve import BandedCholesky
 
+try:                                   # scipy's CSR kernel (see _matvec)
+    from scipy.sparse._sparsetools import csr_matvec as _csr_matvec
+except ImportError:                    # pragma: no cover
+    _csr_matvec = None
+
 VELOCITY_TOLERANCE = 1e-6   # m/s (rad/s): how far a row may miss its velocity target ...
 RELATIVE_TOLERANCE = 1e-3   # ... plus this fraction of its right-hand side
 MAX_ITERATIONS = 120      # MPRGP iterations per solve, all friction rounds together
@@ -123,6 +128,16 @@ class BodySpace:
         return u[:, :3], u[:, 3:]
 
 
+def _matvec(M, x):
+    """M @ x for a CSR matrix, by scipy's own kernel without the operator's dispatch (a few
+    microseconds a call, which the small products of a ragdoll pile notice)."""
+    if _csr_matvec is None or M.indices.dtype != np.int32 or M.indptr.dtype != np.int32:
+        return M @ x
+    y = np.zeros(M.shape[0])
+    _csr_matvec(M.shape[0], M.shape[1], M.indptr, M.indices, M.data, x, y)
+    return y
+
+
 def _indptr(keep):
     out = np.zeros(keep.shape[0] + 1, dtype=np.int64)
     np.cumsum(keep.sum(axis=1), out=out[1:])
@@ -148,21 +163,23 @@ class _Reduced:
         J, W = B.operator(s)
         self.banded = isinstance(factorizer, BandedCholesky)
         JE, WE = E.operator(order=factorizer.order if self.banded else None)
-        self.A = (J @ W).tocsr()
-        self.C = (JE @ W).tocsr()          # J_E W_B (rows in the factorisation's order)
+        # [A_BB + R; J_E W_B] in one matrix (the J_E W_B rows in the factorisation's order)
+        self.AC = sp.vstack([J @ W + sp.diags(self.d), JE @ W], format="csr")
         self.D = (J @ WE).tocsr()          # J_B W_E
+        self.mb = B.m
         self.factorizer, self.factor = factorizer, factor
 
     def __call__(self, z):
         self.products += 1
         if self.E is None:
-            return self.s * (self.J @ (self.W @ (self.s * z))) + self.d * z
-        y = self.C @ z
+            return self.s * _matvec(self.J, _matvec(self.W, self.s * z)) + self.d * z
+        r = _matvec(self.AC, z)
+        y = r[self.mb:]
         if self.banded:
             y = lapack.dpbtrs(self.factor, y, lower=1)[0]
         else:
             y = self.factorizer.solve(self.factor, y)
-        return self.A @ z - self.D @ y + self.d * z
+        return r[:self.mb] - _matvec(self.D, y)
 
 
 def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=None, lam0=None,
@@ -332,9 +349,9 @@ class _MPRGP:
         bb_len = None
         fz = None                     # f(z) = 1/2 z^T Q z - c^T z, while known
         while True:
-            at_lo = z <= lo
-            at_hi = z >= hi
-            free = ~(at_lo | at_hi)
+            off_lo = z > lo                              # not at the lower bound
+            off_hi = z < hi
+            free = off_lo & off_hi
             if free_before is not None:
                 # a direction carried over from the last round holds while the free rows do
                 if p is not None and not np.array_equal(free, free_before):
@@ -343,7 +360,7 @@ class _MPRGP:
             # projected gradient: g on the free rows, its part pointing into the box on the
             # others (a fixed row, lo = hi, sits on both bounds and gets 0)
             # (branch-free: np.where on scattered masks costs several times more)
-            gp = np.maximum(np.minimum(g, _BIG * ~at_lo), -_BIG * ~at_hi)
+            gp = np.maximum(np.minimum(g, _BIG * off_lo), -_BIG * off_hi)
             worst = float((np.abs(gp) * inv_tol).max(initial=0.0))
             if it == 0:
                 self.trace.append(round(worst, 2))
@@ -389,13 +406,11 @@ class _MPRGP:
                     self._last = None
                     return z, it, worst
                 a_cg = _dot(g, p) / pAp
-                # the longest feasible step along -p (p is zero off the free rows)
-                room = np.divide(z - np.where(p > 0, lo, hi), p, out=np.full(m, np.inf),
-                                 where=p != 0)
-                a_f = float(room.min(initial=np.inf))
-                if a_cg < a_f:                        # conjugate gradient step
+                z_cg = z - a_cg * p
+                z_try = _clip(z_cg, lo, hi)
+                if np.array_equal(z_try, z_cg):       # conjugate gradient step (feasible)
                     self.counts["cg"] += 1
-                    z = z - a_cg * p
+                    z = z_cg
                     g = g - a_cg * Ap
                     fz = None
                     phi_new = g * free
@@ -404,7 +419,6 @@ class _MPRGP:
                     # the CG step would reach bounds: first try it projected onto the box
                     # (many rows reach their bounds at once in a pile); keep it if it descends
                     f = 0.5 * _dot(z, g - c) if fz is None else fz
-                    z_try = _clip(z - a_cg * p, lo, hi)
                     g_try = Q(z_try) - c
                     f_try = 0.5 * _dot(z_try, g_try - c)
                     if f_try < f:
@@ -414,6 +428,10 @@ class _MPRGP:
                         z, g = z_try, g_try
                     else:                             # expansion step
                         self.counts["expansion"] += 1
+                        # the longest feasible step along -p (p is zero off the free rows)
+                        room = np.divide(z - np.where(p > 0, lo, hi), p,
+                                         out=np.full(m, np.inf), where=p != 0)
+                        a_f = float(room.min(initial=np.inf))
                         z = _clip(z - a_f * p, lo, hi)
                         g = g - a_f * Ap
                         z = _clip(z - self._alpha() * (g * free), lo, hi)
