@@ -370,9 +370,10 @@ class _MPRGP:
                 return z, it, worst
             it += 1
             phi = g * free                               # free gradient
-            bb = _dot(gp, gp) - _dot(phi, phi)           # |chopped gradient|^2 (disjoint)
+            phiphi = _dot(phi, phi)
+            bb = _dot(gp, gp) - phiphi                   # |chopped gradient|^2 (disjoint)
             proportional = bb <= 0.0
-            if not proportional:
+            if not proportional and bb <= phiphi:       # (phit . phi <= phi . phi)
                 # reduced free gradient: how far a step of alpha may go before a bound
                 alpha = self._alpha()
                 # (phi > 0: min(phi, (z - lo)/alpha); phi < 0: max(phi, (z - hi)/alpha))
