@@ -52,9 +52,10 @@ from .bounded import CONTACT_SOFTNESS, FRICTION_ROUND_TOLERANCE
 from .linsolve import BandedCholesky
 
 try:                                   # scipy's CSR kernel (see _matvec)
+    from scipy.sparse._sparsetools import csc_matvec as _csc_matvec
     from scipy.sparse._sparsetools import csr_matvec as _csr_matvec
 except ImportError:                    # pragma: no cover
-    _csr_matvec = None
+    _csr_matvec = _csc_matvec = None
 
 VELOCITY_TOLERANCE = 1e-6   # m/s (rad/s): how far a row may miss its velocity target ...
 RELATIVE_TOLERANCE = 1e-3   # ... plus this fraction of its right-hand side
@@ -62,6 +63,7 @@ MAX_ITERATIONS = 120      # MPRGP iterations per solve, all friction rounds toge
 ROUND_ITERATIONS = 25     # MPRGP iterations before the friction bounds are refreshed
 FRICTION_ROUNDS = 4       # converged rounds (QPs with fixed friction bounds) at most
 _LANES = np.arange(6)
+_LANES12 = np.concatenate([_LANES, _LANES]).astype(np.int32)
 
 
 def _dot(a, b):
@@ -80,23 +82,24 @@ class BodySpace:
     def __init__(self, a, b, Ja, Jb, inv_mass, Iinv, n):
         m = a.shape[0]
         self.m, self.n = m, n
-        cols = np.concatenate([(6 * a)[:, None] + _LANES, (6 * b)[:, None] + _LANES], axis=1)
-        indptr = np.arange(0, 12 * m + 1, 12)
-        Ma = np.empty_like(Ja)
-        Mb = np.empty_like(Jb)
-        Ma[:, :3] = Ja[:, :3] * inv_mass[a, None]
-        Mb[:, :3] = Jb[:, :3] * inv_mass[b, None]
-        Ma[:, 3:] = np.einsum("kij,kj->ki", Iinv[a], Ja[:, 3:])
-        Mb[:, 3:] = np.einsum("kij,kj->ki", Iinv[b], Jb[:, 3:])
-        self.diagonal = np.einsum("ij,ij->i", Ja, Ma) + np.einsum("ij,ij->i", Jb, Mb)
+        cols = np.empty((m, 12), dtype=np.int32)
+        cols[:, :6] = 6 * a[:, None]
+        cols[:, 6:] = 6 * b[:, None]
+        cols += _LANES12
+        indptr = np.arange(0, 12 * m + 1, 12, dtype=np.int32)
+        Jd = np.concatenate([Ja, Jb], axis=1)
+        Md = np.empty((m, 12))
+        Md[:, 0:3] = Ja[:, :3] * inv_mass[a, None]
+        Md[:, 6:9] = Jb[:, :3] * inv_mass[b, None]
+        Md[:, 3:6] = _angular(Iinv[a], Ja[:, 3:])
+        Md[:, 9:12] = _angular(Iinv[b], Jb[:, 3:])
+        self.diagonal = np.einsum("ij,ij->i", Jd, Md)
         shape = (m, 6 * n)
-        self._cols = cols
-        self._J = np.concatenate([Ja, Jb], axis=1)
-        self._M = np.concatenate([Ma, Mb], axis=1)
+        self._cols, self._J, self._M = cols, Jd, Md
         self._bodies = (a, b, inv_mass, Iinv)
-        self.J = sp.csr_matrix((self._J.ravel(), cols.ravel(), indptr), shape=shape)
-        self.W = sp.csr_matrix((self._M.ravel(), cols.ravel(), indptr),
-                               shape=shape).T.tocsr()
+        self.J = sp.csr_matrix((Jd.ravel(), cols.ravel(), indptr), shape=shape)
+        # W as the transpose of M^-1 J^T's rows: compressed by columns, no conversion
+        self.W = sp.csr_matrix((Md.ravel(), cols.ravel(), indptr), shape=shape).T
 
     def operator(self, scale=None, order=None):
         """(diag(scale) J, M^-1 J^T diag(scale)) with the rows taken in ``order``, without the
@@ -119,7 +122,7 @@ class BodySpace:
         keep_j = (Jd != 0) & np.repeat(moves, 6, axis=1)
         keep_m = Md != 0
         J = sp.csr_matrix((Jd[keep_j], cols[keep_j], _indptr(keep_j)), shape=shape)
-        W = sp.csr_matrix((Md[keep_m], cols[keep_m], _indptr(keep_m)), shape=shape).T.tocsr()
+        W = sp.csr_matrix((Md[keep_m], cols[keep_m], _indptr(keep_m)), shape=shape).T
         return J, W
 
     def impulse(self, lam):
@@ -128,13 +131,24 @@ class BodySpace:
         return u[:, :3], u[:, 3:]
 
 
+def _angular(Ib, Jang):
+    """Iinv[body] @ Jang row by row, (k, 3): three broadcast products (einsum's loop over the
+    3 x 3 blocks costs more)."""
+    return Ib[:, :, 0] * Jang[:, 0:1] + Ib[:, :, 1] * Jang[:, 1:2] + Ib[:, :, 2] * Jang[:, 2:3]
+
+
 def _matvec(M, x):
     """M @ x for a CSR matrix, by scipy's own kernel without the operator's dispatch (a few
     microseconds a call, which the small products of a ragdoll pile notice)."""
     if _csr_matvec is None or M.indices.dtype != np.int32 or M.indptr.dtype != np.int32:
         return M @ x
     y = np.zeros(M.shape[0])
-    _csr_matvec(M.shape[0], M.shape[1], M.indptr, M.indices, M.data, x, y)
+    if M.format == "csr":
+        _csr_matvec(M.shape[0], M.shape[1], M.indptr, M.indices, M.data, x, y)
+    elif M.format == "csc":
+        _csc_matvec(M.shape[0], M.shape[1], M.indptr, M.indices, M.data, x, y)
+    else:
+        return M @ x
     return y
 
 
