@@ -400,15 +400,18 @@ class _MPRGP:
                 z_free = z - bb_len * phi
                 z_try = _clip(z_free, lo, hi)
                 g_try = Q(z_try) - c
-                f_try = 0.5 * _dot(z_try, g_try - c)
-                if fz is None:
-                    fz = 0.5 * _dot(z, g - c)
-                if f_try < fz:
-                    fz = f_try
+                # f(z + d) - f(z) = g.d + d.Qd/2 with d = z_try - z, Qd = g_try - g (the
+                # same two vectors as the next step length)
+                d, Qd = z_try - z, g_try - g
+                dQd = _dot(d, Qd)
+                if _dot(g, d) + 0.5 * dQd < 0.0:
+                    fz = None
                     self.counts["bb"] += 1
                     # no bound reached: back to conjugate gradients
-                    bb_len = (None if np.array_equal(z_try, z_free)
-                              else _bb_length(z_try - z, g_try - g, BB_RULE))
+                    if np.array_equal(z_try, z_free) or not dQd > 0.0:
+                        bb_len = None
+                    else:
+                        bb_len = dQd / _dot(Qd, Qd)
                     z, g = z_try, g_try
                     continue
                 bb_len = None
