@@ -211,7 +211,7 @@ class _Reduced:
 def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=None, lam0=None,
                     E: BodySpace | None = None, rhs_e=None, factorizer=None, factor=None,
                     tolerance, relative_tolerance=None, max_iterations=None,
-                    round_iterations=None, friction_rounds=None):
+                    round_iterations=None, friction_rounds=None, softness=CONTACT_SOFTNESS):
     """Solve the bounded problem of the module docstring.
 
     B: the bounded rows; rhs, lo, hi (mb,); cfm scalar or (mb,); friction_normal (mb,) int
@@ -220,7 +220,9 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     factorisation of A_EE + cfm (None when there are none). tolerance: the largest projected
     gradient accepted, in the units of rhs (VELOCITY_TOLERANCE / h for forces over a step h,
     VELOCITY_TOLERANCE for impulses), plus relative_tolerance (default RELATIVE_TOLERANCE)
-    times the row's |right-hand side|.
+    times the row's |right-hand side|. softness: the bounded rows' diagonal regularisation
+    relative to their own stiffness (bounded.CONTACT_SOFTNESS keeps piles well conditioned;
+    impacts, which must pass momentum on whole, use almost none).
     Returns (lambda_E or None, lambda_B, info dict: iterations, products (of S + R), rounds,
     residual (largest projected gradient / tolerance at the end; <= 1: converged), the counts of
     each kind of MPRGP step, and trace: per round its starting residual and (iterations, end
@@ -235,7 +237,7 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     is_fric = friction_normal >= 0
     normal_of = np.where(is_fric, friction_normal, 0)
     mu = np.zeros(mb) if mu is None else mu
-    cfm = np.broadcast_to(np.asarray(cfm, dtype=float), (mb,)) + CONTACT_SOFTNESS * B.diagonal
+    cfm = np.broadcast_to(np.asarray(cfm, dtype=float), (mb,)) + softness * B.diagonal
     b = rhs
     if E is not None:
         # b_B = r_B - A_BE A_EE^-1 r_E

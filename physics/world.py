@@ -18,7 +18,7 @@ from .shapes import NO_SHAPE, Plane, Shape
 from .validation import check_inertia, check_positive, check_quaternion, check_vector
 
 INTEGRATORS = ("symplectic", "rk4")
-CONTACT_SOLVERS = ("iterative", "direct")
+CONTACT_SOLVERS = ("auto", "iterative", "direct")
 
 
 class World:
@@ -43,12 +43,14 @@ class World:
         Euler's equations by the implicit midpoint rule, stable for thin rods) or "explicit"
         (the seed's -w x I w torque in the kick and a turn about the fixed axis w).
     contact_solver : how contacts, limits and motors are solved with the joints.
-        "iterative" (default): the joint rows are eliminated exactly with their own banded
+        "iterative": the joint rows are eliminated exactly with their own banded
         factorisation and the bounded rows solved by projected conjugate gradients in body
         space; its work grows about linearly with the contacts, so piles and stacks run many
         times faster. "direct": active-set / projected Newton with a sparse factorisation of
         the whole system per iteration; exact, but each factorisation costs milliseconds once
-        there are hundreds of contacts.
+        there are hundreds of contacts. "auto" (default): each step, "direct" while there are
+        fewer than ``step.DIRECT_BELOW`` bounded rows (a car, a ragdoll: faster there, and
+        exact where the iterative budget would leave light bodies creeping), else "iterative".
 
     Attributes worth knowing: ``geometric_stiffness`` (default True) lets bodies pulled by
     more joint tension than the step can resolve (a long chain or a heavy load hanging from
@@ -61,7 +63,7 @@ class World:
                  integrator: str = "symplectic", cfm: float = 1e-9,
                  stabilization_time: float | None = None, baumgarte=None,
                  post_stabilization: bool = True, gyroscopic: str = "implicit",
-                 contact_solver: str = "iterative"):
+                 contact_solver: str = "auto"):
         self.gravity = check_vector("gravity", gravity, 3)
         self.dt = check_positive("dt", dt)
         if int(substeps) != substeps or substeps < 1:

@@ -184,7 +184,8 @@ def test_a_pile_runs_bit_for_bit_the_same_twice():
 
 
 def test_the_solver_is_chosen_by_a_checked_keyword():
-    assert World().contact_solver == "iterative"
+    assert World().contact_solver == "auto"
+    assert World(contact_solver="iterative").contact_solver == "iterative"
     assert World(contact_solver="direct").contact_solver == "direct"
     with pytest.raises(ValueError, match="contact_solver"):
         World(contact_solver="pgs")
