@@ -29,9 +29,11 @@ from .contacts import contact_keys, detect, excluded_pairs, report as contact_re
 from .energy import restore_energy, state_energy
 from .limits import bounded_joint_rows, build_coordinate_tables
 from .linsolve import SingularSystemError
-from .math3d import (cross, inverse3, quat_conjugate, quat_multiply, quat_to_matrix,
+from .math3d import (cross, quat_conjugate, quat_multiply, quat_to_matrix,
                      quat_to_rotation_vector, rotate_quat, skew)
 from .rows import Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables
+from .stiffness import (anchor_sides, augmented_inverse_inertia, stiffness_carries,
+                        unresolved_stiffness)
 
 
 class StepError(FloatingPointError):
@@ -154,97 +156,6 @@ def applied_wrench(world, model, R, w):
     F = world._force[:n] + np.where(world._inv_mass[:n, None] > 0, mass[:, None], 0.0) * world.gravity
     T = world._torque[:n] + gyroscopic_torque_explicit(R, world._inertia[:n], w, model.dynamic)
     return F, T
-
-
-# A body turning against its joints' tension at rho = h^2 tr(I^-1 K) / 2 below this is left to
-# the plain step (the top link of a 100-link hanging chain sits at 2); above twice it, the
-# whole stiffness K is added to its inertia (see augmented_inverse_inertia).
-RESOLVED_STIFFNESS = 3.0
-
-
-def unresolved_stiffness(model, kin, lam, Iinv, h):
-    """The geometric stiffness of the joints' tension that the step cannot follow explicitly,
-    per body (N, 3, 3), world frame, N m / rad; None when no body is that stiff.
-
-    A body pulled at an anchor r from its centre by a force f with f.r > 0 feels a restoring
-    torque -(f.r) (1 - r r^T / r.r) dtheta when it turns by dtheta. Compression (f.r < 0)
-    destabilises and is left out, so K is positive semi-definite. Bodies are weighted in
-    smoothly from rho = RESOLVED_STIFFNESS to twice that."""
-    if model.anchor_sides is None:
-        return None
-    n = Iinv.shape[0]
-    body, local, first_row, sign, reach = model.anchor_sides
-    force = sign[:, None] * lam[first_row[:, None] + np.arange(3)]
-    # rho <= h^2/2 sum |f| |r| (tr I^-1 - u.I^-1 u): a cheap screen of the common case
-    bound = np.bincount(body, np.sqrt(np.einsum("ij,ij->i", force, force)) * reach, minlength=n)
-    if 0.5 * h * h * bound.max() <= RESOLVED_STIFFNESS:
-        return None
-    r = np.einsum("nij,nj->ni", kin.R[body], local)
-    pull = np.maximum(np.einsum("ij,ij->i", force, r), 0.0)
-    if not pull.any():
-        return None
-    length = np.sqrt(np.einsum("ij,ij->i", r, r))
-    u = r / np.where(length > 0, length, 1.0)[:, None]
-    Ib = Iinv[body]
-    along = np.einsum("ij,ij->i", u, np.einsum("nij,nj->ni", Ib, u))
-    rho = 0.5 * h * h * np.bincount(body, pull * (np.trace(Ib, axis1=1, axis2=2) - along),
-                                    minlength=n)
-    weight = np.clip(rho / RESOLVED_STIFFNESS - 1.0, 0.0, 1.0)
-    keep = np.flatnonzero((weight[body] > 0) & (pull > 0))
-    if keep.size == 0:
-        return None
-    body, u, scale = body[keep], u[keep], (pull * weight[body])[keep]
-    blocks = (scale[:, None, None] * (np.eye(3) - u[:, :, None] * u[:, None, :])).reshape(-1, 9)
-    K = np.stack([np.bincount(body, blocks[:, c], minlength=n) for c in range(9)], axis=1)
-    return K.reshape(n, 3, 3)
-
-
-def anchor_sides(tables, inv_inertia):
-    """Both sides of every point-coincidence row triple: (body (S,), anchor in the body frame
-    (S, 3), first row (S,), sign of the force on that body (S,), turning reach (S,): |r| times
-    the body's inverse inertia summed over the two axes across r, rad / (N m s^2) * m; a
-    rotation invariant), or None without any. inv_inertia: (N, 3, 3) body frame."""
-    parts, offset = [], 0
-    for table in tables:
-        count = table.ROWS_PER_INSTANCE[table.kind] * table.a.shape[0]
-        if table.kind == "point":
-            first = offset + 3 * np.arange(table.a.shape[0])
-            for body, local, sign in ((table.a, table.args[0], -1.0), (table.b, table.args[1], 1.0)):
-                parts.append((body, local, first, np.full(body.shape[0], sign)))
-        offset += count
-    if not parts:
-        return None
-    body, local, first, sign = (np.concatenate(column) for column in zip(*parts))
-    length = np.sqrt(np.einsum("ij,ij->i", local, local))
-    u = local / np.where(length > 0, length, 1.0)[:, None]
-    Ib = inv_inertia[body]
-    across = np.trace(Ib, axis1=1, axis2=2) - np.einsum("ij,ij->i", u, np.einsum("nij,nj->ni", Ib, u))
-    return body, local, first, sign, length * across
-
-
-# The stiffness found in a step may carry the next one (saving a factorisation) while no
-# body's has moved by more than this fraction of the largest.
-STIFFNESS_DRIFT = 0.05
-
-
-def _close(K_used, K_found):
-    """Whether the stiffness a step was started with may stand for the one it found."""
-    if K_used is None or K_found is None:
-        return K_used is K_found
-    change = np.sqrt(np.einsum("nij,nij->n", K_found - K_used, K_found - K_used)).max()
-    return change <= STIFFNESS_DRIFT * np.sqrt(np.einsum("nij,nij->n", K_used, K_used)).max()
-
-
-def augmented_inverse_inertia(R, inertia_body, stiffness, h, dyn):
-    """(R I R^T + h^2 / 4 K)^-1 per body (N, 3, 3), zero for static bodies. Verlet with the
-    stiffness K added to the inertia this way is stable for any step (its modes of frequency
-    w see w^2 / (1 + h^2 w^2 / 4) < 4 / h^2) and conserves a modified energy, so joints under
-    high tension (the top of a long hanging chain) turn no faster than the step resolves."""
-    out = np.zeros_like(stiffness)
-    Rd = R[dyn]
-    I_world = Rd @ inertia_body[dyn] @ Rd.transpose(0, 2, 1)
-    out[dyn] = inverse3(I_world + 0.25 * h * h * stiffness[dyn])
-    return out
 
 
 # -- stage 3: the seed equation --------------------------------------------------------------
@@ -679,7 +590,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
         if world.geometric_stiffness:
             K_found = unresolved_stiffness(model, kin, lam, Iinv_true, h)
-        if not _close(K, K_found):
+        if not stiffness_carries(K, K_found):
             # newly stiff, no longer stiff, or the stiffness moved: take the one found here
             K = K_found
             Iinv = (Iinv_true if K is None

@@ -55,7 +55,7 @@ class World:
     Attributes worth knowing: ``geometric_stiffness`` (default True) lets bodies pulled by
     more joint tension than the step can resolve (a long chain or a heavy load hanging from
     light links) carry that stiffness implicitly instead of splitting the step (see
-    ``step.unresolved_stiffness``); ``stats`` counts the steps that were split, projected,
+    ``stiffness.unresolved_stiffness``); ``stats`` counts the steps that were split, projected,
     energy-restored or stiff.
     """
 
@@ -122,7 +122,7 @@ class World:
         self._ignored: set[frozenset] = set()
         self._pattern_cache = {}
         self._start_cache = None
-        self._stiffness = None          # step.unresolved_stiffness handed to the next step
+        self._stiffness = None          # stiffness.unresolved_stiffness handed to the next step
         self._allowed: set[frozenset] = set()
         self.contact_margin = 0.01      # m: gap below which a contact row is made (speculative)
         self._contacts = None           # ContactReport of the last step
