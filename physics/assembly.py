@@ -59,7 +59,7 @@ class Pattern:
         if not order.size:
             return
         k = int(counts.max())
-        group_bodies, first = np.unique(bodies, return_index=True)
+        group_bodies = np.unique(bodies)
         if group_bodies.size * k * k > 8 * si.size:
             return
         group_of = np.empty(self.n_sides, dtype=np.intp)

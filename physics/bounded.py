@@ -35,13 +35,16 @@ FRICTION_ROUND_TOLERANCE = 1e-3   # friction bounds settled: change below this x
 
 
 def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=None,
-                  lam0=None, newton_iterations=32, friction_rounds=4):
+                  lam0=None, newton_iterations=32, friction_rounds=4,
+                  softness=CONTACT_SOFTNESS):
     """Solve the bounded problem described in the module docstring.
 
     pattern: an ``assembly.Pattern`` for the rows; J, JM: per-side blocks (2m, 6) of J and
     M^-1 J; rhs, lo, hi (m,); cfm: scalar or (m,) diagonal regularisation;
     friction_normal (m,) int: index of the normal row whose force bounds this friction row
-    (-1 for other rows); mu (m,) friction coefficients; lam0 (m,) warm start.
+    (-1 for other rows); mu (m,) friction coefficients; lam0 (m,) warm start; softness: the
+    bounded rows' diagonal regularisation relative to their own stiffness (CONTACT_SOFTNESS
+    keeps piles well conditioned; impacts use almost none).
     Returns (lambda, factorisations used).
     """
     m = rhs.shape[0]
@@ -56,7 +59,7 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
     # Redundant contact rows (four corners of a box on the ground) make A singular; a soft
     # diagonal relative to each row's own stiffness keeps the split between them bounded.
     bounded = np.isfinite(lo) | np.isfinite(hi) | is_fric
-    cfm = np.broadcast_to(np.asarray(cfm, dtype=float), (m,)) + CONTACT_SOFTNESS * bounded * A.diagonal()
+    cfm = np.broadcast_to(np.asarray(cfm, dtype=float), (m,)) + softness * bounded * A.diagonal()
     A_reg = (A + sp.diags(cfm)).tocsr()
     lam = np.zeros(m) if lam0 is None else lam0.astype(float)
 

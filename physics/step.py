@@ -50,7 +50,6 @@ class StartCache(NamedTuple):
     factor: object
     cfm: float
     stiffness: object = None  # the tension stiffness in the factorised A, if any
-    step: int = -1            # the world's step count when committed
 
 
 @dataclass
@@ -483,7 +482,7 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, max_passes=32
     normal = Rows(*(getattr(block.rows, f)[:k] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
     depth = uni.contacts.depth
     h = world.dt / world.substeps
-    iterative = world.contact_solver != "direct"      # impacts: nearly hard, see above
+    iterative = world.contact_solver != "direct"
     E = factor = None
     if iterative and rows is not None and rows.count:
         E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
@@ -518,7 +517,8 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, max_passes=32
         target = np.concatenate([np.zeros(m_eq), -uni.restitution[idx] * vn[idx]])
         rhs = target - all_rows.velocity(v, w)
         lo = np.concatenate([np.full(m_eq, -np.inf), np.zeros(idx.size)])
-        p, _ = solve_bounded(pattern, J, JM, rhs, lo, np.full(all_rows.count, np.inf), cfm=world.cfm)
+        p, _ = solve_bounded(pattern, J, JM, rhs, lo, np.full(all_rows.count, np.inf), cfm=world.cfm,
+                             softness=IMPACT_SOFTNESS)
         scatter = Scatter(all_rows.a, all_rows.b, n)
         G = scatter.forces(all_rows.Ja, all_rows.Jb, p)
         v = v + inv_mass[:, None] * G[:, :3]
@@ -705,10 +705,8 @@ def advance(world):
     state = tuple(world._view(name) for name in ("_x", "_q", "_v", "_w"))
     substep = SUBSTEPS[world.integrator]
     start, reference, stiffness = state, world._energy_reference, world._stiffness
-    cache = world._start_cache          # left by the last step, valid if nothing touched it
-    world._start_cache = None
-    if cache is not None and cache.step == world._steps:
-        world._start_cache = cache._replace(x=state[0], q=state[1])
+    if world._start_cache is not None:  # left by the last step; a user's change drops it
+        world._start_cache = world._start_cache._replace(x=state[0], q=state[1])
     fallbacks = world.stats["projections"] + world.stats["splits"] + world.stats["stiff_steps"]
     try:
         with np.errstate(all=world._errstate):
@@ -729,11 +727,11 @@ def advance(world):
                 else:
                     state = restore_energy(world, reference, state, most=1.0, slack=1e-3, R=R)
     except (SingularSystemError, np.linalg.LinAlgError) as exc:
-        world._stiffness = stiffness
+        world._stiffness, world._start_cache = stiffness, None
         raise StepError(f"step at t={world.time:.6g} s failed: {exc}; the world is unchanged "
                         "(check for conflicting joints or bodies of wildly different mass)") from None
     if not all(np.isfinite(s).all() for s in state):
-        world._stiffness = stiffness
+        world._stiffness, world._start_cache = stiffness, None
         raise StepError(f"step at t={world.time:.6g} s produced NaN or infinity; the world is "
                         "unchanged (forces too large for dt, or an unstable configuration)")
     for name, value in zip(("_x", "_q", "_v", "_w"), state):
@@ -741,15 +739,15 @@ def advance(world):
     world._force[:n] = 0.0
     world._torque[:n] = 0.0
     world._steps += 1
-    cache, stiffness = world._start_cache, world._stiffness
-    world._state_changed()
-    world._stiffness = stiffness
-    if cache is not None and cache.x is state[0] and cache.q is state[1]:
-        world._start_cache = cache._replace(step=world._steps)
-    if conservative:
-        # a conservative system keeps the energy it had when it was last touched (by the
-        # user, a contact, a motor, a load): the level that fallback steps return to
-        world._energy_reference = reference
+    # the step's own state (a user's change resets all of it, see World._state_changed): the
+    # start of the next step, the stiffness it carries (already set) and, for a conservative
+    # system, the energy it had when it was last touched (by the user, a contact, a motor, a
+    # load): the level that fallback steps return to
+    cache = world._start_cache
+    if cache is None or cache.x is not state[0] or cache.q is not state[1]:
+        world._start_cache = None
+    world._energy_reference = reference if conservative else None
+    world._wrench_cache = None
     world._report = report
     world.last_lambda = report.lam if report.lam is not None else np.zeros(0)
     _store_contacts(world, report)
