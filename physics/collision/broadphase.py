@@ -12,28 +12,63 @@ import numpy as np
 from ..shapes import BOX, CAPSULE, CYLINDER, PLANE, SPHERE
 
 
-def half_extents(kind, params, rotation):
-    """(N, 3) half sizes of each body's world AABB about its centre (0 for unbounded kinds)."""
-    r, hl = params[:, 0:1], params[:, 1:2]
-    axis = np.abs(rotation[:, :, 2])                        # the local z axis, world
-    box = np.einsum("nij,nj->ni", np.abs(rotation), params[:, :3])
-    out = np.zeros((len(kind), 3))
-    out = np.where((kind == SPHERE)[:, None], np.broadcast_to(r, out.shape), out)
-    out = np.where((kind == BOX)[:, None], box, out)
-    out = np.where((kind == CAPSULE)[:, None], r + hl * axis, out)
+BOUNDED_KINDS = (SPHERE, BOX, CAPSULE, CYLINDER)
+
+
+def kind_groups(kind, bodies):
+    """[(k, rows)]: the rows of ``bodies`` (an index array) whose shape is of bounded kind k,
+    for the kinds present. The per-kind formulas below run on each group alone (computing
+    every formula for every body and picking with np.where/np.select cost more than the
+    work for a few dozen bodies)."""
+    kb = kind[bodies]
+    groups = [(k, np.flatnonzero(kb == k)) for k in BOUNDED_KINDS]
+    return [(k, rows) for k, rows in groups if len(rows)]
+
+
+def _kind_extents(k, params, rotation):
+    """(M, 3) world AABB half sizes of M shapes of one bounded kind k."""
+    if k == BOX:
+        return np.einsum("nij,nj->ni", np.abs(rotation), params[:, :3])
+    r = params[:, 0:1]
+    if k == SPHERE:
+        return np.broadcast_to(r, (len(r), 3))
+    hl, axis = params[:, 1:2], np.abs(rotation[:, :, 2])      # the local z axis, world
+    if k == CAPSULE:
+        return r + hl * axis
     # A disc of radius r perpendicular to unit a spans r sqrt(1 - a_k^2) along axis k.
-    cyl = hl * axis + r * np.sqrt(np.maximum(0.0, 1.0 - axis**2))
-    return np.where((kind == CYLINDER)[:, None], cyl, out)
+    return hl * axis + r * np.sqrt(np.maximum(0.0, 1.0 - axis**2))
 
 
-def support_below(kind, params, rotation, n):
-    """(N,) how far each shape reaches from its centre in direction -n (n: (N, 3) unit)."""
-    r, hl = params[:, 0], params[:, 1]
-    na = np.abs(np.einsum("ni,ni->n", rotation[:, :, 2], n))
-    box = np.einsum("nk,nk->n", np.abs(np.einsum("ni,nik->nk", n, rotation)), params[:, :3])
-    return np.select([kind == SPHERE, kind == BOX, kind == CAPSULE, kind == CYLINDER],
-                     [r, box, r + hl * na, hl * na + r * np.sqrt(np.maximum(0, 1 - na**2))],
-                     0.0)
+def half_extents(kind, params, rotation, groups=None):
+    """(N, 3) half sizes of each body's world AABB about its centre (0 for unbounded kinds).
+    groups: kind_groups(kind, arange(N)) if already known."""
+    out = np.zeros((len(kind), 3))
+    for k, rows in kind_groups(kind, np.arange(len(kind))) if groups is None else groups:
+        out[rows] = _kind_extents(k, params[rows], rotation[rows])
+    return out
+
+
+def _kind_support(k, params, rotation, n):
+    """(M,) how far M shapes of one bounded kind k reach from their centres along -n."""
+    if k == BOX:
+        return np.einsum("nk,nk->n", np.abs(np.einsum("ni,nik->nk", n, rotation)),
+                         params[:, :3])
+    r = params[:, 0]
+    if k == SPHERE:
+        return r
+    hl, na = params[:, 1], np.abs(np.einsum("ni,ni->n", rotation[:, :, 2], n))
+    if k == CAPSULE:
+        return r + hl * na
+    return hl * na + r * np.sqrt(np.maximum(0, 1 - na**2))
+
+
+def support_below(kind, params, rotation, n, groups=None):
+    """(N,) how far each shape reaches from its centre in direction -n (n: (N, 3) unit);
+    groups: kind_groups(kind, arange(N)) if already known."""
+    out = np.zeros(len(kind))
+    for k, rows in kind_groups(kind, np.arange(len(kind))) if groups is None else groups:
+        out[rows] = _kind_support(k, params[rows], rotation[rows], n[rows])
+    return out
 
 
 def sweep_and_prune(lo, hi):
@@ -96,7 +131,11 @@ class PairCache:
     |v| dt) more
     than its skin, every pair the exact sweep would find is among them, so a step only
     re-tests those (the Verlet-list idea of molecular dynamics). The result is the same as
-    a fresh sweep and in the same (sorted) order, so replays stay bitwise exact."""
+    a fresh sweep and in the same (sorted) order, so replays stay bitwise exact.
+
+    Along with the pairs it keeps what the per-step re-test needs and what does not change
+    until the next sweep (shapes and planes are fixed): the bodies in body pairs grouped by
+    kind, and the plane pairs' normals, offsets and bodies grouped by kind."""
 
     def __init__(self):
         self.anchor = None
@@ -105,7 +144,8 @@ class PairCache:
         """(i, j, plane, body) candidates containing every pair within reach this step."""
         n = len(kind)
         if self.anchor is not None and self.anchor.shape == position.shape:
-            moved = np.sqrt(np.einsum("ni,ni->n", position - self.anchor, position - self.anchor))
+            moved = position - self.anchor
+            moved = np.sqrt(np.einsum("ni,ni->n", moved, moved))
             if np.all(moved + reach <= self.skin):
                 return self.pairs
         radius = bounding_radius(kind, params)
@@ -126,6 +166,14 @@ class PairCache:
             pp, pb = pp[near], pb[near]
         self.anchor = position.copy()
         self.pairs = (i, j, pp, pb)
+        in_pairs = np.zeros(n, dtype=bool)
+        in_pairs[i] = in_pairs[j] = True
+        self.paired = np.flatnonzero(in_pairs)             # sorted, as np.unique would give
+        self.paired_groups = kind_groups(kind, self.paired)
+        self.plane_normal = params[pp, :3]
+        self.plane_offset = params[pp, 3]
+        self.plane_body_params = params[pb]
+        self.plane_groups = kind_groups(kind, pb)
         return self.pairs
 
 
@@ -140,26 +188,16 @@ def find_pairs(kind, params, position, rotation, static, group, mask, excluded_p
     and excluded pairs on every call); without it every call sweeps.
     """
     n = len(kind)
-    if cache is None:
-        bounded = np.flatnonzero((kind >= SPHERE) & (kind < PLANE))
-        ext = half_extents(kind[bounded], params[bounded], rotation[bounded])
-        ext += (0.5 * margin + reach[bounded])[:, None]
-        c = position[bounded]
-        i, j = sweep_and_prune(c - ext, c + ext)
-        i, j, pp, pb = sorted_pairs(bounded[i], bounded[j], kind, static, n)
-        keys = excluded_keys(excluded_pairs, n)
-    else:       # sorted, static and excluded pairs already left out
-        i, j, pp, pb = cache.candidates(kind, params, position, static, margin, reach,
-                                        excluded_pairs)
-        if len(i):      # the exact boxes of the bodies in candidate pairs only
-            near = np.unique(np.concatenate([i, j]))
-            ext = np.zeros((n, 3))
-            ext[near] = half_extents(kind[near], params[near], rotation[near])
-            ext[near] += (0.5 * margin + reach[near])[:, None]
-            lo, hi = position - ext, position + ext
-            overlap = np.all((lo[i] <= hi[j]) & (lo[j] <= hi[i]), axis=1)
-            i, j = i[overlap], j[overlap]
-        keys = np.zeros(0, dtype=np.int64)
+    if cache is not None:
+        return _cached_pairs(cache, kind, params, position, rotation, static, group, mask,
+                             excluded_pairs, margin, reach)
+    bounded = np.flatnonzero((kind >= SPHERE) & (kind < PLANE))
+    ext = half_extents(kind[bounded], params[bounded], rotation[bounded])
+    ext += (0.5 * margin + reach[bounded])[:, None]
+    c = position[bounded]
+    i, j = sweep_and_prune(c - ext, c + ext)
+    i, j, pp, pb = sorted_pairs(bounded[i], bounded[j], kind, static, n)
+    keys = excluded_keys(excluded_pairs, n)
     if not (len(i) or len(pp)):
         return i, j, pp, pb
     group, mask = np.asarray(group, np.int64), np.asarray(mask, np.int64)
@@ -171,6 +209,33 @@ def find_pairs(kind, params, position, rotation, static, group, mask, excluded_p
                - support_below(kind[pb], params[pb], rotation[pb], nrm))
         keep = (gap <= margin + reach[pb]) & allowed(pp, pb, np.zeros(n, bool), group, mask,
                                                      keys, n)
+        pp, pb = pp[keep], pb[keep]
+    return i, j, pp, pb
+
+
+def _cached_pairs(cache, kind, params, position, rotation, static, group, mask,
+                  excluded_pairs, margin, reach):
+    """find_pairs through the cache: the candidates (sorted, static and excluded pairs
+    already left out) re-tested with this step's exact boxes and plane distances."""
+    i, j, pp, pb = cache.candidates(kind, params, position, static, margin, reach,
+                                    excluded_pairs)
+    group, mask = np.asarray(group, np.int64), np.asarray(mask, np.int64)
+    if len(i):      # the exact boxes of the bodies in candidate pairs only
+        near = cache.paired
+        ext = np.zeros((len(kind), 3))
+        ext[near] = half_extents(kind[near], params[near], rotation[near], cache.paired_groups)
+        ext[near] += (0.5 * margin + reach[near])[:, None]
+        lo, hi = position - ext, position + ext
+        keep = ((lo[i] <= hi[j]) & (lo[j] <= hi[i])).all(axis=1)
+        keep &= ((group[i] & mask[j]) != 0) & ((group[j] & mask[i]) != 0)
+        i, j = i[keep], j[keep]
+    if len(pp):
+        nrm = cache.plane_normal
+        gap = (np.einsum("mi,mi->m", nrm, position[pb]) - cache.plane_offset
+               - support_below(kind[pb], cache.plane_body_params, rotation[pb], nrm,
+                               cache.plane_groups))
+        keep = gap <= margin + reach[pb]
+        keep &= ((group[pp] & mask[pb]) != 0) & ((group[pb] & mask[pp]) != 0)
         pp, pb = pp[keep], pb[keep]
     return i, j, pp, pb
 

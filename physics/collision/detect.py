@@ -22,6 +22,12 @@ _NARROWPHASE = {
     (2, 2): box_box, (2, 3): box_round,
     (3, 3): round_round,
 }
+# rank of each shape kind (index kind, NO_SHAPE = -1 the last entry), and the narrowphase of
+# pair type 4 rank_a + rank_b; type order is the table's order
+_RANK_OF_KIND = np.zeros(PLANE + 2, dtype=np.int64)
+for _kind, _rank in _RANK.items():
+    _RANK_OF_KIND[_kind] = _rank
+_BY_TYPE = {4 * ra + rb: f for (ra, rb), f in _NARROWPHASE.items()}
 
 
 def find_contacts(kind, params, position, rotation, *, static, group, mask, excluded_pairs,
@@ -51,32 +57,44 @@ def find_contacts(kind, params, position, rotation, *, static, group, mask, excl
     static = np.asarray(static, dtype=bool) | (kind == PLANE)
     if velocity is not None and dt is not None:
         vel = np.where(static[:, None], 0.0, np.asarray(velocity, dtype=float))
-        reach = np.linalg.norm(vel, axis=1) * float(dt)
+        reach = np.sqrt(np.add.reduce(vel * vel, axis=1)) * float(dt)     # = np.linalg.norm
     else:
         vel, reach = np.zeros((n, 3)), np.zeros(n)
 
     i, j, pp, pb = find_pairs(kind, params, position, rotation, static, group, mask,
                               excluded_pairs, float(margin), reach, pair_cache)
-    i, j = np.concatenate([i, pp]), np.concatenate([j, pb])
-    if len(i) == 0:
+    if len(i) + len(pp) == 0:
         return ContactSet.empty()
+    a, b, types, counts = _by_pair_type(kind, i, j, pp, pb)
+    rel = vel[a] - vel[b]
+    pair_margin = margin + np.sqrt(np.add.reduce(rel * rel, axis=1)) * (dt or 0.0)
+    # both sides of all pairs gathered once; each pair type takes its contiguous slice
+    pos_a, rot_a, par_a = position[a], rotation[a], params[a]
+    pos_b, rot_b, par_b = position[b], rotation[b], params[b]
+    sets, start = [], 0
+    for t, count in zip(types, counts):
+        s = slice(start, start + count)
+        start += count
+        cand = _BY_TYPE[t](Shapes(pos_a[s], rot_a[s], par_a[s]),
+                           Shapes(pos_b[s], rot_b[s], par_b[s]), pair_margin[s])
+        sets.append(from_candidates(a[s], b[s], *cand))
+    return sets[0] if len(sets) == 1 else ContactSet.concatenate(sets)
 
-    rank = np.zeros(PLANE + 2, dtype=np.int64)
-    for k, r in _RANK.items():
-        rank[k] = r
-    swap = rank[kind[i]] > rank[kind[j]]
-    a, b = np.where(swap, j, i), np.where(swap, i, j)
-    pair_margin = margin + np.linalg.norm(vel[a] - vel[b], axis=1) * (dt or 0.0)
 
-    ra, rb = rank[kind[a]], rank[kind[b]]
-    sets = []
-    for (rank_a, rank_b), narrowphase in _NARROWPHASE.items():
-        sel = np.flatnonzero((ra == rank_a) & (rb == rank_b))
-        if len(sel) == 0:
-            continue
-        ia, ib = a[sel], b[sel]
-        shapes_a = Shapes(position[ia], rotation[ia], params[ia])
-        shapes_b = Shapes(position[ib], rotation[ib], params[ib])
-        cand = narrowphase(shapes_a, shapes_b, pair_margin[sel])
-        sets.append(from_candidates(ia, ib, *cand))
-    return ContactSet.concatenate(sets)
+def _by_pair_type(kind, i, j, pp, pb):
+    """All pairs, body pairs (i, j) then plane pairs (pp, pb), as (a, b) with a of the lower
+    rank, grouped by pair type in table order and in their given order within a type (a
+    stable sort). Returns a, b, the types present and how many pairs each has."""
+    ri, rj = _RANK_OF_KIND[kind[i]], _RANK_OF_KIND[kind[j]]
+    swap = ri > rj
+    a = np.concatenate([np.where(swap, j, i), pp])
+    b = np.concatenate([np.where(swap, i, j), pb])
+    # planes have rank 0 and are body a of their pairs
+    pair_type = np.concatenate([4 * np.minimum(ri, rj) + np.maximum(ri, rj),
+                                _RANK_OF_KIND[kind[pb]]])
+    count = np.bincount(pair_type, minlength=16)
+    types = np.flatnonzero(count)
+    if len(types) > 1:
+        order = np.argsort(pair_type, kind="stable")
+        a, b = a[order], b[order]
+    return a, b, types.tolist(), count[types].tolist()
