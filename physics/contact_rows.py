@@ -36,8 +36,8 @@ class BoundedRows:
     @staticmethod
     def concatenate(blocks):
         blocks = [b for b in blocks if b is not None and b.rows.count]
-        if not blocks:
-            return None
+        if len(blocks) <= 1:
+            return blocks[0] if blocks else None
         offsets = np.cumsum([0] + [b.rows.count for b in blocks[:-1]])
         fn = [np.where(b.friction_normal >= 0, b.friction_normal + o, -1)
               for b, o in zip(blocks, offsets)]
@@ -56,6 +56,27 @@ def tangent_basis(n: np.ndarray):
     return t1, cross(n, t1)
 
 
+def _cross_into(out, r, d):
+    """out[..., c] = (r x d)[c] for r (k, 3) and d (..., k, 3) (broadcast over the leading
+    axis of d), component by component: the same operations as math3d.cross, so the same
+    bits, without tiling r."""
+    for c, (c1, c2) in enumerate(((1, 2), (2, 0), (0, 1))):
+        np.subtract(r[:, c1] * d[..., c2], r[:, c2] * d[..., c1], out=out[..., c])
+
+
+def _tangents_into(n, t1, t2):
+    """tangent_basis(n) written into t1, t2 (k, 3) views, with the same operations."""
+    n0, n1, n2 = n[:, 0], n[:, 1], n[:, 2]
+    h0 = (np.abs(n0) < 0.9).astype(float)       # helper (1, 0, 0) or (0, 1, 0)
+    h1 = 1.0 - h0
+    np.subtract(n1 * 0.0, n2 * h1, out=t1[:, 0])
+    np.subtract(n2 * h0, n0 * 0.0, out=t1[:, 1])
+    np.subtract(n0 * h1, n1 * h0, out=t1[:, 2])
+    sq = t1 * t1
+    t1 /= np.sqrt((sq[:, 0] + sq[:, 1]) + sq[:, 2])[:, None]     # = np.linalg.norm
+    _cross_into(t2, n, t1)
+
+
 def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T) -> BoundedRows:
     """Rows for K contacts between bodies a and b (rows of the world arrays).
 
@@ -63,30 +84,42 @@ def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T) -
     friction, restitution (K,) combined coefficients; h the step, T the stabilisation time.
     (Impacts are resolved before the step's solve, see ``step.resolve_impacts``; the bounce
     target here serves worlds that skip that phase.)
+
+    Rows are ordered all normals, then all first tangents, then all second tangents; each
+    row of b is [d, r_b x d] and of a -[d, r_a x d] for its direction d. The blocks are
+    written in place (a few numpy calls on whole columns, no tiling or concatenation).
     """
     k = a.shape[0]
     ra = point - kin.x[a]
     rb = point - kin.x[b]
-    t1, t2 = tangent_basis(normal)
-    dirs = np.concatenate([normal, t1, t2])
-    ra3, rb3 = np.tile(ra, (3, 1)), np.tile(rb, (3, 1))
-    Ja = np.concatenate([-dirs, -cross(ra3, dirs)], axis=1)
-    Jb = np.concatenate([dirs, cross(rb3, dirs)], axis=1)
-    a3, b3 = np.tile(a, 3), np.tile(b, 3)
-    rows = Rows(a3, b3, np.concatenate([-depth, np.zeros(2 * k)]), Ja, Jb, np.zeros(3 * k))
+    Jb = np.empty((3 * k, 6))
+    dirs = Jb[:, :3].reshape(3, k, 3)                 # normal, t1, t2
+    dirs[0] = normal
+    _tangents_into(normal, dirs[1], dirs[2])
+    _cross_into(Jb[:, 3:].reshape(3, k, 3), rb, dirs)
+    Ja = np.empty((3 * k, 6))
+    Ja[:, :3] = dirs.reshape(3 * k, 3)
+    _cross_into(Ja[:, 3:].reshape(3, k, 3), ra, dirs)
+    np.negative(Ja, out=Ja)
+    C = np.zeros(3 * k)
+    np.negative(depth, out=C[:k])
+    rows = Rows(np.tile(a, 3), np.tile(b, 3), C, Ja, Jb, np.zeros(3 * k))
     vn = dot(normal, kin.v[b] + cross(kin.w[b], rb) - kin.v[a] - cross(kin.w[a], ra))
     bounce = np.where(vn < -RESTITUTION_THRESHOLD, -restitution * vn, 0.0)
     push = np.maximum(depth - SLOP, 0.0) / T
-    target_n = np.where(depth >= 0, np.maximum(bounce, push), depth / h)
-    inf = np.full(k, np.inf)
-    zeros = np.zeros(k)
-    normal_index = np.arange(k)
+    target = np.zeros(3 * k)
+    target[:k] = np.where(depth >= 0, np.maximum(bounce, push), depth / h)
+    lo = np.full(3 * k, -np.inf)
+    lo[:k] = 0.0
+    friction_normal = np.empty((3, k), dtype=np.int64)
+    friction_normal[0] = -1
+    friction_normal[1:] = np.arange(k)
     return BoundedRows(
         rows,
-        lo=np.concatenate([zeros, -inf, -inf]),
-        hi=np.concatenate([inf, inf, inf]),
-        target=np.concatenate([target_n, zeros, zeros]),
-        friction_normal=np.concatenate([np.full(k, -1), normal_index, normal_index]),
+        lo=lo,
+        hi=np.full(3 * k, np.inf),
+        target=target,
+        friction_normal=friction_normal.reshape(-1),
         mu=np.tile(friction, 3),
         cfm=np.zeros(3 * k),
         push=push,
