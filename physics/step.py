@@ -30,7 +30,7 @@ from .energy import restore_energy, state_energy
 from .limits import bounded_joint_rows, build_coordinate_tables
 from .linsolve import SingularSystemError
 from .math3d import (cross, quat_conjugate, quat_multiply, quat_to_matrix,
-                     quat_to_rotation_vector, rotate_quat, skew)
+                     quat_to_rotation_vector, rotate_quat, skew, solve3)
 from .rows import Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables
 from .stiffness import (anchor_sides, augmented_inverse_inertia, stiffness_carries,
                         unresolved_stiffness)
@@ -50,6 +50,8 @@ class StartCache(NamedTuple):
     factor: object
     cfm: float
     stiffness: object = None  # the tension stiffness in the factorised A, if any
+    metric: object = None     # the inverse inertias of the factorised A (with that stiffness)
+    h: float = 0.0            # the sub-step that stiffness was weighed for
 
 
 @dataclass
@@ -61,12 +63,14 @@ class Model:
     owner: np.ndarray        # (m,) joint index of each row
     pattern: Pattern | None
     scatter: Scatter | None
-    dynamic: np.ndarray      # (d,) rows of bodies with finite mass
+    dynamic: np.ndarray | slice  # rows of bodies with finite mass (a slice when contiguous)
     joint_b: np.ndarray      # (nj,) body row of each joint's body_b
     joint_lb: np.ndarray     # (nj, 3) anchor on body_b, body_b frame
     excluded: np.ndarray     # (P, 2) body rows that never collide
     collides: bool           # at least two bodies have shapes
     anchor_sides: tuple | None  # see anchor_sides()
+    principal: np.ndarray | None  # (N, 3) body-frame inertia diagonals, if all are diagonal
+    principal_inv: np.ndarray | None  # (N, 3) and those of the inverse inertias
     pair_cache: PairCache = field(default_factory=PairCache)   # broadphase, between steps
 
     @property
@@ -91,15 +95,42 @@ def compile_model(world) -> Model:
     scatter = Scatter(a, b, n) if a.size else None
     joints = world._joints
     shaped = int(np.count_nonzero(world._kind[:n] >= 0))
-    return Model(tables, a, b, owner, pattern, scatter, np.flatnonzero(inv_mass > 0),
+    dynamic = np.flatnonzero(inv_mass > 0)
+    if dynamic.size and dynamic[-1] - dynamic[0] + 1 == dynamic.size:
+        dynamic = slice(int(dynamic[0]), int(dynamic[-1]) + 1)    # views instead of copies
+    principal = principal_inv = None
+    if _is_diagonal(world._inertia[:n]) and _is_diagonal(world._inv_inertia[:n]):
+        principal = np.einsum("nii->ni", world._inertia[:n]).copy()
+        principal_inv = np.einsum("nii->ni", world._inv_inertia[:n]).copy()
+    return Model(tables, a, b, owner, pattern, scatter, dynamic,
                  np.array([j.body_b.row for j in joints], dtype=np.intp),
                  np.array([j._lb for j in joints]).reshape(-1, 3),
-                 excluded_pairs(world), shaped >= 2, anchor_sides(tables, world._inv_inertia[:n]))
+                 excluded_pairs(world), shaped >= 2, anchor_sides(tables, world._inv_inertia[:n]),
+                 principal, principal_inv)
+
+
+def _is_diagonal(matrices):
+    return not np.any(matrices.reshape(-1, 9)[:, [1, 2, 3, 5, 6, 7]])
+
+
+def body_inertia(world, model):
+    """The body-frame inertias: (N, 3) principal moments when all are diagonal, else (N, 3, 3)."""
+    return world._inertia[:world._n] if model.principal is None else model.principal
+
+
+def body_inverse_inertia(world, model):
+    """The body-frame inverse inertias: (N, 3) principal moments when all are diagonal,
+    else (N, 3, 3)."""
+    return world._inv_inertia[:world._n] if model.principal_inv is None else model.principal_inv
 
 
 # -- stage 1: applied wrench ---------------------------------------------------------------
 def world_inverse_inertia(R: np.ndarray, inv_inertia_body: np.ndarray) -> np.ndarray:
-    """R I^-1 R^T per body (N, 3, 3); zero for static bodies."""
+    """R I^-1 R^T per body (N, 3, 3); zero for static bodies. ``inv_inertia_body`` (N, 3, 3),
+    or (N, 3) when diagonal: then R I^-1 is a column scaling (the same values as the
+    product, whose other terms are exact zeros) and one batched product is left."""
+    if inv_inertia_body.ndim == 2:
+        return (R * inv_inertia_body[:, None, :]) @ R.transpose(0, 2, 1)
     return R @ inv_inertia_body @ R.transpose(0, 2, 1)
 
 
@@ -107,14 +138,24 @@ def euler_midpoint(inertia, omega, h, iterations=2, guess=None):
     """Body-frame angular velocity (N, 3) after h of torque-free motion by the implicit
     midpoint rule: I (W1 - W0) / h + Wm x I Wm = 0, Wm = (W0 + W1) / 2. The rule keeps both
     W.I W and |I W| exactly, so thin bodies (rods, where the explicit term is unstable) spin
-    without gaining energy. Newton's method from ``guess`` (default W0)."""
+    without gaining energy. Newton's method from ``guess`` (default W0). ``inertia``: body
+    frame (N, 3, 3), or (N, 3) principal moments when every inertia is diagonal (the same
+    arithmetic without the products with zeros)."""
+    principal = inertia.ndim == 2
     w1 = omega.copy() if guess is None else guess
     for _ in range(iterations):
         wm = 0.5 * (omega + w1)
-        Iwm = np.einsum("nij,nj->ni", inertia, wm)
-        residual = np.einsum("nij,nj->ni", inertia, w1 - omega) + h * cross(wm, Iwm)
-        jac = inertia + 0.5 * h * (skew(wm) @ inertia - skew(Iwm))
-        w1 = w1 - np.linalg.solve(jac, residual[..., None])[..., 0]
+        if principal:
+            Iwm = inertia * wm
+            residual = inertia * (w1 - omega) + h * cross(wm, Iwm)
+            jac = skew(wm) * inertia[:, None, :] - skew(Iwm)     # zero diagonal
+            jac *= 0.5 * h
+            jac.reshape(-1, 9)[:, ::4] += inertia
+        else:
+            Iwm = np.einsum("nij,nj->ni", inertia, wm)
+            residual = np.einsum("nij,nj->ni", inertia, w1 - omega) + h * cross(wm, Iwm)
+            jac = inertia + 0.5 * h * (skew(wm) @ inertia - skew(Iwm))
+        w1 = w1 - solve3(jac, residual)
     return w1
 
 
@@ -125,25 +166,26 @@ def free_rotation(R, inertia, w, h, dyn, near=None):
     then one Newton iteration from there is as exact as two from scratch."""
     turn = h * w
     body_end = np.einsum("nji,nj->ni", R, w)
-    if dyn.size:
+    if w[dyn].size:
         w0 = body_end[dyn]
         if near is None:
             w1 = euler_midpoint(inertia[dyn], w0, h)
         else:
             start = near[1][dyn] + w0 - np.einsum("nji,nj->ni", R[dyn], near[0][dyn])
             w1 = euler_midpoint(inertia[dyn], w0, h, iterations=1, guess=start)
-        body_end[dyn] = w1
         turn[dyn] = h * np.einsum("nij,nj->ni", R[dyn], 0.5 * (w0 + w1))
+        body_end[dyn] = w1          # after the turn: w0 may be a view of body_end
     return turn, body_end
 
 
 def gyroscopic_torque_explicit(R, inertia, w, dyn):
-    """-w x (I_world w) (N, 3), the seed's term."""
+    """-w x (I_world w) (N, 3), the seed's term. ``inertia``: body frame (N, 3, 3), or (N, 3)
+    principal moments."""
     out = np.zeros_like(w)
-    Rd = R[dyn]
-    body = np.einsum("nji,nj->ni", Rd, w[dyn])
-    Iw = np.einsum("nij,nj->ni", Rd, np.einsum("nij,nj->ni", inertia[dyn], body))
-    out[dyn] = -cross(w[dyn], Iw)
+    Rd, wd = R[dyn], w[dyn]
+    body = np.einsum("nji,nj->ni", Rd, wd)
+    body = inertia[dyn] * body if inertia.ndim == 2 else np.einsum("nij,nj->ni", inertia[dyn], body)
+    out[dyn] = -cross(wd, np.einsum("nij,nj->ni", Rd, body))
     return out
 
 
@@ -153,7 +195,8 @@ def applied_wrench(world, model, R, w):
     n = world._n
     mass = world._mass[:n]
     F = world._force[:n] + np.where(world._inv_mass[:n, None] > 0, mass[:, None], 0.0) * world.gravity
-    T = world._torque[:n] + gyroscopic_torque_explicit(R, world._inertia[:n], w, model.dynamic)
+    T = world._torque[:n] + gyroscopic_torque_explicit(R, body_inertia(world, model), w,
+                                                       model.dynamic)
     return F, T
 
 
@@ -274,7 +317,7 @@ def project_positions(world, model, x, q, v, w):
         best = (err, x, q)
         if err <= world.position_tolerance:
             break
-        Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
+        Iinv = world_inverse_inertia(R, body_inverse_inertia(world, model))
         factor = _factor_at(world, model, rows, inv_mass, Iinv)
         mu = model.pattern.factorizer.solve(factor, rows.C)
         dx, dtheta = generalized_acceleration(model, rows, -mu, inv_mass, Iinv, 0.0, 0.0)
@@ -290,13 +333,13 @@ def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None):
     n = world._n
     inv_mass = world._inv_mass[:n]
     R = quat_to_matrix(q) if R is None else R
-    Iinv = Iinv_true = world_inverse_inertia(R, world._inv_inertia[:n])
+    Iinv = Iinv_true = world_inverse_inertia(R, body_inverse_inertia(world, model))
     if stiffness is not None:
-        Iinv = augmented_inverse_inertia(R, world._inertia[:n], stiffness, h, model.dynamic)
+        Iinv = augmented_inverse_inertia(R, body_inertia(world, model), stiffness, h, model.dynamic)
     rows = evaluate_tables(model.tables, Kinematics(x, R, v, w, velocity_terms=False))
     factor = _factor_at(world, model, rows, inv_mass, Iinv)
     # the next sub-step starts here: it may reuse R, I^-1 and (with this stiffness) the factor
-    world._start_cache = StartCache(x, q, R, Iinv_true, factor, world.cfm, stiffness)
+    world._start_cache = StartCache(x, q, R, Iinv_true, factor, world.cfm, stiffness, Iinv, h)
     nu = model.pattern.factorizer.solve(factor, rows.velocity(v, w))
     dv, dw = generalized_acceleration(model, rows, -nu, inv_mass, Iinv, 0.0, 0.0)
     return v + dv, w + dw
@@ -551,7 +594,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     ``world.max_split_depth`` times), and only then are positions projected."""
     n = world._n
     inv_mass = world._inv_mass[:n]
-    inertia = world._inertia[:n]
+    inertia = body_inertia(world, model)     # (N, 3) principal moments if all diagonal
     cache, world._start_cache = world._start_cache, None
     # the last velocity projection may have been made at exactly these positions
     reuse = cache is not None and cache.x is x and cache.q is q and cache.cfm == world.cfm
@@ -559,7 +602,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         R, Iinv = cache.R, cache.Iinv
     else:
         R = quat_to_matrix(q)
-        Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
+        Iinv = world_inverse_inertia(R, body_inverse_inertia(world, model))
     # Phi for the multipliers includes the gyroscopic torque; with the torque-free flow in the
     # drift the kicks carry only the applied loads
     F, T = applied_wrench(world, model, R, w)
@@ -574,10 +617,12 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     Iinv_true = Iinv
     if model.m:
         rows = evaluate_tables(model.tables, kin)
+        # the projection that ended the last sub-step may have factorised A with this stiffness
+        same_metric = reuse and cache.stiffness is K and (K is None or cache.h == h)
         if K is not None:
-            Iinv = augmented_inverse_inertia(R, inertia, K, h, model.dynamic)
-        factor = (cache.factor if reuse and cache.stiffness is K
-                  else _factor_at(world, model, rows, inv_mass, Iinv))
+            Iinv = (cache.metric if same_metric
+                    else augmented_inverse_inertia(R, inertia, K, h, model.dynamic))
+        factor = cache.factor if same_metric else _factor_at(world, model, rows, inv_mass, Iinv)
     kick_lin = kick_ang = 0.0
     lam_b = K_found = None
     if uni is not None:
@@ -639,7 +684,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     v1 = v_half + second * h * inv_mass[:, None] * F
     w1 = w_drift
     if second and np.any(T_kick):            # user torques (and the explicit gyroscopic term)
-        Iinv_kick = world_inverse_inertia(R1, world._inv_inertia[:n]) if flow else Iinv
+        Iinv_kick = world_inverse_inertia(R1, body_inverse_inertia(world, model)) if flow else Iinv
         w1 = w_drift + second * h * np.einsum("nij,nj->ni", Iinv_kick, T_kick)
     if stabilize:
         # the projection already takes the stiffness found here, which the next sub-step
@@ -671,7 +716,7 @@ def rk4_substep(world, model, x, q, v, w, h):
     def derivative(x, q, v, w):
         qn = q / np.linalg.norm(q, axis=1, keepdims=True)
         R = quat_to_matrix(qn)
-        Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
+        Iinv = world_inverse_inertia(R, body_inverse_inertia(world, model))
         F, T = applied_wrench(world, model, R, w)
         rows = lam = None
         if model.m:

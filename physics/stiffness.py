@@ -92,12 +92,16 @@ def stiffness_carries(K_used, K_found):
 
 
 def augmented_inverse_inertia(R, inertia_body, stiffness, h, dyn):
-    """(R I R^T + h^2 / 4 K)^-1 per body (N, 3, 3), zero for static bodies. Verlet with the
+    """(R I R^T + h^2 / 4 K)^-1 per body (N, 3, 3), zero for static bodies; ``inertia_body``
+    (N, 3, 3) or its diagonals (N, 3). Verlet with the
     stiffness K added to the inertia this way is stable for any step (its modes of frequency
     w see w^2 / (1 + h^2 w^2 / 4) < 4 / h^2) and conserves a modified energy, so joints under
     high tension (the top of a long hanging chain) turn no faster than the step resolves."""
     out = np.zeros_like(stiffness)
     Rd = R[dyn]
-    I_world = Rd @ inertia_body[dyn] @ Rd.transpose(0, 2, 1)
+    if inertia_body.ndim == 2:      # principal moments: R I is a column scaling
+        I_world = (Rd * inertia_body[dyn][:, None, :]) @ Rd.transpose(0, 2, 1)
+    else:
+        I_world = Rd @ inertia_body[dyn] @ Rd.transpose(0, 2, 1)
     out[dyn] = inverse3(I_world + 0.25 * h * h * stiffness[dyn])
     return out
