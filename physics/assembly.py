@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse._sparsetools import csc_matvec as _csc_matvec, csr_matvec as _csr_matvec
 
 from .linsolve import make_factorizer
 
@@ -122,15 +123,34 @@ def apply_inverse_mass(J: np.ndarray, body: np.ndarray, inv_mass: np.ndarray,
 
 
 class Scatter:
-    """Sums per-side 6-vectors into per-body generalized forces (N, 6), one sparse product."""
+    """Products with the Jacobian J (m x 6N) of rows that touch bodies ``a`` and ``b`` (m,):
+    J^T lambda per body and J u per row. J is held as the rows' two 6-blocks side by side,
+    ``Rows.blocks`` (m, 12), with a fixed column pattern: that is J in CSR form and J^T in CSC
+    form, so both products are one call of scipy's sparse kernels (no sparse matrix objects,
+    no operator dispatch). J^T lambda sums each body's terms in row order, as a sparse
+    scatter of the rows' forces would."""
 
     def __init__(self, a: np.ndarray, b: np.ndarray, n_bodies: int):
         m = a.shape[0]
-        side_body = np.stack([a, b], axis=1).reshape(-1)
-        self.matrix = sp.csr_matrix((np.ones(2 * m), (side_body, np.arange(2 * m))),
-                                    shape=(n_bodies, 2 * m))
+        self.m, self.n_bodies = m, n_bodies
+        self.indptr = np.arange(0, 12 * m + 1, 12, dtype=np.int32)
+        columns = 6 * np.stack([a, b], axis=1)[:, :, None] + np.arange(6)
+        self.indices = columns.reshape(-1).astype(np.int32)
 
     def forces(self, Ja: np.ndarray, Jb: np.ndarray, lam: np.ndarray) -> np.ndarray:
         """J^T lambda per body (N, 6) for row multipliers lam (m,)."""
-        sides = np.stack([Ja * lam[:, None], Jb * lam[:, None]], axis=1).reshape(-1, 6)
-        return self.matrix @ sides
+        return self.forces_of(np.concatenate([Ja, Jb], axis=1), lam)
+
+    def forces_of(self, blocks: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """J^T lambda per body (N, 6); ``blocks`` (m, 12) is [Ja | Jb], C-contiguous."""
+        out = np.zeros(6 * self.n_bodies)
+        _csc_matvec(6 * self.n_bodies, self.m, self.indptr, self.indices, blocks.reshape(-1),
+                    np.ascontiguousarray(lam, dtype=float), out)
+        return out.reshape(-1, 6)
+
+    def velocity_of(self, blocks: np.ndarray, v: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """J u per row (m,) for body velocities v, w (N, 3)."""
+        out = np.zeros(self.m)
+        _csr_matvec(self.m, 6 * self.n_bodies, self.indptr, self.indices, blocks.reshape(-1),
+                    np.concatenate([v, w], axis=1).reshape(-1), out)
+        return out

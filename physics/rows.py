@@ -43,6 +43,8 @@ class Rows:
     Ja: np.ndarray
     Jb: np.ndarray
     Jdu: np.ndarray
+    # [Ja | Jb] (m, 12), C-contiguous; Ja and Jb may be views of it (see ``blocks``)
+    side_blocks: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @staticmethod
     def concatenate(blocks: list["Rows"]) -> "Rows":
@@ -54,6 +56,13 @@ class Rows:
     @property
     def count(self) -> int:
         return self.C.shape[0]
+
+    @property
+    def blocks(self) -> np.ndarray:
+        """[Ja | Jb] (m, 12): J in the layout of ``assembly.Scatter``'s products."""
+        if self.side_blocks is None:
+            self.side_blocks = np.concatenate([self.Ja, self.Jb], axis=1)
+        return self.side_blocks
 
     def velocity(self, v: np.ndarray, w: np.ndarray) -> np.ndarray:
         """J u per row (m,)."""
@@ -81,15 +90,15 @@ def point_rows(k: Kinematics, a, b, la, lb) -> Rows:
     """Anchor la (local to a) coincides with lb (local to b). 3 rows per instance, xyz order."""
     n = a.shape[0]
     ra, rb, pa, pb = _anchors(k, a, b, la, lb)
-    Ja = np.empty((n, 3, 6))
-    Jb = np.empty((n, 3, 6))
-    Ja[:, :, :3] = -np.eye(3)
-    Jb[:, :, :3] = np.eye(3)
-    Ja[:, :, 3:] = skew(ra)
-    Jb[:, :, 3:] = skew(-rb)
-    Ja, Jb = Ja.reshape(3 * n, 6), Jb.reshape(3 * n, 6)
+    J = np.empty((n, 3, 12))            # [Ja | Jb] of each row, Ja and Jb views of it
+    J[:, :, :3] = -np.eye(3)
+    J[:, :, 6:9] = np.eye(3)
+    J[:, :, 3:6] = skew(ra)
+    J[:, :, 9:] = skew(-rb)
+    J = J.reshape(3 * n, 12)
     jdu = _centripetal(k, a, b, ra, rb).reshape(-1) if k.velocity_terms else np.zeros(3 * n)
-    return Rows(np.repeat(a, 3), np.repeat(b, 3), (pb - pa).reshape(-1), Ja, Jb, jdu)
+    return Rows(np.repeat(a, 3), np.repeat(b, 3), (pb - pa).reshape(-1), J[:, :6], J[:, 6:], jdu,
+                side_blocks=J)
 
 
 def perpendicular_rows(k: Kinematics, a, b, ua, vb) -> Rows:

@@ -207,15 +207,15 @@ def seed_multipliers(world, model, rows: Rows, factor, inv_mass, Iinv, F, T, v, 
     k, d = world.baumgarte
     free_acc_lin = inv_mass[:, None] * F
     free_acc_ang = np.einsum("nij,nj->ni", Iinv, T)
-    rhs = -(rows.Jdu + rows.velocity(free_acc_lin, free_acc_ang) + k * rows.C
-            + d * rows.velocity(v, w))
+    J, velocity = rows.blocks, model.scatter.velocity_of
+    rhs = -(rows.Jdu + velocity(J, free_acc_lin, free_acc_ang) + k * rows.C + d * velocity(J, v, w))
     return model.pattern.factorizer.solve(factor, rhs)
 
 
 def generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T):
     """M^-1 (Phi + J^T lambda): linear (N, 3) and angular (N, 3) accelerations."""
     if rows is not None:
-        G = model.scatter.forces(rows.Ja, rows.Jb, lam)
+        G = model.scatter.forces_of(rows.blocks, lam)
         F = F + G[:, :3]
         T = T + G[:, 3:]
     return inv_mass[:, None] * F, np.einsum("nij,nj->ni", Iinv, T)
@@ -340,7 +340,7 @@ def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None):
     factor = _factor_at(world, model, rows, inv_mass, Iinv)
     # the next sub-step starts here: it may reuse R, I^-1 and (with this stiffness) the factor
     world._start_cache = StartCache(x, q, R, Iinv_true, factor, world.cfm, stiffness, Iinv, h)
-    nu = model.pattern.factorizer.solve(factor, rows.velocity(v, w))
+    nu = model.pattern.factorizer.solve(factor, model.scatter.velocity_of(rows.blocks, v, w))
     dv, dw = generalized_acceleration(model, rows, -nu, inv_mass, Iinv, 0.0, 0.0)
     return v + dv, w + dw
 
