@@ -57,8 +57,7 @@ def detect(world, model, x, R, v, h) -> ContactSet:
 
 def contact_keys(cs: ContactSet) -> np.ndarray:
     """One int64 per contact identifying (body_a, body_b, feature) across steps."""
-    return (cs.body_a.astype(np.int64) << 42) | (cs.body_b.astype(np.int64) << 21) \
-        | (cs.feature.astype(np.int64) & ((1 << 21) - 1))
+    return cs.packed_keys
 
 
 def warm_start(world, keys: np.ndarray) -> np.ndarray:
@@ -67,9 +66,10 @@ def warm_start(world, keys: np.ndarray) -> np.ndarray:
     out = np.zeros((keys.shape[0], 3))
     if old_keys.size and keys.size:
         order = np.argsort(old_keys)
-        pos = np.clip(np.searchsorted(old_keys[order], keys), 0, old_keys.size - 1)
-        hit = old_keys[order][pos] == keys
-        out[hit] = old_lam[order][pos[hit]]
+        sorted_keys = old_keys[order]
+        pos = np.minimum(np.searchsorted(sorted_keys, keys), old_keys.size - 1)
+        hit = sorted_keys[pos] == keys
+        out[hit] = old_lam.take(order[pos[hit]], axis=0)
     return out
 
 

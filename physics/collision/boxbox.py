@@ -214,4 +214,4 @@ def box_box(a, b, margin):
         depth[edge, 0] = d
         feature[edge, 0] = EDGE_FEATURE + index[edge]
         valid[edge, 0] = d >= -margin[edge]
-    return point, normal[:, None, :].repeat(4, axis=1), depth, feature, valid
+    return point, np.broadcast_to(normal[:, None, :], (m, 4, 3)), depth, feature, valid

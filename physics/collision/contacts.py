@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 from dataclasses import dataclass, fields
+from functools import cached_property
 
 import numpy as np
 
@@ -54,6 +55,14 @@ class ContactSet:
             return cls.empty()
         return cls(*(np.concatenate([getattr(s, f.name) for s in sets]) for f in fields(cls)))
 
+    @cached_property
+    def packed_keys(self) -> np.ndarray:
+        """(K,) int64 (body_a << 42) | (body_b << 21) | (feature mod 2^21): the keys of
+        ``keys()`` packed into one integer each (for sorting and searching). Kept once
+        computed: the step asks for them more than once."""
+        return (self.body_a.astype(np.int64) << 42) | (self.body_b.astype(np.int64) << 21) \
+            | (self.feature.astype(np.int64) & ((1 << 21) - 1))
+
     def keys(self) -> np.ndarray:
         """(K, 3) int64 rows (body_a, body_b, feature): the warm-starting key of each contact."""
         return np.stack([self.body_a, self.body_b, self.feature], axis=1)
@@ -64,16 +73,30 @@ def from_candidates(body_a, body_b, point, normal, depth, feature, valid) -> Con
 
     body_a, body_b : (M,) body index of each pair
     point, normal  : (M, C, 3) world;  depth, feature, valid : (M, C)
+
+    A normal that is the same for all candidates of a pair, or a feature table that is the
+    same for all pairs, may be a broadcast view (stride 0 on that axis): it is then gathered
+    from its one copy, which is cheaper than masking the broadcast array.
     """
-    rows = np.nonzero(valid)[0]                      # the pair of each valid candidate
+    valid = np.asarray(valid)
+    rows, cols = valid.nonzero()            # the pair and the candidate slot of each contact
+    flat = rows * valid.shape[1] + cols     # index into the (M * C) candidates
+    normal, feature = np.asarray(normal, dtype=np.float64), np.asarray(feature, dtype=np.int64)
+    # gathers by take (numpy's boolean and fancy indexing of rows is several times slower)
     return ContactSet(
-        body_a=np.asarray(body_a, dtype=np.int64)[rows],
-        body_b=np.asarray(body_b, dtype=np.int64)[rows],
-        point=np.asarray(point, dtype=np.float64)[valid],
-        normal=np.asarray(normal, dtype=np.float64)[valid],
-        depth=np.asarray(depth, dtype=np.float64)[valid],
-        feature=np.asarray(feature, dtype=np.int64)[valid],
+        body_a=np.asarray(body_a, dtype=np.int64).take(rows),
+        body_b=np.asarray(body_b, dtype=np.int64).take(rows),
+        point=_flat(point).take(flat, axis=0),
+        normal=(normal[:, 0].take(rows, axis=0) if normal.strides[1] == 0
+                else _flat(normal).take(flat, axis=0)),
+        depth=np.asarray(depth, dtype=np.float64).reshape(-1).take(flat),
+        feature=feature[0].take(cols) if feature.strides[0] == 0 else feature.reshape(-1).take(flat),
     )
+
+
+def _flat(x):
+    """(M, C, 3) -> (M * C, 3) float64 (a view when x is contiguous)."""
+    return np.asarray(x, dtype=np.float64).reshape(-1, 3)
 
 
 def keep_deepest(depth, valid, k):
@@ -81,8 +104,8 @@ def keep_deepest(depth, valid, k):
 
     depth, valid : (M, C). Returns the new (M, C) validity mask.
     """
-    if valid.shape[1] <= k:
-        return valid
+    if valid.shape[1] <= k or (np.count_nonzero(valid, axis=1) <= k).all():
+        return valid            # (a box resting flat on a plane has exactly 4)
     score = np.where(valid, depth, -np.inf)
     # Rank of each candidate by depth (0 = deepest); ties broken by candidate order so that
     # the choice is repeatable from step to step.

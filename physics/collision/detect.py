@@ -10,6 +10,7 @@ from .broadphase import find_pairs
 from .contacts import ContactSet, Shapes, from_candidates
 from .cylconvex import cylinder_box, cylinder_cylinder
 from .cylround import cylinder_round
+from .geometry import row_norms
 from .plane import plane_box, plane_cylinder, plane_round
 from .round import round_round
 
@@ -57,7 +58,7 @@ def find_contacts(kind, params, position, rotation, *, static, group, mask, excl
     static = np.asarray(static, dtype=bool) | (kind == PLANE)
     if velocity is not None and dt is not None:
         vel = np.where(static[:, None], 0.0, np.asarray(velocity, dtype=float))
-        reach = np.sqrt(np.add.reduce(vel * vel, axis=1)) * float(dt)     # = np.linalg.norm
+        reach = row_norms(vel) * float(dt)
     else:
         vel, reach = np.zeros((n, 3)), np.zeros(n)
 
@@ -66,11 +67,13 @@ def find_contacts(kind, params, position, rotation, *, static, group, mask, excl
     if len(i) + len(pp) == 0:
         return ContactSet.empty()
     a, b, types, counts = _by_pair_type(kind, i, j, pp, pb)
-    rel = vel[a] - vel[b]
-    pair_margin = margin + np.sqrt(np.add.reduce(rel * rel, axis=1)) * (dt or 0.0)
-    # both sides of all pairs gathered once; each pair type takes its contiguous slice
-    pos_a, rot_a, par_a = position[a], rotation[a], params[a]
-    pos_b, rot_b, par_b = position[b], rotation[b], params[b]
+    rel = vel.take(a, axis=0) - vel.take(b, axis=0)
+    pair_margin = margin + row_norms(rel) * (dt or 0.0)
+    # both sides of all pairs gathered once; each pair type takes its contiguous slice.
+    # (x.take(rows, axis=0) is x[rows]; numpy's fancy indexing of rows is several times
+    # slower, here and in the other collision modules)
+    pos_a, rot_a, par_a = (x.take(a, axis=0) for x in (position, rotation, params))
+    pos_b, rot_b, par_b = (x.take(b, axis=0) for x in (position, rotation, params))
     sets, start = [], 0
     for t, count in zip(types, counts):
         s = slice(start, start + count)
@@ -96,5 +99,5 @@ def _by_pair_type(kind, i, j, pp, pb):
     types = np.flatnonzero(count)
     if len(types) > 1:
         order = np.argsort(pair_type, kind="stable")
-        a, b = a[order], b[order]
+        a, b = a.take(order), b.take(order)
     return a, b, types.tolist(), count[types].tolist()
