@@ -45,13 +45,17 @@ class Rows:
     Jdu: np.ndarray
     # [Ja | Jb] (m, 12), C-contiguous; Ja and Jb may be views of it (see ``blocks``)
     side_blocks: np.ndarray | None = field(default=None, repr=False, compare=False)
+    # what velocity_products needs to redo Jdu alone: the anchor offsets (ra, rb) of point
+    # rows, and the blocks a concatenation was made of
+    anchors: tuple | None = field(default=None, repr=False, compare=False)
+    parts: list | None = field(default=None, repr=False, compare=False)
 
     @staticmethod
     def concatenate(blocks: list["Rows"]) -> "Rows":
         if len(blocks) == 1:
             return blocks[0]
         return Rows(*(np.concatenate([getattr(r, f) for r in blocks])
-                      for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
+                      for f in ("a", "b", "C", "Ja", "Jb", "Jdu")), parts=blocks)
 
     @property
     def count(self) -> int:
@@ -98,7 +102,7 @@ def point_rows(k: Kinematics, a, b, la, lb) -> Rows:
     J = J.reshape(3 * n, 12)
     jdu = _centripetal(k, a, b, ra, rb).reshape(-1) if k.velocity_terms else np.zeros(3 * n)
     return Rows(np.repeat(a, 3), np.repeat(b, 3), (pb - pa).reshape(-1), J[:, :6], J[:, 6:], jdu,
-                side_blocks=J)
+                side_blocks=J, anchors=(ra, rb))
 
 
 def perpendicular_rows(k: Kinematics, a, b, ua, vb) -> Rows:
@@ -212,3 +216,17 @@ def evaluate_tables(tables: list[PrimitiveTable], k: Kinematics, c_only: bool = 
         return np.concatenate([t.values(k) if hasattr(t, "values") else t.evaluate(k).C
                                for t in tables])
     return Rows.concatenate([t.evaluate(k) for t in tables])
+
+
+def velocity_products(tables, rows: Rows, k: Kinematics) -> np.ndarray:
+    """Jdu (m,) for the velocities of ``k`` of the ``rows`` that ``evaluate_tables`` made at
+    the positions of ``k``: C and J do not depend on the velocities, so only Jdu is redone
+    (point rows from their kept anchors; other kinds are evaluated again)."""
+    parts = rows.parts if rows.parts is not None else [rows]
+    products = []
+    for table, part in zip(tables, parts):
+        if getattr(table, "kind", None) == "point" and part.anchors is not None:
+            products.append(_centripetal(k, table.a, table.b, *part.anchors).reshape(-1))
+        else:
+            products.append(table.evaluate(k).Jdu)
+    return products[0] if len(products) == 1 else np.concatenate(products)

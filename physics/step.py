@@ -14,7 +14,7 @@ No stage loops over bodies or joints in Python.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -31,7 +31,8 @@ from .limits import bounded_joint_rows, build_coordinate_tables
 from .linsolve import SingularSystemError
 from .math3d import (cross, quat_conjugate, quat_multiply, quat_to_matrix,
                      quat_to_rotation_vector, rotate_quat, skew, solve3)
-from .rows import Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables
+from .rows import (Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables,
+                   velocity_products)
 from .stiffness import (anchor_sides, augmented_inverse_inertia, stiffness_carries,
                         unresolved_stiffness)
 
@@ -52,6 +53,7 @@ class StartCache(NamedTuple):
     stiffness: object = None  # the tension stiffness in the factorised A, if any
     metric: object = None     # the inverse inertias of the factorised A (with that stiffness)
     h: float = 0.0            # the sub-step that stiffness was weighed for
+    rows: object = None       # the joint rows there (C and J; Jdu is for other velocities)
 
 
 @dataclass
@@ -339,7 +341,7 @@ def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None):
     rows = evaluate_tables(model.tables, Kinematics(x, R, v, w, velocity_terms=False))
     factor = _factor_at(world, model, rows, inv_mass, Iinv)
     # the next sub-step starts here: it may reuse R, I^-1 and (with this stiffness) the factor
-    world._start_cache = StartCache(x, q, R, Iinv_true, factor, world.cfm, stiffness, Iinv, h)
+    world._start_cache = StartCache(x, q, R, Iinv_true, factor, world.cfm, stiffness, Iinv, h, rows)
     nu = model.pattern.factorizer.solve(factor, model.scatter.velocity_of(rows.blocks, v, w))
     dv, dw = generalized_acceleration(model, rows, -nu, inv_mass, Iinv, 0.0, 0.0)
     return v + dv, w + dw
@@ -616,7 +618,10 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     world._stiffness = None
     Iinv_true = Iinv
     if model.m:
-        rows = evaluate_tables(model.tables, kin)
+        if reuse and cache.rows is not None:    # the same C and J; Jdu for these velocities
+            rows = replace(cache.rows, Jdu=velocity_products(model.tables, cache.rows, kin))
+        else:
+            rows = evaluate_tables(model.tables, kin)
         # the projection that ended the last sub-step may have factorised A with this stiffness
         same_metric = reuse and cache.stiffness is K and (K is None or cache.h == h)
         if K is not None:
@@ -630,11 +635,11 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         lam, lam_b = bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor)
         kick_lin, kick_ang = _bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
         if world.geometric_stiffness and lam is not None and lam.size:
-            K_found = unresolved_stiffness(model, kin, lam, Iinv_true, h)
+            K_found = unresolved_stiffness(model, kin, lam, h)
     elif model.m:
         lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
         if world.geometric_stiffness:
-            K_found = unresolved_stiffness(model, kin, lam, Iinv_true, h)
+            K_found = unresolved_stiffness(model, kin, lam, h)
         if not stiffness_carries(K, K_found):
             # newly stiff, no longer stiff, or the stiffness moved: take the one found here
             K = K_found

@@ -8,7 +8,10 @@ step is then stable for any h and keeps a modified energy, and the slow motion i
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+from scipy.sparse._sparsetools import csr_matvecs
 
 from .math3d import inverse3
 
@@ -18,7 +21,7 @@ from .math3d import inverse3
 RESOLVED_STIFFNESS = 3.0
 
 
-def unresolved_stiffness(model, kin, lam, Iinv, h):
+def unresolved_stiffness(model, kin, lam, h):
     """The geometric stiffness of the joints' tension that the step cannot follow explicitly,
     per body (N, 3, 3), world frame, N m / rad; None when no body is that stiff.
 
@@ -26,40 +29,56 @@ def unresolved_stiffness(model, kin, lam, Iinv, h):
     torque -(f.r) (1 - r r^T / r.r) dtheta when it turns by dtheta. Compression (f.r < 0)
     destabilises and is left out, so K is positive semi-definite. Bodies are weighted in
     smoothly from rho = RESOLVED_STIFFNESS to twice that."""
-    if model.anchor_sides is None:
+    sides = model.anchor_sides
+    if sides is None:
         return None
-    n = Iinv.shape[0]
-    body, local, first_row, sign, reach = model.anchor_sides
-    force = sign[:, None] * lam[first_row[:, None] + np.arange(3)]
+    n = kin.R.shape[0]
+    body = sides.body
+    force = sides.sign[:, None] * lam[sides.rows]
     # rho <= h^2/2 sum |f| |r| (tr I^-1 - u.I^-1 u): a cheap screen of the common case
-    bound = np.bincount(body, np.sqrt(np.einsum("ij,ij->i", force, force)) * reach, minlength=n)
+    bound = np.bincount(body, np.sqrt(np.einsum("ij,ij->i", force, force)) * sides.reach,
+                        minlength=n)
     if 0.5 * h * h * bound.max() <= RESOLVED_STIFFNESS:
         return None
-    r = np.einsum("nij,nj->ni", kin.R[body], local)
+    r = np.einsum("nij,nj->ni", kin.R[body], sides.local)
     pull = np.maximum(np.einsum("ij,ij->i", force, r), 0.0)
     if not pull.any():
         return None
+    # tr I^-1 - u.I^-1 u is the same in the body frame: precomputed (sides.across)
+    rho = 0.5 * h * h * np.bincount(body, pull * sides.across, minlength=n)
+    weight = np.clip(rho / RESOLVED_STIFFNESS - 1.0, 0.0, 1.0)
+    scale = pull * weight[body]         # zero for the sides that do not count
+    if not scale.any():
+        return None
     length = np.sqrt(np.einsum("ij,ij->i", r, r))
     u = r / np.where(length > 0, length, 1.0)[:, None]
-    Ib = Iinv[body]
-    along = np.einsum("ij,ij->i", u, np.einsum("nij,nj->ni", Ib, u))
-    rho = 0.5 * h * h * np.bincount(body, pull * (np.trace(Ib, axis1=1, axis2=2) - along),
-                                    minlength=n)
-    weight = np.clip(rho / RESOLVED_STIFFNESS - 1.0, 0.0, 1.0)
-    keep = np.flatnonzero((weight[body] > 0) & (pull > 0))
-    if keep.size == 0:
-        return None
-    body, u, scale = body[keep], u[keep], (pull * weight[body])[keep]
-    blocks = (scale[:, None, None] * (np.eye(3) - u[:, :, None] * u[:, None, :])).reshape(-1, 9)
-    K = np.stack([np.bincount(body, blocks[:, c], minlength=n) for c in range(9)], axis=1)
-    return K.reshape(n, 3, 3)
+    blocks = scale[:, None, None] * (np.eye(3) - u[:, :, None] * u[:, None, :])
+    return sides.sum_per_body(blocks.reshape(-1, 9), n).reshape(n, 3, 3)
+
+
+class AnchorSides(NamedTuple):
+    """Both sides of every point-coincidence row triple (S sides); see anchor_sides."""
+    body: np.ndarray     # (S,) body row
+    local: np.ndarray    # (S, 3) anchor in the body frame
+    rows: np.ndarray     # (S, 3) the triple's rows
+    sign: np.ndarray     # (S,) sign of the triple's force on that body
+    reach: np.ndarray    # (S,) |r| across
+    across: np.ndarray   # (S,) tr I^-1 - u.I^-1 u, u = r / |r|: the inverse inertia across r
+    indptr: np.ndarray   # the (N x S) 0/1 matrix that sums the sides of each body (CSR)
+    indices: np.ndarray
+
+    def sum_per_body(self, values: np.ndarray, n: int) -> np.ndarray:
+        """(N, k) sums of the sides' rows ``values`` (S, k), each body's sides in order."""
+        out = np.zeros(n * values.shape[1])
+        csr_matvecs(n, values.shape[0], values.shape[1], self.indptr, self.indices,
+                    np.ones(values.shape[0]), np.ascontiguousarray(values).reshape(-1), out)
+        return out.reshape(n, -1)
 
 
 def anchor_sides(tables, inv_inertia):
-    """Both sides of every point-coincidence row triple: (body (S,), anchor in the body frame
-    (S, 3), first row (S,), sign of the force on that body (S,), turning reach (S,): |r| times
-    the body's inverse inertia summed over the two axes across r, rad / (N m s^2) * m; a
-    rotation invariant), or None without any. inv_inertia: (N, 3, 3) body frame."""
+    """The AnchorSides of all point tables, or None without any: the turning reach is |r|
+    times the body's inverse inertia summed over the two axes across r, rad / (N m s^2) * m
+    (rotation invariants, like ``across``). inv_inertia: (N, 3, 3) body frame."""
     parts, offset = [], 0
     for table in tables:
         count = table.ROWS_PER_INSTANCE[table.kind] * table.a.shape[0]
@@ -75,7 +94,11 @@ def anchor_sides(tables, inv_inertia):
     u = local / np.where(length > 0, length, 1.0)[:, None]
     Ib = inv_inertia[body]
     across = np.trace(Ib, axis1=1, axis2=2) - np.einsum("ij,ij->i", u, np.einsum("nij,nj->ni", Ib, u))
-    return body, local, first, sign, length * across
+    n = inv_inertia.shape[0]
+    order = np.argsort(body, kind="stable")
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(body, minlength=n))]).astype(np.int32)
+    return AnchorSides(body, local, first[:, None] + np.arange(3), sign, length * across, across,
+                       indptr, order.astype(np.int32))
 
 
 # The stiffness found in a step may carry the next one (saving a factorisation) while no
