@@ -65,7 +65,10 @@ VELOCITY_TOLERANCE = 1e-6   # m/s (rad/s): how far a row may miss its velocity t
 RELATIVE_TOLERANCE = 1e-3   # ... plus this fraction of its right-hand side
 MAX_ITERATIONS = 120      # MPRGP iterations per solve, all friction rounds together
 ROUND_ITERATIONS = 25     # MPRGP iterations before the friction bounds are refreshed
-FRICTION_ROUNDS = 4       # converged rounds (QPs with fixed friction bounds) at most
+# converged rounds (QPs with fixed friction bounds) at most. The fixed point converges slowly
+# (a ragdoll pile's impact step takes 18 rounds): 4 rounds leave its velocities 0.12 m/s from
+# it, 2 rounds 0.18 m/s, for 89 against 61 iterations
+FRICTION_ROUNDS = 2
 _LANES = np.arange(6)
 _LANES12 = np.concatenate([_LANES, _LANES]).astype(np.int32)
 
@@ -181,8 +184,9 @@ class _Reduced:
         J, W = B.operator(s)
         self.banded = isinstance(factorizer, BandedCholesky)
         JE, WE = E.operator(order=factorizer.order if self.banded else None)
-        # [A_BB + R; J_E W_B] in one matrix (the J_E W_B rows in the factorisation's order)
-        self.AC = sp.vstack([J @ W + sp.diags(self.d), JE @ W], format="csr")
+        # [A_BB; J_E W_B] in one matrix and one product (the J_E W_B rows in the
+        # factorisation's order); R is added on the vectors
+        self.AC = sp.vstack([J, JE], format="csr") @ W
         self.D = (J @ WE).tocsr()          # J_B W_E
         self.D.data *= -1.0                # (- J_B W_E, added onto A z in place)
         self.D_in_place = (_csr_matvec is not None and self.D.indices.dtype == np.int32
@@ -204,8 +208,10 @@ class _Reduced:
         if self.D_in_place:                # out += (-J_B W_E) y by the kernel itself
             D = self.D
             _csr_matvec(D.shape[0], D.shape[1], D.indptr, D.indices, D.data, y, out)
-            return out
-        return out + _matvec(self.D, y)
+        else:
+            out = out + _matvec(self.D, y)
+        out += self.d * z
+        return out
 
 
 def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=None, lam0=None,
