@@ -1,5 +1,6 @@
 """maxcoord physics: maximal-coordinate rigid bodies, joints and a sparse Lagrange-multiplier
 solver. Never imports a display or OpenGL library."""
+from .allocator import keep_freed_memory
 from .body import Body
 from .couplings import Coupling, Gear, PointOnPlane
 from .rolling import Rolling
@@ -8,6 +9,8 @@ from .shapes import Box, Capsule, Cylinder, Plane, Shape, Sphere
 from .step import StepError
 from .world import World
 from .jointspace import ArticulatedView
+
+keep_freed_memory()
 
 __all__ = ["World", "Body", "Shape", "Sphere", "Box", "Capsule", "Cylinder", "Plane",
            "Joint", "Ball", "Hinge", "Slider", "Fixed", "Universal", "Cylindrical", "Distance",
