@@ -8,23 +8,35 @@ import numpy as np
 from .math3d import quat_to_matrix
 
 
+def _dynamic(world):
+    """The rows of dynamic bodies: the compiled model's (a slice when contiguous, so the
+    arrays below are views), else a mask."""
+    model = world._compiled
+    return model.dynamic if model is not None else world._inv_mass[:world._n] > 0
+
+
 def kinetic_energy(world, q, v, w, R=None) -> float:
     """J: sum of 1/2 m v.v + 1/2 w.I w over dynamic bodies; q, v, w (N, ...) world frame;
     R (N, 3, 3) the rotations of q if already at hand."""
     n = world._n
-    dyn = world._inv_mass[:n] > 0
+    dyn = _dynamic(world)
     R = quat_to_matrix(q[dyn]) if R is None else R[dyn]
     wb = np.einsum("nji,nj->ni", R, w[dyn])
-    Iw = np.einsum("nij,nj->ni", world._inertia[:n][dyn], wb)
+    model = world._compiled
+    if model is not None and model.principal is not None:   # diagonal: the same products
+        Iw = model.principal[dyn] * wb
+    else:
+        Iw = np.einsum("nij,nj->ni", world._inertia[:n][dyn], wb)
     m = world._mass[:n][dyn]
-    return float(0.5 * np.sum(m * np.einsum("ij,ij->i", v[dyn], v[dyn])) + 0.5 * np.sum(wb * Iw))
+    vd = v[dyn]
+    return float(0.5 * (m * np.einsum("ij,ij->i", vd, vd)).sum() + 0.5 * (wb * Iw).sum())
 
 
 def potential_energy(world, x) -> float:
     """J, gravitational, zero at the world origin."""
     n = world._n
-    dyn = world._inv_mass[:n] > 0
-    return float(-np.sum(world._mass[:n][dyn] * (x[dyn] @ world.gravity)))
+    dyn = _dynamic(world)
+    return float(-(world._mass[:n][dyn] * (x[dyn] @ world.gravity)).sum())
 
 
 def state_energy(world, state) -> float:

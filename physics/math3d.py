@@ -25,16 +25,21 @@ def quat_to_matrix(q: np.ndarray) -> np.ndarray:
     return (products @ _QUAT_PRODUCTS_TO_R + _IDENTITY9).reshape(-1, 3, 3)
 
 
+# The Hamilton product a * b: each component is a signed sum of four of the sixteen products
+# a_i b_j (flat index 4 i + j), taken in the textbook order, e.g. w = aw bw - ax bx - ay by - az bz
+_HAMILTON_TERMS = np.array([[0, 5, 10, 15], [1, 4, 11, 14], [2, 7, 8, 13], [3, 6, 9, 12]]).T.ravel()
+_HAMILTON_SIGNS = np.array([[1, -1, -1, -1], [1, 1, 1, -1], [1, -1, 1, 1], [1, 1, -1, 1]],
+                           dtype=float).T.ravel()
+
+
 def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton product a * b for (n, 4) arrays."""
-    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
-    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    out[..., 0] = aw * bw - ax * bx - ay * by - az * bz
-    out[..., 1] = aw * bx + ax * bw + ay * bz - az * by
-    out[..., 2] = aw * by - ax * bz + ay * bw + az * bx
-    out[..., 3] = aw * bz + ax * by - ay * bx + az * bw
-    return out
+    """Hamilton product a * b for (..., 4) arrays: the sixteen products in one outer product,
+    then the signed sums (x - y is x + (-y) exactly, so the bits are the textbook formula's)."""
+    products = a[..., :, None] * b[..., None, :]
+    products = products.reshape(products.shape[:-2] + (16,))
+    terms = products.take(_HAMILTON_TERMS, axis=-1)
+    terms *= _HAMILTON_SIGNS
+    return terms[..., 0:4] + terms[..., 4:8] + terms[..., 8:12] + terms[..., 12:16]
 
 
 def quat_conjugate(q: np.ndarray) -> np.ndarray:
@@ -55,7 +60,7 @@ def rotation_vector_to_quat(phi: np.ndarray) -> np.ndarray:
 def rotate_quat(q: np.ndarray, phi: np.ndarray) -> np.ndarray:
     """Apply world-frame rotation vectors phi (n, 3) to orientations q (n, 4), renormalised."""
     out = quat_multiply(rotation_vector_to_quat(phi), q)
-    return out / np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.sqrt((out * out).sum(axis=1, keepdims=True))    # np.linalg.norm's sum
 
 
 def quat_to_rotation_vector(q: np.ndarray) -> np.ndarray:
