@@ -104,7 +104,7 @@ def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T) -
     np.negative(Ja, out=Ja)
     C = np.zeros(3 * k)
     np.negative(depth, out=C[:k])
-    rows = Rows(np.tile(a, 3), np.tile(b, 3), C, Ja, Jb, np.zeros(3 * k))
+    rows = Rows(np.concatenate((a, a, a)), np.concatenate((b, b, b)), C, Ja, Jb, np.zeros(3 * k))
     vn = dot(normal, kin.v.take(b, axis=0) + cross(kin.w.take(b, axis=0), rb)
              - kin.v.take(a, axis=0) - cross(kin.w.take(a, axis=0), ra))
     bounce = np.where(vn < -RESTITUTION_THRESHOLD, -restitution * vn, 0.0)
@@ -122,7 +122,7 @@ def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T) -
         hi=np.full(3 * k, np.inf),
         target=target,
         friction_normal=friction_normal.reshape(-1),
-        mu=np.tile(friction, 3),
+        mu=np.concatenate((friction, friction, friction)),
         cfm=np.zeros(3 * k),
         push=push,
     )

@@ -53,7 +53,9 @@ class ContactSet:
         sets = [s for s in sets if len(s)]
         if not sets:
             return cls.empty()
-        return cls(*(np.concatenate([getattr(s, f.name) for s in sets]) for f in fields(cls)))
+        if len(sets) == 1:
+            return sets[0]
+        return cls(*(np.concatenate([getattr(s, name) for s in sets]) for name in _FIELDS))
 
     @cached_property
     def packed_keys(self) -> np.ndarray:
@@ -66,6 +68,9 @@ class ContactSet:
     def keys(self) -> np.ndarray:
         """(K, 3) int64 rows (body_a, body_b, feature): the warm-starting key of each contact."""
         return np.stack([self.body_a, self.body_b, self.feature], axis=1)
+
+
+_FIELDS = tuple(f.name for f in fields(ContactSet))
 
 
 def from_candidates(body_a, body_b, point, normal, depth, feature, valid) -> ContactSet:

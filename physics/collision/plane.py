@@ -17,12 +17,11 @@ from .rim import rim_candidates
 
 def _points_below(plane, x, margin, radius=0.0):
     """Candidates for world points x (M, C, 3) (sphere centres of `radius`) against the plane."""
-    n = plane[:, :3]
-    depth = radius - (dot(x, n[:, None, :]) - plane[:, 3:4])
+    n = plane[:, None, :3]
+    depth = radius - (dot(x, n) - plane[:, 3:4])
     # b's surface point is x - n r; a's (on the plane) is that plus n depth; midway is the contact.
-    r = np.broadcast_to(np.asarray(radius, dtype=float), depth.shape)
-    point = x - n[:, None, :] * (r - depth / 2.0)[..., None]
-    normal = np.broadcast_to(n[:, None, :], x.shape)
+    point = x - n * (radius - depth / 2.0)[..., None]
+    normal = n.repeat(x.shape[1], axis=1)       # (a copy is cheaper than np.broadcast_to)
     return point, normal, depth, depth >= -margin[:, None]
 
 
