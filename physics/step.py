@@ -226,7 +226,8 @@ def generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T):
 # -- stage 5: post-stabilisation -------------------------------------------------------------
 def _factor_at(world, model, rows, inv_mass, Iinv):
     fac = model.pattern.factorizer
-    return fac.factor(model.pattern.values(rows.Ja, rows.Jb, inv_mass, Iinv, world.cfm))
+    return fac.factor(model.pattern.values(rows.Ja, rows.Jb, inv_mass, Iinv, world.cfm,
+                                           blocks=rows.blocks))
 
 
 SHAKE_TRUST = 10.0      # see correct_to_manifold
