@@ -90,19 +90,38 @@ def _anchor_relative_velocity(k: Kinematics, a, b, ra, rb):
     return k.v[b] + cross(k.w[b], rb) - k.v[a] - cross(k.w[a], ra)
 
 
-def point_rows(k: Kinematics, a, b, la, lb) -> Rows:
-    """Anchor la (local to a) coincides with lb (local to b). 3 rows per instance, xyz order."""
+# The three rows [Ja | Jb] of a point triple, flattened (36,), are linear in the offsets
+# [ra, rb]: -1 and skew(ra) on a, 1 and skew(-rb) on b. As one product with this (6, 36)
+# matrix plus the constant part (each entry is one +-r_k or a constant: the same bits).
+_SKEW_BASIS = skew(np.eye(3)).transpose(1, 2, 0)     # [i, j, k] = skew(e_k)[i, j]
+_POINT_J = np.zeros((3, 12, 6))
+_POINT_J[:, 3:6, :3] = _SKEW_BASIS
+_POINT_J[:, 9:, 3:] = -_SKEW_BASIS
+_POINT_J = _POINT_J.reshape(36, 6).T.copy()
+_POINT_J_CONSTANT = np.zeros((3, 12))
+_POINT_J_CONSTANT[:, :3], _POINT_J_CONSTANT[:, 6:9] = -np.eye(3), np.eye(3)
+_POINT_J_CONSTANT = _POINT_J_CONSTANT.reshape(36)
+
+
+def point_rows(k: Kinematics, a, b, la, lb, layout=None) -> Rows:
+    """Anchor la (local to a) coincides with lb (local to b). 3 rows per instance, xyz order.
+    ``layout``: PrimitiveTable.point_layout() of these instances, if at hand."""
     n = a.shape[0]
-    ra, rb, pa, pb = _anchors(k, a, b, la, lb)
-    J = np.empty((n, 3, 12))            # [Ja | Jb] of each row, Ja and Jb views of it
-    J[:, :, :3] = -np.eye(3)
-    J[:, :, 6:9] = np.eye(3)
-    J[:, :, 3:6] = skew(ra)
-    J[:, :, 9:] = skew(-rb)
-    J = J.reshape(3 * n, 12)
+    both, local, rows_a, rows_b = layout if layout is not None else point_layout(a, b, la, lb)
+    r = rotate(k.R[both], local)            # ra and rb in one product
+    ra, rb = r[:n], r[n:]
+    pa, pb = k.x[a] + ra, k.x[b] + rb
+    J = np.concatenate([ra, rb], axis=1) @ _POINT_J + _POINT_J_CONSTANT
+    J = J.reshape(3 * n, 12)            # [Ja | Jb] of each row, Ja and Jb views of it
     jdu = _centripetal(k, a, b, ra, rb).reshape(-1) if k.velocity_terms else np.zeros(3 * n)
-    return Rows(np.repeat(a, 3), np.repeat(b, 3), (pb - pa).reshape(-1), J[:, :6], J[:, 6:], jdu,
+    return Rows(rows_a, rows_b, (pb - pa).reshape(-1), J[:, :6], J[:, 6:], jdu,
                 side_blocks=J, anchors=(ra, rb))
+
+
+def point_layout(a, b, la, lb):
+    """What point_rows gathers with: both bodies and both anchors stacked, and the body of
+    each row on either side."""
+    return np.concatenate([a, b]), np.concatenate([la, lb]), np.repeat(a, 3), np.repeat(b, 3)
 
 
 def perpendicular_rows(k: Kinematics, a, b, ua, vb) -> Rows:
@@ -155,6 +174,7 @@ class PrimitiveTable:
     b: np.ndarray
     owner: np.ndarray
     args: tuple = field(default_factory=tuple)
+    _point_layout: tuple | None = field(default=None, repr=False, compare=False)
 
     ROWS_PER_INSTANCE = {"point": 3, "perpendicular": 1, "line": 1, "distance": 1, "rolling": 3}
 
@@ -162,14 +182,22 @@ class PrimitiveTable:
         if self.kind == "rolling":              # its own module; imported here, not at load
             from .rolling import rolling_rows
             return rolling_rows(k, self.a, self.b, *self.args)
+        if self.kind == "point":
+            return point_rows(k, self.a, self.b, *self.args, layout=self.point_layout())
         return PRIMITIVES[self.kind](k, self.a, self.b, *self.args)
+
+    def point_layout(self):
+        if self._point_layout is None:
+            self._point_layout = point_layout(self.a, self.b, *self.args)
+        return self._point_layout
 
     def values(self, k: Kinematics) -> np.ndarray:
         """C only (m,), without the Jacobians: what a position iteration needs."""
         if self.kind == "point":
-            la, lb = self.args
-            return (k.x[self.b] + rotate(k.R[self.b], lb) - k.x[self.a]
-                    - rotate(k.R[self.a], la)).reshape(-1)
+            both, local, _, _ = self.point_layout()
+            r = rotate(k.R[both], local)
+            n = self.a.shape[0]
+            return (k.x[self.b] + r[n:] - k.x[self.a] - r[:n]).reshape(-1)
         if self.kind == "perpendicular":
             ua, vb = self.args
             return dot(rotate(k.R[self.a], ua), rotate(k.R[self.b], vb))
