@@ -105,12 +105,15 @@ def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T) -
     C = np.zeros(3 * k)
     np.negative(depth, out=C[:k])
     rows = Rows(np.concatenate((a, a, a)), np.concatenate((b, b, b)), C, Ja, Jb, np.zeros(3 * k))
-    vn = dot(normal, kin.v.take(b, axis=0) + cross(kin.w.take(b, axis=0), rb)
-             - kin.v.take(a, axis=0) - cross(kin.w.take(a, axis=0), ra))
-    bounce = np.where(vn < -RESTITUTION_THRESHOLD, -restitution * vn, 0.0)
     push = np.maximum(depth - SLOP, 0.0) / T
     target = np.zeros(3 * k)
-    target[:k] = np.where(depth >= 0, np.maximum(bounce, push), depth / h)
+    if restitution.any():
+        vn = dot(normal, kin.v.take(b, axis=0) + cross(kin.w.take(b, axis=0), rb)
+                 - kin.v.take(a, axis=0) - cross(kin.w.take(a, axis=0), ra))
+        bounce = np.where(vn < -RESTITUTION_THRESHOLD, -restitution * vn, 0.0)
+        target[:k] = np.where(depth >= 0, np.maximum(bounce, push), depth / h)
+    else:       # no bounce anywhere: the approach speed is not needed (same targets)
+        target[:k] = np.where(depth >= 0, push, depth / h)
     lo = np.full(3 * k, -np.inf)
     lo[:k] = 0.0
     friction_normal = np.empty((3, k), dtype=np.int64)
