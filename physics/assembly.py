@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from scipy.sparse._sparsetools import csc_matvec as _csc_matvec, csr_matvec as _csr_matvec
 
 from .linsolve import make_factorizer
+from .math3d import einsum
 
 
 class Pattern:
@@ -77,7 +78,7 @@ class Pattern:
         """The non-symmetric J_left M^-1 J_right^T (m x m, CSC) from per-side blocks
         J_left (2m, 6) and M^-1 J_right^T (2m, 6): the exact Newton matrix of SHAKE."""
         si, sj, ri, rj = self._all_pairs
-        vals = np.einsum("ij,ij->i", J_left[si], JM_right[sj])
+        vals = einsum("ij,ij->i", J_left[si], JM_right[sj])
         out = sp.coo_matrix((vals, (ri, rj)), shape=(self.m, self.m)).tocsc()
         return out + cfm * sp.identity(self.m, format="csc")
 
@@ -101,7 +102,7 @@ class Pattern:
         else:
             J = np.stack([Ja, Jb], axis=1).reshape(-1, 6)
             JM = apply_inverse_mass(J, self.side_body, inv_mass, inv_inertia)
-            contrib = np.einsum("ij,ij->i", JM[self.side_i], J[self.side_j])
+            contrib = einsum("ij,ij->i", JM[self.side_i], J[self.side_j])
         data = np.bincount(self.target, weights=contrib, minlength=self.factorizer.size)
         data[self.diagonal] += cfm
         return data
@@ -127,7 +128,7 @@ def apply_inverse_mass(J: np.ndarray, body: np.ndarray, inv_mass: np.ndarray,
     """M^-1 applied to 6-vectors J (k, 6) [linear; angular] belonging to bodies ``body`` (k,)."""
     out = np.empty_like(J)
     out[:, :3] = J[:, :3] * inv_mass[body, None]
-    out[:, 3:] = np.einsum("kij,kj->ki", inv_inertia[body], J[:, 3:])
+    out[:, 3:] = einsum("kij,kj->ki", inv_inertia[body], J[:, 3:])
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .math3d import quat_to_matrix
+from .math3d import einsum, quat_to_matrix
 
 
 def _dynamic(world):
@@ -21,15 +21,15 @@ def kinetic_energy(world, q, v, w, R=None) -> float:
     n = world._n
     dyn = _dynamic(world)
     R = quat_to_matrix(q[dyn]) if R is None else R[dyn]
-    wb = np.einsum("nji,nj->ni", R, w[dyn])
+    wb = einsum("nji,nj->ni", R, w[dyn])
     model = world._compiled
     if model is not None and model.principal is not None:   # diagonal: the same products
         Iw = model.principal[dyn] * wb
     else:
-        Iw = np.einsum("nij,nj->ni", world._inertia[:n][dyn], wb)
+        Iw = einsum("nij,nj->ni", world._inertia[:n][dyn], wb)
     m = world._mass[:n][dyn]
     vd = v[dyn]
-    return float(0.5 * (m * np.einsum("ij,ij->i", vd, vd)).sum() + 0.5 * (wb * Iw).sum())
+    return float(0.5 * (m * einsum("ij,ij->i", vd, vd)).sum() + 0.5 * (wb * Iw).sum())
 
 
 def potential_energy(world, x) -> float:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .math3d import cross, dot, rotate, skew
+from .math3d import cross, dot, einsum, rotate, skew
 
 
 @dataclass
@@ -71,7 +71,7 @@ class Rows:
     def velocity(self, v: np.ndarray, w: np.ndarray) -> np.ndarray:
         """J u per row (m,)."""
         u = np.concatenate([v, w], axis=1)
-        return np.einsum("ij,ij->i", self.Ja, u[self.a]) + np.einsum("ij,ij->i", self.Jb, u[self.b])
+        return einsum("ij,ij->i", self.Ja, u[self.a]) + einsum("ij,ij->i", self.Jb, u[self.b])
 
 
 def _anchors(k: Kinematics, a, b, la, lb):

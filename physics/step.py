@@ -29,7 +29,7 @@ from .contacts import contact_keys, detect, excluded_pairs, report as contact_re
 from .energy import restore_energy, state_energy
 from .limits import bounded_joint_rows, build_coordinate_tables
 from .linsolve import SingularSystemError
-from .math3d import (cross, quat_conjugate, quat_multiply, quat_to_matrix,
+from .math3d import (cross, einsum, quat_conjugate, quat_multiply, quat_to_matrix,
                      quat_to_rotation_vector, rotate_quat, skew, solve3)
 from .rows import (Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables,
                    velocity_products)
@@ -102,8 +102,8 @@ def compile_model(world) -> Model:
         dynamic = slice(int(dynamic[0]), int(dynamic[-1]) + 1)    # views instead of copies
     principal = principal_inv = None
     if _is_diagonal(world._inertia[:n]) and _is_diagonal(world._inv_inertia[:n]):
-        principal = np.einsum("nii->ni", world._inertia[:n]).copy()
-        principal_inv = np.einsum("nii->ni", world._inv_inertia[:n]).copy()
+        principal = einsum("nii->ni", world._inertia[:n]).copy()
+        principal_inv = einsum("nii->ni", world._inv_inertia[:n]).copy()
     return Model(tables, a, b, owner, pattern, scatter, dynamic,
                  np.array([j.body_b.row for j in joints], dtype=np.intp),
                  np.array([j._lb for j in joints]).reshape(-1, 3),
@@ -154,8 +154,8 @@ def euler_midpoint(inertia, omega, h, iterations=2, guess=None):
             jac *= 0.5 * h
             jac.reshape(-1, 9)[:, ::4] += inertia
         else:
-            Iwm = np.einsum("nij,nj->ni", inertia, wm)
-            residual = np.einsum("nij,nj->ni", inertia, w1 - omega) + h * cross(wm, Iwm)
+            Iwm = einsum("nij,nj->ni", inertia, wm)
+            residual = einsum("nij,nj->ni", inertia, w1 - omega) + h * cross(wm, Iwm)
             jac = inertia + 0.5 * h * (skew(wm) @ inertia - skew(Iwm))
         w1 = w1 - solve3(jac, residual)
     return w1
@@ -167,15 +167,15 @@ def free_rotation(R, inertia, w, h, dyn, near=None):
     ``near``: (w', body_end') of this flow from a nearby w' (SHAKE's correction of w is tiny):
     then one Newton iteration from there is as exact as two from scratch."""
     turn = h * w
-    body_end = np.einsum("nji,nj->ni", R, w)
+    body_end = einsum("nji,nj->ni", R, w)
     if w[dyn].size:
         w0 = body_end[dyn]
         if near is None:
             w1 = euler_midpoint(inertia[dyn], w0, h)
         else:
-            start = near[1][dyn] + w0 - np.einsum("nji,nj->ni", R[dyn], near[0][dyn])
+            start = near[1][dyn] + w0 - einsum("nji,nj->ni", R[dyn], near[0][dyn])
             w1 = euler_midpoint(inertia[dyn], w0, h, iterations=1, guess=start)
-        turn[dyn] = h * np.einsum("nij,nj->ni", R[dyn], 0.5 * (w0 + w1))
+        turn[dyn] = h * einsum("nij,nj->ni", R[dyn], 0.5 * (w0 + w1))
         body_end[dyn] = w1          # after the turn: w0 may be a view of body_end
     return turn, body_end
 
@@ -185,9 +185,9 @@ def gyroscopic_torque_explicit(R, inertia, w, dyn):
     principal moments."""
     out = np.zeros_like(w)
     Rd, wd = R[dyn], w[dyn]
-    body = np.einsum("nji,nj->ni", Rd, wd)
-    body = inertia[dyn] * body if inertia.ndim == 2 else np.einsum("nij,nj->ni", inertia[dyn], body)
-    out[dyn] = -cross(wd, np.einsum("nij,nj->ni", Rd, body))
+    body = einsum("nji,nj->ni", Rd, wd)
+    body = inertia[dyn] * body if inertia.ndim == 2 else einsum("nij,nj->ni", inertia[dyn], body)
+    out[dyn] = -cross(wd, einsum("nij,nj->ni", Rd, body))
     return out
 
 
@@ -208,7 +208,7 @@ def seed_multipliers(world, model, rows: Rows, factor, inv_mass, Iinv, F, T, v, 
     given the factorisation of J M^-1 J^T + cfm."""
     k, d = world.baumgarte
     free_acc_lin = inv_mass[:, None] * F
-    free_acc_ang = np.einsum("nij,nj->ni", Iinv, T)
+    free_acc_ang = einsum("nij,nj->ni", Iinv, T)
     J, velocity = rows.blocks, model.scatter.velocity_of
     rhs = -(rows.Jdu + velocity(J, free_acc_lin, free_acc_ang) + k * rows.C + d * velocity(J, v, w))
     return model.pattern.factorizer.solve(factor, rhs)
@@ -220,7 +220,7 @@ def generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T):
         G = model.scatter.forces_of(rows.blocks, lam)
         F = F + G[:, :3]
         T = T + G[:, 3:]
-    return inv_mass[:, None] * F, np.einsum("nij,nj->ni", Iinv, T)
+    return inv_mass[:, None] * F, einsum("nij,nj->ni", Iinv, T)
 
 
 # -- stage 5: post-stabilisation -------------------------------------------------------------
@@ -350,7 +350,7 @@ def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None):
 
 def carry_with_bodies(R0, R1, vectors):
     """World vectors (N, 3) that are fixed in each body, moved from orientation R0 to R1."""
-    return np.einsum("nij,nkj,nk->ni", R1, R0, vectors)
+    return einsum("nij,nkj,nk->ni", R1, R0, vectors)
 
 
 # -- stage 2b: contacts, limits, motors --------------------------------------------------------
@@ -580,7 +580,7 @@ def _bounded_impulse(uni, lam_b, inv_mass, Iinv, n):
     rows = uni.block.rows
     scatter = Scatter(rows.a, rows.b, n)
     G = scatter.forces(rows.Ja, rows.Jb, lam_b)
-    return inv_mass[:, None] * G[:, :3], np.einsum("nij,nj->ni", Iinv, G[:, 3:])
+    return inv_mass[:, None] * G[:, :3], einsum("nij,nj->ni", Iinv, G[:, 3:])
 
 
 # -- one sub-step ----------------------------------------------------------------------------
@@ -684,14 +684,14 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     R1 = quat_to_matrix(q1)
     if w_half is not drifted:        # velocities at the end of the drift SHAKE corrected
         _, body_end = drift(w_half, (drifted, body_end))
-    w_drift = np.einsum("nij,nj->ni", R1, body_end) if flow else carry_with_bodies(R, R1, w_half)
+    w_drift = einsum("nij,nj->ni", R1, body_end) if flow else carry_with_bodies(R, R1, w_half)
     # second half kick with the applied loads (the velocity projection supplies the joints')
     second = 1.0 - first
     v1 = v_half + second * h * inv_mass[:, None] * F
     w1 = w_drift
     if second and np.any(T_kick):            # user torques (and the explicit gyroscopic term)
         Iinv_kick = world_inverse_inertia(R1, body_inverse_inertia(world, model)) if flow else Iinv
-        w1 = w_drift + second * h * np.einsum("nij,nj->ni", Iinv_kick, T_kick)
+        w1 = w_drift + second * h * einsum("nij,nj->ni", Iinv_kick, T_kick)
     if stabilize:
         # the projection already takes the stiffness found here, which the next sub-step
         # kicks with: its factorisation is then the next one's (the stiffness lags one step)
@@ -837,6 +837,6 @@ def joint_wrenches(world) -> np.ndarray:
         mine = r.uni.owner >= 0
         if mine.any():
             np.add.at(out, r.uni.owner[mine], r.uni.block.rows.Jb[mine] * r.lam_b[mine, None])
-    rb = np.einsum("nij,nj->ni", r.R[model.joint_b], model.joint_lb)
+    rb = einsum("nij,nj->ni", r.R[model.joint_b], model.joint_lb)
     out[:, 3:] -= np.cross(rb, out[:, :3])
     return out

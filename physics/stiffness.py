@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.sparse._sparsetools import csr_matvecs
 
-from .math3d import inverse3
+from .math3d import einsum, inverse3
 
 # A body turning against its joints' tension at rho = h^2 tr(I^-1 K) / 2 below this is left to
 # the plain step (the top link of a 100-link hanging chain sits at 2); above twice it, the
@@ -36,12 +36,12 @@ def unresolved_stiffness(model, kin, lam, h):
     body = sides.body
     force = sides.sign[:, None] * lam[sides.rows]
     # rho <= h^2/2 sum |f| |r| (tr I^-1 - u.I^-1 u): a cheap screen of the common case
-    bound = np.bincount(body, np.sqrt(np.einsum("ij,ij->i", force, force)) * sides.reach,
+    bound = np.bincount(body, np.sqrt(einsum("ij,ij->i", force, force)) * sides.reach,
                         minlength=n)
     if 0.5 * h * h * bound.max() <= RESOLVED_STIFFNESS:
         return None
-    r = np.einsum("nij,nj->ni", kin.R[body], sides.local)
-    pull = np.maximum(np.einsum("ij,ij->i", force, r), 0.0)
+    r = einsum("nij,nj->ni", kin.R[body], sides.local)
+    pull = np.maximum(einsum("ij,ij->i", force, r), 0.0)
     if not pull.any():
         return None
     # tr I^-1 - u.I^-1 u is the same in the body frame: precomputed (sides.across)
@@ -50,7 +50,7 @@ def unresolved_stiffness(model, kin, lam, h):
     scale = pull * weight[body]         # zero for the sides that do not count
     if not scale.any():
         return None
-    length = np.sqrt(np.einsum("ij,ij->i", r, r))
+    length = np.sqrt(einsum("ij,ij->i", r, r))
     u = r / np.where(length > 0, length, 1.0)[:, None]
     blocks = scale[:, None, None] * (np.eye(3) - u[:, :, None] * u[:, None, :])
     return sides.sum_per_body(blocks.reshape(-1, 9), n).reshape(n, 3, 3)
@@ -90,10 +90,10 @@ def anchor_sides(tables, inv_inertia):
     if not parts:
         return None
     body, local, first, sign = (np.concatenate(column) for column in zip(*parts))
-    length = np.sqrt(np.einsum("ij,ij->i", local, local))
+    length = np.sqrt(einsum("ij,ij->i", local, local))
     u = local / np.where(length > 0, length, 1.0)[:, None]
     Ib = inv_inertia[body]
-    across = np.trace(Ib, axis1=1, axis2=2) - np.einsum("ij,ij->i", u, np.einsum("nij,nj->ni", Ib, u))
+    across = np.trace(Ib, axis1=1, axis2=2) - einsum("ij,ij->i", u, einsum("nij,nj->ni", Ib, u))
     n = inv_inertia.shape[0]
     order = np.argsort(body, kind="stable")
     indptr = np.concatenate([[0], np.cumsum(np.bincount(body, minlength=n))]).astype(np.int32)
@@ -110,8 +110,8 @@ def stiffness_carries(K_used, K_found):
     """Whether the stiffness a step was started with may stand for the one it found."""
     if K_used is None or K_found is None:
         return K_used is K_found
-    change = np.sqrt(np.einsum("nij,nij->n", K_found - K_used, K_found - K_used)).max()
-    return change <= STIFFNESS_DRIFT * np.sqrt(np.einsum("nij,nij->n", K_used, K_used)).max()
+    change = np.sqrt(einsum("nij,nij->n", K_found - K_used, K_found - K_used)).max()
+    return change <= STIFFNESS_DRIFT * np.sqrt(einsum("nij,nij->n", K_used, K_used)).max()
 
 
 def augmented_inverse_inertia(R, inertia_body, stiffness, h, dyn):
