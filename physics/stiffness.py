@@ -34,13 +34,13 @@ def unresolved_stiffness(model, kin, lam, h):
         return None
     n = kin.R.shape[0]
     body = sides.body
-    force = sides.sign[:, None] * lam[sides.rows]
+    force = sides.sign[:, None] * lam.take(sides.rows)
     # rho <= h^2/2 sum |f| |r| (tr I^-1 - u.I^-1 u): a cheap screen of the common case
     bound = np.bincount(body, np.sqrt(einsum("ij,ij->i", force, force)) * sides.reach,
                         minlength=n)
     if 0.5 * h * h * bound.max() <= RESOLVED_STIFFNESS:
         return None
-    r = einsum("nij,nj->ni", kin.R[body], sides.local)
+    r = einsum("nij,nj->ni", kin.R.take(body, axis=0), sides.local)
     pull = np.maximum(einsum("ij,ij->i", force, r), 0.0)
     if not pull.any():
         return None
@@ -52,7 +52,8 @@ def unresolved_stiffness(model, kin, lam, h):
         return None
     length = np.sqrt(einsum("ij,ij->i", r, r))
     u = r / np.where(length > 0, length, 1.0)[:, None]
-    blocks = scale[:, None, None] * (np.eye(3) - u[:, :, None] * u[:, None, :])
+    blocks = np.eye(3) - u[:, :, None] * u[:, None, :]
+    blocks *= scale[:, None, None]
     return sides.sum_per_body(blocks.reshape(-1, 9), n).reshape(n, 3, 3)
 
 
