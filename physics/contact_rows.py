@@ -144,7 +144,7 @@ def positional_warm_start(previous, body_a, body_b, point, t1, t2, warm, reach=2
     pkey = ((previous.body_a.astype(np.int64) + 1) << 32) | (previous.body_b.astype(np.int64) + 1)
     order = np.argsort(pkey, kind="stable")
     pkey = pkey[order]
-    key = (body_a[cold].astype(np.int64) << 32) | body_b[cold].astype(np.int64)
+    key = (body_a.take(cold).astype(np.int64) << 32) | body_b.take(cold).astype(np.int64)
     start = np.searchsorted(pkey, key, side="left")
     count = np.searchsorted(pkey, key, side="right") - start
     width = int(count.max(initial=0))
@@ -152,15 +152,17 @@ def positional_warm_start(previous, body_a, body_b, point, t1, t2, warm, reach=2
         return warm
     slot = np.arange(width)
     cand = order[np.minimum(start[:, None] + slot, len(pkey) - 1)]       # (c, width)
-    dist = np.linalg.norm(previous.point[cand] - point[cold, None], axis=2)
+    gap = previous.point.take(cand, axis=0) - point.take(cold, axis=0)[:, None]
+    sq = gap * gap
+    dist = np.sqrt((sq[..., 0] + sq[..., 1]) + sq[..., 2])     # np.linalg.norm(gap, axis=2)
     dist = np.where(slot < count[:, None], dist, np.inf)
     best = np.argmin(dist, axis=1)
     near = dist[np.arange(cold.size), best] <= reach
     src = cand[np.arange(cold.size), best][near]
     dst = cold[near]
     warm = warm.copy()
-    f = previous.friction_force[src]
+    f = previous.friction_force.take(src, axis=0)
     warm[dst, 0] = previous.normal_force[src]
-    warm[dst, 1] = dot(f, t1[dst])
-    warm[dst, 2] = dot(f, t2[dst])
+    warm[dst, 1] = dot(f, t1.take(dst, axis=0))
+    warm[dst, 2] = dot(f, t2.take(dst, axis=0))
     return warm
