@@ -162,22 +162,30 @@ def euler_midpoint(inertia, omega, h, iterations=2, guess=None):
 
 
 def free_rotation(R, inertia, w, h, dyn, near=None):
-    """The torque-free flow of each body over h: the world rotation vector (N, 3) that turns
-    it (about the midpoint angular velocity) and its body-frame angular velocity at the end.
-    ``near``: (w', body_end') of this flow from a nearby w' (SHAKE's correction of w is tiny):
+    """The torque-free flow of each body over h from world angular velocity w (N, 3): its
+    body-frame angular velocity at the start and at the end, (N, 3) each (see midpoint_turn
+    for the rotation). ``near``: this pair for a nearby w' (SHAKE's correction of w is tiny):
     then one Newton iteration from there is as exact as two from scratch."""
-    turn = h * w
-    body_end = einsum("nji,nj->ni", R, w)
-    if w[dyn].size:
-        w0 = body_end[dyn]
+    body_start = einsum("nji,nj->ni", R, w)
+    body_end = body_start.copy()
+    w0 = body_start[dyn]
+    if w0.size:
         if near is None:
             w1 = euler_midpoint(inertia[dyn], w0, h)
         else:
-            start = near[1][dyn] + w0 - einsum("nji,nj->ni", R[dyn], near[0][dyn])
+            start = near[1][dyn] + w0 - near[0][dyn]
             w1 = euler_midpoint(inertia[dyn], w0, h, iterations=1, guess=start)
-        turn[dyn] = h * einsum("nij,nj->ni", R[dyn], 0.5 * (w0 + w1))
-        body_end[dyn] = w1          # after the turn: w0 may be a view of body_end
-    return turn, body_end
+        body_end[dyn] = w1
+    return body_start, body_end
+
+
+def midpoint_turn(R, w, flow, h, dyn):
+    """The world rotation vector (N, 3) of the flow (body_start, body_end) of free_rotation:
+    h times the midpoint angular velocity (static bodies: h w)."""
+    turn = h * w
+    body_start, body_end = flow
+    turn[dyn] = h * einsum("nij,nj->ni", R[dyn], 0.5 * (body_start[dyn] + body_end[dyn]))
+    return turn
 
 
 def gyroscopic_torque_explicit(R, inertia, w, dyn):
@@ -659,12 +667,11 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     v_half = v + first * h * acc_lin + h * kick_lin
     w_half = w + first * h * acc_ang + h * kick_ang
 
-    def drift(w_half, near=None):
-        if flow:
-            return free_rotation(R, inertia, w_half, h, model.dynamic, near)
-        return h * w_half, None
-
-    turn, body_end = drift(w_half)
+    if flow:
+        rotation = free_rotation(R, inertia, w_half, h, model.dynamic)
+        turn = midpoint_turn(R, w_half, rotation, h, model.dynamic)
+    else:
+        turn = h * w_half
     drifted = w_half
     x1, q1 = x + h * v_half, rotate_quat(q, turn)
     stabilize = model.m and world.post_stabilization
@@ -682,9 +689,9 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
             world.stats["projections"] += 1
             err, x1, q1 = project_positions(world, model, x1, q1, v_half, w_half)
     R1 = quat_to_matrix(q1)
-    if w_half is not drifted:        # velocities at the end of the drift SHAKE corrected
-        _, body_end = drift(w_half, (drifted, body_end))
-    w_drift = einsum("nij,nj->ni", R1, body_end) if flow else carry_with_bodies(R, R1, w_half)
+    if flow and w_half is not drifted:   # velocities at the end of the drift SHAKE corrected
+        rotation = free_rotation(R, inertia, w_half, h, model.dynamic, near=rotation)
+    w_drift = einsum("nij,nj->ni", R1, rotation[1]) if flow else carry_with_bodies(R, R1, w_half)
     # second half kick with the applied loads (the velocity projection supplies the joints')
     second = 1.0 - first
     v1 = v_half + second * h * inv_mass[:, None] * F
