@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .geometry import closest_segments, dot
+from .geometry import closest_segments, dot, einsum
 from .sat import EDGE, FACE_B, pair_last, sat_pair_last
 
 INCIDENT_QUAD = np.array([[1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0], [1.0, -1.0]])  # cyclic
@@ -199,13 +199,13 @@ def box_box(a, b, margin):
         i, j = index[edge] // 3, index[edge] % 3
         ha, hb = a.params[edge, :3], b.params[edge, :3]
         Ra, Rb = a.rot[edge], b.rot[edge]
-        sa = np.where(np.einsum("mi,mij->mj", n, Ra) >= 0, 1.0, -1.0)
-        sb = np.where(np.einsum("mi,mij->mj", n, Rb) >= 0, -1.0, 1.0)
+        sa = np.where(einsum("mi,mij->mj", n, Ra) >= 0, 1.0, -1.0)
+        sb = np.where(einsum("mi,mij->mj", n, Rb) >= 0, -1.0, 1.0)
         rows = np.arange(len(n))
         sa[rows, i] = 0.0     # edge midpoints: zero along the edge's own axis
         sb[rows, j] = 0.0
-        ca = a.pos[edge] + np.einsum("mij,mj->mi", Ra, sa * ha)
-        cb = b.pos[edge] + np.einsum("mij,mj->mi", Rb, sb * hb)
+        ca = a.pos[edge] + einsum("mij,mj->mi", Ra, sa * ha)
+        cb = b.pos[edge] + einsum("mij,mj->mi", Rb, sb * hb)
         da, db = Ra[rows, :, i], Rb[rows, :, j]
         s, t = closest_segments(ca, da, ha[rows, i], cb, db, hb[rows, j])
         pa, pb = ca + s[:, None] * da, cb + t[:, None] * db

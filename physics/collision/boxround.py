@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .geometry import clip_to_slab, golden_min, rotate, to_local, to_world
+from .geometry import clip_to_slab, einsum, golden_min, rotate, to_local, to_world
 from .sdf import box_closest
 
 # Feature ids: 0 the single deepest point; 1 + 2 * face + end for the clipped face points.
@@ -22,7 +22,7 @@ def box_round(a, b, margin):
     h = a.params[:, :3]
     r, hl = b.params[:, 0], b.params[:, 1]
     c = to_local(a.rot, a.pos, b.pos)                    # segment centre, box frame
-    d = np.einsum("mji,mj->mi", a.rot, b.rot[:, :, 2])   # segment direction, box frame
+    d = einsum("mji,mj->mi", a.rot, b.rot[:, :, 2])   # segment direction, box frame
 
     def sdf_along(t, rows):
         return box_closest(c[rows] + t[:, None] * d[rows], h[rows])[0]

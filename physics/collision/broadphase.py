@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..shapes import BOX, CAPSULE, CYLINDER, PLANE, SPHERE
+from .geometry import einsum
 
 
 BOUNDED_KINDS = (SPHERE, BOX, CAPSULE, CYLINDER)
@@ -28,7 +29,7 @@ def kind_groups(kind, bodies):
 def _kind_extents(k, params, rotation):
     """(M, 3) world AABB half sizes of M shapes of one bounded kind k."""
     if k == BOX:
-        return np.einsum("nij,nj->ni", np.abs(rotation), params[:, :3])
+        return einsum("nij,nj->ni", np.abs(rotation), params[:, :3])
     r = params[:, 0:1]
     if k == SPHERE:
         return np.broadcast_to(r, (len(r), 3))
@@ -51,12 +52,12 @@ def half_extents(kind, params, rotation, groups=None):
 def _kind_support(k, params, rotation, n):
     """(M,) how far M shapes of one bounded kind k reach from their centres along -n."""
     if k == BOX:
-        return np.einsum("nk,nk->n", np.abs(np.einsum("ni,nik->nk", n, rotation)),
+        return einsum("nk,nk->n", np.abs(einsum("ni,nik->nk", n, rotation)),
                          params[:, :3])
     r = params[:, 0]
     if k == SPHERE:
         return r
-    hl, na = params[:, 1], np.abs(np.einsum("ni,ni->n", rotation[:, :, 2], n))
+    hl, na = params[:, 1], np.abs(einsum("ni,ni->n", rotation[:, :, 2], n))
     if k == CAPSULE:
         return r + hl * na
     return hl * na + r * np.sqrt(np.maximum(0, 1 - na**2))
@@ -127,7 +128,7 @@ def bounding_radius(kind, params):
         if k == SPHERE:
             out[rows] = r
         elif k == BOX:
-            out[rows] = np.sqrt(np.einsum("ni,ni->n", p[:, :3], p[:, :3]))
+            out[rows] = np.sqrt(einsum("ni,ni->n", p[:, :3], p[:, :3]))
         elif k == CAPSULE:
             out[rows] = r + hl
         else:
@@ -157,7 +158,7 @@ class PairCache:
         n = len(kind)
         if self.anchor is not None and self.anchor.shape == position.shape:
             moved = position - self.anchor
-            moved = np.sqrt(np.einsum("ni,ni->n", moved, moved))
+            moved = np.sqrt(einsum("ni,ni->n", moved, moved))
             if np.all(moved + reach <= self.skin):
                 return self.pairs
         radius = bounding_radius(kind, params)
@@ -172,7 +173,7 @@ class PairCache:
         keep = allowed(i, j, static, every, every, keys, n)
         i, j = i.compress(keep), j.compress(keep)
         if len(pp):
-            gap = np.einsum("mi,mi->m", params[pp, :3], position[pb]) - params[pp, 3] - radius[pb]
+            gap = einsum("mi,mi->m", params[pp, :3], position[pb]) - params[pp, 3] - radius[pb]
             near = (gap <= margin + 2.0 * self.skin[pb]) & allowed(pp, pb, np.zeros(n, bool),
                                                                    every, every, keys, n)
             pp, pb = pp[near], pb[near]
@@ -232,7 +233,7 @@ def find_pairs(kind, params, position, rotation, static, group, mask, excluded_p
     i, j = i[ok], j[ok]
     if len(pp):
         nrm = params[pp, :3]
-        gap = (np.einsum("mi,mi->m", nrm, position[pb]) - params[pp, 3]
+        gap = (einsum("mi,mi->m", nrm, position[pb]) - params[pp, 3]
                - support_below(kind[pb], params[pb], rotation[pb], nrm))
         keep = (gap <= margin + reach[pb]) & allowed(pp, pb, np.zeros(n, bool), group, mask,
                                                      keys, n)
@@ -264,7 +265,7 @@ def _cached_pairs(cache, kind, params, position, rotation, static, group, mask,
         i, j = i.compress(keep), j.compress(keep)
     if len(pp):
         nrm = cache.plane_normal
-        gap = (np.einsum("mi,mi->m", nrm, position.take(pb, axis=0)) - cache.plane_offset
+        gap = (einsum("mi,mi->m", nrm, position.take(pb, axis=0)) - cache.plane_offset
                - support_below(kind[pb], cache.plane_body_params, rotation.take(pb, axis=0),
                                nrm, cache.plane_groups))
         keep = gap <= margin + reach[pb]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .geometry import clip_to_slab, golden_min, rotate, to_local, to_world
+from .geometry import clip_to_slab, einsum, golden_min, rotate, to_local, to_world
 from .sdf import CYL_CAP, CYL_SIDE, cylinder_closest
 
 PARALLEL_SINE = 0.02
@@ -40,7 +40,7 @@ def cylinder_round(a, b, margin):
     radius, half = a.params[:, 0], a.params[:, 1]
     r, hl = b.params[:, 0], b.params[:, 1]
     c = to_local(a.rot, a.pos, b.pos)
-    d = np.einsum("mji,mj->mi", a.rot, b.rot[:, :, 2])
+    d = einsum("mji,mj->mi", a.rot, b.rot[:, :, 2])
 
     def sdf_along(t, rows):
         return cylinder_closest(c[rows] + t[:, None] * d[rows], radius[rows], half[rows])[0]

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+# np.einsum without its Python dispatch layers (what np.einsum calls with optimize=False)
+from ..math3d import einsum
+
 EPS = 1e-12
 GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0
 # Corner k of a box is BOX_CORNERS[k] * half_extents (k = 4 ix + 2 iy + iz, i = 0 for -).
@@ -15,7 +18,7 @@ BOX_CORNERS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz 
 
 
 def dot(a, b):
-    return np.einsum("...i,...i->...", a, b)
+    return einsum("...i,...i->...", a, b)
 
 
 def norm(v):
@@ -48,22 +51,22 @@ def perpendicular(a):
 def to_local(rot, pos, x):
     """World points x (M, 3) (or (M, C, 3)) into body frames: R^T (x - p)."""
     if x.ndim == 3:
-        return np.einsum("mji,mcj->mci", rot, x - pos[:, None, :])
-    return np.einsum("mji,mj->mi", rot, x - pos)
+        return einsum("mji,mcj->mci", rot, x - pos[:, None, :])
+    return einsum("mji,mj->mi", rot, x - pos)
 
 
 def to_world(rot, pos, x):
     """Body-frame points x (M, 3) or (M, C, 3) into world coordinates: R x + p."""
     if x.ndim == 3:
-        return np.einsum("mij,mcj->mci", rot, x) + pos[:, None, :]
-    return np.einsum("mij,mj->mi", rot, x) + pos
+        return einsum("mij,mcj->mci", rot, x) + pos[:, None, :]
+    return einsum("mij,mj->mi", rot, x) + pos
 
 
 def rotate(rot, v):
     """Body-frame directions v (M, 3) or (M, C, 3) into world: R v."""
     if v.ndim == 3:
-        return np.einsum("mij,mcj->mci", rot, v)
-    return np.einsum("mij,mj->mi", rot, v)
+        return einsum("mij,mcj->mci", rot, v)
+    return einsum("mij,mj->mi", rot, v)
 
 
 def segment_ends(pos, rot, half_length):

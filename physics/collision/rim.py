@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .geometry import rotate
+from .geometry import einsum, rotate
 
 # Local directions of the fixed rim samples of a cap: 4 at right angles are enough for an
 # upright cylinder to stand, and their ids are stable because they are fixed in the body.
@@ -33,7 +33,7 @@ def rim_candidates(pos, rot, params, direction):
     """
     m = len(pos)
     radius, hl = params[:, 0], params[:, 1]
-    perp = np.einsum("mji,mj->mi", rot, direction)[:, :2]
+    perp = einsum("mji,mj->mi", rot, direction)[:, :2]
     perp_len = np.hypot(perp[:, 0], perp[:, 1])
     has_far = perp_len > 1e-9
     far = perp / np.maximum(perp_len, 1e-300)[:, None]
