@@ -30,21 +30,16 @@ def quat_to_matrix(q: np.ndarray) -> np.ndarray:
     return (products @ _QUAT_PRODUCTS_TO_R + _IDENTITY9).reshape(-1, 3, 3)
 
 
-# The Hamilton product a * b: each component is a signed sum of four of the sixteen products
-# a_i b_j (flat index 4 i + j), taken in the textbook order, e.g. w = aw bw - ax bx - ay by - az bz
-_HAMILTON_TERMS = np.array([[0, 5, 10, 15], [1, 4, 11, 14], [2, 7, 8, 13], [3, 6, 9, 12]]).T.ravel()
-_HAMILTON_SIGNS = np.array([[1, -1, -1, -1], [1, 1, 1, -1], [1, -1, 1, 1], [1, 1, -1, 1]],
-                           dtype=float).T.ravel()
-
-
 def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton product a * b for (..., 4) arrays: the sixteen products in one outer product,
-    then the signed sums (x - y is x + (-y) exactly, so the bits are the textbook formula's)."""
-    products = a[..., :, None] * b[..., None, :]
-    products = products.reshape(products.shape[:-2] + (16,))
-    terms = products.take(_HAMILTON_TERMS, axis=-1)
-    terms *= _HAMILTON_SIGNS
-    return terms[..., 0:4] + terms[..., 4:8] + terms[..., 8:12] + terms[..., 12:16]
+    """Hamilton product a * b for (n, 4) arrays."""
+    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = aw * bw - ax * bx - ay * by - az * bz
+    out[..., 1] = aw * bx + ax * bw + ay * bz - az * by
+    out[..., 2] = aw * by - ax * bz + ay * bw + az * bx
+    out[..., 3] = aw * bz + ax * by - ay * bx + az * bw
+    return out
 
 
 def quat_conjugate(q: np.ndarray) -> np.ndarray:
@@ -87,12 +82,23 @@ _NEXT = np.array([1, 2, 0])
 _AFTER = np.array([2, 0, 1])
 
 
+# Below this many rows numpy's per-call cost dominates and cross gathers the components with
+# four calls; above it, per-component products on column views move less memory (measured:
+# 100 rows 3.0 vs 5.4 us, 10000 rows 300 vs 155 us).
+_GATHER_ROWS = 2048
+
+
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Row-wise cross product of (n, 3) arrays: a_{i+1} b_{i+2} - a_{i+2} b_{i+1} for each
-    component by four gathers (fewer numpy calls than per-component slices or np.cross; the
-    arithmetic, and so the result, is the same)."""
-    return (a.take(_NEXT, axis=-1) * b.take(_AFTER, axis=-1)
-            - a.take(_AFTER, axis=-1) * b.take(_NEXT, axis=-1))
+    component (the same arithmetic either way, so the same result)."""
+    if a.shape[0] <= _GATHER_ROWS and b.shape[0] <= _GATHER_ROWS:
+        return (a.take(_NEXT, axis=-1) * b.take(_AFTER, axis=-1)
+                - a.take(_AFTER, axis=-1) * b.take(_NEXT, axis=-1))
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    np.subtract(a[:, 1] * b[:, 2], a[:, 2] * b[:, 1], out=out[:, 0])
+    np.subtract(a[:, 2] * b[:, 0], a[:, 0] * b[:, 2], out=out[:, 1])
+    np.subtract(a[:, 0] * b[:, 1], a[:, 1] * b[:, 0], out=out[:, 2])
+    return out
 
 
 # skew(r)[i, j] = -eps_ijk r_k as one (3, 9) matrix, so that a whole batch is one product
