@@ -61,6 +61,11 @@ class Rows:
     def count(self) -> int:
         return self.C.shape[0]
 
+    def with_velocity_products(self, jdu: np.ndarray) -> "Rows":
+        """These rows with another Jdu (m,) (the same positions, other velocities)."""
+        return Rows(self.a, self.b, self.C, self.Ja, self.Jb, jdu, self.side_blocks,
+                    self.anchors, self.parts)
+
     @property
     def blocks(self) -> np.ndarray:
         """[Ja | Jb] (m, 12): J in the layout of ``assembly.Scatter``'s products."""

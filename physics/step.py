@@ -14,7 +14,7 @@ No stage loops over bodies or joints in Python.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -43,7 +43,8 @@ class StepError(FloatingPointError):
 
 class StartCache(NamedTuple):
     """What the velocity projection at the end of a sub-step computed at its positions, which
-    are where the next sub-step starts: rotations, inverse inertias, the factorised A."""
+    are where the next sub-step starts: rotations, inverse inertias, the factorised A (with the
+    inverse inertias it was made with), the joint rows."""
     x: np.ndarray
     q: np.ndarray
     R: np.ndarray
@@ -628,7 +629,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     Iinv_true = Iinv
     if model.m:
         if reuse and cache.rows is not None:    # the same C and J; Jdu for these velocities
-            rows = replace(cache.rows, Jdu=velocity_products(model.tables, cache.rows, kin))
+            rows = cache.rows.with_velocity_products(velocity_products(model.tables, cache.rows, kin))
         else:
             rows = evaluate_tables(model.tables, kin)
         # the projection that ended the last sub-step may have factorised A with this stiffness
