@@ -345,9 +345,11 @@ def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None):
     n = world._n
     inv_mass = world._inv_mass[:n]
     R = quat_to_matrix(q) if R is None else R
-    Iinv = Iinv_true = world_inverse_inertia(R, body_inverse_inertia(world, model))
-    if stiffness is not None:
+    if stiffness is None:
+        Iinv = Iinv_true = world_inverse_inertia(R, body_inverse_inertia(world, model))
+    else:       # the next sub-step makes the true ones only if it is no longer stiff
         Iinv = augmented_inverse_inertia(R, body_inertia(world, model), stiffness, h, model.dynamic)
+        Iinv_true = None
     rows = evaluate_tables(model.tables, Kinematics(x, R, v, w, velocity_terms=False))
     factor = _factor_at(world, model, rows, inv_mass, Iinv)
     # the next sub-step starts here: it may reuse R, I^-1 and (with this stiffness) the factor
@@ -610,11 +612,16 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     cache, world._start_cache = world._start_cache, None
     # the last velocity projection may have been made at exactly these positions
     reuse = cache is not None and cache.x is x and cache.q is q and cache.cfm == world.cfm
-    if reuse:
-        R, Iinv = cache.R, cache.Iinv
-    else:
-        R = quat_to_matrix(q)
-        Iinv = world_inverse_inertia(R, body_inverse_inertia(world, model))
+    R = cache.R if reuse else quat_to_matrix(q)
+    Iinv_true = cache.Iinv if reuse else None       # None: not made yet
+
+    def true_inverse_inertia():
+        """R I^-1 R^T (N, 3, 3), made when first needed (a stiff step may not need it)."""
+        nonlocal Iinv_true
+        if Iinv_true is None:
+            Iinv_true = world_inverse_inertia(R, body_inverse_inertia(world, model))
+        return Iinv_true
+
     # Phi for the multipliers includes the gyroscopic torque; with the torque-free flow in the
     # drift the kicks carry only the applied loads
     F, T = applied_wrench(world, model, R, w)
@@ -626,7 +633,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     # the tension stiffness the last sub-step found (see unresolved_stiffness) carries this one
     K = world._stiffness if depth == 0 and model.m else None
     world._stiffness = None
-    Iinv_true = Iinv
+    Iinv = true_inverse_inertia() if K is None else None     # the stiff metric follows
     if model.m:
         if reuse and cache.rows is not None:    # the same C and J; Jdu for these velocities
             rows = cache.rows.with_velocity_products(velocity_products(model.tables, cache.rows, kin))
@@ -653,7 +660,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         if not stiffness_carries(K, K_found):
             # newly stiff, no longer stiff, or the stiffness moved: take the one found here
             K = K_found
-            Iinv = (Iinv_true if K is None
+            Iinv = (true_inverse_inertia() if K is None
                     else augmented_inverse_inertia(R, inertia, K, h, model.dynamic))
             factor = _factor_at(world, model, rows, inv_mass, Iinv)
             lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
