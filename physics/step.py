@@ -507,11 +507,14 @@ def _bounded_iterative(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, f
         if factor is None:
             factor = _factor_at(world, model, rows, inv_mass, Iinv)
         rhs_e = -(rows.Jdu + rows.velocity(free_lin, free_ang) + k * rows.C + d * (E.J @ u))
-    lam_e, lam_b, _ = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
-                                      friction_normal=block.friction_normal, mu=block.mu,
-                                      lam0=lam0, E=E, rhs_e=rhs_e, tolerance=VELOCITY_TOLERANCE / h,
-                                      factorizer=model.pattern.factorizer if E is not None else None,
-                                      factor=factor)
+    lam_e, lam_b, info = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
+                                         friction_normal=block.friction_normal, mu=block.mu,
+                                         lam0=lam0, E=E, rhs_e=rhs_e, tolerance=VELOCITY_TOLERANCE / h,
+                                         max_iterations=world.contact_iterations,
+                                         factorizer=model.pattern.factorizer if E is not None else None,
+                                         factor=factor)
+    world.stats["contact_solves"] += 1
+    world.stats["contact_iterations"] += info["iterations"]
     return (np.zeros(0) if lam_e is None else lam_e), lam_b
 
 

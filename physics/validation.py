@@ -30,6 +30,20 @@ def check_positive(name: str, value, allow_zero: bool = False) -> float:
     return x
 
 
+def check_count(name: str, value) -> int:
+    """A positive whole number (1, 2, ...; 3.0 is taken as 3, True is not)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    try:
+        n = int(value)
+        whole = n == value
+    except (TypeError, ValueError, OverflowError):
+        whole = False
+    if not whole or n < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return n
+
+
 def check_unit_direction(name: str, value) -> np.ndarray:
     """A direction vector, normalised; rejects zero and near-zero length."""
     v = check_vector(name, value, 3)

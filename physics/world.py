@@ -15,7 +15,7 @@ from .joints import Joint
 from .math3d import quat_to_matrix
 from .rows import Kinematics, build_tables, evaluate_tables
 from .shapes import NO_SHAPE, Plane, Shape
-from .validation import check_inertia, check_positive, check_quaternion, check_vector
+from .validation import check_count, check_inertia, check_positive, check_quaternion, check_vector
 
 INTEGRATORS = ("symplectic", "rk4")
 CONTACT_SOLVERS = ("auto", "iterative", "direct")
@@ -51,19 +51,24 @@ class World:
         there are hundreds of contacts. "auto" (default): each step, "direct" while there are
         fewer than ``step.DIRECT_BELOW`` bounded rows (a car, a ragdoll: faster there, and
         exact where the iterative budget would leave light bodies creeping), else "iterative".
+    contact_iterations : the iterative solve's budget of projected-CG iterations per step
+        (default 120). A step that needs more (a pile being hit, spheres pouring in) stops
+        there with its best impulses so far and the next step, warm started, carries on.
+        Game-style scenes can trade accuracy for speed with 20-40; resting stacks converge in
+        a few iterations either way. Impacts (restitution) keep the full default budget.
 
     Attributes worth knowing: ``geometric_stiffness`` (default True) lets bodies pulled by
     more joint tension than the step can resolve (a long chain or a heavy load hanging from
     light links) carry that stiffness implicitly instead of splitting the step (see
     ``stiffness.unresolved_stiffness``); ``stats`` counts the steps that were split, projected,
-    energy-restored or stiff.
+    energy-restored or stiff, and the iterative contact solves and their iterations in all.
     """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), dt: float = 1 / 240, substeps: int = 1,
                  integrator: str = "symplectic", cfm: float = 1e-9,
                  stabilization_time: float | None = None, baumgarte=None,
                  post_stabilization: bool = True, gyroscopic: str = "implicit",
-                 contact_solver: str = "auto"):
+                 contact_solver: str = "auto", contact_iterations: int = 120):
         self.gravity = check_vector("gravity", gravity, 3)
         self.dt = check_positive("dt", dt)
         if int(substeps) != substeps or substeps < 1:
@@ -79,6 +84,7 @@ class World:
         if contact_solver not in CONTACT_SOLVERS:
             raise ValueError(f"contact_solver must be one of {CONTACT_SOLVERS}, got {contact_solver!r}")
         self.contact_solver = contact_solver
+        self.contact_iterations = contact_iterations
         self.post_stabilization = bool(post_stabilization)
         # SHAKE iterations per sub-step and the joint error (m, ~rad) at which they stop
         self.position_iterations = 8
@@ -88,7 +94,8 @@ class World:
         self.position_tolerance = 1e-8
         self.max_split_depth = 6
         self.projection_tolerance = 1e-6
-        self.stats = {"splits": 0, "projections": 0, "energy_restores": 0, "stiff_steps": 0}
+        self.stats = {"splits": 0, "projections": 0, "energy_restores": 0, "stiff_steps": 0,
+                      "contact_solves": 0, "contact_iterations": 0}
         self._errstate = "ignore"
         self._debug = None
         self._uni_each_split = True
@@ -398,6 +405,15 @@ class World:
         if owner.size:
             from .limits import hinge_angles
             self._joint_angle[owner] = hinge_angles(self, *self._angle_table)[0]
+
+    @property
+    def contact_iterations(self) -> int:
+        """The iterative contact solve's iteration budget per step (see the class docstring)."""
+        return self._contact_iterations
+
+    @contact_iterations.setter
+    def contact_iterations(self, value):
+        self._contact_iterations = check_count("contact_iterations", value)
 
     # -- energies and momenta ------------------------------------------------------------
     def _dynamic(self):

@@ -68,8 +68,12 @@ def cmd_run(args):
         raise UsageError(f"--seconds must be positive, got {args.seconds}")
     if args.dt is not None and args.dt <= 0:
         raise UsageError(f"--dt must be positive, got {args.dt}")
+    if args.contact_iterations is not None and args.contact_iterations < 1:
+        raise UsageError(f"--contact-iterations must be a positive integer, got {args.contact_iterations}")
     scene = _load(args.scene, _params(args.param), args.dt)
     world = scene.world
+    if args.contact_iterations is not None:
+        world.contact_iterations = args.contact_iterations
     steps = int(round(args.seconds / world.dt))
     e0 = world.energy()
     worst_error, max_contacts = world.constraint_error(), 0
@@ -243,6 +247,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--record", metavar="OUT.npz", help="save time series of poses, energy, forces")
     s.add_argument("--png", metavar="OUT.png", help="draw the final state to a PNG (OpenGL, no display needed)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument("--contact-iterations", type=int, default=None, metavar="N",
+                   help="iteration budget of the iterative contact solve per step (default "
+                        "120; 20-40 trade accuracy for speed in big piles)")
     s.set_defaults(func=cmd_run)
     s = sub.add_parser("bench", help="benchmarks, JSON out (chain, chain_energy, contacts, render)")
     s.add_argument("names", nargs="*", help="which benchmarks (default: all physics benchmarks)")
