@@ -294,7 +294,46 @@ class _AxisJoint(Joint):
         return [self._line(owner, pa) for pa in self._perp_a]
 
 
-class Hinge(_AxisJoint, _Actuated):
+class _Turning:
+    """The continuous angle of an axis joint that turns about its axis (Hinge, Cylindrical)."""
+
+    @property
+    def angle(self) -> float:
+        """Rotation of body_b relative to body_a about the axis, right-handed, zero at
+        creation; continuous, counting whole turns (rad)."""
+        from .limits import hinge_angles
+        world = self.world
+        c, _ = hinge_angles(world, np.array([self.index]), np.array([self._rows_a]),
+                            np.array([self.body_b.row]), self._axis_a[None],
+                            self._perp_a[0][None], self._perp_b[0][None])
+        return float(c[0])
+
+    def _angle_rate(self) -> float:
+        return float(self._relative_angular_velocity() @ self.axis)
+
+
+class _Sliding:
+    """The displacement of an axis joint that slides along its axis (Slider, Cylindrical)."""
+
+    def _separation(self):
+        xa, ra = self._frame(self.body_a)
+        return self.anchor - (xa + ra @ self._la)
+
+    @property
+    def position(self) -> float:
+        """Displacement of body_b's anchor along the axis from where it was at creation (m)."""
+        return float(self._separation() @ self.axis)
+
+    def _position_rate(self) -> float:
+        va = np.zeros(3) if self.body_a is None else self.body_a.point_velocity(
+            self._frame(self.body_a)[0] + self._frame(self.body_a)[1] @ self._la)
+        vb = self.body_b.point_velocity(self.anchor)
+        wa = np.zeros(3) if self.body_a is None else self.body_a.angular_velocity
+        # d/dt (axis . d) with the axis carried by body_a
+        return float((vb - va) @ self.axis + np.cross(wa, self.axis) @ self._separation())
+
+
+class Hinge(_Turning, _AxisJoint, _Actuated):
     """Revolute joint: anchors coincide, rotation only about ``axis`` (5 rows).
 
     ``angle`` is the rotation of body_b relative to body_a about the axis, right-handed,
@@ -324,21 +363,12 @@ class Hinge(_AxisJoint, _Actuated):
         return [self._point(owner)] + self._axis_alignment(owner)
 
     @property
-    def angle(self) -> float:
-        """Continuous (multi-turn) angle, rad."""
-        from .limits import hinge_angles
-        world = self.world
-        c, _ = hinge_angles(world, np.array([self.index]), np.array([self._rows_a]),
-                            np.array([self.body_b.row]), self._axis_a[None],
-                            self._perp_a[0][None], self._perp_b[0][None])
-        return float(c[0])
-
-    @property
     def rate(self) -> float:
-        return float(self._relative_angular_velocity() @ self.axis)
+        """d angle / dt (rad/s)."""
+        return self._angle_rate()
 
 
-class Slider(_AxisJoint, _Actuated):
+class Slider(_Sliding, _AxisJoint, _Actuated):
     """Prismatic joint: no relative rotation, translation only along ``axis`` (5 rows).
 
     ``position`` is the displacement of body_b's anchor along the axis from where it was at
@@ -364,29 +394,29 @@ class Slider(_AxisJoint, _Actuated):
     def _instances(self, owner):
         return self._no_rotation(owner) + self._across_axis(owner)
 
-    def _separation(self):
-        xa, ra = self._frame(self.body_a)
-        return self.anchor - (xa + ra @ self._la)
-
-    @property
-    def position(self) -> float:
-        return float(self._separation() @ self.axis)
-
     @property
     def rate(self) -> float:
-        va = np.zeros(3) if self.body_a is None else self.body_a.point_velocity(
-            self._frame(self.body_a)[0] + self._frame(self.body_a)[1] @ self._la)
-        vb = self.body_b.point_velocity(self.anchor)
-        wa = np.zeros(3) if self.body_a is None else self.body_a.angular_velocity
-        # d/dt (axis . d) with the axis carried by body_a
-        return float((vb - va) @ self.axis + np.cross(wa, self.axis) @ self._separation())
+        """d position / dt (m/s)."""
+        return self._position_rate()
 
 
-class Cylindrical(_AxisJoint):
-    """Rotation about and translation along ``axis`` (4 rows)."""
+class Cylindrical(_Turning, _Sliding, _AxisJoint):
+    """Rotation about and translation along ``axis`` (4 rows).
+
+    ``angle`` (rad, continuous through whole turns, as ``Hinge.angle``) and ``position`` (m,
+    as ``Slider.position``) are its two coordinates, zero at creation; ``angle_rate``
+    (rad/s) and ``position_rate`` (m/s) their time derivatives."""
 
     def _instances(self, owner):
         return self._axis_alignment(owner) + self._across_axis(owner)
+
+    @property
+    def angle_rate(self) -> float:
+        return self._angle_rate()
+
+    @property
+    def position_rate(self) -> float:
+        return self._position_rate()
 
 
 class Fixed(Joint):

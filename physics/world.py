@@ -389,11 +389,12 @@ class World:
             self._track_angles()
 
     def _track_angles(self):
-        """Carry every hinge's continuous angle to the new state (one vectorised call): the
-        geometric angle's branch nearest to the last one, i.e. a running turn count."""
+        """Carry every hinge's (and cylindrical joint's) continuous angle to the new state (one
+        vectorised call): the geometric angle's branch nearest to the last one, i.e. a
+        running turn count."""
         if self._angle_table is None:
-            from .joints import Hinge
-            hinges = [(i, j) for i, j in enumerate(self._joints) if isinstance(j, Hinge)]
+            from .joints import _Turning
+            hinges = [(i, j) for i, j in enumerate(self._joints) if isinstance(j, _Turning)]
             self._angle_table = (
                 np.array([i for i, _ in hinges], dtype=np.intp),
                 np.array([j._rows_a for _, j in hinges], dtype=np.intp),

@@ -236,9 +236,10 @@ class ArticulatedView(ConstrainedMixin):
     def q(self) -> np.ndarray:
         """Joint coordinates (n,), read from the bodies' poses (see coordinates.py).
 
-        Hinge angles are continuous and count whole turns, as ``Hinge.angle``: the pose gives
-        the angle up to 2 pi, and the branch is the one nearest to the hinge's last angle in
-        the world (the end of the last step, or the value last set through this view)."""
+        Hinge and cylindrical angles are continuous and count whole turns, as ``Hinge.angle``
+        and ``Cylindrical.angle``: the pose gives the angle up to 2 pi, and the branch is the
+        one nearest to the joint's last angle in the world (the end of the last step, or the
+        value last set through this view)."""
         k = self._kin()
         out = np.zeros(self.n)
         for tj in self.tree:
@@ -249,8 +250,10 @@ class ArticulatedView(ConstrainedMixin):
         return out
 
     def _hinge_coordinates(self):
-        """Indices into q of the hinge angles and the world's joint index of each hinge."""
-        pairs = [(tj.start, tj.joint._index) for tj in self.tree if tj.kind == "hinge"]
+        """Indices into q of the hinge and cylindrical angles and the world's joint index of
+        each."""
+        pairs = [(tj.start, tj.joint._index) for tj in self.tree
+                 if tj.kind in ("hinge", "cylindrical")]
         return (np.array([p for p, _ in pairs], dtype=np.intp),
                 np.array([o for _, o in pairs], dtype=np.intp))
 

@@ -501,3 +501,25 @@ def test_hinge_coordinates_are_continuous_through_several_turns():
     np.testing.assert_allclose(view.q, [20.0, -15.0], atol=1e-9)   # restored with its turns
     world.step(1)
     assert view.q[0] == pytest.approx(20.0 + qd[0] * world.dt, abs=0.05)
+
+
+def test_cylindrical_coordinates_are_continuous_and_match_the_joint():
+    """A cylindrical joint's q = (angle, position) reads as Cylindrical.angle and .position:
+    the angle through whole turns, both rates as the joint's."""
+    world = World(gravity=(0, 0, 0))
+    rod = world.add_body(Box((0.05, 0.3, 0.1)), mass=1.0)
+    joint = world.add_joint(Cylindrical(None, rod, anchor=(0, 0, 0), axis=(1, 0, 0)))
+    view = ArticulatedView(world)
+    view.qd = [9.0, 0.05]                 # spin about and drift along the x axis
+    samples = []
+    for _ in range(12):                   # 3 s: over 4 turns
+        world.step(60)
+        samples.append((view.q, view.qd, [joint.angle, joint.position],
+                        [joint.angle_rate, joint.position_rate]))
+    for q, qd, coords, rates in samples:
+        np.testing.assert_allclose(q, coords, atol=1e-9)
+        np.testing.assert_allclose(qd, rates, atol=1e-9)
+    assert samples[-1][0][0] == pytest.approx(9.0 * world.time, rel=1e-6)     # 27 rad, not wrapped
+    assert samples[-1][0][1] == pytest.approx(0.05 * world.time, rel=1e-6)
+    view.q = [-20.0, 0.1]
+    assert joint.angle == pytest.approx(-20.0, abs=1e-9) and joint.position == pytest.approx(0.1, abs=1e-9)
