@@ -485,9 +485,9 @@ def _bounded_iterative(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, f
     free_ang = np.einsum("nij,nj->ni", Iinv, T)
     B = BodySpace(rb.a, rb.b, rb.Ja, rb.Jb, inv_mass, Iinv, n)
     block.body_space = B
-    free_b = (B.J @ np.concatenate([free_lin, free_ang], axis=1).ravel())
+    free_b = B.times_J(np.concatenate([free_lin, free_ang], axis=1).ravel())
     u = np.concatenate([v, w], axis=1).ravel()
-    rhs_b = (block.target - B.J @ u) / h - free_b
+    rhs_b = (block.target - B.times_J(u)) / h - free_b
     lam0 = np.zeros(rb.count)
     kc = uni.n_contact_rows // 3
     if kc:
@@ -506,7 +506,7 @@ def _bounded_iterative(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, f
         E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
         if factor is None:
             factor = _factor_at(world, model, rows, inv_mass, Iinv)
-        rhs_e = -(rows.Jdu + rows.velocity(free_lin, free_ang) + k * rows.C + d * (E.J @ u))
+        rhs_e = -(rows.Jdu + rows.velocity(free_lin, free_ang) + k * rows.C + d * E.times_J(u))
     lam_e, lam_b, info = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
                                          friction_normal=block.friction_normal, mu=block.mu,
                                          lam0=lam0, E=E, rhs_e=rhs_e, tolerance=VELOCITY_TOLERANCE / h,
@@ -561,9 +561,9 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, max_passes=32
             B = BodySpace(sub.a, sub.b, sub.Ja, sub.Jb, inv_mass, Iinv, n)
             u = np.concatenate([v, w], axis=1).ravel()
             _, p, _ = solve_iterative(
-                B, -uni.restitution[idx] * vn[idx] - B.J @ u, np.zeros(idx.size),
+                B, -uni.restitution[idx] * vn[idx] - B.times_J(u), np.zeros(idx.size),
                 np.full(idx.size, np.inf), world.cfm, E=E, tolerance=VELOCITY_TOLERANCE,
-                rhs_e=None if E is None else -(E.J @ u),
+                rhs_e=None if E is None else -E.times_J(u),
                 factorizer=None if E is None else model.pattern.factorizer, factor=factor,
                 softness=IMPACT_SOFTNESS, relative_tolerance=IMPACT_TOLERANCE)
             dv, dw = B.impulse(p)
