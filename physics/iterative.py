@@ -153,8 +153,8 @@ class BodySpace:
         the matrices of the solver's products."""
         Jd, Md, cols = self._J, self._M, self._cols
         if order is not None:
-            Jd, Md, cols = Jd[order], Md[order], cols[order]
-            scale = None if scale is None else scale[order]
+            Jd, Md, cols = Jd.take(order, axis=0), Md.take(order, axis=0), cols.take(order, axis=0)
+            scale = None if scale is None else scale.take(order)
         if scale is not None:
             Jd = Jd * scale[:, None]
             Md = Md * scale[:, None]
@@ -162,9 +162,9 @@ class BodySpace:
         # a body without inverse mass and inertia (static) has zero rows in W
         a, b, inv_mass, Iinv = self._bodies
         moves = (inv_mass > 0) | (Iinv != 0).any(axis=(1, 2))
-        moves = np.stack([moves[a], moves[b]], axis=1)
+        moves = np.stack([moves.take(a), moves.take(b)], axis=1)
         if order is not None:
-            moves = moves[order]
+            moves = moves.take(order, axis=0)
         keep_j = (Jd != 0) & np.repeat(moves, 6, axis=1)
         keep_m = Md != 0
         J = sp.csr_matrix((Jd[keep_j], cols[keep_j], _indptr(keep_j)), shape=shape)
@@ -296,13 +296,13 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     rel = RELATIVE_TOLERANCE if relative_tolerance is None else relative_tolerance
     # (a friction row's fraction also counts mu times its normal row's: a friction row asks
     # for zero, and its force is measured against the normal force)
-    tol = tolerance + rel * (np.abs(b) + np.where(is_fric, mu * np.abs(b[normal_of]), 0.0))
+    tol = tolerance + rel * (np.abs(b) + np.where(is_fric, mu * np.abs(b.take(normal_of)), 0.0))
     x = np.zeros(mb) if lam0 is None else np.asarray(lam0, dtype=float)
     op = _Reduced(B, cfm, s, E, factorizer, factor)
     qp = _MPRGP(op, s * b, lambda: _step_length(op, mb))
 
     def bounds(x):
-        limit = mu * np.maximum(x[normal_of], 0.0)
+        limit = mu * np.maximum(x.take(normal_of), 0.0)
         return np.where(is_fric, -limit, lo), np.where(is_fric, limit, hi)
 
     # Friction rounds are short: a contact that starts cold (lambda_n = 0) has no friction
