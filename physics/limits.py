@@ -83,15 +83,11 @@ def hinge_angles(world, owner, a, b, axis_a, ref_a, ref_b, R=None):
     """Continuous hinge angles (k,) and world axes (k, 3): the wrapped angle at the current
     (or given, R (N, 3, 3)) rotations, taken nearest to each hinge's last angle."""
     if R is None:
-        Ra, Rb = quat_to_matrix(world._q[a]), quat_to_matrix(world._q[b])
+        Ra, Rb = quat_to_matrix(world._q.take(a, axis=0)), quat_to_matrix(world._q.take(b, axis=0))
     else:
-        Ra, Rb = R[a], R[b]
+        Ra, Rb = R.take(a, axis=0), R.take(b, axis=0)
     c, u = axis_angle(Ra, Rb, axis_a, ref_a, ref_b)
-    return wrap_near(c, world._joint_angle[owner]), u
-
-
-def _zeros(k):
-    return np.zeros((k, 3))
+    return wrap_near(c, world._joint_angle.take(owner)), u
 
 
 def coordinates(table: CoordinateTable, kin: Kinematics):
@@ -100,66 +96,125 @@ def coordinates(table: CoordinateTable, kin: Kinematics):
     if table.kind == "position":
         r = line_rows(kin, a, b, *table.args)
         return r.C, r.Ja, r.Jb
+    # the angular coordinates: c and the world vector g with dc/dt = g . (w_b - w_a)
+    # (x.take(rows, axis=0) is x[rows], several times faster for these small arrays)
     if table.kind == "swing":
-        ua = rotate(kin.R[a], table.args[0])
-        ub = rotate(kin.R[b], table.args[1])
+        ua = rotate(kin.R.take(a, axis=0), table.args[0])
+        ub = rotate(kin.R.take(b, axis=0), table.args[1])
         axis = cross(ua, ub)
         s = np.linalg.norm(axis, axis=1)
         c = np.arctan2(s, dot(ua, ub))
-        axis = axis / np.maximum(s, 1e-12)[:, None]
-        z = _zeros(len(a))
-        return c, np.concatenate([z, -axis], 1), np.concatenate([z, axis], 1)
-    z = _zeros(len(a))
-    if table.kind == "twist":
-        c, g = twist_coordinate(kin.R[a], kin.R[b], *table.args)
-        return c, np.concatenate([z, -g], 1), np.concatenate([z, g], 1)
-    # hinge angle: rotation of a reference vector about an axis fixed in a, continuous
-    if table.world is not None:
-        c, u = hinge_angles(table.world, table.owner, a, b, *table.args, R=kin.R)
+        g = axis / np.maximum(s, 1e-12)[:, None]
+    elif table.kind == "twist":
+        c, g = twist_coordinate(kin.R.take(a, axis=0), kin.R.take(b, axis=0), *table.args)
+    elif table.world is not None:   # hinge angle, continuous
+        c, g = hinge_angles(table.world, table.owner, a, b, *table.args, R=kin.R)
     else:
-        c, u = axis_angle(kin.R[a], kin.R[b], *table.args)
-    return c, np.concatenate([z, -u], 1), np.concatenate([z, u], 1)
+        c, g = axis_angle(kin.R.take(a, axis=0), kin.R.take(b, axis=0), *table.args)
+    J = np.zeros((len(a), 12))          # [Ja | Jb]: (0, -g) on a, (0, g) on b
+    np.negative(g, out=J[:, 3:6])
+    J[:, 9:] = g
+    return c, J[:, :6], J[:, 6:]
+
+
+@dataclass
+class BoundedPlan:
+    """Which coordinates of a list of tables (their entries stacked in table order) become
+    bounded rows, in the order the rows are made: per table its lower limits, upper limits,
+    velocity motors, then servos. What only changes with the topology is kept here."""
+    entry: np.ndarray       # (mb,) stacked coordinate of each row
+    sign: np.ndarray        # (mb,) +1 (lower limit, motor) or -1 (upper limit): row = sign c
+    bound: np.ndarray       # (mb,) the limit (0 for motors)
+    motor: np.ndarray       # (mm,) the rows that are motors or servos
+    mode: np.ndarray        # (mm,) 1 velocity motor, 2 servo
+    setting: np.ndarray     # (mm, 3) value, k, d
+    a: np.ndarray           # (mb,) body rows
+    b: np.ndarray
+    lo: np.ndarray          # (mb,) bounds on lambda
+    hi: np.ndarray
+    owner: np.ndarray       # (mb,) joint of each row
+
+
+def bounded_plan(tables) -> BoundedPlan | None:
+    """The rows bounded_joint_rows makes from these tables, or None when there are none."""
+    entry, sign, bound, is_motor, lo, hi, owner = [], [], [], [], [], [], []
+    start = 0
+    for t in tables:
+        groups = [(np.flatnonzero(np.isfinite(t.lo)), 1.0, t.lo),
+                  (np.flatnonzero(np.isfinite(t.hi)), -1.0, t.hi)]
+        groups += [(np.flatnonzero(t.motor[:, 0] == m), 1.0, None) for m in (1, 2)]
+        for on, s, limit in groups:
+            entry.append(start + on)
+            sign.append(np.full(on.size, s))
+            owner.append(t.owner.take(on))
+            is_motor.append(np.full(on.size, limit is None))
+            if limit is None:
+                bound.append(np.zeros(on.size))
+                f = t.max_force.take(on)
+                lo.append(-f)
+                hi.append(f)
+            else:
+                bound.append(limit.take(on))
+                lo.append(np.zeros(on.size))
+                hi.append(np.full(on.size, np.inf))
+        start += len(t.a)
+    entry = np.concatenate(entry or [np.zeros(0, dtype=np.intp)]).astype(np.intp)
+    if not entry.size:
+        return None
+    is_motor = np.concatenate(is_motor)
+    stacked_a = np.concatenate([t.a for t in tables])
+    stacked_b = np.concatenate([t.b for t in tables])
+    motor = np.flatnonzero(is_motor)
+    settings = np.concatenate([t.motor for t in tables]).take(entry.take(motor), axis=0)
+    return BoundedPlan(entry, np.concatenate(sign), np.concatenate(bound),
+                       motor, settings[:, 0], settings[:, 1:].copy(),
+                       stacked_a.take(entry), stacked_b.take(entry), np.concatenate(lo),
+                       np.concatenate(hi), np.concatenate(owner).astype(np.intp))
+
+
+class CoordinateTables(list):
+    """A world's coordinate tables, and the plan of the bounded rows they make (both change
+    only with the topology)."""
+
+    def __init__(self, tables):
+        super().__init__(tables)
+        self.plan = bounded_plan(self)
 
 
 def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
-    """BoundedRows for every limit, motor and servo, and the owning joint of each row."""
-    blocks, owners = [], []
-    for t in tables:
-        c, Ja, Jb = coordinates(t, kin)
-        for sign, bound in ((1.0, t.lo), (-1.0, t.hi)):
-            on = np.flatnonzero(np.isfinite(bound))
-            if on.size:
-                C = sign * (c[on] - bound[on])
-                target = np.where(C > 0, -C / h, -C / T)
-                blocks.append(_block(t, on, sign * Ja[on], sign * Jb[on], C, target,
-                                     np.zeros(on.size), np.full(on.size, np.inf), np.zeros(on.size)))
-                owners.append(t.owner[on])
-        mode = t.motor[:, 0]
-        for m in (1, 2):
-            on = np.flatnonzero(mode == m)
-            if not on.size:
-                continue
-            value, k, d = t.motor[on, 1], t.motor[on, 2], t.motor[on, 3]
-            if m == 1:
-                target, cfm = value, np.zeros(on.size)
-            else:
-                target = k * (value - c[on]) / (k * h + d)
-                cfm = 1.0 / (h * (k * h + d))
-            f = t.max_force[on]
-            blocks.append(_block(t, on, Ja[on], Jb[on], np.zeros(on.size), target, -f, f, cfm))
-            owners.append(t.owner[on])
-    if not blocks:
+    """BoundedRows for every limit, motor and servo, and the owning joint of each row.
+    ``tables``: a list of CoordinateTable, or CoordinateTables (then its plan is reused).
+
+    A limit on coordinate c at ``lo`` is the row C = c - lo >= 0, one at ``hi`` the row
+    C = hi - c >= 0 on -J; motors aim dc/dt at a speed, servos at a spring-damper's."""
+    plan = tables.plan if isinstance(tables, CoordinateTables) else bounded_plan(tables)
+    if plan is None:
         return None, np.zeros(0, dtype=np.intp)
-    return BoundedRows.concatenate(blocks), np.concatenate(owners)
+    # all tables' coordinates stacked, then the rows gathered from them at once
+    parts = [coordinates(t, kin) for t in tables]
+    c, Ja, Jb = (np.concatenate(p) if len(parts) > 1 else p[0] for p in zip(*parts))
+    c = c.take(plan.entry)
+    sign = plan.sign[:, None]
+    Ja, Jb = sign * Ja.take(plan.entry, axis=0), sign * Jb.take(plan.entry, axis=0)
+    C = plan.sign * (c - plan.bound)
+    target = np.where(C > 0, -C / h, -C / T)
+    cfm = np.zeros(C.size)
+    if plan.motor.size:
+        mode, (value, k, d) = plan.mode, plan.setting.T
+        servo = mode == 2
+        # velocity motors aim at their speed; servos at k (value - c) / (k h + d), soft
+        # with compliance 1 / (h (k h + d))
+        gain = np.where(servo, k * h + d, 1.0)
+        target[plan.motor] = np.where(servo, k * (value - c.take(plan.motor)) / gain, value)
+        cfm[plan.motor] = np.where(servo, 1.0 / (h * gain), 0.0)
+        C[plan.motor] = 0.0
+    rows = Rows(plan.a, plan.b, C, Ja, Jb, np.zeros(C.size))
+    block = BoundedRows(rows, plan.lo.copy(), plan.hi.copy(), target, np.full(C.size, -1),
+                        np.zeros(C.size), cfm)
+    return block, plan.owner
 
 
-def _block(t, on, Ja, Jb, C, target, lo, hi, cfm):
-    n = on.size
-    rows = Rows(t.a[on], t.b[on], C, Ja, Jb, np.zeros(n))
-    return BoundedRows(rows, lo, hi, target, np.full(n, -1), np.zeros(n), cfm)
-
-
-def build_coordinate_tables(joints) -> list[CoordinateTable]:
+def build_coordinate_tables(joints) -> CoordinateTables:
     """Gather the joints' coordinate specs (done once per topology change)."""
     groups: dict[str, list] = {}
     for index, joint in enumerate(joints):
@@ -175,4 +230,4 @@ def build_coordinate_tables(joints) -> list[CoordinateTable]:
         world = joints[int(owner[0])]._world if kind == "angle" else None
         tables.append(CoordinateTable(kind, owner, a, b, args, lo, hi, motor.reshape(-1, 4),
                                       max_force, world))
-    return tables
+    return CoordinateTables(tables)

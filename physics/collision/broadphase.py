@@ -136,15 +136,22 @@ def bounding_radius(kind, params):
     return out
 
 
+# A PairCache's skin: a fifth of the body's bounding radius, the contact margin and SKIN_STEPS
+# times its reach |v| dt, so a body moving steadily keeps its candidates for about SKIN_STEPS - 1
+# steps. Measured on 10 falling ragdolls (steps 120-168): 2 swept 21 times in 48 steps (0.28 ms
+# a step in the broadphase), 8 swept 6 times (0.18 ms); more saved little (16: 4 times, 0.17).
+SKIN_RADIUS = 0.2
+SKIN_STEPS = 8.0
+
+
 class PairCache:
     """Candidate pairs that stay valid while the bodies stay near where they were found.
 
-    The pairs are swept once with each body's bounding sphere grown by a skin (a fifth of its
-    radius, the contact margin and twice its reach); until some body has moved (plus its reach
-    |v| dt) more
-    than its skin, every pair the exact sweep would find is among them, so a step only
-    re-tests those (the Verlet-list idea of molecular dynamics). The result is the same as
-    a fresh sweep and in the same (sorted) order, so replays stay bitwise exact.
+    The pairs are swept once with each body's bounding sphere grown by a skin (see SKIN_STEPS);
+    until some body has moved (plus its reach |v| dt) more than its skin, every pair the exact
+    sweep would find is among them, so a step only re-tests those (the Verlet-list idea of
+    molecular dynamics). The result is the same as a fresh sweep and in the same (sorted)
+    order, so replays stay bitwise exact.
 
     Along with the pairs it keeps what the per-step re-test needs and what does not change
     until the next sweep (shapes and planes are fixed): the bodies in body pairs grouped by
@@ -162,7 +169,7 @@ class PairCache:
             if np.all(moved + reach <= self.skin):
                 return self.pairs
         radius = bounding_radius(kind, params)
-        self.skin = np.where(static, np.inf, 0.2 * radius + margin + 2.0 * reach)
+        self.skin = np.where(static, np.inf, SKIN_RADIUS * radius + margin + SKIN_STEPS * reach)
         grow = radius + np.where(static, 0.0, self.skin) + 0.5 * margin
         bounded = np.flatnonzero((kind >= SPHERE) & (kind < PLANE))
         c, g = position[bounded], grow[bounded, None]

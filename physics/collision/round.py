@@ -13,6 +13,11 @@ from .geometry import closest_segments, dot, norm, perpendicular
 # Two capsules whose axes are within this sine of parallel get a 2-point manifold (the ends
 # of the axes' overlap), so that one can lie along another without rocking.
 PARALLEL_SINE = 0.02
+# The ends of such an overlap are never closer than the segments' closest points (feature 0),
+# so only pairs whose feature 0 lies within the margin (plus this much, for round-off) can
+# have an end contact; the others skip the end tests (most candidate pairs of a pile are
+# apart, and its ragdolls' limbs are often parallel).
+END_SLACK = 1e-6    # m
 
 
 def sphere_pair(pa, pb, ra, rb, da, db):
@@ -54,7 +59,7 @@ def round_round(a, b, margin):
         a.pos + s[:, None] * da, b.pos + t[:, None] * db, ra, rb, da, db)
 
     # Nearly parallel capsules: the overlap of b's segment projected on a's axis.
-    par = np.flatnonzero((la > 0) & (lb > 0))
+    par = np.flatnonzero((la > 0) & (lb > 0) & (depth[:, 0] >= -(margin + END_SLACK)))
     par = par[norm(np.cross(da[par], db[par])) < PARALLEL_SINE]
     if len(par):
         centre = dot(b.pos[par] - a.pos[par], da[par])
