@@ -67,10 +67,9 @@ class BandedCholesky:
         return c
 
     def solve(self, factor, rhs: np.ndarray) -> np.ndarray:
-        x, info = lapack.dpbtrs(factor, rhs[self.order], lower=1)
-        out = np.empty_like(x)
-        out[self.order] = x
-        return out
+        # gathers by take (numpy's fancy indexing and scatters are several times slower)
+        x, info = lapack.dpbtrs(factor, rhs.take(self.order, axis=0), lower=1)
+        return x.take(self.pos, axis=0)            # pos is the inverse of order
 
 
 class SparseLU:

@@ -30,16 +30,20 @@ def quat_to_matrix(q: np.ndarray) -> np.ndarray:
     return (products @ _QUAT_PRODUCTS_TO_R + _IDENTITY9).reshape(-1, 3, 3)
 
 
+# Component c of the Hamilton product a * b is sum_t sign[t, c] a[_QM_A[t, c]] b[_QM_B[t, c]],
+# the four terms t in the textbook order (aw bw - ax bx - ay by - az bz, ...); multiplying by
+# a sign of +-1 is exact, so one gather per factor and three additions give the same bits as
+# sixteen products on columns, in fewer numpy calls
+_QM_A = np.repeat(np.arange(4), 4)
+_QM_B = np.array([[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]]).ravel()
+_QM_SIGN = np.array([[1, 1, 1, 1], [-1, 1, -1, 1], [-1, 1, 1, -1], [-1, -1, 1, 1]],
+                    dtype=float).ravel()
+
+
 def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Hamilton product a * b for (n, 4) arrays."""
-    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
-    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    out[..., 0] = aw * bw - ax * bx - ay * by - az * bz
-    out[..., 1] = aw * bx + ax * bw + ay * bz - az * by
-    out[..., 2] = aw * by - ax * bz + ay * bw + az * bx
-    out[..., 3] = aw * bz + ax * by - ay * bx + az * bw
-    return out
+    p = (a.take(_QM_A, axis=-1) * _QM_SIGN) * b.take(_QM_B, axis=-1)
+    return ((p[..., 0:4] + p[..., 4:8]) + p[..., 8:12]) + p[..., 12:16]
 
 
 def quat_conjugate(q: np.ndarray) -> np.ndarray:
@@ -52,15 +56,19 @@ def rotation_vector_to_quat(phi: np.ndarray) -> np.ndarray:
     half = 0.5 * angle
     # sin(half)/angle, with its series near zero so tiny rotations stay exact
     small = angle < 1e-8
-    safe = np.where(small, 1.0, angle)
-    k = np.where(small, 0.5 - angle * angle / 48.0, np.sin(half) / safe)
+    if small.any():
+        safe = np.where(small, 1.0, angle)
+        k = np.where(small, 0.5 - angle * angle / 48.0, np.sin(half) / safe)
+    else:
+        k = np.sin(half) / angle
     return np.concatenate([np.cos(half)[:, None], phi * k[:, None]], axis=1)
 
 
 def rotate_quat(q: np.ndarray, phi: np.ndarray) -> np.ndarray:
     """Apply world-frame rotation vectors phi (n, 3) to orientations q (n, 4), renormalised."""
     out = quat_multiply(rotation_vector_to_quat(phi), q)
-    return out / np.sqrt((out * out).sum(axis=1, keepdims=True))    # np.linalg.norm's sum
+    sq = out * out      # np.linalg.norm's sum, by columns (numpy's short-axis sums are slower)
+    return out / np.sqrt(((sq[:, 0] + sq[:, 1]) + sq[:, 2]) + sq[:, 3])[:, None]
 
 
 def quat_to_rotation_vector(q: np.ndarray) -> np.ndarray:

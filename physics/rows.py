@@ -76,13 +76,15 @@ class Rows:
     def velocity(self, v: np.ndarray, w: np.ndarray) -> np.ndarray:
         """J u per row (m,)."""
         u = np.concatenate([v, w], axis=1)
-        return einsum("ij,ij->i", self.Ja, u[self.a]) + einsum("ij,ij->i", self.Jb, u[self.b])
+        return (einsum("ij,ij->i", self.Ja, u.take(self.a, axis=0))
+                + einsum("ij,ij->i", self.Jb, u.take(self.b, axis=0)))
 
 
+# (x.take(rows, axis=0) is x[rows]: numpy's fancy indexing of rows is several times slower)
 def _anchors(k: Kinematics, a, b, la, lb):
-    ra = rotate(k.R[a], la)
-    rb = rotate(k.R[b], lb)
-    return ra, rb, k.x[a] + ra, k.x[b] + rb
+    ra = rotate(k.R.take(a, axis=0), la)
+    rb = rotate(k.R.take(b, axis=0), lb)
+    return ra, rb, k.x.take(a, axis=0) + ra, k.x.take(b, axis=0) + rb
 
 
 def _centripetal(k: Kinematics, a, b, ra, rb):
@@ -92,7 +94,8 @@ def _centripetal(k: Kinematics, a, b, ra, rb):
 
 
 def _anchor_relative_velocity(k: Kinematics, a, b, ra, rb):
-    return k.v[b] + cross(k.w[b], rb) - k.v[a] - cross(k.w[a], ra)
+    return (k.v.take(b, axis=0) + cross(k.w.take(b, axis=0), rb) - k.v.take(a, axis=0)
+            - cross(k.w.take(a, axis=0), ra))
 
 
 # The three rows [Ja | Jb] of a point triple, flattened (36,), are linear in the offsets
@@ -132,11 +135,11 @@ def point_layout(a, b, la, lb):
 
 def perpendicular_rows(k: Kinematics, a, b, ua, vb) -> Rows:
     """Unit vector ua (local to a) perpendicular to vb (local to b). 1 row per instance."""
-    u = rotate(k.R[a], ua)
-    v = rotate(k.R[b], vb)
+    u = rotate(k.R.take(a, axis=0), ua)
+    v = rotate(k.R.take(b, axis=0), vb)
     uxv = cross(u, v)
     zero = np.zeros_like(u)
-    wa, wb = k.w[a], k.w[b]
+    wa, wb = k.w.take(a, axis=0), k.w.take(b, axis=0)
     # d/dt (u x v) with u, v carried by their bodies, dotted with (wa - wb)
     jdu = dot(cross(cross(wa, u), v) + cross(u, cross(wb, v)), wa - wb)
     return Rows(a, b, dot(u, v), np.concatenate([zero, uxv], 1), np.concatenate([zero, -uxv], 1),
@@ -146,13 +149,13 @@ def perpendicular_rows(k: Kinematics, a, b, ua, vb) -> Rows:
 def line_rows(k: Kinematics, a, b, la, lb, ta) -> Rows:
     """Anchor of b stays in the plane through the anchor of a with normal ta (local to a)."""
     ra, rb, pa, pb = _anchors(k, a, b, la, lb)
-    t = rotate(k.R[a], ta)
+    t = rotate(k.R.take(a, axis=0), ta)
     d = pb - pa
-    wa = k.w[a]
+    wa = k.w.take(a, axis=0)
     wxt = cross(wa, t)
     ddot = _anchor_relative_velocity(k, a, b, ra, rb)
     jdu = dot(t, _centripetal(k, a, b, ra, rb)) + 2 * dot(wxt, ddot) + dot(cross(wa, wxt), d)
-    Ja = np.concatenate([-t, cross(t, pb - k.x[a])], 1)
+    Ja = np.concatenate([-t, cross(t, pb - k.x.take(a, axis=0))], 1)
     Jb = np.concatenate([t, cross(rb, t)], 1)
     return Rows(a, b, dot(t, d), Ja, Jb, jdu)
 
@@ -207,7 +210,7 @@ class PrimitiveTable:
                     - r[:n]).reshape(-1)
         if self.kind == "perpendicular":
             ua, vb = self.args
-            return dot(rotate(k.R[self.a], ua), rotate(k.R[self.b], vb))
+            return dot(rotate(k.R.take(self.a, axis=0), ua), rotate(k.R.take(self.b, axis=0), vb))
         return self.evaluate(k).C
 
     @property
