@@ -60,6 +60,10 @@ try:                                   # scipy's CSR kernel (see _matvec)
     from scipy.sparse._sparsetools import csr_matvec as _csr_matvec
 except ImportError:                    # pragma: no cover
     _csr_matvec = _csc_matvec = None
+try:                                   # np.einsum's C function, without its Python wrapper
+    from numpy._core.multiarray import c_einsum as _c_einsum   # (~0.6 us a call less)
+except ImportError:                    # pragma: no cover
+    _c_einsum = np.einsum
 
 VELOCITY_TOLERANCE = 1e-6   # m/s (rad/s): how far a row may miss its velocity target ...
 RELATIVE_TOLERANCE = 1e-3   # ... plus this fraction of its right-hand side
@@ -78,9 +82,17 @@ def _dot(a, b):
     machine those threads spun for whole seconds (seen on the 1000-sphere bin), so long
     vectors go through einsum's own loop; short ones through BLAS, whose call costs less.
     (Either way a given size always takes the same path: runs stay bitwise reproducible.)"""
-    if a.shape[0] <= 8192:
-        return float(a @ b)
-    return float(np.einsum("i,i->", a, b))
+    return _dot_short(a, b) if a.shape[0] <= 8192 else _dot_long(a, b)
+
+
+def _dot_short(a, b):
+    """_dot for at most 8192 entries (ndarray.dot: the BLAS call of @ at half its overhead)."""
+    return float(a.dot(b))
+
+
+def _dot_long(a, b):
+    """_dot for more than 8192 entries."""
+    return float(_c_einsum("i,i->", a, b))
 
 
 class BodySpace:
@@ -198,6 +210,14 @@ def _matvec(M, x):
     return y
 
 
+def _kernel_args(M):
+    """The leading arguments of scipy's csr_matvec for the CSR matrix M (None when its
+    indices are not 32-bit or the kernel is not there)."""
+    if _csr_matvec is None or M.indices.dtype != np.int32 or M.indptr.dtype != np.int32:
+        return None
+    return (M.shape[0], M.shape[1], M.indptr, M.indices, M.data)
+
+
 def _indptr(keep):
     out = np.zeros(keep.shape[0] + 1, dtype=np.int64)
     np.cumsum(keep.sum(axis=1), out=out[1:])
@@ -215,6 +235,8 @@ class _Reduced:
         self.products = 0
         self.d = s * cfm * s
         self.E = E
+        # scratch for the products' vector operations (one product per MPRGP iteration)
+        self._scaled, self._diagonal = np.empty(B.m), np.empty(B.m)
         if E is None:
             # B's own J and W, the scaling on the vectors (contacts alone: building scaled,
             # pruned matrices costs more than the few exact zeros they take out)
@@ -228,28 +250,35 @@ class _Reduced:
         self.AC = sp.vstack([J, JE], format="csr") @ W
         self.D = (J @ WE).tocsr()          # J_B W_E
         self.D.data *= -1.0                # (- J_B W_E, added onto A z in place)
-        self.D_in_place = (_csr_matvec is not None and self.D.indices.dtype == np.int32
-                           and self.D.indptr.dtype == np.int32)
+        # the kernels' arguments, looked up once (a product is a few microseconds of compiled
+        # work here, and the checks and attribute lookups of scipy's operator cost about as much)
+        self._AC_kernel, self._D_kernel = _kernel_args(self.AC), _kernel_args(self.D)
         self.mb = B.m
         self.factorizer, self.factor = factorizer, factor
 
     def __call__(self, z):
         self.products += 1
         if self.E is None:
-            return self.s * self.B.times_J(self.B.times_W(self.s * z)) + self.d * z
-        r = _matvec(self.AC, z)
+            y = self.B.times_J(self.B.times_W(np.multiply(self.s, z, out=self._scaled)))
+            y *= self.s
+            y += np.multiply(self.d, z, out=self._diagonal)
+            return y
+        if self._AC_kernel is not None:
+            r = np.zeros(self._AC_kernel[0])
+            _csr_matvec(*self._AC_kernel, z, r)
+        else:                              # pragma: no cover
+            r = self.AC @ z
         y = r[self.mb:]
         if self.banded:
             y = lapack.dpbtrs(self.factor, y, lower=1, overwrite_b=1)[0]
         else:
             y = self.factorizer.solve(self.factor, y)
         out = r[:self.mb]
-        if self.D_in_place:                # out += (-J_B W_E) y by the kernel itself
-            D = self.D
-            _csr_matvec(D.shape[0], D.shape[1], D.indptr, D.indices, D.data, y, out)
-        else:
+        if self._D_kernel is not None:     # out += (-J_B W_E) y by the kernel itself
+            _csr_matvec(*self._D_kernel, y, out)
+        else:                              # pragma: no cover
             out = out + _matvec(self.D, y)
-        out += self.d * z
+        out += np.multiply(self.d, z, out=self._diagonal)
         return out
 
 
@@ -356,13 +385,13 @@ def _step_length(op, m):
 BB_RULE = 2
 
 
-def _bb_length(step, change, rule):
-    sy = _dot(step, change)
+def _bb_length(step, change, rule, dot=_dot):
+    sy = dot(step, change)
     if not sy > 0.0:
         return None
     if rule == 1:
-        return _dot(step, step) / sy
-    return sy / _dot(change, change)
+        return dot(step, step) / sy
+    return sy / dot(change, change)
 
 
 _BIG = 1e300
@@ -379,6 +408,7 @@ class _MPRGP:
 
     def __init__(self, Q, c, step_length):
         self.Q, self.c, self.step_length = Q, c, step_length
+        self.dot = _dot_short if c.shape[0] <= 8192 else _dot_long   # (_dot, chosen once)
         self.alpha = None             # computed when first needed: a converged warm start skips it
         self.counts = {"cg": 0, "projected": 0, "bb": 0, "expansion": 0, "proportioning": 0}
         self.trace = []
@@ -415,16 +445,38 @@ class _MPRGP:
         return self._iterate(lo, hi, z, g, None, None, tol, max_iterations)
 
     def _iterate(self, lo, hi, z, g, p, free_before, tol, max_iterations):
-        Q, c = self.Q, self.c
+        Q, c, dot = self.Q, self.c, self.dot
         inv_tol = 1.0 / tol
         m = z.shape[0]
+        # The vectors of an iteration live in buffers allocated once per round, written by
+        # the ufuncs' out argument (with 10^4 rows a fresh temporary costs about as much as the
+        # operation itself). out is passed by position where numpy allows it: the keyword
+        # costs ~0.1 us a call, and a ragdoll pile's iteration is ~30 calls of well under a
+        # microsecond of work each (np.maximum/np.minimum warn, deprecated, and keep out=).
+        # z moves between two buffers, p keeps its own, the others are scratch. The arithmetic
+        # is the same as with temporaries, operation by operation.
+        z = z.copy()                  # (the caller's z and g stay as they were)
+        g = g.copy()                  # updated in place (or replaced by a product's result)
+        z_next = np.empty(m)          # the candidate z of a step, swapped with z when taken
+        p_buf = np.empty(m)           # the conjugate direction, updated in place
+        if p is not None:
+            p = _copy_to(p_buf, p)
+        gp = np.empty(m)              # projected gradient
+        phi = np.empty(m)             # free gradient
+        t1, t2, t3 = np.empty(m), np.empty(m), np.empty(m)
+        off_lo = np.empty(m, dtype=bool)                 # not at the lower bound
+        off_hi = np.empty(m, dtype=bool)
+        # the masks again as 0./1. floats: a bool operand costs a cast in every product with
+        # it (twice a plain product's time), one copy costs less
+        lo_f, hi_f, free = np.empty(m), np.empty(m), np.empty(m)
+        same = np.empty(m, dtype=bool)
         it = 0
         bb_len = None
         fz = None                     # f(z) = 1/2 z^T Q z - c^T z, while known
         while True:
-            off_lo = z > lo                              # not at the lower bound
-            off_hi = z < hi
-            free = off_lo & off_hi
+            np.copyto(lo_f, np.greater(z, lo, off_lo))
+            np.copyto(hi_f, np.less(z, hi, off_hi))
+            np.multiply(lo_f, hi_f, free)                # 1. on the free rows, else 0.
             if free_before is not None:
                 # a direction carried over from the last round holds while the free rows do
                 if p is not None and not np.array_equal(free, free_before):
@@ -433,76 +485,89 @@ class _MPRGP:
             # projected gradient: g on the free rows, its part pointing into the box on the
             # others (a fixed row, lo = hi, sits on both bounds and gets 0)
             # (branch-free: np.where on scattered masks costs several times more)
-            gp = np.maximum(np.minimum(g, _BIG * off_lo), -_BIG * off_hi)
-            worst = float((np.abs(gp) * inv_tol).max(initial=0.0))
+            np.minimum(g, np.multiply(lo_f, _BIG, t1), out=gp)
+            np.maximum(gp, np.multiply(hi_f, -_BIG, t1), out=gp)
+            # max |gp| / tol (argmax: the maximum's own reduction costs several times more)
+            np.multiply(np.abs(gp, t1), inv_tol, t1)
+            worst = float(t1[t1.argmax()]) if m else 0.0
             if it == 0:
                 self.trace.append(round(worst, 2))
             if worst <= 1.0 or it >= max_iterations:
                 self.trace.append((it, round(worst, 1)))
+                # (the buffers are this round's: the next round takes them over)
                 self._last = (z, g, p, free)
                 return z, it, worst
             it += 1
-            phi = g * free                               # free gradient
-            phiphi = _dot(phi, phi)
-            bb = _dot(gp, gp) - phiphi                   # |chopped gradient|^2 (disjoint)
+            np.multiply(g, free, phi)                    # free gradient
+            phiphi = dot(phi, phi)
+            bb = dot(gp, gp) - phiphi                    # |chopped gradient|^2 (disjoint)
             proportional = bb <= 0.0
             if not proportional and bb <= phiphi:       # (phit . phi <= phi . phi)
                 # reduced free gradient: how far a step of alpha may go before a bound
                 alpha = self._alpha()
                 # (phi > 0: min(phi, (z - lo)/alpha); phi < 0: max(phi, (z - hi)/alpha))
-                phit = np.minimum(np.maximum(phi, (z - hi) / alpha), (z - lo) / alpha)
-                proportional = bb <= _dot(phit, phi)
+                phit = np.maximum(phi, np.divide(np.subtract(z, hi, t1), alpha, t1), out=t1)
+                np.minimum(phit, np.divide(np.subtract(z, lo, t2), alpha, t2), out=phit)
+                proportional = bb <= dot(phit, phi)
             if proportional and p is None and bb_len is not None:
                 # while rows keep reaching bounds: a projected gradient step of the Barzilai-
                 # Borwein length (one product where the projected CG step takes two), kept
                 # if it descends
-                z_free = z - bb_len * phi
-                z_try = _clip(z_free, lo, hi)
-                g_try = Q(z_try) - c
+                z_free = np.subtract(z, np.multiply(phi, bb_len, t1), t1)
+                z_try = _clip_to(z_next, z_free, lo, hi)
+                g_try = Q(z_try)
+                g_try -= c
                 # f(z + d) - f(z) = g.d + d.Qd/2 with d = z_try - z, Qd = g_try - g (the
                 # same two vectors as the next step length)
-                d, Qd = z_try - z, g_try - g
-                dQd = _dot(d, Qd)
-                if _dot(g, d) + 0.5 * dQd < 0.0:
+                d, Qd = np.subtract(z_try, z, t2), np.subtract(g_try, g, t3)
+                dQd = dot(d, Qd)
+                if dot(g, d) + 0.5 * dQd < 0.0:
                     fz = None
                     self.counts["bb"] += 1
                     # no bound reached: back to conjugate gradients
-                    if (z_try == z_free).all() or not dQd > 0.0:
+                    if (np.count_nonzero(np.equal(z_try, z_free, same)) == m
+                            or not dQd > 0.0):
                         bb_len = None
                     else:
-                        bb_len = dQd / _dot(Qd, Qd)
-                    z, g = z_try, g_try
+                        bb_len = dQd / dot(Qd, Qd)
+                    z, z_next = z_try, z
+                    g = g_try
                     continue
                 bb_len = None
             if proportional:
                 if p is None:
-                    p = phi
+                    p = _copy_to(p_buf, phi)
                 Ap = Q(p)
-                pAp = _dot(p, Ap)
+                pAp = dot(p, Ap)
                 if not pAp > 0:
                     self._last = None
                     return z, it, worst
-                a_cg = _dot(g, p) / pAp
-                z_cg = z - a_cg * p
-                z_try = _clip(z_cg, lo, hi)
-                if (z_try == z_cg).all():             # conjugate gradient step (feasible)
-                    self.counts["cg"] += 1
-                    z = z_cg
-                    g = g - a_cg * Ap
+                a_cg = dot(g, p) / pAp
+                z_cg = np.subtract(z, np.multiply(p, a_cg, t1), z_next)
+                z_try = _clip_to(t2, z_cg, lo, hi)
+                # (count_nonzero: several times cheaper than .all())
+                if np.count_nonzero(np.equal(z_try, z_cg, same)) == m:
+                    self.counts["cg"] += 1            # conjugate gradient step (feasible)
+                    z, z_next = z_cg, z
+                    g -= np.multiply(Ap, a_cg, t1)
                     fz = None
-                    phi_new = g * free
-                    p = phi_new - (_dot(phi_new, Ap) / pAp) * p
+                    phi_new = np.multiply(g, free, phi)
+                    # p <- phi_new - (phi_new . Ap / pAp) p, in its buffer
+                    np.subtract(phi_new, np.multiply(p, dot(phi_new, Ap) / pAp, p), p)
                 else:
                     # the CG step would reach bounds: first try it projected onto the box
                     # (many rows reach their bounds at once in a pile); keep it if it descends
-                    f = 0.5 * _dot(z, g - c) if fz is None else fz
-                    g_try = Q(z_try) - c
-                    f_try = 0.5 * _dot(z_try, g_try - c)
+                    f = 0.5 * dot(z, np.subtract(g, c, t1)) if fz is None else fz
+                    g_try = Q(z_try)
+                    g_try -= c
+                    f_try = 0.5 * dot(z_try, np.subtract(g_try, c, t1))
                     if f_try < f:
                         fz = f_try
                         self.counts["projected"] += 1
-                        bb_len = _bb_length(z_try - z, g_try - g, BB_RULE)
-                        z, g = z_try, g_try
+                        bb_len = _bb_length(np.subtract(z_try, z, t1),
+                                            np.subtract(g_try, g, t3), BB_RULE, dot)
+                        z, t2 = z_try, z
+                        g = g_try
                     else:                             # expansion step
                         self.counts["expansion"] += 1
                         # the longest feasible step along -p (p is zero off the free rows)
@@ -517,13 +582,24 @@ class _MPRGP:
                     p = None
             else:                                     # proportioning step
                 self.counts["proportioning"] += 1
-                beta = gp - phi
+                beta = np.subtract(gp, phi, t1)
                 Ab = Q(beta)
-                a = bb / _dot(beta, Ab)
+                a = bb / dot(beta, Ab)
                 room = np.divide(z - np.where(beta < 0, hi, lo), beta, out=np.full(m, np.inf),
                                  where=beta != 0)
                 a = min(a, float(room.min(initial=np.inf)))
                 z = _clip(z - a * beta, lo, hi)
-                g = g - a * Ab
+                g -= np.multiply(Ab, a, t2)
                 p = None
                 fz = None
+
+
+def _copy_to(buffer, x):
+    np.copyto(buffer, x)
+    return buffer
+
+
+def _clip_to(out, x, lo, hi):
+    """np.clip(x, lo, hi) into out (x may be out)."""
+    np.maximum(x, lo, out=out)
+    return np.minimum(out, hi, out=out)
