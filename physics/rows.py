@@ -46,7 +46,8 @@ class Rows:
     # [Ja | Jb] (m, 12), C-contiguous; Ja and Jb may be views of it (see ``blocks``)
     side_blocks: np.ndarray | None = field(default=None, repr=False, compare=False)
     # what velocity_products needs to redo Jdu alone: the anchor offsets (ra, rb) of point
-    # rows, and the blocks a concatenation was made of
+    # rows or the world vectors (u, v) of perpendicular rows, and the blocks a concatenation
+    # was made of
     anchors: tuple | None = field(default=None, repr=False, compare=False)
     parts: list | None = field(default=None, repr=False, compare=False)
 
@@ -139,11 +140,16 @@ def perpendicular_rows(k: Kinematics, a, b, ua, vb) -> Rows:
     v = rotate(k.R.take(b, axis=0), vb)
     uxv = cross(u, v)
     zero = np.zeros_like(u)
+    jdu = _perpendicular_jdu(k, a, b, u, v) if k.velocity_terms else np.zeros(a.shape[0])
+    return Rows(a, b, dot(u, v), np.concatenate([zero, uxv], 1), np.concatenate([zero, -uxv], 1),
+                jdu, anchors=(u, v))
+
+
+def _perpendicular_jdu(k: Kinematics, a, b, u, v):
+    """Jdot u of perpendicular rows with world vectors u (on a) and v (on b) (k, 3)."""
     wa, wb = k.w.take(a, axis=0), k.w.take(b, axis=0)
     # d/dt (u x v) with u, v carried by their bodies, dotted with (wa - wb)
-    jdu = dot(cross(cross(wa, u), v) + cross(u, cross(wb, v)), wa - wb)
-    return Rows(a, b, dot(u, v), np.concatenate([zero, uxv], 1), np.concatenate([zero, -uxv], 1),
-                jdu)
+    return dot(cross(cross(wa, u), v) + cross(u, cross(wb, v)), wa - wb)
 
 
 def line_rows(k: Kinematics, a, b, la, lb, ta) -> Rows:
@@ -259,12 +265,15 @@ def evaluate_tables(tables: list[PrimitiveTable], k: Kinematics, c_only: bool = 
 def velocity_products(tables, rows: Rows, k: Kinematics) -> np.ndarray:
     """Jdu (m,) for the velocities of ``k`` of the ``rows`` that ``evaluate_tables`` made at
     the positions of ``k``: C and J do not depend on the velocities, so only Jdu is redone
-    (point rows from their kept anchors; other kinds are evaluated again)."""
+    (point and perpendicular rows from their kept vectors; other kinds are evaluated again)."""
     parts = rows.parts if rows.parts is not None else [rows]
     products = []
     for table, part in zip(tables, parts):
-        if getattr(table, "kind", None) == "point" and part.anchors is not None:
+        kind = getattr(table, "kind", None)
+        if kind == "point" and part.anchors is not None:
             products.append(_centripetal(k, table.a, table.b, *part.anchors).reshape(-1))
+        elif kind == "perpendicular" and part.anchors is not None:
+            products.append(_perpendicular_jdu(k, table.a, table.b, *part.anchors))
         else:
             products.append(table.evaluate(k).Jdu)
     return products[0] if len(products) == 1 else np.concatenate(products)

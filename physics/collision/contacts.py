@@ -79,9 +79,10 @@ def from_candidates(body_a, body_b, point, normal, depth, feature, valid) -> Con
     body_a, body_b : (M,) body index of each pair
     point, normal  : (M, C, 3) world;  depth, feature, valid : (M, C)
 
-    A normal that is the same for all candidates of a pair, or a feature table that is the
-    same for all pairs, may be a broadcast view (stride 0 on that axis): it is then gathered
-    from its one copy, which is cheaper than masking the broadcast array.
+    A normal that is the same for all candidates of a pair may be a broadcast view (stride 0
+    on that axis), and a feature table that is the same for all pairs one row (1, C) or a
+    broadcast view: it is then gathered from its one copy, which is cheaper than masking the
+    broadcast array (and a constant row cheaper than making a broadcast view).
     """
     valid = np.asarray(valid)
     rows, cols = valid.nonzero()            # the pair and the candidate slot of each contact
@@ -95,7 +96,8 @@ def from_candidates(body_a, body_b, point, normal, depth, feature, valid) -> Con
         normal=(normal[:, 0].take(rows, axis=0) if normal.strides[1] == 0
                 else _flat(normal).take(flat, axis=0)),
         depth=np.asarray(depth, dtype=np.float64).reshape(-1).take(flat),
-        feature=feature[0].take(cols) if feature.strides[0] == 0 else feature.reshape(-1).take(flat),
+        feature=(feature[0].take(cols) if feature.shape[0] == 1 or feature.strides[0] == 0
+                 else feature.reshape(-1).take(flat)),
     )
 
 

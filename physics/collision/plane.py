@@ -14,6 +14,9 @@ from .contacts import keep_deepest
 from .geometry import BOX_CORNERS, dot, rotate, segment_ends
 from .rim import rim_candidates
 
+# the feature ids of the candidates, the same for every pair: one row (see from_candidates)
+_FEATURES_2, _FEATURES_8, _FEATURES_10 = (np.arange(c)[None] for c in (2, 8, 10))
+
 
 def _points_below(plane, x, margin, radius=0.0):
     """Candidates for world points x (M, C, 3) (sphere centres of `radius`) against the plane."""
@@ -32,7 +35,7 @@ def plane_round(a, b, margin):
     ends = segment_ends(pos, rot, hl)
     point, normal, depth, valid = _points_below(plane, ends, margin, r[:, None])
     valid[:, 1] &= hl > 0.0  # a sphere's two "ends" coincide: report it once
-    feature = np.broadcast_to(np.arange(2), depth.shape)
+    feature = _FEATURES_2
     return point, normal, depth, feature, valid
 
 
@@ -42,7 +45,7 @@ def plane_box(a, b, margin):
     corners = pos[:, None, :] + rotate(rot, BOX_CORNERS[None] * params[:, None, :3])
     point, normal, depth, valid = _points_below(plane, corners, margin)
     valid = keep_deepest(depth, valid, 4)
-    feature = np.broadcast_to(np.arange(8), depth.shape)
+    feature = _FEATURES_8
     return point, normal, depth, feature, valid
 
 
@@ -55,5 +58,5 @@ def plane_cylinder(a, b, margin):
     plane = a.params
     rim, usable = rim_candidates(b.pos, b.rot, b.params, -plane[:, :3])
     point, normal, depth, valid = _points_below(plane, rim, margin)
-    feature = np.broadcast_to(np.arange(10), depth.shape)
+    feature = _FEATURES_10
     return point, normal, depth, feature, valid & usable

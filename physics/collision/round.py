@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..math3d import cross
 from .geometry import closest_segments, dot, norm, perpendicular
 
 # Two capsules whose axes are within this sine of parallel get a 2-point manifold (the ends
@@ -18,6 +19,7 @@ PARALLEL_SINE = 0.02
 # have an end contact; the others skip the end tests (most candidate pairs of a pile are
 # apart, and its ragdolls' limbs are often parallel).
 END_SLACK = 1e-6    # m
+_FEATURES = np.arange(3)[None]      # the candidates' feature ids, one row for all pairs
 
 
 def sphere_pair(pa, pb, ra, rb, da, db):
@@ -32,9 +34,9 @@ def sphere_pair(pa, pb, ra, rb, da, db):
     degenerate = np.flatnonzero(dist <= 1e-12)
     if len(degenerate):
         # Crossing axes or coincident centres: any normal is right; prefer one across both.
-        cross = np.cross(da[degenerate], db[degenerate])
-        c_len = norm(cross)[:, None]
-        normal[degenerate] = np.where(c_len > 1e-9, cross / np.maximum(c_len, 1e-300),
+        across = np.cross(da[degenerate], db[degenerate])
+        c_len = norm(across)[:, None]
+        normal[degenerate] = np.where(c_len > 1e-9, across / np.maximum(c_len, 1e-300),
                                       perpendicular(da[degenerate]))
     depth = ra + rb - dist
     # a's surface point pa + n ra and b's pb - n rb; the contact is midway.
@@ -60,7 +62,8 @@ def round_round(a, b, margin):
 
     # Nearly parallel capsules: the overlap of b's segment projected on a's axis.
     par = np.flatnonzero((la > 0) & (lb > 0) & (depth[:, 0] >= -(margin + END_SLACK)))
-    par = par[norm(np.cross(da[par], db[par])) < PARALLEL_SINE]
+    # (math3d.cross is np.cross to the bit, without its per-call cost; take is indexing)
+    par = par.compress(norm(cross(da.take(par, axis=0), db.take(par, axis=0))) < PARALLEL_SINE)
     if len(par):
         centre = dot(b.pos[par] - a.pos[par], da[par])
         half = lb[par] * np.abs(dot(da[par], db[par]))
@@ -75,5 +78,4 @@ def round_round(a, b, margin):
         depth[par, 0] = -np.inf     # the two ends replace the single point
 
     valid = depth >= -margin[:, None]
-    feature = np.broadcast_to(np.arange(3), depth.shape)
-    return point, normal, depth, feature, valid
+    return point, normal, depth, _FEATURES, valid
