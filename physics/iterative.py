@@ -60,10 +60,6 @@ try:                                   # scipy's CSR kernel (see _matvec)
     from scipy.sparse._sparsetools import csr_matvec as _csr_matvec
 except ImportError:                    # pragma: no cover
     _csr_matvec = _csc_matvec = None
-try:                                   # np.einsum's C function, without its Python wrapper
-    from numpy._core.multiarray import c_einsum as _c_einsum   # (~0.6 us a call less)
-except ImportError:                    # pragma: no cover
-    _c_einsum = np.einsum
 
 VELOCITY_TOLERANCE = 1e-6   # m/s (rad/s): how far a row may miss its velocity target ...
 RELATIVE_TOLERANCE = 1e-3   # ... plus this fraction of its right-hand side
@@ -80,8 +76,8 @@ _LANES12 = np.concatenate([_LANES, _LANES]).astype(np.int32)
 def _dot(a, b):
     """a . b, single-threaded: OpenBLAS threads its ddot above 10^4 entries, and on a busy
     machine those threads spun for whole seconds (seen on the 1000-sphere bin), so long
-    vectors go through einsum's own loop; short ones through BLAS, whose call costs less.
-    (Either way a given size always takes the same path: runs stay bitwise reproducible.)"""
+    vectors go to BLAS in pieces of 8192 entries (einsum's own loop, used before, took twice
+    as long). (A given size always takes the same path: runs stay bitwise reproducible.)"""
     return _dot_short(a, b) if a.shape[0] <= 8192 else _dot_long(a, b)
 
 
@@ -91,8 +87,11 @@ def _dot_short(a, b):
 
 
 def _dot_long(a, b):
-    """_dot for more than 8192 entries."""
-    return float(_c_einsum("i,i->", a, b))
+    """_dot for more than 8192 entries: BLAS on pieces of 8192 (half einsum's time)."""
+    total = 0.0
+    for i in range(0, a.shape[0], 8192):
+        total += float(a[i:i + 8192].dot(b[i:i + 8192]))
+    return total
 
 
 class BodySpace:
@@ -473,6 +472,7 @@ class _MPRGP:
         it = 0
         bb_len = None
         fz = None                     # f(z) = 1/2 z^T Q z - c^T z, while known
+        lo_a = hi_a = inv_alpha = None   # lo, hi and 1 over the expansion step length
         while True:
             np.copyto(lo_f, np.greater(z, lo, off_lo))
             np.copyto(hi_f, np.less(z, hi, off_hi))
@@ -504,10 +504,15 @@ class _MPRGP:
             proportional = bb <= 0.0
             if not proportional and bb <= phiphi:       # (phit . phi <= phi . phi)
                 # reduced free gradient: how far a step of alpha may go before a bound
-                alpha = self._alpha()
-                # (phi > 0: min(phi, (z - lo)/alpha); phi < 0: max(phi, (z - hi)/alpha))
-                phit = np.maximum(phi, np.divide(np.subtract(z, hi, t1), alpha, t1), out=t1)
-                np.minimum(phit, np.divide(np.subtract(z, lo, t2), alpha, t2), out=phit)
+                # (phi > 0: min(phi, (z - lo)/alpha); phi < 0: max(phi, (z - hi)/alpha)),
+                # as z/alpha - lo/alpha with the bounds divided once a round: no division
+                # in the iteration (3x a product's time) and one pass less
+                if lo_a is None:
+                    inv_alpha = 1.0 / self._alpha()
+                    lo_a, hi_a = lo * inv_alpha, hi * inv_alpha
+                z_a = np.multiply(z, inv_alpha, t2)
+                phit = np.maximum(phi, np.subtract(z_a, hi_a, t1), out=t1)
+                np.minimum(phit, np.subtract(z_a, lo_a, t2), out=phit)
                 proportional = bb <= dot(phit, phi)
             if proportional and p is None and bb_len is not None:
                 # while rows keep reaching bounds: a projected gradient step of the Barzilai-
