@@ -115,12 +115,12 @@ class Pattern:
         bodies, padded, flat = self.grouped
         S = np.take(sides, padded, axis=0)          # (B, k, 6)
         inverse_mass = np.zeros((bodies.size, 6, 6))
-        inverse_mass[:, _XYZ, _XYZ] = inv_mass[bodies, None]
+        inverse_mass.reshape(-1, 36)[:, _LINEAR_DIAGONAL] = inv_mass.take(bodies)[:, None]
         inverse_mass[:, 3:, 3:] = np.take(inv_inertia, bodies, axis=0)
-        return np.matmul(S @ inverse_mass, S.transpose(0, 2, 1)).reshape(-1)[flat]
+        return np.matmul(S @ inverse_mass, S.transpose(0, 2, 1)).reshape(-1).take(flat)
 
 
-_XYZ = np.arange(3)
+_LINEAR_DIAGONAL = np.array([0, 7, 14])     # flat indices of (0, 0), (1, 1), (2, 2) in a 6x6
 
 
 def apply_inverse_mass(J: np.ndarray, body: np.ndarray, inv_mass: np.ndarray,

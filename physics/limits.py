@@ -102,7 +102,8 @@ def coordinates(table: CoordinateTable, kin: Kinematics):
         ua = rotate(kin.R.take(a, axis=0), table.args[0])
         ub = rotate(kin.R.take(b, axis=0), table.args[1])
         axis = cross(ua, ub)
-        s = np.linalg.norm(axis, axis=1)
+        sq = axis * axis        # np.linalg.norm(axis, axis=1) by columns: the same sum
+        s = np.sqrt((sq[:, 0] + sq[:, 1]) + sq[:, 2])
         c = np.arctan2(s, dot(ua, ub))
         g = axis / np.maximum(s, 1e-12)[:, None]
     elif table.kind == "twist":

@@ -166,7 +166,7 @@ class PairCache:
         if self.anchor is not None and self.anchor.shape == position.shape:
             moved = position - self.anchor
             moved = np.sqrt(einsum("ni,ni->n", moved, moved))
-            if np.all(moved + reach <= self.skin):
+            if (moved + reach <= self.skin).all():
                 return self.pairs
         radius = bounding_radius(kind, params)
         self.skin = np.where(static, np.inf, SKIN_RADIUS * radius + margin + SKIN_STEPS * reach)
@@ -259,9 +259,9 @@ def _cached_pairs(cache, kind, params, position, rotation, static, group, mask,
     if len(i):      # the exact boxes of the bodies in candidate pairs only
         near = cache.paired
         ext = np.zeros((len(kind), 3))
-        ext[near] = half_extents(kind[near], params.take(near, axis=0),
-                                 rotation.take(near, axis=0), cache.paired_groups)
-        ext[near] += (0.5 * margin + reach[near])[:, None]
+        ext[near] = (half_extents(kind.take(near), params.take(near, axis=0),
+                                  rotation.take(near, axis=0), cache.paired_groups)
+                     + (0.5 * margin + reach.take(near))[:, None])
         lo, hi = position - ext, position + ext
         # (x.take(rows, axis=0) is x[rows], several times faster in numpy 2; so is a column
         # by column test than .all(axis=1) over the 3 axes)
