@@ -241,14 +241,11 @@ class _Reduced:
         # scratch for the products' vector operation (one product per MPRGP iteration)
         self._diagonal = np.empty(B.m)
         if E is None:
-            # B's own J and W with the scaling folded into their entries (two passes over the
-            # rows' 24 entries once, instead of two over the vectors at every product);
-            # not pruned: contacts alone have few exact zeros to take out
+            # B's own J and W, not pruned (contacts alone have few exact zeros to take out);
+            # the scaling on the vectors for the first products, then folded into their
+            # entries (``_fold``)
             self.B, self.s = B, s
-            if _csr_matvec is not None:
-                self._cols = B._cols.ravel()
-                self._sJ = (B._J * s[:, None]).ravel()
-                self._sM = (B._M * s[:, None]).ravel()
+            self._sJ = self._sM = None
             return
         J, W = B.operator(s)
         self.banded = isinstance(factorizer, BandedCholesky)
@@ -272,7 +269,9 @@ class _Reduced:
         self.products += 1
         if self.E is None:
             B = self.B
-            if _csr_matvec is None:        # pragma: no cover
+            if self._sJ is None and self.products > _FOLD_AFTER and _csr_matvec is not None:
+                self._fold()
+            if self._sJ is None:
                 y = self.s * B.times_J(B.times_W(self.s * z))
             else:
                 u = np.zeros(6 * B.n)
@@ -300,6 +299,19 @@ class _Reduced:
             out = out + _matvec(self.D, y)
         out += np.multiply(self.d, z, out=self._diagonal)
         return out
+
+    def _fold(self):
+        """The scaling folded into J's and M^-1 J^T's entries: two passes over the rows' 24
+        entries, instead of two over the vectors at every product. Done once a solve has taken
+        _FOLD_AFTER products (about the break-even), so a warm-started solve that converges in
+        an iteration or two (a resting pyramid) does not pay for it."""
+        B, s = self.B, self.s
+        self._cols = B._cols.ravel()
+        self._sJ = (B._J * s[:, None]).ravel()
+        self._sM = (B._M * s[:, None]).ravel()
+
+
+_FOLD_AFTER = 12
 
 
 def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=None, lam0=None,
