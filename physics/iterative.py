@@ -238,14 +238,16 @@ class _Reduced:
         self.products = 0
         self.d = s * cfm * s
         self.E = E
-        # scratch for the products' vector operation (one product per MPRGP iteration)
+        # scratch for the products' vector operations (one product per MPRGP iteration)
         self._diagonal = np.empty(B.m)
         if E is None:
-            # B's own J and W, not pruned (contacts alone have few exact zeros to take out);
-            # the scaling on the vectors for the first products, then folded into their
-            # entries (``_fold``)
+            # B's own J and W, the scaling on the vectors (contacts alone: building scaled,
+            # pruned matrices costs more than the few exact zeros they take out). (Folding the
+            # scaling into their entries saved ~3 % of an iteration of 1000 marbles, but its
+            # round-off alone sent a 55-box pyramid (bench contacts) into a resting state that
+            # takes ~50 iterations a step instead of 1: kept bitwise as it was.)
             self.B, self.s = B, s
-            self._sJ = self._sM = None
+            self._scaled = np.empty(B.m)
             return
         J, W = B.operator(s)
         self.banded = isinstance(factorizer, BandedCholesky)
@@ -268,16 +270,8 @@ class _Reduced:
     def __call__(self, z):
         self.products += 1
         if self.E is None:
-            B = self.B
-            if self._sJ is None and self.products > _FOLD_AFTER and _csr_matvec is not None:
-                self._fold()
-            if self._sJ is None:
-                y = self.s * B.times_J(B.times_W(self.s * z))
-            else:
-                u = np.zeros(6 * B.n)
-                _csc_matvec(6 * B.n, B.m, B._indptr, self._cols, self._sM, z, u)
-                y = np.zeros(B.m)
-                _csr_matvec(B.m, 6 * B.n, B._indptr, self._cols, self._sJ, u, y)
+            y = self.B.times_J(self.B.times_W(np.multiply(self.s, z, out=self._scaled)))
+            y *= self.s
             y += np.multiply(self.d, z, out=self._diagonal)
             return y
         if self._W_kernel is not None and self._JJ_kernel is not None:
@@ -299,19 +293,6 @@ class _Reduced:
             out = out + _matvec(self.D, y)
         out += np.multiply(self.d, z, out=self._diagonal)
         return out
-
-    def _fold(self):
-        """The scaling folded into J's and M^-1 J^T's entries: two passes over the rows' 24
-        entries, instead of two over the vectors at every product. Done once a solve has taken
-        _FOLD_AFTER products (about the break-even), so a warm-started solve that converges in
-        an iteration or two (a resting pyramid) does not pay for it."""
-        B, s = self.B, self.s
-        self._cols = B._cols.ravel()
-        self._sJ = (B._J * s[:, None]).ravel()
-        self._sM = (B._M * s[:, None]).ravel()
-
-
-_FOLD_AFTER = 12
 
 
 def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=None, lam0=None,
