@@ -107,6 +107,10 @@ class Pattern:
         data[self.diagonal] += cfm
         return data
 
+    def factor(self, rows, inv_mass: np.ndarray, inv_inertia: np.ndarray, cfm: float):
+        """The factorisation of A = J M^-1 J^T + cfm for these rows (``rows.Rows``)."""
+        return self.factorizer.factor(self.values(rows.Ja, rows.Jb, inv_mass, inv_inertia, cfm,
+                                                  blocks=rows.blocks))
 
     def _gram_contributions(self, sides, inv_mass, inv_inertia):
         """The kept pairs' S M^-1 S^T entries from the per-side blocks ``sides`` (2m, 6) (side

@@ -82,7 +82,7 @@ def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T) -
 
     point (K, 3) world, normal (K, 3) from a to b, depth (K,) m (negative: a gap);
     friction, restitution (K,) combined coefficients; h the step, T the stabilisation time.
-    (Impacts are resolved before the step's solve, see ``step.resolve_impacts``; the bounce
+    (Impacts are resolved before the step's solve, see ``unilateral.resolve_impacts``; the bounce
     target here serves worlds that skip that phase.)
 
     Rows are ordered all normals, then all first tangents, then all second tangents; each

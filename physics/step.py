@@ -1,12 +1,15 @@
 """The step pipeline: plain functions over the world's arrays.
 
-One symplectic sub-step of size h:
-  1. applied_wrench   gravity, user loads, gyroscopic torque (implicit midpoint, body frame)
-  2. rows             every joint primitive writes C, Ja, Jb, Jdot u (one call per kind)
-  3. seed_multipliers A = J M^-1 J^T + cfm, rhs from the seed equation of 003_*, solve
-  4. integrate        u+ = u + h M^-1 (Phi + J^T lambda); x+ = x + h v+; q+ = exp(h w+ / 2) q
-  5. project          one Newton step of positions onto C = 0, then velocities onto J u = 0
-  6. report           lambda and the rows it multiplies are kept for joint forces
+One symplectic sub-step of size h (``symplectic_substep``, RATTLE form):
+  1. applied_wrench     gravity and user loads (N, N m, world frame)
+  2. rows               every joint primitive table writes C, Ja, Jb, Jdot u (one call a kind)
+  3. bounded rows       contacts, limits and motors, impacts resolved first (``unilateral``)
+  4. multipliers        the seed equation of 003_* for the joints alone (``seed_multipliers``),
+                        or joints and bounded rows in one bounded solve
+  5. kick, drift        half kick; SHAKE puts the new positions on the joints
+                        (``correct_to_manifold``); each body turns by its torque-free motion
+                        (``rotation``); half kick
+  6. project, report    velocities onto J u = 0; lambda and its rows kept for joint forces
 
 "rk4" instead integrates udot = M^-1 (Phi + J^T lambda(x, u)) with classical Runge-Kutta.
 No stage loops over bodies or joints in Python.
@@ -19,22 +22,20 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .assembly import Pattern, Scatter, apply_inverse_mass
-from .bounded import solve_bounded
+from .assembly import Pattern, Scatter
 from .collision.broadphase import PairCache
-from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows,
-                           positional_warm_start)
-from .iterative import VELOCITY_TOLERANCE, BodySpace, solve_iterative
-from .contacts import contact_keys, detect, excluded_pairs, report as contact_report, warm_start
+from .contacts import excluded_pairs, report as contact_report
 from .energy import restore_energy, state_energy
-from .limits import bounded_joint_rows, build_coordinate_tables
 from .linsolve import SingularSystemError
-from .math3d import (cross, einsum, quat_conjugate, quat_multiply, quat_to_matrix,
-                     quat_to_rotation_vector, rotate_quat, skew, solve3)
+from .math3d import einsum, quat_multiply, quat_to_matrix, rotate_quat
+from .rotation import (body_inertia, body_inverse_inertia, free_rotation,
+                       gyroscopic_torque_explicit, midpoint_turn, world_inverse_inertia)
 from .rows import (Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables,
                    velocity_products)
 from .stiffness import (anchor_sides, augmented_inverse_inertia, stiffness_carries,
                         unresolved_stiffness)
+from .unilateral import (Unilateral, bounded_impulse, bounded_multipliers, resolve_impacts,
+                         unilateral_rows)
 
 
 class StepError(FloatingPointError):
@@ -116,90 +117,7 @@ def _is_diagonal(matrices):
     return not np.any(matrices.reshape(-1, 9)[:, [1, 2, 3, 5, 6, 7]])
 
 
-def body_inertia(world, model):
-    """The body-frame inertias: (N, 3) principal moments when all are diagonal, else (N, 3, 3)."""
-    return world._inertia[:world._n] if model.principal is None else model.principal
-
-
-def body_inverse_inertia(world, model):
-    """The body-frame inverse inertias: (N, 3) principal moments when all are diagonal,
-    else (N, 3, 3)."""
-    return world._inv_inertia[:world._n] if model.principal_inv is None else model.principal_inv
-
-
 # -- stage 1: applied wrench ---------------------------------------------------------------
-def world_inverse_inertia(R: np.ndarray, inv_inertia_body: np.ndarray) -> np.ndarray:
-    """R I^-1 R^T per body (N, 3, 3); zero for static bodies. ``inv_inertia_body`` (N, 3, 3),
-    or (N, 3) when diagonal: then R I^-1 is a column scaling (the same values as the
-    product, whose other terms are exact zeros) and one batched product is left."""
-    if inv_inertia_body.ndim == 2:
-        return (R * inv_inertia_body[:, None, :]) @ R.transpose(0, 2, 1)
-    return R @ inv_inertia_body @ R.transpose(0, 2, 1)
-
-
-def euler_midpoint(inertia, omega, h, iterations=2, guess=None):
-    """Body-frame angular velocity (N, 3) after h of torque-free motion by the implicit
-    midpoint rule: I (W1 - W0) / h + Wm x I Wm = 0, Wm = (W0 + W1) / 2. The rule keeps both
-    W.I W and |I W| exactly, so thin bodies (rods, where the explicit term is unstable) spin
-    without gaining energy. Newton's method from ``guess`` (default W0). ``inertia``: body
-    frame (N, 3, 3), or (N, 3) principal moments when every inertia is diagonal (the same
-    arithmetic without the products with zeros)."""
-    principal = inertia.ndim == 2
-    w1 = omega.copy() if guess is None else guess
-    for _ in range(iterations):
-        wm = 0.5 * (omega + w1)
-        if principal:
-            Iwm = inertia * wm
-            residual = inertia * (w1 - omega) + h * cross(wm, Iwm)
-            jac = skew(wm) * inertia[:, None, :] - skew(Iwm)     # zero diagonal
-            jac *= 0.5 * h
-            jac.reshape(-1, 9)[:, ::4] += inertia
-        else:
-            Iwm = einsum("nij,nj->ni", inertia, wm)
-            residual = einsum("nij,nj->ni", inertia, w1 - omega) + h * cross(wm, Iwm)
-            jac = inertia + 0.5 * h * (skew(wm) @ inertia - skew(Iwm))
-        w1 = w1 - solve3(jac, residual)
-    return w1
-
-
-def free_rotation(R, inertia, w, h, dyn, near=None):
-    """The torque-free flow of each body over h from world angular velocity w (N, 3): its
-    body-frame angular velocity at the start and at the end, (N, 3) each (see midpoint_turn
-    for the rotation). ``near``: this pair for a nearby w' (SHAKE's correction of w is tiny):
-    then one Newton iteration from there is as exact as two from scratch."""
-    body_start = einsum("nji,nj->ni", R, w)
-    body_end = body_start.copy()
-    w0 = body_start[dyn]
-    if w0.size:
-        if near is None:
-            w1 = euler_midpoint(inertia[dyn], w0, h)
-        else:
-            start = near[1][dyn] + w0 - near[0][dyn]
-            w1 = euler_midpoint(inertia[dyn], w0, h, iterations=1, guess=start)
-        body_end[dyn] = w1
-    return body_start, body_end
-
-
-def midpoint_turn(R, w, flow, h, dyn):
-    """The world rotation vector (N, 3) of the flow (body_start, body_end) of free_rotation:
-    h times the midpoint angular velocity (static bodies: h w)."""
-    turn = h * w
-    body_start, body_end = flow
-    turn[dyn] = h * einsum("nij,nj->ni", R[dyn], 0.5 * (body_start[dyn] + body_end[dyn]))
-    return turn
-
-
-def gyroscopic_torque_explicit(R, inertia, w, dyn):
-    """-w x (I_world w) (N, 3), the seed's term. ``inertia``: body frame (N, 3, 3), or (N, 3)
-    principal moments."""
-    out = np.zeros_like(w)
-    Rd, wd = R[dyn], w[dyn]
-    body = einsum("nji,nj->ni", Rd, wd)
-    body = inertia[dyn] * body if inertia.ndim == 2 else einsum("nij,nj->ni", inertia[dyn], body)
-    out[dyn] = -cross(wd, einsum("nij,nj->ni", Rd, body))
-    return out
-
-
 def applied_wrench(world, model, R, w):
     """External force (N, 3) and torque (N, 3), world frame: gravity, user loads and the
     gyroscopic torque -w x I w."""
@@ -233,12 +151,6 @@ def generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T):
 
 
 # -- stage 5: post-stabilisation -------------------------------------------------------------
-def _factor_at(world, model, rows, inv_mass, Iinv):
-    fac = model.pattern.factorizer
-    return fac.factor(model.pattern.values(rows.Ja, rows.Jb, inv_mass, Iinv, world.cfm,
-                                           blocks=rows.blocks))
-
-
 SHAKE_TRUST = 10.0      # see correct_to_manifold
 
 
@@ -330,7 +242,7 @@ def project_positions(world, model, x, q, v, w):
         if err <= world.position_tolerance:
             break
         Iinv = world_inverse_inertia(R, body_inverse_inertia(world, model))
-        factor = _factor_at(world, model, rows, inv_mass, Iinv)
+        factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
         mu = model.pattern.factorizer.solve(factor, rows.C)
         dx, dtheta = generalized_acceleration(model, rows, -mu, inv_mass, Iinv, 0.0, 0.0)
         x, q = x + dx, rotate_quat(q, dtheta)
@@ -351,7 +263,7 @@ def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None):
         Iinv = augmented_inverse_inertia(R, body_inertia(world, model), stiffness, h, model.dynamic)
         Iinv_true = None
     rows = evaluate_tables(model.tables, Kinematics(x, R, v, w, velocity_terms=False))
-    factor = _factor_at(world, model, rows, inv_mass, Iinv)
+    factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
     # the next sub-step starts here: it may reuse R, I^-1 and (with this stiffness) the factor
     world._start_cache = StartCache(x, q, R, Iinv_true, factor, world.cfm, stiffness, Iinv, h, rows)
     nu = model.pattern.factorizer.solve(factor, model.scatter.velocity_of(rows.blocks, v, w))
@@ -362,239 +274,6 @@ def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None):
 def carry_with_bodies(R0, R1, vectors):
     """World vectors (N, 3) that are fixed in each body, moved from orientation R0 to R1."""
     return einsum("nij,nkj,nk->ni", R1, R0, vectors)
-
-
-# -- stage 2b: contacts, limits, motors --------------------------------------------------------
-@dataclass
-class Unilateral:
-    """This sub-step's bounded rows (contacts first, then limits and motors)."""
-    block: BoundedRows
-    owner: np.ndarray            # (mb,) joint index of each row, -1 for contacts
-    contacts: object             # ContactSet
-    n_contact_rows: int
-    keys: np.ndarray
-    tangents: tuple
-    warm: np.ndarray             # (K, 3) last step's multipliers of the same contacts
-    restitution: np.ndarray      # (K,)
-    push: np.ndarray             # (K,) normal target without a bounce (push-out only)
-
-
-def unilateral_rows(world, model, kin, h):
-    """Bounded rows of this sub-step, or None when there are none."""
-    T = 1.0 / world.baumgarte[1] * 2.0 if world.baumgarte[1] > 0 else 4 * h
-    cs = detect(world, model, kin.x, kin.R, kin.v, h)
-    blocks, owners = [], []
-    tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
-    warm, push = np.zeros((0, 3)), np.zeros(0)
-    if len(cs):
-        mu = np.sqrt(world._friction[cs.body_a] * world._friction[cs.body_b])
-        e = np.maximum(world._restitution[cs.body_a], world._restitution[cs.body_b])
-        warm = warm_start(world, contact_keys(cs))
-        block = contact_rows(kin, cs.body_a, cs.body_b, cs.point, cs.normal, cs.depth, mu, e, h, T)
-        push = block.push
-        blocks.append(block)
-        owners.append(np.full(block.rows.count, -1, dtype=np.intp))
-        k = len(cs)
-        tangents = (block.rows.Jb[k:2 * k, :3], block.rows.Jb[2 * k:, :3])
-    if world._coordinate_tables is None:
-        world._coordinate_tables = build_coordinate_tables(world._joints)
-    limit_block, limit_owner = bounded_joint_rows(world._coordinate_tables, kin, h, T)
-    if limit_block is not None:
-        blocks.append(limit_block)
-        owners.append(limit_owner)
-    merged = BoundedRows.concatenate(blocks)
-    if merged is None:
-        return None
-    e = np.maximum(world._restitution[cs.body_a], world._restitution[cs.body_b]) if len(cs) else np.zeros(0)
-    return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), contact_keys(cs), tangents,
-                      warm, e, push)
-
-
-def cached_pattern(world, a, b, inv_mass):
-    """The sparsity of A for these rows, reused while the rows touch the same bodies (a
-    resting pile keeps its contacts from step to step)."""
-    key = (a.tobytes(), b.tobytes())
-    cache = world._pattern_cache
-    if key not in cache:
-        if len(cache) >= 4:
-            cache.pop(next(iter(cache)))
-        cache[key] = Pattern(a, b, inv_mass > 0, world._n)
-    return cache[key]
-
-
-# "auto" solves fewer bounded rows than this directly: measured, the direct solve is faster up
-# to about 100-150 rows (car 104 rows: 4.5 vs 5.4 ms a step, ragdoll 39: 4.6 vs 5.0) and
-# slower from about 300 (ragdoll pile 336: 39 vs 9 ms, pyramid of 15 boxes 303: 2.6 vs 1.3)
-DIRECT_BELOW = 150
-
-
-def bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor=None):
-    """Solve joints and bounded rows together: the joints' rows keep the seed equation's
-    right-hand side, the bounded rows aim at their end-of-step velocity targets.
-
-    ``world.contact_solver`` picks the method: "iterative" eliminates the joint rows with
-    ``factor``, the joints' own factorisation of J M^-1 J^T + cfm, and solves the bounded rows
-    by projected conjugate gradients (``iterative.solve_iterative``); "direct" solves the
-    whole mixed problem with factorisations of the full matrix (``bounded.solve_bounded``);
-    "auto" takes "direct" below DIRECT_BELOW bounded rows."""
-    n = world._n
-    block = uni.block
-    if uni.n_contact_rows:
-        uni.warm = positional_warm_start(world._contacts, uni.contacts.body_a, uni.contacts.body_b,
-                                         uni.contacts.point, *uni.tangents, uni.warm)
-    solver = world.contact_solver
-    if solver == "auto":
-        solver = "direct" if block.rows.count < DIRECT_BELOW else "iterative"
-    if solver == "iterative":
-        return _bounded_iterative(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor)
-    all_rows = Rows.concatenate([r for r in (rows, block.rows) if r is not None])
-    m_eq = 0 if rows is None else rows.count
-    pattern = cached_pattern(world, all_rows.a, all_rows.b, inv_mass)
-    J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
-    free_lin = inv_mass[:, None] * F
-    free_ang = np.einsum("nij,nj->ni", Iinv, T)
-    k, d = world.baumgarte
-    rb = block.rows
-    rhs_b = (block.target - rb.velocity(v, w)) / h - rb.velocity(free_lin, free_ang)
-    parts_rhs, parts_lo, parts_hi, parts_cfm = [rhs_b], [block.lo], [block.hi], [world.cfm + block.cfm]
-    if m_eq:
-        rhs_eq = -(rows.Jdu + rows.velocity(free_lin, free_ang) + k * rows.C + d * rows.velocity(v, w))
-        parts_rhs.insert(0, rhs_eq)
-        parts_lo.insert(0, np.full(m_eq, -np.inf))
-        parts_hi.insert(0, np.full(m_eq, np.inf))
-        parts_cfm.insert(0, np.full(m_eq, world.cfm))
-    fn = np.concatenate([np.full(m_eq, -1), np.where(block.friction_normal >= 0,
-                                                     block.friction_normal + m_eq, -1)])
-    lam0 = np.zeros(all_rows.count)
-    kc = uni.n_contact_rows // 3
-    if kc:
-        lam0[m_eq: m_eq + 3 * kc] = uni.warm.T.reshape(-1)
-    lam, _ = solve_bounded(pattern, J, JM, np.concatenate(parts_rhs), np.concatenate(parts_lo),
-                           np.concatenate(parts_hi), cfm=np.concatenate(parts_cfm),
-                           friction_normal=fn, mu=np.concatenate([np.zeros(m_eq), block.mu]),
-                           lam0=lam0)
-    return lam[:m_eq], lam[m_eq:]
-
-
-def _bounded_iterative(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor):
-    """``bounded_multipliers`` by ``iterative.solve_iterative``: (lambda_E, lambda_B)."""
-    n = world._n
-    block = uni.block
-    rb = block.rows
-    free_lin = inv_mass[:, None] * F
-    free_ang = np.einsum("nij,nj->ni", Iinv, T)
-    B = BodySpace(rb.a, rb.b, rb.Ja, rb.Jb, inv_mass, Iinv, n)
-    block.body_space = B
-    free_b = B.times_J(np.concatenate([free_lin, free_ang], axis=1).ravel())
-    u = np.concatenate([v, w], axis=1).ravel()
-    rhs_b = (block.target - B.times_J(u)) / h - free_b
-    lam0 = np.zeros(rb.count)
-    kc = uni.n_contact_rows // 3
-    if kc:
-        lam0[:3 * kc] = uni.warm.T.reshape(-1)
-    # limit and motor rows are the same rows every step while the joints are: warm start them
-    # with last step's multipliers
-    last = world._report
-    if last is not None and last.uni is not None and last.lam_b is not None:
-        old = last.lam_b[last.uni.n_contact_rows:]
-        if old.size == rb.count - 3 * kc and np.array_equal(last.uni.owner[last.uni.n_contact_rows:],
-                                                            uni.owner[3 * kc:]):
-            lam0[3 * kc:] = old
-    E = rhs_e = None
-    if rows is not None and rows.count:
-        k, d = world.baumgarte
-        E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
-        if factor is None:
-            factor = _factor_at(world, model, rows, inv_mass, Iinv)
-        rhs_e = -(rows.Jdu + rows.velocity(free_lin, free_ang) + k * rows.C + d * E.times_J(u))
-    lam_e, lam_b, info = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
-                                         friction_normal=block.friction_normal, mu=block.mu,
-                                         lam0=lam0, E=E, rhs_e=rhs_e, tolerance=VELOCITY_TOLERANCE / h,
-                                         max_iterations=world.contact_iterations,
-                                         factorizer=model.pattern.factorizer if E is not None else None,
-                                         factor=factor)
-    world.stats["contact_solves"] += 1
-    world.stats["contact_iterations"] += info["iterations"]
-    return (np.zeros(0) if lam_e is None else lam_e), lam_b
-
-
-# Impacts are solved nearly hard and to 1e-6 of the bounce: a 0.1 % shortfall per contact left
-# a Newton's cradle's resting balls creeping along together and took 0.7 % of the swing's
-# energy at every knock.
-IMPACT_SOFTNESS = 1e-7
-IMPACT_TOLERANCE = 1e-6
-
-
-def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, max_passes=32):
-    """Impacts as a sequence of velocity jumps before the step's solve.
-
-    Each pass takes the touching contacts that still approach faster than the restitution
-    threshold and solves for the impulses (lambda >= 0, with the joints' velocity rows) that
-    send them apart at e times their approach speed. A contact that was at rest when the pass
-    began takes no part in it, so a Newton's cradle passes its momentum ball by ball, as the
-    real one does through its tiny gaps. Afterwards the contact rows of the step no longer
-    carry a bounce. Returns the new velocities."""
-    k = uni.n_contact_rows // 3
-    if k == 0 or not np.any(uni.restitution > 0):
-        return v, w
-    n = world._n
-    block = uni.block
-    normal = Rows(*(getattr(block.rows, f)[:k] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
-    depth = uni.contacts.depth
-    h = world.dt / world.substeps
-    iterative = world.contact_solver != "direct"
-    E = factor = None
-    if iterative and rows is not None and rows.count:
-        E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
-    for _ in range(max_passes):
-        vn = normal.velocity(v, w)
-        # touching, or closing its gap within this step
-        meets = (depth > -SPECULATIVE_TOUCH) | (vn * h < depth)
-        hit = meets & (uni.restitution > 0) & (vn < -RESTITUTION_THRESHOLD)
-        if not hit.any():
-            break
-        idx = np.flatnonzero(hit)
-        sub = Rows(*(getattr(normal, f)[idx] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
-        if iterative:
-            if E is not None and factor is None:
-                factor = _factor_at(world, model, rows, inv_mass, Iinv)
-            B = BodySpace(sub.a, sub.b, sub.Ja, sub.Jb, inv_mass, Iinv, n)
-            u = np.concatenate([v, w], axis=1).ravel()
-            _, p, _ = solve_iterative(
-                B, -uni.restitution[idx] * vn[idx] - B.times_J(u), np.zeros(idx.size),
-                np.full(idx.size, np.inf), world.cfm, E=E, tolerance=VELOCITY_TOLERANCE,
-                rhs_e=None if E is None else -E.times_J(u),
-                factorizer=None if E is None else model.pattern.factorizer, factor=factor,
-                softness=IMPACT_SOFTNESS, relative_tolerance=IMPACT_TOLERANCE)
-            dv, dw = B.impulse(p)
-            v, w = v + dv, w + dw
-            continue
-        parts = [r for r in (rows, sub) if r is not None]
-        all_rows = Rows.concatenate(parts)
-        m_eq = 0 if rows is None else rows.count
-        pattern = Pattern(all_rows.a, all_rows.b, inv_mass > 0, n)
-        J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
-        target = np.concatenate([np.zeros(m_eq), -uni.restitution[idx] * vn[idx]])
-        rhs = target - all_rows.velocity(v, w)
-        lo = np.concatenate([np.full(m_eq, -np.inf), np.zeros(idx.size)])
-        p, _ = solve_bounded(pattern, J, JM, rhs, lo, np.full(all_rows.count, np.inf), cfm=world.cfm,
-                             softness=IMPACT_SOFTNESS)
-        scatter = Scatter(all_rows.a, all_rows.b, n)
-        G = scatter.forces(all_rows.Ja, all_rows.Jb, p)
-        v = v + inv_mass[:, None] * G[:, :3]
-        w = w + np.einsum("nij,nj->ni", Iinv, G[:, 3:])
-    block.target[:k] = np.where(uni.contacts.depth >= 0, uni.push, block.target[:k])
-    return v, w
-
-
-def _bounded_impulse(uni, lam_b, inv_mass, Iinv, n):
-    """M^-1 J_b^T lambda_b per body: linear and angular accelerations (N, 3) each."""
-    if uni.block.body_space is not None:
-        return uni.block.body_space.impulse(lam_b)
-    rows = uni.block.rows
-    scatter = Scatter(rows.a, rows.b, n)
-    G = scatter.forces(rows.Ja, rows.Jb, lam_b)
-    return inv_mass[:, None] * G[:, :3], einsum("nij,nj->ni", Iinv, G[:, 3:])
 
 
 # -- one sub-step ----------------------------------------------------------------------------
@@ -647,13 +326,13 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         if K is not None:
             Iinv = (cache.metric if same_metric
                     else augmented_inverse_inertia(R, inertia, K, h, model.dynamic))
-        factor = cache.factor if same_metric else _factor_at(world, model, rows, inv_mass, Iinv)
+        factor = cache.factor if same_metric else model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
     kick_lin = kick_ang = 0.0
     lam_b = K_found = None
     if uni is not None:
         v, w = resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w)
         lam, lam_b = bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor)
-        kick_lin, kick_ang = _bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
+        kick_lin, kick_ang = bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
         if world.geometric_stiffness and lam is not None and lam.size:
             K_found = unresolved_stiffness(model, kin, lam, h)
     elif model.m:
@@ -665,7 +344,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
             K = K_found
             Iinv = (true_inverse_inertia() if K is None
                     else augmented_inverse_inertia(R, inertia, K, h, model.dynamic))
-            factor = _factor_at(world, model, rows, inv_mass, Iinv)
+            factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
             lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
         if K is not None:
             world.stats["stiff_steps"] += 1
@@ -745,7 +424,7 @@ def rk4_substep(world, model, x, q, v, w, h):
         rows = lam = None
         if model.m:
             rows = evaluate_tables(model.tables, Kinematics(x, R, v, w))
-            factor = _factor_at(world, model, rows, inv_mass, Iinv)
+            factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
             lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
         acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T)
         wq = np.concatenate([np.zeros((n, 1)), w], axis=1)

@@ -49,7 +49,7 @@ class World:
         times faster. "direct": active-set / projected Newton with a sparse factorisation of
         the whole system per iteration; exact, but each factorisation costs milliseconds once
         there are hundreds of contacts. "auto" (default): each step, "direct" while there are
-        fewer than ``step.DIRECT_BELOW`` bounded rows (a car, a ragdoll: faster there, and
+        fewer than ``unilateral.DIRECT_BELOW`` bounded rows (a car, a ragdoll: faster there, and
         exact where the iterative budget would leave light bodies creeping), else "iterative".
     contact_iterations : the iterative solve's budget of projected-CG iterations per step
         (default 120). A step that needs more (a pile being hit, spheres pouring in) stops

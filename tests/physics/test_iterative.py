@@ -13,7 +13,7 @@ from physics.assembly import Pattern
 from physics.bounded import CONTACT_SOFTNESS, solve_bounded
 from physics.iterative import BodySpace, solve_iterative
 from physics.math3d import quat_to_matrix
-from physics.step import world_inverse_inertia
+from physics.rotation import world_inverse_inertia
 
 
 def random_problem(seed, n_bodies=6, n_eq=8, n_contacts=5, n_limits=3):

@@ -1,0 +1,250 @@
+"""The step's bounded rows: contacts (detected, turned into rows, warm started), joint limits
+and motors; their solve together with the joints (``bounded_multipliers``: direct or
+iterative); impacts resolved before it (``resolve_impacts``). Forces in N, impulses in N s,
+velocities in m/s, world frame."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .assembly import Pattern, Scatter
+from .bounded import solve_bounded
+from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows,
+                           positional_warm_start)
+from .contacts import contact_keys, detect, warm_start
+from .iterative import VELOCITY_TOLERANCE, BodySpace, solve_iterative
+from .limits import bounded_joint_rows, build_coordinate_tables
+from .math3d import einsum
+from .rows import Rows
+
+
+@dataclass
+class Unilateral:
+    """This sub-step's bounded rows (contacts first, then limits and motors)."""
+    block: BoundedRows
+    owner: np.ndarray            # (mb,) joint index of each row, -1 for contacts
+    contacts: object             # ContactSet
+    n_contact_rows: int
+    keys: np.ndarray
+    tangents: tuple
+    warm: np.ndarray             # (K, 3) last step's multipliers of the same contacts
+    restitution: np.ndarray      # (K,)
+    push: np.ndarray             # (K,) normal target without a bounce (push-out only)
+
+
+def unilateral_rows(world, model, kin, h):
+    """Bounded rows of this sub-step, or None when there are none."""
+    T = 1.0 / world.baumgarte[1] * 2.0 if world.baumgarte[1] > 0 else 4 * h
+    cs = detect(world, model, kin.x, kin.R, kin.v, h)
+    blocks, owners = [], []
+    tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
+    warm, push, e = np.zeros((0, 3)), np.zeros(0), np.zeros(0)
+    if len(cs):
+        mu = np.sqrt(world._friction[cs.body_a] * world._friction[cs.body_b])
+        e = np.maximum(world._restitution[cs.body_a], world._restitution[cs.body_b])
+        warm = warm_start(world, contact_keys(cs))
+        block = contact_rows(kin, cs.body_a, cs.body_b, cs.point, cs.normal, cs.depth, mu, e, h, T)
+        push = block.push
+        blocks.append(block)
+        owners.append(np.full(block.rows.count, -1, dtype=np.intp))
+        k = len(cs)
+        tangents = (block.rows.Jb[k:2 * k, :3], block.rows.Jb[2 * k:, :3])
+    if world._coordinate_tables is None:
+        world._coordinate_tables = build_coordinate_tables(world._joints)
+    limit_block, limit_owner = bounded_joint_rows(world._coordinate_tables, kin, h, T)
+    if limit_block is not None:
+        blocks.append(limit_block)
+        owners.append(limit_owner)
+    merged = BoundedRows.concatenate(blocks)
+    if merged is None:
+        return None
+    return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), contact_keys(cs), tangents,
+                      warm, e, push)
+
+
+def cached_pattern(world, a, b, inv_mass):
+    """The sparsity of A for these rows, reused while the rows touch the same bodies (a
+    resting pile keeps its contacts from step to step)."""
+    key = (a.tobytes(), b.tobytes())
+    cache = world._pattern_cache
+    if key not in cache:
+        if len(cache) >= 4:
+            cache.pop(next(iter(cache)))
+        cache[key] = Pattern(a, b, inv_mass > 0, world._n)
+    return cache[key]
+
+
+# "auto" solves fewer bounded rows than this directly: measured, the direct solve is faster up
+# to about 100-150 rows (car 104 rows: 4.5 vs 5.4 ms a step, ragdoll 39: 4.6 vs 5.0) and
+# slower from about 300 (ragdoll pile 336: 39 vs 9 ms, pyramid of 15 boxes 303: 2.6 vs 1.3)
+DIRECT_BELOW = 150
+
+
+def bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor=None):
+    """Solve joints and bounded rows together: the joints' rows keep the seed equation's
+    right-hand side, the bounded rows aim at their end-of-step velocity targets.
+
+    ``world.contact_solver`` picks the method: "iterative" eliminates the joint rows with
+    ``factor``, the joints' own factorisation of J M^-1 J^T + cfm, and solves the bounded rows
+    by projected conjugate gradients (``iterative.solve_iterative``); "direct" solves the
+    whole mixed problem with factorisations of the full matrix (``bounded.solve_bounded``);
+    "auto" takes "direct" below DIRECT_BELOW bounded rows."""
+    n = world._n
+    block = uni.block
+    if uni.n_contact_rows:
+        uni.warm = positional_warm_start(world._contacts, uni.contacts.body_a, uni.contacts.body_b,
+                                         uni.contacts.point, *uni.tangents, uni.warm)
+    solver = world.contact_solver
+    if solver == "auto":
+        solver = "direct" if block.rows.count < DIRECT_BELOW else "iterative"
+    if solver == "iterative":
+        return _bounded_iterative(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor)
+    all_rows = Rows.concatenate([r for r in (rows, block.rows) if r is not None])
+    m_eq = 0 if rows is None else rows.count
+    pattern = cached_pattern(world, all_rows.a, all_rows.b, inv_mass)
+    J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
+    free_lin = inv_mass[:, None] * F
+    free_ang = np.einsum("nij,nj->ni", Iinv, T)
+    k, d = world.baumgarte
+    rb = block.rows
+    rhs_b = (block.target - rb.velocity(v, w)) / h - rb.velocity(free_lin, free_ang)
+    parts_rhs, parts_lo, parts_hi, parts_cfm = [rhs_b], [block.lo], [block.hi], [world.cfm + block.cfm]
+    if m_eq:
+        rhs_eq = -(rows.Jdu + rows.velocity(free_lin, free_ang) + k * rows.C + d * rows.velocity(v, w))
+        parts_rhs.insert(0, rhs_eq)
+        parts_lo.insert(0, np.full(m_eq, -np.inf))
+        parts_hi.insert(0, np.full(m_eq, np.inf))
+        parts_cfm.insert(0, np.full(m_eq, world.cfm))
+    fn = np.concatenate([np.full(m_eq, -1), np.where(block.friction_normal >= 0,
+                                                     block.friction_normal + m_eq, -1)])
+    lam0 = np.zeros(all_rows.count)
+    kc = uni.n_contact_rows // 3
+    if kc:
+        lam0[m_eq: m_eq + 3 * kc] = uni.warm.T.reshape(-1)
+    lam, _ = solve_bounded(pattern, J, JM, np.concatenate(parts_rhs), np.concatenate(parts_lo),
+                           np.concatenate(parts_hi), cfm=np.concatenate(parts_cfm),
+                           friction_normal=fn, mu=np.concatenate([np.zeros(m_eq), block.mu]),
+                           lam0=lam0)
+    return lam[:m_eq], lam[m_eq:]
+
+
+def _bounded_iterative(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor):
+    """``bounded_multipliers`` by ``iterative.solve_iterative``: (lambda_E, lambda_B)."""
+    n = world._n
+    block = uni.block
+    rb = block.rows
+    free_lin = inv_mass[:, None] * F
+    free_ang = np.einsum("nij,nj->ni", Iinv, T)
+    B = BodySpace(rb.a, rb.b, rb.Ja, rb.Jb, inv_mass, Iinv, n)
+    block.body_space = B
+    free_b = B.times_J(np.concatenate([free_lin, free_ang], axis=1).ravel())
+    u = np.concatenate([v, w], axis=1).ravel()
+    rhs_b = (block.target - B.times_J(u)) / h - free_b
+    lam0 = np.zeros(rb.count)
+    kc = uni.n_contact_rows // 3
+    if kc:
+        lam0[:3 * kc] = uni.warm.T.reshape(-1)
+    # limit and motor rows are the same rows every step while the joints are: warm start them
+    # with last step's multipliers
+    last = world._report
+    if last is not None and last.uni is not None and last.lam_b is not None:
+        old = last.lam_b[last.uni.n_contact_rows:]
+        if old.size == rb.count - 3 * kc and np.array_equal(last.uni.owner[last.uni.n_contact_rows:],
+                                                            uni.owner[3 * kc:]):
+            lam0[3 * kc:] = old
+    E = rhs_e = None
+    if rows is not None and rows.count:
+        k, d = world.baumgarte
+        E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
+        if factor is None:
+            factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
+        rhs_e = -(rows.Jdu + rows.velocity(free_lin, free_ang) + k * rows.C + d * E.times_J(u))
+    lam_e, lam_b, info = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
+                                         friction_normal=block.friction_normal, mu=block.mu,
+                                         lam0=lam0, E=E, rhs_e=rhs_e, tolerance=VELOCITY_TOLERANCE / h,
+                                         max_iterations=world.contact_iterations,
+                                         factorizer=model.pattern.factorizer if E is not None else None,
+                                         factor=factor)
+    world.stats["contact_solves"] += 1
+    world.stats["contact_iterations"] += info["iterations"]
+    return (np.zeros(0) if lam_e is None else lam_e), lam_b
+
+
+# Impacts are solved nearly hard and to 1e-6 of the bounce: a 0.1 % shortfall per contact left
+# a Newton's cradle's resting balls creeping along together and took 0.7 % of the swing's
+# energy at every knock.
+IMPACT_SOFTNESS = 1e-7
+IMPACT_TOLERANCE = 1e-6
+
+
+def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, max_passes=32):
+    """Impacts as a sequence of velocity jumps before the step's solve.
+
+    Each pass takes the touching contacts that still approach faster than the restitution
+    threshold and solves for the impulses (lambda >= 0, with the joints' velocity rows) that
+    send them apart at e times their approach speed. A contact that was at rest when the pass
+    began takes no part in it, so a Newton's cradle passes its momentum ball by ball, as the
+    real one does through its tiny gaps. Afterwards the contact rows of the step no longer
+    carry a bounce. Returns the new velocities."""
+    k = uni.n_contact_rows // 3
+    if k == 0 or not np.any(uni.restitution > 0):
+        return v, w
+    n = world._n
+    block = uni.block
+    normal = Rows(*(getattr(block.rows, f)[:k] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
+    depth = uni.contacts.depth
+    h = world.dt / world.substeps
+    iterative = world.contact_solver != "direct"
+    E = factor = None
+    if iterative and rows is not None and rows.count:
+        E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
+    for _ in range(max_passes):
+        vn = normal.velocity(v, w)
+        # touching, or closing its gap within this step
+        meets = (depth > -SPECULATIVE_TOUCH) | (vn * h < depth)
+        hit = meets & (uni.restitution > 0) & (vn < -RESTITUTION_THRESHOLD)
+        if not hit.any():
+            break
+        idx = np.flatnonzero(hit)
+        sub = Rows(*(getattr(normal, f)[idx] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
+        if iterative:
+            if E is not None and factor is None:
+                factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
+            B = BodySpace(sub.a, sub.b, sub.Ja, sub.Jb, inv_mass, Iinv, n)
+            u = np.concatenate([v, w], axis=1).ravel()
+            _, p, _ = solve_iterative(
+                B, -uni.restitution[idx] * vn[idx] - B.times_J(u), np.zeros(idx.size),
+                np.full(idx.size, np.inf), world.cfm, E=E, tolerance=VELOCITY_TOLERANCE,
+                rhs_e=None if E is None else -E.times_J(u),
+                factorizer=None if E is None else model.pattern.factorizer, factor=factor,
+                softness=IMPACT_SOFTNESS, relative_tolerance=IMPACT_TOLERANCE)
+            dv, dw = B.impulse(p)
+            v, w = v + dv, w + dw
+            continue
+        parts = [r for r in (rows, sub) if r is not None]
+        all_rows = Rows.concatenate(parts)
+        m_eq = 0 if rows is None else rows.count
+        pattern = Pattern(all_rows.a, all_rows.b, inv_mass > 0, n)
+        J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
+        target = np.concatenate([np.zeros(m_eq), -uni.restitution[idx] * vn[idx]])
+        rhs = target - all_rows.velocity(v, w)
+        lo = np.concatenate([np.full(m_eq, -np.inf), np.zeros(idx.size)])
+        p, _ = solve_bounded(pattern, J, JM, rhs, lo, np.full(all_rows.count, np.inf), cfm=world.cfm,
+                             softness=IMPACT_SOFTNESS)
+        scatter = Scatter(all_rows.a, all_rows.b, n)
+        G = scatter.forces(all_rows.Ja, all_rows.Jb, p)
+        v = v + inv_mass[:, None] * G[:, :3]
+        w = w + np.einsum("nij,nj->ni", Iinv, G[:, 3:])
+    block.target[:k] = np.where(uni.contacts.depth >= 0, uni.push, block.target[:k])
+    return v, w
+
+
+def bounded_impulse(uni, lam_b, inv_mass, Iinv, n):
+    """M^-1 J_b^T lambda_b per body: linear and angular accelerations (N, 3) each."""
+    if uni.block.body_space is not None:
+        return uni.block.body_space.impulse(lam_b)
+    rows = uni.block.rows
+    scatter = Scatter(rows.a, rows.b, n)
+    G = scatter.forces(rows.Ja, rows.Jb, lam_b)
+    return inv_mass[:, None] * G[:, :3], einsum("nij,nj->ni", Iinv, G[:, 3:])
