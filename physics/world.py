@@ -54,8 +54,9 @@ class World:
     contact_iterations : the iterative solve's budget of projected-CG iterations per step
         (default 120). A step that needs more (a pile being hit, spheres pouring in) stops
         there with its best impulses so far and the next step, warm started, carries on.
-        Game-style scenes can trade accuracy for speed with 20-40; resting stacks converge in
-        a few iterations either way. Impacts (restitution) keep the full default budget.
+        Game-style scenes can trade accuracy for speed with 20-40 (deeper transient
+        penetration where bodies are crushed). Impacts (restitution) keep the full default
+        budget.
 
     Attributes worth knowing: ``geometric_stiffness`` (default True) lets bodies pulled by
     more joint tension than the step can resolve (a long chain or a heavy load hanging from
