@@ -150,8 +150,9 @@ class PairCache:
     The pairs are swept once with each body's bounding sphere grown by a skin (see SKIN_STEPS);
     until some body has moved (plus its reach |v| dt) more than its skin, every pair the exact
     sweep would find is among them, so a step only re-tests those (the Verlet-list idea of
-    molecular dynamics). The result is the same as a fresh sweep and in the same (sorted)
-    order, so replays stay bitwise exact.
+    molecular dynamics). Static bodies have no skin: a static body that is moved (by the user
+    or a scene) brings a new sweep, as does a new contact margin. The result is the same as a
+    fresh sweep and in the same (sorted) order, so replays stay bitwise exact.
 
     Along with the pairs it keeps what the per-step re-test needs and what does not change
     until the next sweep (shapes and planes are fixed): the bodies in body pairs grouped by
@@ -163,13 +164,15 @@ class PairCache:
     def candidates(self, kind, params, position, static, margin, reach, excluded):
         """(i, j, plane, body) candidates containing every pair within reach this step."""
         n = len(kind)
-        if self.anchor is not None and self.anchor.shape == position.shape:
+        if (self.anchor is not None and self.anchor.shape == position.shape
+                and margin == self.margin):
             moved = position - self.anchor
             moved = np.sqrt(einsum("ni,ni->n", moved, moved))
             if (moved + reach <= self.skin).all():
                 return self.pairs
         radius = bounding_radius(kind, params)
-        self.skin = np.where(static, np.inf, SKIN_RADIUS * radius + margin + SKIN_STEPS * reach)
+        self.skin = np.where(static, 0.0, SKIN_RADIUS * radius + margin + SKIN_STEPS * reach)
+        self.margin = margin
         grow = radius + np.where(static, 0.0, self.skin) + 0.5 * margin
         bounded = np.flatnonzero((kind >= SPHERE) & (kind < PLANE))
         c, g = position[bounded], grow[bounded, None]

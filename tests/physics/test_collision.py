@@ -327,9 +327,10 @@ def test_sweep_and_prune_matches_brute_force_on_500_bodies():
 
 
 def test_cached_broadphase_finds_exactly_the_pairs_of_a_fresh_sweep():
-    """Bodies drift, turn and speed up for 60 steps, and a few teleport; every step the pair
-    cache must give the fresh sweep's pairs in the fresh sweep's order (so replays stay
-    bitwise exact), while sweeping again only when something has left its skin."""
+    """Bodies drift, turn and speed up for 60 steps, a few teleport, a static body is moved
+    and the margin grows; every step the pair cache must give the fresh sweep's pairs in the
+    fresh sweep's order (so replays stay bitwise exact), while sweeping again only when
+    something has left its skin."""
     rng = np.random.default_rng(7)
     n = 300
     kind, params, pos, R = random_bodies(n, rng)
@@ -342,9 +343,10 @@ def test_cached_broadphase_finds_exactly_the_pairs_of_a_fresh_sweep():
     excluded = np.array([[40, 41], [42, 43]])
     cache, sweeps = PairCache(), 0
     vel = np.where(static[:, None], 0.0, rng.normal(0, 0.5, (n, 3)))
+    margin = 0.01
     for step in range(60):
         reach = np.linalg.norm(vel, axis=1) / 240
-        args = (kind, params, pos, R, static, group, mask, excluded, 0.01, reach)
+        args = (kind, params, pos, R, static, group, mask, excluded, margin, reach)
         before = cache.anchor
         cached = find_pairs(*args, cache=cache)
         sweeps += cache.anchor is not before
@@ -356,6 +358,10 @@ def test_cached_broadphase_finds_exactly_the_pairs_of_a_fresh_sweep():
         vel = vel * 1.05
         if step % 20 == 19:
             pos[50] += 0.5                             # a teleport forces a new sweep
+        if step == 30:
+            pos[5] = pos[60] + 0.05                    # a static body put among others
+        if step == 45:
+            margin = 0.3
     assert len(fresh[0]) > 50 and len(fresh[2]) > 10
     assert 3 <= sweeps < 30
 
