@@ -30,7 +30,6 @@ class BoundedRows:
     friction_normal: np.ndarray   # index (within this block) of the bounding normal row, or -1
     mu: np.ndarray
     cfm: np.ndarray               # per-row compliance (soft rows, e.g. servos); 0 = hard
-    push: np.ndarray | None = None  # contact normal rows: the push-out target without bounce
     body_space: object = None     # iterative.BodySpace of these rows, once the solve built it
 
     @staticmethod
@@ -48,24 +47,10 @@ class BoundedRows:
                            *(np.concatenate([getattr(b, f) for b in blocks]) for f in ("mu", "cfm")))
 
 
-def tangent_basis(n: np.ndarray):
-    """Two unit tangents (k, 3) completing each normal to a right-handed frame."""
-    helper = np.where(np.abs(n[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
-    t1 = cross(n, helper)
-    t1 /= np.linalg.norm(t1, axis=1, keepdims=True)
-    return t1, cross(n, t1)
-
-
-def _cross_into(out, r, d):
-    """out[..., c] = (r x d)[c] for r (k, 3) and d (..., k, 3) (broadcast over the leading
-    axis of d), component by component: the same operations as math3d.cross, so the same
-    bits, without tiling r."""
-    for c, (c1, c2) in enumerate(((1, 2), (2, 0), (0, 1))):
-        np.subtract(r[:, c1] * d[..., c2], r[:, c2] * d[..., c1], out=out[..., c])
-
-
 def _tangents_into(n, t1, t2):
-    """tangent_basis(n) written into t1, t2 (k, 3) views, with the same operations."""
+    """Two unit tangents completing each normal n (k, 3) to a right-handed frame, written
+    into t1, t2 (k, 3) views: t1 = n x helper / |.| with helper (1, 0, 0), or (0, 1, 0) where
+    n is near x; t2 = n x t1."""
     n0, n1, n2 = n[:, 0], n[:, 1], n[:, 2]
     h0 = (np.abs(n0) < 0.9).astype(float)       # helper (1, 0, 0) or (0, 1, 0)
     h1 = 1.0 - h0
@@ -74,16 +59,17 @@ def _tangents_into(n, t1, t2):
     np.subtract(n0 * h1, n1 * h0, out=t1[:, 2])
     sq = t1 * t1
     t1 /= np.sqrt((sq[:, 0] + sq[:, 1]) + sq[:, 2])[:, None]     # = np.linalg.norm
-    _cross_into(t2, n, t1)
+    cross(n, t1, out=t2)
 
 
-def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T) -> BoundedRows:
+def contact_rows(kin, a, b, point, normal, depth, friction, h, T) -> BoundedRows:
     """Rows for K contacts between bodies a and b (rows of the world arrays).
 
     point (K, 3) world, normal (K, 3) from a to b, depth (K,) m (negative: a gap);
-    friction, restitution (K,) combined coefficients; h the step, T the stabilisation time.
-    (Impacts are resolved before the step's solve, see ``unilateral.resolve_impacts``; the bounce
-    target here serves worlds that skip that phase.)
+    friction (K,) combined coefficients; h the step, T the stabilisation time. A touching
+    contact's normal row aims at pushing out its depth beyond the slop in T, a gap's at
+    closing no more than the gap in h (speculative). Bounces are not a target here: impacts
+    are resolved before the step's solve (``unilateral.resolve_impacts``).
 
     Rows are ordered all normals, then all first tangents, then all second tangents; each
     row of b is [d, r_b x d] and of a -[d, r_a x d] for its direction d. The blocks are
@@ -97,23 +83,16 @@ def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T) -
     dirs = Jb[:, :3].reshape(3, k, 3)                 # normal, t1, t2
     dirs[0] = normal
     _tangents_into(normal, dirs[1], dirs[2])
-    _cross_into(Jb[:, 3:].reshape(3, k, 3), rb, dirs)
+    cross(rb, dirs, out=Jb[:, 3:].reshape(3, k, 3))
     Ja = np.empty((3 * k, 6))
     Ja[:, :3] = dirs.reshape(3 * k, 3)
-    _cross_into(Ja[:, 3:].reshape(3, k, 3), ra, dirs)
+    cross(ra, dirs, out=Ja[:, 3:].reshape(3, k, 3))
     np.negative(Ja, out=Ja)
     C = np.zeros(3 * k)
     np.negative(depth, out=C[:k])
     rows = Rows(np.concatenate((a, a, a)), np.concatenate((b, b, b)), C, Ja, Jb, np.zeros(3 * k))
-    push = np.maximum(depth - SLOP, 0.0) / T
     target = np.zeros(3 * k)
-    if restitution.any():
-        vn = dot(normal, kin.v.take(b, axis=0) + cross(kin.w.take(b, axis=0), rb)
-                 - kin.v.take(a, axis=0) - cross(kin.w.take(a, axis=0), ra))
-        bounce = np.where(vn < -RESTITUTION_THRESHOLD, -restitution * vn, 0.0)
-        target[:k] = np.where(depth >= 0, np.maximum(bounce, push), depth / h)
-    else:       # no bounce anywhere: the approach speed is not needed (same targets)
-        target[:k] = np.where(depth >= 0, push, depth / h)
+    target[:k] = np.where(depth >= 0, np.maximum(depth - SLOP, 0.0) / T, depth / h)
     lo = np.full(3 * k, -np.inf)
     lo[:k] = 0.0
     friction_normal = np.empty((3, k), dtype=np.int64)
@@ -127,7 +106,6 @@ def contact_rows(kin, a, b, point, normal, depth, friction, restitution, h, T) -
         friction_normal=friction_normal.reshape(-1),
         mu=np.concatenate((friction, friction, friction)),
         cfm=np.zeros(3 * k),
-        push=push,
     )
 
 

@@ -96,16 +96,18 @@ _AFTER = np.array([2, 0, 1])
 _GATHER_ROWS = 2048
 
 
-def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cross product of (n, 3) arrays: a_{i+1} b_{i+2} - a_{i+2} b_{i+1} for each
-    component (the same arithmetic either way, so the same result)."""
-    if a.shape[0] <= _GATHER_ROWS and b.shape[0] <= _GATHER_ROWS:
+def cross(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Row-wise cross product of (..., 3) arrays (broadcast against each other):
+    a_{i+1} b_{i+2} - a_{i+2} b_{i+1} for each component, the same arithmetic either way, so
+    the same result. ``out``: an array (or view) to write it into."""
+    if out is None and max(a.size, b.size) <= 3 * _GATHER_ROWS:
         return (a.take(_NEXT, axis=-1) * b.take(_AFTER, axis=-1)
                 - a.take(_AFTER, axis=-1) * b.take(_NEXT, axis=-1))
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    np.subtract(a[:, 1] * b[:, 2], a[:, 2] * b[:, 1], out=out[:, 0])
-    np.subtract(a[:, 2] * b[:, 0], a[:, 0] * b[:, 2], out=out[:, 1])
-    np.subtract(a[:, 0] * b[:, 1], a[:, 1] * b[:, 0], out=out[:, 2])
+    if out is None:
+        out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    np.subtract(a[..., 1] * b[..., 2], a[..., 2] * b[..., 1], out=out[..., 0])
+    np.subtract(a[..., 2] * b[..., 0], a[..., 0] * b[..., 2], out=out[..., 1])
+    np.subtract(a[..., 0] * b[..., 1], a[..., 1] * b[..., 0], out=out[..., 2])
     return out
 
 

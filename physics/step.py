@@ -330,7 +330,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     kick_lin = kick_ang = 0.0
     lam_b = K_found = None
     if uni is not None:
-        v, w = resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w)
+        v, w = resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor)
         lam, lam_b = bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor)
         kick_lin, kick_ang = bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
         if world.geometric_stiffness and lam is not None and lam.size:

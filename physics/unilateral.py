@@ -30,7 +30,6 @@ class Unilateral:
     tangents: tuple
     warm: np.ndarray             # (K, 3) last step's multipliers of the same contacts
     restitution: np.ndarray      # (K,)
-    push: np.ndarray             # (K,) normal target without a bounce (push-out only)
 
 
 def unilateral_rows(world, model, kin, h):
@@ -39,13 +38,12 @@ def unilateral_rows(world, model, kin, h):
     cs = detect(world, model, kin.x, kin.R, kin.v, h)
     blocks, owners = [], []
     tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
-    warm, push, e = np.zeros((0, 3)), np.zeros(0), np.zeros(0)
+    warm, e = np.zeros((0, 3)), np.zeros(0)
     if len(cs):
         mu = np.sqrt(world._friction[cs.body_a] * world._friction[cs.body_b])
         e = np.maximum(world._restitution[cs.body_a], world._restitution[cs.body_b])
         warm = warm_start(world, contact_keys(cs))
-        block = contact_rows(kin, cs.body_a, cs.body_b, cs.point, cs.normal, cs.depth, mu, e, h, T)
-        push = block.push
+        block = contact_rows(kin, cs.body_a, cs.body_b, cs.point, cs.normal, cs.depth, mu, h, T)
         blocks.append(block)
         owners.append(np.full(block.rows.count, -1, dtype=np.intp))
         k = len(cs)
@@ -60,7 +58,7 @@ def unilateral_rows(world, model, kin, h):
     if merged is None:
         return None
     return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), contact_keys(cs), tangents,
-                      warm, e, push)
+                      warm, e)
 
 
 def cached_pattern(world, a, b, inv_mass):
@@ -178,15 +176,15 @@ IMPACT_SOFTNESS = 1e-7
 IMPACT_TOLERANCE = 1e-6
 
 
-def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, max_passes=32):
+def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=None, max_passes=32):
     """Impacts as a sequence of velocity jumps before the step's solve.
 
     Each pass takes the touching contacts that still approach faster than the restitution
     threshold and solves for the impulses (lambda >= 0, with the joints' velocity rows) that
     send them apart at e times their approach speed. A contact that was at rest when the pass
     began takes no part in it, so a Newton's cradle passes its momentum ball by ball, as the
-    real one does through its tiny gaps. Afterwards the contact rows of the step no longer
-    carry a bounce. Returns the new velocities."""
+    real one does through its tiny gaps. h: the sub-step; factor: the factorisation of the
+    joints' A + cfm at ``Iinv`` (the step's own). Returns the new velocities."""
     k = uni.n_contact_rows // 3
     if k == 0 or not np.any(uni.restitution > 0):
         return v, w
@@ -194,11 +192,9 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, max_passes=32
     block = uni.block
     normal = Rows(*(getattr(block.rows, f)[:k] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
     depth = uni.contacts.depth
-    h = world.dt / world.substeps
     iterative = world.contact_solver != "direct"
-    E = factor = None
-    if iterative and rows is not None and rows.count:
-        E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
+    joints = rows is not None and rows.count
+    E = None
     for _ in range(max_passes):
         vn = normal.velocity(v, w)
         # touching, or closing its gap within this step
@@ -209,8 +205,8 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, max_passes=32
         idx = np.flatnonzero(hit)
         sub = Rows(*(getattr(normal, f)[idx] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
         if iterative:
-            if E is not None and factor is None:
-                factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
+            if joints and E is None:
+                E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
             B = BodySpace(sub.a, sub.b, sub.Ja, sub.Jb, inv_mass, Iinv, n)
             u = np.concatenate([v, w], axis=1).ravel()
             _, p, _ = solve_iterative(
@@ -236,7 +232,6 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, max_passes=32
         G = scatter.forces(all_rows.Ja, all_rows.Jb, p)
         v = v + inv_mass[:, None] * G[:, :3]
         w = w + np.einsum("nij,nj->ni", Iinv, G[:, 3:])
-    block.target[:k] = np.where(uni.contacts.depth >= 0, uni.push, block.target[:k])
     return v, w
 
 

@@ -1,0 +1,28 @@
+"""The vectorised 3-vector and 3x3 kernels agree with numpy's general routines."""
+import numpy as np
+import pytest
+
+from physics.math3d import cross, inverse3, skew, solve3
+
+
+@pytest.mark.parametrize("n", [1, 100, 5000])      # both of cross's paths (gathers, columns)
+def test_cross_matches_numpy_also_broadcast_and_into_a_view(n):
+    rng = np.random.default_rng(n)
+    a, b = rng.normal(size=(n, 3)), rng.normal(size=(n, 3))
+    np.testing.assert_array_equal(cross(a, b), np.cross(a, b))
+    single = rng.normal(size=3)
+    np.testing.assert_allclose(cross(single, b), np.cross(single, b), rtol=0, atol=1e-15)
+    stacked = rng.normal(size=(2, n, 3))                # r x d for two directions per row
+    out = np.empty((2 * n, 6))[:, 3:].reshape(2, n, 3)
+    cross(a, stacked, out=out)
+    np.testing.assert_allclose(out, np.cross(a, stacked), rtol=0, atol=1e-15)
+
+
+def test_skew_inverse_and_solve_match_numpy():
+    rng = np.random.default_rng(4)
+    r, v = rng.normal(size=(50, 3)), rng.normal(size=(50, 3))
+    np.testing.assert_allclose(np.einsum("nij,nj->ni", skew(r), v), np.cross(r, v), atol=1e-15)
+    m = rng.normal(size=(50, 3, 3)) + 3 * np.eye(3)
+    np.testing.assert_allclose(inverse3(m), np.linalg.inv(m), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(solve3(m, v), np.linalg.solve(m, v[..., None])[..., 0],
+                               rtol=1e-12, atol=1e-13)
