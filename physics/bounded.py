@@ -18,8 +18,9 @@ warm start and never a wild guess. Either way the equality rows keep the exactne
 direct solve.
 
 This is ``World(contact_solver="direct")``: exact, but each factorisation of the full system
-costs milliseconds once there are hundreds of contacts, and piles need dozens. The default,
-``physics.iterative``, factorises only the joints' rows.
+costs milliseconds once there are hundreds of contacts, and piles need dozens; the default
+"auto" uses it below ``unilateral.DIRECT_BELOW`` bounded rows and ``physics.iterative``,
+which factorises only the joints' rows, above.
 """
 from __future__ import annotations
 

@@ -58,11 +58,10 @@ from scipy.linalg import lapack
 from .bounded import CONTACT_SOFTNESS, FRICTION_ROUND_TOLERANCE
 from .linsolve import BandedCholesky
 
-try:                                   # scipy's CSR kernel (see _matvec)
-    from scipy.sparse._sparsetools import csc_matvec as _csc_matvec
-    from scipy.sparse._sparsetools import csr_matvec as _csr_matvec
-except ImportError:                    # pragma: no cover
-    _csr_matvec = _csc_matvec = None
+# scipy's own CSR/CSC kernels (as assembly and stiffness use them): without the sparse
+# operator's dispatch, a few microseconds a call that the small products of a ragdoll pile notice
+from scipy.sparse._sparsetools import csc_matvec as _csc_matvec
+from scipy.sparse._sparsetools import csr_matvec as _csr_matvec
 
 VELOCITY_TOLERANCE = 1e-6   # m/s (rad/s): how far a row may miss its velocity target ...
 RELATIVE_TOLERANCE = 1e-3   # ... plus this fraction of its right-hand side
@@ -147,16 +146,12 @@ class BodySpace:
 
     def times_J(self, u):
         """J u (m,) for stacked body velocities u (6N,)."""
-        if _csr_matvec is None:        # pragma: no cover
-            return self.J @ u
         y = np.zeros(self.m)
         _csr_matvec(self.m, 6 * self.n, self._indptr, self._cols.ravel(), self._J.ravel(), u, y)
         return y
 
     def times_W(self, x):
         """M^-1 J^T x (6N,) for row multipliers x (m,)."""
-        if _csc_matvec is None:        # pragma: no cover
-            return self.W @ x
         y = np.zeros(6 * self.n)
         _csc_matvec(6 * self.n, self.m, self._indptr, self._cols.ravel(), self._M.ravel(), x, y)
         return y
@@ -197,25 +192,10 @@ def _angular(Ib, Jang):
     return Ib[:, :, 0] * Jang[:, 0:1] + Ib[:, :, 1] * Jang[:, 1:2] + Ib[:, :, 2] * Jang[:, 2:3]
 
 
-def _matvec(M, x):
-    """M @ x for a CSR matrix, by scipy's own kernel without the operator's dispatch (a few
-    microseconds a call, which the small products of a ragdoll pile notice)."""
-    if _csr_matvec is None or M.indices.dtype != np.int32 or M.indptr.dtype != np.int32:
-        return M @ x
-    y = np.zeros(M.shape[0])
-    if M.format == "csr":
-        _csr_matvec(M.shape[0], M.shape[1], M.indptr, M.indices, M.data, x, y)
-    elif M.format == "csc":
-        _csc_matvec(M.shape[0], M.shape[1], M.indptr, M.indices, M.data, x, y)
-    else:
-        return M @ x
-    return y
-
-
-def _kernel_args(M, kernel=_csr_matvec):
+def _kernel_args(M):
     """The leading arguments of scipy's csr_matvec (csc_matvec) for the CSR (CSC) matrix M
-    (None when its indices are not 32-bit or the kernel is not there)."""
-    if kernel is None or M.indices.dtype != np.int32 or M.indptr.dtype != np.int32:
+    (None when its indices are not 32-bit: then the operator's own product)."""
+    if M.indices.dtype != np.int32 or M.indptr.dtype != np.int32:
         return None
     return (M.shape[0], M.shape[1], M.indptr, M.indices, M.data)
 
@@ -262,7 +242,7 @@ class _Reduced:
         self.D.data *= -1.0                # (- J_B W_E, added onto A z in place)
         # the kernels' arguments, looked up once (a product is a few microseconds of compiled
         # work here, and the checks and attribute lookups of scipy's operator cost about as much)
-        self._W_kernel = _kernel_args(self.W, _csc_matvec)
+        self._W_kernel = _kernel_args(self.W)
         self._JJ_kernel, self._D_kernel = _kernel_args(self.JJ), _kernel_args(self.D)
         self.mb = B.m
         self.factorizer, self.factor = factorizer, factor
@@ -279,7 +259,7 @@ class _Reduced:
             _csc_matvec(*self._W_kernel, z, u)
             r = np.zeros(self._JJ_kernel[0])
             _csr_matvec(*self._JJ_kernel, u, r)
-        else:                              # pragma: no cover
+        else:                              # 64-bit indices
             r = self.JJ @ (self.W @ z)
         y = r[self.mb:]
         if self.banded:
@@ -289,8 +269,8 @@ class _Reduced:
         out = r[:self.mb]
         if self._D_kernel is not None:     # out += (-J_B W_E) y by the kernel itself
             _csr_matvec(*self._D_kernel, y, out)
-        else:                              # pragma: no cover
-            out = out + _matvec(self.D, y)
+        else:                              # 64-bit indices
+            out = out + self.D @ y
         out += np.multiply(self.d, z, out=self._diagonal)
         return out
 
@@ -395,15 +375,12 @@ def _step_length(op, m):
     return 1.9 / (1.1 * est)
 
 
-BB_RULE = 2
-
-
-def _bb_length(step, change, rule, dot=_dot):
+def _bb_length(step, change, dot=_dot):
+    """The Barzilai-Borwein step length s.y / y.y of a step s that changed the gradient by y
+    (None when s.y <= 0)."""
     sy = dot(step, change)
     if not sy > 0.0:
         return None
-    if rule == 1:
-        return dot(step, step) / sy
     return sy / dot(change, change)
 
 
@@ -584,7 +561,7 @@ class _MPRGP:
                         fz = f_try
                         self.counts["projected"] += 1
                         bb_len = _bb_length(np.subtract(z_try, z, t1),
-                                            np.subtract(g_try, g, t3), BB_RULE, dot)
+                                            np.subtract(g_try, g, t3), dot)
                         z, t2 = z_try, z
                         g = g_try
                     else:                             # expansion step

@@ -20,13 +20,18 @@ def body_inverse_inertia(world, model):
     return world._inv_inertia[:world._n] if model.principal_inv is None else model.principal_inv
 
 
+def in_world_frame(R: np.ndarray, body: np.ndarray) -> np.ndarray:
+    """R B R^T per body (N, 3, 3) for body-frame matrices B (N, 3, 3), or their diagonals
+    (N, 3): then R B is a column scaling (the same values as the product, whose other terms
+    are exact zeros) and one batched product is left."""
+    if body.ndim == 2:
+        return (R * body[:, None, :]) @ R.transpose(0, 2, 1)
+    return R @ body @ R.transpose(0, 2, 1)
+
+
 def world_inverse_inertia(R: np.ndarray, inv_inertia_body: np.ndarray) -> np.ndarray:
-    """R I^-1 R^T per body (N, 3, 3); zero for static bodies. ``inv_inertia_body`` (N, 3, 3),
-    or (N, 3) when diagonal: then R I^-1 is a column scaling (the same values as the
-    product, whose other terms are exact zeros) and one batched product is left."""
-    if inv_inertia_body.ndim == 2:
-        return (R * inv_inertia_body[:, None, :]) @ R.transpose(0, 2, 1)
-    return R @ inv_inertia_body @ R.transpose(0, 2, 1)
+    """R I^-1 R^T per body (N, 3, 3); zero for static bodies (whose I^-1 is zero)."""
+    return in_world_frame(R, inv_inertia_body)
 
 
 def euler_midpoint(inertia, omega, h, iterations=2, guess=None):

@@ -333,7 +333,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         v, w = resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor)
         lam, lam_b = bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor)
         kick_lin, kick_ang = bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
-        if world.geometric_stiffness and lam is not None and lam.size:
+        if world.geometric_stiffness and lam.size:
             K_found = unresolved_stiffness(model, kin, lam, h)
     elif model.m:
         lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
@@ -348,8 +348,6 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
             lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
         if K is not None:
             world.stats["stiff_steps"] += 1
-        if depth > 0:
-            K_found = K        # split sub-steps keep theirs: no stiffness is handed on
     acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T_kick)
     # With bounded rows in play the whole kick comes first (symplectic Euler), so that the
     # velocity the contacts aim at is the one the bodies move with and end the step with.

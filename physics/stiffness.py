@@ -14,6 +14,7 @@ import numpy as np
 from scipy.sparse._sparsetools import csr_matvecs
 
 from .math3d import einsum, inverse3
+from .rotation import in_world_frame
 
 # A body turning against its joints' tension at rho = h^2 tr(I^-1 K) / 2 below this is left to
 # the plain step (the top link of a 100-link hanging chain sits at 2); above twice it, the
@@ -122,10 +123,6 @@ def augmented_inverse_inertia(R, inertia_body, stiffness, h, dyn):
     w see w^2 / (1 + h^2 w^2 / 4) < 4 / h^2) and conserves a modified energy, so joints under
     high tension (the top of a long hanging chain) turn no faster than the step resolves."""
     out = np.zeros_like(stiffness)
-    Rd = R[dyn]
-    if inertia_body.ndim == 2:      # principal moments: R I is a column scaling
-        I_world = (Rd * inertia_body[dyn][:, None, :]) @ Rd.transpose(0, 2, 1)
-    else:
-        I_world = Rd @ inertia_body[dyn] @ Rd.transpose(0, 2, 1)
+    I_world = in_world_frame(R[dyn], inertia_body[dyn])
     out[dyn] = inverse3(I_world + 0.25 * h * h * stiffness[dyn])
     return out

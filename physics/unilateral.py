@@ -88,7 +88,6 @@ def bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, 
     by projected conjugate gradients (``iterative.solve_iterative``); "direct" solves the
     whole mixed problem with factorisations of the full matrix (``bounded.solve_bounded``);
     "auto" takes "direct" below DIRECT_BELOW bounded rows."""
-    n = world._n
     block = uni.block
     if uni.n_contact_rows:
         uni.warm = positional_warm_start(world._contacts, uni.contacts.body_a, uni.contacts.body_b,
@@ -155,8 +154,6 @@ def _bounded_iterative(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, f
     if rows is not None and rows.count:
         k, d = world.baumgarte
         E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
-        if factor is None:
-            factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
         rhs_e = -(rows.Jdu + rows.velocity(free_lin, free_ang) + k * rows.C + d * E.times_J(u))
     lam_e, lam_b, info = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
                                          friction_normal=block.friction_normal, mu=block.mu,

@@ -72,9 +72,7 @@ class World:
                  contact_solver: str = "auto", contact_iterations: int = 120):
         self.gravity = check_vector("gravity", gravity, 3)
         self.dt = check_positive("dt", dt)
-        if int(substeps) != substeps or substeps < 1:
-            raise ValueError(f"substeps must be a positive integer, got {substeps!r}")
-        self.substeps = int(substeps)
+        self.substeps = check_count("substeps", substeps)
         if integrator not in INTEGRATORS:
             raise ValueError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")
         self.integrator = integrator

@@ -68,8 +68,6 @@ def cmd_run(args):
         raise UsageError(f"--seconds must be positive, got {args.seconds}")
     if args.dt is not None and args.dt <= 0:
         raise UsageError(f"--dt must be positive, got {args.dt}")
-    if args.contact_iterations is not None and args.contact_iterations < 1:
-        raise UsageError(f"--contact-iterations must be a positive integer, got {args.contact_iterations}")
     scene = _load(args.scene, _params(args.param), args.dt)
     world = scene.world
     if args.contact_iterations is not None:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg as sla
 
-from ..joints import Joint
+from ..joints import Joint, _Turning
 from ..limits import wrap_near
 from ..math3d import quat_to_matrix
 from ..validation import check_vector
@@ -253,7 +253,7 @@ class ArticulatedView(ConstrainedMixin):
         """Indices into q of the hinge and cylindrical angles and the world's joint index of
         each."""
         pairs = [(tj.start, tj.joint._index) for tj in self.tree
-                 if tj.kind in ("hinge", "cylindrical")]
+                 if isinstance(tj.joint, _Turning)]      # as the world tracks them
         return (np.array([p for p, _ in pairs], dtype=np.intp),
                 np.array([o for _, o in pairs], dtype=np.intp))
 

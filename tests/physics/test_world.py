@@ -137,6 +137,9 @@ def test_bad_world_settings_name_the_parameter():
         World(dt=0.01, stabilization_time=0.001)
     with pytest.raises(ValueError, match="gravity must be finite"):
         World(gravity=(0, 0, float("nan")))
+    for bad in (0, 2.5, None, "two"):
+        with pytest.raises(ValueError, match="substeps must be a positive integer"):
+            World(substeps=bad)
 
 
 def test_a_step_that_would_overflow_raises_and_leaves_the_world_unchanged():

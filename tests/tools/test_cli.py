@@ -25,7 +25,7 @@ def test_run_prints_a_summary_and_records(tmp_path, capsys):
     (["run", "chain", "--param", "links=abc"], "links='abc'"),
     (["run", "chain", "--param", "links"], "expects key=value"),
     (["run", "chain", "--seconds", "-1"], "--seconds must be positive"),
-    (["run", "chain", "--contact-iterations", "0"], "--contact-iterations must be a positive integer"),
+    (["run", "chain", "--contact-iterations", "0"], "contact_iterations must be a positive integer, got 0"),
     (["run", "missing_file.py"], "does not exist"),
     (["bench", "nosuch"], "unknown benchmark"),
 ])
