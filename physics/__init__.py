@@ -10,8 +10,8 @@ from .step import StepError
 from .world import World
 from .jointspace import ArticulatedView
 
-keep_freed_memory()
 
 __all__ = ["World", "Body", "Shape", "Sphere", "Box", "Capsule", "Cylinder", "Plane",
            "Joint", "Ball", "Hinge", "Slider", "Fixed", "Universal", "Cylindrical", "Distance",
-           "Coupling", "Gear", "PointOnPlane", "Rolling", "ArticulatedView", "StepError"]
+           "Coupling", "Gear", "PointOnPlane", "Rolling", "ArticulatedView", "StepError",
+           "keep_freed_memory"]

@@ -7,8 +7,10 @@ fresh pages, and each first touch is a page fault. That cost 15 % of a 1000-link
 (4.13 -> 3.45 ms) and 8 % of the 1000-sphere bin's. Raising both thresholds keeps at most
 KEEP_BYTES of freed memory in the process for reuse.
 
-Only glibc (Linux) has mallopt; elsewhere this does nothing. Set MAXCOORD_KEEP_MEMORY=0 in
-the environment to leave the allocator alone.
+It is a setting of the whole process, so the library does not make it on import: the
+``maxcoord`` command line (runs, benchmarks, the viewer) calls ``keep_freed_memory()``, and a
+program of one's own may call ``physics.keep_freed_memory()``. Only glibc (Linux) has
+mallopt; elsewhere this does nothing. MAXCOORD_KEEP_MEMORY=0 in the environment turns it off.
 """
 from __future__ import annotations
 

@@ -184,11 +184,11 @@ class CoordinateTables(list):
 
 def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
     """BoundedRows for every limit, motor and servo, and the owning joint of each row.
-    ``tables``: a list of CoordinateTable, or CoordinateTables (then its plan is reused).
+    ``tables``: the world's CoordinateTables (build_coordinate_tables), with their plan.
 
     A limit on coordinate c at ``lo`` is the row C = c - lo >= 0, one at ``hi`` the row
     C = hi - c >= 0 on -J; motors aim dc/dt at a speed, servos at a spring-damper's."""
-    plan = tables.plan if isinstance(tables, CoordinateTables) else bounded_plan(tables)
+    plan = tables.plan
     if plan is None:
         return None, np.zeros(0, dtype=np.intp)
     # all tables' coordinates stacked, then the rows gathered from them at once

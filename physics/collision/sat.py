@@ -30,9 +30,12 @@ def pair_last(shapes):
 
 
 def sat_pair_last(axes_a, pos_a, ha, axes_b, pos_b, hb):
-    """box_sat on pair-last arrays (see pair_last). Also returns `forward` (M,): whether the
-    normal is the best axis itself (not its negative), and the (M,) largest half extent of
-    each pair.
+    """Best separating axis of M box pairs, on pair-last arrays (see pair_last).
+
+    Returns kind (M,) FACE_A / FACE_B / EDGE, index (M,) (face axis 0..2, or 3 i + j for
+    a_i x b_j), normal (M, 3) unit pointing from a towards b, separation (M,), `forward` (M,):
+    whether the normal is the best axis itself (not its negative), and the (M,) largest half
+    extent of each pair.
 
     Sums are formed in the order of the per-axis dot products (einsum) this replaces, so the
     separations are the same to the bit: x0 y0 + x1 y1 + x2 y2 left to right, except for
@@ -91,12 +94,3 @@ def sat_pair_last(axes_a, pos_a, ha, axes_b, pos_b, hb):
     forward = offset[best, cols] >= 0.0
     normal *= np.where(forward, 1.0, -1.0)[:, None]
     return kind, index, normal, seps[best, cols], forward, scale
-
-
-def box_sat(a, b):
-    """Best separating axis of M box pairs.
-
-    Returns kind (M,) FACE_A / FACE_B / EDGE, index (M,) (face axis 0..2, or 3 i + j for
-    a_i x b_j), normal (M, 3) unit pointing from a towards b, separation (M,).
-    """
-    return sat_pair_last(*pair_last(a), *pair_last(b))[:4]
