@@ -79,9 +79,10 @@ def cached_pattern(world, a, b, inv_mass):
 DIRECT_BELOW = 150
 
 
-def bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor=None):
+def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, F, T, v, w, h, factor):
     """Solve joints and bounded rows together: the joints' rows keep the seed equation's
-    right-hand side, the bounded rows aim at their end-of-step velocity targets.
+    right-hand side ``rhs_e`` (``step.seed_rhs``; None without joints), the bounded rows aim
+    at their end-of-step velocity targets.
 
     ``world.contact_solver`` picks the method: "iterative" eliminates the joint rows with
     ``factor``, the joints' own factorisation of J M^-1 J^T + cfm, and solves the bounded rows
@@ -96,20 +97,19 @@ def bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, 
     if solver == "auto":
         solver = "direct" if block.rows.count < DIRECT_BELOW else "iterative"
     if solver == "iterative":
-        return _bounded_iterative(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor)
+        return _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, F, T, v, w, h,
+                                  factor)
     all_rows = Rows.concatenate([r for r in (rows, block.rows) if r is not None])
     m_eq = 0 if rows is None else rows.count
     pattern = cached_pattern(world, all_rows.a, all_rows.b, inv_mass)
     J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
     free_lin = inv_mass[:, None] * F
     free_ang = np.einsum("nij,nj->ni", Iinv, T)
-    k, d = world.baumgarte
     rb = block.rows
     rhs_b = (block.target - rb.velocity(v, w)) / h - rb.velocity(free_lin, free_ang)
     parts_rhs, parts_lo, parts_hi, parts_cfm = [rhs_b], [block.lo], [block.hi], [world.cfm + block.cfm]
     if m_eq:
-        rhs_eq = -(rows.Jdu + rows.velocity(free_lin, free_ang) + k * rows.C + d * rows.velocity(v, w))
-        parts_rhs.insert(0, rhs_eq)
+        parts_rhs.insert(0, rhs_e)
         parts_lo.insert(0, np.full(m_eq, -np.inf))
         parts_hi.insert(0, np.full(m_eq, np.inf))
         parts_cfm.insert(0, np.full(m_eq, world.cfm))
@@ -126,7 +126,7 @@ def bounded_multipliers(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, 
     return lam[:m_eq], lam[m_eq:]
 
 
-def _bounded_iterative(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, factor):
+def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, F, T, v, w, h, factor):
     """``bounded_multipliers`` by ``iterative.solve_iterative``: (lambda_E, lambda_B)."""
     n = world._n
     block = uni.block
@@ -150,11 +150,9 @@ def _bounded_iterative(world, model, rows, uni, inv_mass, Iinv, F, T, v, w, h, f
         if old.size == rb.count - 3 * kc and np.array_equal(last.uni.owner[last.uni.n_contact_rows:],
                                                             uni.owner[3 * kc:]):
             lam0[3 * kc:] = old
-    E = rhs_e = None
-    if rows is not None and rows.count:
-        k, d = world.baumgarte
+    E = None
+    if rhs_e is not None:
         E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
-        rhs_e = -(rows.Jdu + rows.velocity(free_lin, free_ang) + k * rows.C + d * E.times_J(u))
     lam_e, lam_b, info = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
                                          friction_normal=block.friction_normal, mu=block.mu,
                                          lam0=lam0, E=E, rhs_e=rhs_e, tolerance=VELOCITY_TOLERANCE / h,
