@@ -331,11 +331,14 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     # until its bounds are refreshed, and a pile slides if that waits for a long solve.
     fric = is_fric.any()
     iterations, rounds, residual, settled = 0, 0, np.inf, 0
+    # z stays in the scaled space from round to round (x / s of s z is not z to the last
+    # bit, and the next round would then pay a product for round-off moves)
+    z = x / s
     while rounds < 4 * max_iterations + 1:
         rounds += 1
         blo, bhi = bounds(x)
         budget = max_iterations - iterations
-        z, used, residual = qp.solve(blo / s, bhi / s, x / s, tol * s,
+        z, used, residual = qp.solve(blo / s, bhi / s, z, tol * s,
                                      min(round_iterations, budget) if fric else budget)
         iterations += used
         x = s * z
