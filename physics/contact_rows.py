@@ -109,14 +109,14 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T) -> BoundedRows
     )
 
 
-def positional_warm_start(previous, body_a, body_b, point, t1, t2, warm, reach=2e-3):
-    """Fill the warm start (K, 3) of contacts that found no multipliers under their feature
-    key with those of last step's contact of the same two bodies nearest to their point
-    (within ``reach`` m). Box manifolds can renumber their features from step to step while
-    the points stay where they were; a cold row in a resting stack costs the iterative
+def positional_warm_start(previous, body_a, body_b, point, t1, t2, warm, found, reach=2e-3):
+    """Fill the warm start (K, 3) of contacts not ``found`` (K,) under their feature key last
+    step with the multipliers of last step's contact of the same two bodies nearest to their
+    point (within ``reach`` m). Box manifolds can renumber their features from step to step
+    while the points stay where they were; a cold row in a resting stack costs the iterative
     solver many iterations. ``previous`` is last step's ``ContactReport`` (user indices),
     body_a, body_b (K,) body rows. Returns the (K, 3) warm start."""
-    cold = np.flatnonzero((warm[:, 0] == 0) & (warm[:, 1] == 0) & (warm[:, 2] == 0))
+    cold = np.flatnonzero(~found)
     if previous is None or len(previous) == 0 or cold.size == 0:
         return warm
     pkey = ((previous.body_a.astype(np.int64) + 1) << 32) | (previous.body_b.astype(np.int64) + 1)

@@ -60,18 +60,19 @@ def contact_keys(cs: ContactSet) -> np.ndarray:
     return cs.packed_keys
 
 
-def warm_start(world, keys: np.ndarray) -> np.ndarray:
-    """(K, 3) multipliers (normal, tangent 1, tangent 2) of the same contacts last step."""
+def warm_start(world, keys: np.ndarray):
+    """(K, 3) multipliers (normal, tangent 1, tangent 2) of the same contacts last step, and
+    (K,) bool which contacts were there last step."""
     old_keys, old_lam = world._warm
     if not (old_keys.size and keys.size):
-        return np.zeros((keys.shape[0], 3))
+        return np.zeros((keys.shape[0], 3)), np.zeros(keys.shape[0], dtype=bool)
     order = np.argsort(old_keys)
     sorted_keys = old_keys.take(order)
     pos = np.minimum(np.searchsorted(sorted_keys, keys), old_keys.size - 1)
     hit = sorted_keys.take(pos) == keys
     # every contact takes the multipliers found at its search position, misses then zero (a
     # gather and a select: cheaper than a masked assignment)
-    return np.where(hit[:, None], old_lam.take(order.take(pos), axis=0), 0.0)
+    return np.where(hit[:, None], old_lam.take(order.take(pos), axis=0), 0.0), hit
 
 
 def report(cs: ContactSet, lam: np.ndarray, tangents) -> ContactReport:

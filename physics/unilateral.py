@@ -29,6 +29,7 @@ class Unilateral:
     keys: np.ndarray
     tangents: tuple
     warm: np.ndarray             # (K, 3) last step's multipliers of the same contacts
+    warm_found: np.ndarray       # (K,) bool: the contact was there last step (same key)
     restitution: np.ndarray      # (K,)
 
 
@@ -38,11 +39,11 @@ def unilateral_rows(world, model, kin, h):
     cs = detect(world, model, kin.x, kin.R, kin.v, h)
     blocks, owners = [], []
     tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
-    warm, e = np.zeros((0, 3)), np.zeros(0)
+    warm, found, e = np.zeros((0, 3)), np.zeros(0, dtype=bool), np.zeros(0)
     if len(cs):
         mu = np.sqrt(world._friction[cs.body_a] * world._friction[cs.body_b])
         e = np.maximum(world._restitution[cs.body_a], world._restitution[cs.body_b])
-        warm = warm_start(world, contact_keys(cs))
+        warm, found = warm_start(world, contact_keys(cs))
         block = contact_rows(kin, cs.body_a, cs.body_b, cs.point, cs.normal, cs.depth, mu, h, T)
         blocks.append(block)
         owners.append(np.full(block.rows.count, -1, dtype=np.intp))
@@ -58,7 +59,7 @@ def unilateral_rows(world, model, kin, h):
     if merged is None:
         return None
     return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), contact_keys(cs), tangents,
-                      warm, e)
+                      warm, found, e)
 
 
 def cached_pattern(world, a, b, inv_mass):
@@ -92,7 +93,8 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, F, T, v,
     block = uni.block
     if uni.n_contact_rows:
         uni.warm = positional_warm_start(world._contacts, uni.contacts.body_a, uni.contacts.body_b,
-                                         uni.contacts.point, *uni.tangents, uni.warm)
+                                         uni.contacts.point, *uni.tangents, uni.warm,
+                                         uni.warm_found)
     solver = world.contact_solver
     if solver == "auto":
         solver = "direct" if block.rows.count < DIRECT_BELOW else "iterative"
