@@ -223,32 +223,10 @@ def find_pairs(kind, params, position, rotation, static, group, mask, excluded_p
     reach (N,) extra distance per body (|v| dt for fast dynamic bodies, 0 otherwise); a pair
     is returned if its shapes may be within margin + reach_i + reach_j of each other.
     ``cache`` keeps the candidates between steps (see PairCache; it assumes the same bodies
-    and excluded pairs on every call); without it every call sweeps.
+    and excluded pairs on every call); without it every call sweeps (with a fresh cache).
     """
-    n = len(kind)
-    if cache is not None:
-        return _cached_pairs(cache, kind, params, position, rotation, static, group, mask,
-                             excluded_pairs, margin, reach)
-    bounded = np.flatnonzero((kind >= SPHERE) & (kind < PLANE))
-    ext = half_extents(kind[bounded], params[bounded], rotation[bounded])
-    ext += (0.5 * margin + reach[bounded])[:, None]
-    c = position[bounded]
-    i, j = sweep_and_prune(c - ext, c + ext)
-    i, j, pp, pb = sorted_pairs(bounded[i], bounded[j], kind, static, n)
-    keys = excluded_keys(excluded_pairs, n)
-    if not (len(i) or len(pp)):
-        return i, j, pp, pb
-    group, mask = np.asarray(group, np.int64), np.asarray(mask, np.int64)
-    ok = allowed(i, j, static, group, mask, keys, n)
-    i, j = i[ok], j[ok]
-    if len(pp):
-        nrm = params[pp, :3]
-        gap = (einsum("mi,mi->m", nrm, position[pb]) - params[pp, 3]
-               - support_below(kind[pb], params[pb], rotation[pb], nrm))
-        keep = (gap <= margin + reach[pb]) & allowed(pp, pb, np.zeros(n, bool), group, mask,
-                                                     keys, n)
-        pp, pb = pp[keep], pb[keep]
-    return i, j, pp, pb
+    return _cached_pairs(PairCache() if cache is None else cache, kind, params, position,
+                         rotation, static, group, mask, excluded_pairs, margin, reach)
 
 
 def _cached_pairs(cache, kind, params, position, rotation, static, group, mask,
