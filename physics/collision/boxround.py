@@ -15,6 +15,7 @@ from .sdf import box_closest
 
 # Feature ids: 0 the single deepest point; 1 + 2 * face + end for the clipped face points.
 SINGLE = 0
+_SINGLE_ROW = np.array([[SINGLE]])      # the feature of a sphere's one candidate, all pairs
 
 
 def box_round(a, b, margin):
@@ -32,6 +33,11 @@ def box_round(a, b, margin):
     dist, surf, n_loc, face = box_closest(q, h)
     depth0 = r - dist
     point0 = surf - n_loc * (depth0 / 2.0)[:, None]
+    if not hl.any():
+        # Spheres only (marbles against walls): a zero-length segment is never clipped, so
+        # the single point is the one candidate.
+        return (to_world(a.rot, a.pos, point0[:, None]), rotate(a.rot, n_loc[:, None]),
+                depth0[:, None], _SINGLE_ROW, (depth0 >= -margin)[:, None])
 
     # Face region: clip the segment to the two side slabs of that face.
     k = np.maximum(face, 0) // 2

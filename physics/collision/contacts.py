@@ -85,8 +85,10 @@ def from_candidates(body_a, body_b, point, normal, depth, feature, valid) -> Con
     broadcast array (and a constant row cheaper than making a broadcast view).
     """
     valid = np.asarray(valid)
-    rows, cols = valid.nonzero()            # the pair and the candidate slot of each contact
-    flat = rows * valid.shape[1] + cols     # index into the (M * C) candidates
+    c = valid.shape[1]
+    flat = np.flatnonzero(valid)            # index into the (M * C) candidates
+    rows = flat // c                        # the pair and the candidate slot of each contact
+    cols = flat - rows * c                  # (a 2-d nonzero costs several times more)
     normal, feature = np.asarray(normal, dtype=np.float64), np.asarray(feature, dtype=np.int64)
     # gathers by take (numpy's boolean and fancy indexing of rows is several times slower)
     return ContactSet(

@@ -53,6 +53,13 @@ def round_round(a, b, margin):
     m = len(margin)
     ra, la, rb, lb = a.params[:, 0], a.params[:, 1], b.params[:, 0], b.params[:, 1]
     da, db = a.rot[:, :, 2], b.rot[:, :, 2]
+    if not (la.any() or lb.any()) and a.pos.all() and b.pos.all():
+        # Spheres only (a bin of marbles): their closest points are the centres, one candidate.
+        # The general path adds s d = +-0 to the centres, which changes a centre only where
+        # it has a zero coordinate (-0 + 0 = +0), hence the test for those.
+        point, normal, depth = sphere_pair(a.pos, b.pos, ra, rb, da, db)
+        return (point[:, None], normal[:, None], depth[:, None], _FEATURES[:, :1],
+                (depth >= -margin)[:, None])
     s, t = closest_segments(a.pos, da, la, b.pos, db, lb)
     point = np.zeros((m, 3, 3))
     normal = np.zeros((m, 3, 3))
