@@ -57,9 +57,12 @@ def wrap_near(angle, reference):
 def axis_angle(Ra, Rb, axis_a, ref_a, ref_b):
     """Wrapped hinge angle in [-pi, pi] (k,) of ref_b (local to b) from ref_a (local to a)
     about axis_a (local to a), and the world axis (k, 3). Ra, Rb (k, 3, 3)."""
-    u = rotate(Ra, axis_a)
-    ra = rotate(Ra, ref_a)
-    rb = rotate(Rb, ref_b)
+    return angle_about(rotate(Ra, axis_a), rotate(Ra, ref_a), rotate(Rb, ref_b))
+
+
+def angle_about(u, ra, rb):
+    """Wrapped angle in [-pi, pi] (k,) of the world vector rb from ra about the unit u, and u
+    (all (k, 3))."""
     rb = rb - dot(rb, u)[:, None] * u
     return np.arctan2(dot(cross(ra, rb), u), dot(ra, rb)), u
 
@@ -68,8 +71,12 @@ def twist_coordinate(Ra, Rb, ta, tb, ra, rb):
     """Swing-twist twist angle (k,) in [-pi, pi] and its rate vector G (k, 3), world frame:
     d(twist)/dt = G . (w_b - w_a). ta, tb: the twist axis local to a and b; ra, rb: a
     reference direction perpendicular to it, local to a and b (equal in the world at zero)."""
-    ua, ub = rotate(Ra, ta), rotate(Rb, tb)
-    ra, rb = rotate(Ra, ra), rotate(Rb, rb)
+    return twist_of(rotate(Ra, ta), rotate(Rb, tb), rotate(Ra, ra), rotate(Rb, rb))
+
+
+def twist_of(ua, ub, ra, rb):
+    """twist_coordinate from the world twist axes ua, ub and reference directions ra, rb of
+    the two bodies (k, 3)."""
     c = dot(ua, ub)
     one_plus_c = np.maximum(1.0 + c, 1e-12)
     k = cross(ub, ua)                                   # sin(swing) times the swing axis
@@ -77,6 +84,15 @@ def twist_coordinate(Ra, Rb, ta, tb, ra, rb):
     rb = c[:, None] * rb + cross(k, rb) + (dot(k, rb) / one_plus_c)[:, None] * k
     twist = np.arctan2(dot(cross(ra, rb), ua), dot(ra, rb))
     return twist, (ua + ub) / one_plus_c[:, None]
+
+
+def swing_of(ua, ub):
+    """Swing angle (k,) in [0, pi] between the world twist axes ua, ub of the two bodies
+    (k, 3), and its rate vector (k, 3): d(swing)/dt = g . (w_b - w_a)."""
+    axis = cross(ua, ub)
+    sq = axis * axis        # np.linalg.norm(axis, axis=1) by columns: the same sum
+    s = np.sqrt((sq[:, 0] + sq[:, 1]) + sq[:, 2])
+    return np.arctan2(s, dot(ua, ub)), axis / np.maximum(s, 1e-12)[:, None]
 
 
 def hinge_angles(world, owner, a, b, axis_a, ref_a, ref_b, R=None):
@@ -90,31 +106,54 @@ def hinge_angles(world, owner, a, b, axis_a, ref_a, ref_b, R=None):
     return wrap_near(c, world._joint_angle.take(owner)), u
 
 
-def coordinates(table: CoordinateTable, kin: Kinematics):
-    """Coordinate values c (k,) and rate Jacobians Ja, Jb (k, 6)."""
-    a, b = table.a, table.b
-    if table.kind == "position":
-        r = line_rows(kin, a, b, *table.args)
-        return r.C, r.Ja, r.Jb
-    # the angular coordinates: c and the world vector g with dc/dt = g . (w_b - w_a)
-    # (x.take(rows, axis=0) is x[rows], several times faster for these small arrays)
+# The body-fixed vectors each angular coordinate kind turns into the world: (side, argument)
+# pairs, side 0 body a, 1 body b, in the order its function (swing_of, twist_of,
+# angle_about) takes them
+TURNED = {"swing": ((0, 0), (1, 1)), "twist": ((0, 0), (1, 1), (0, 2), (1, 3)),
+          "angle": ((0, 0), (0, 1), (1, 2))}
+
+
+def turned_vectors(table: CoordinateTable, kin: Kinematics) -> tuple:
+    """The world vectors (k, 3) an angular coordinate table starts from (TURNED)."""
+    sides = (table.a, table.b)
+    return tuple(rotate(kin.R.take(sides[side], axis=0), table.args[arg])
+                 for side, arg in TURNED[table.kind])
+
+
+def angular_coordinate(table: CoordinateTable, kin: Kinematics, turned=None):
+    """Values c (k,) of an angular coordinate and the world vector g (k, 3) with
+    dc/dt = g . (w_b - w_a). ``turned``: its turned_vectors, if at hand."""
+    turned = turned_vectors(table, kin) if turned is None else turned
     if table.kind == "swing":
-        ua = rotate(kin.R.take(a, axis=0), table.args[0])
-        ub = rotate(kin.R.take(b, axis=0), table.args[1])
-        axis = cross(ua, ub)
-        sq = axis * axis        # np.linalg.norm(axis, axis=1) by columns: the same sum
-        s = np.sqrt((sq[:, 0] + sq[:, 1]) + sq[:, 2])
-        c = np.arctan2(s, dot(ua, ub))
-        g = axis / np.maximum(s, 1e-12)[:, None]
-    elif table.kind == "twist":
-        c, g = twist_coordinate(kin.R.take(a, axis=0), kin.R.take(b, axis=0), *table.args)
-    elif table.world is not None:   # hinge angle, continuous
-        c, g = hinge_angles(table.world, table.owner, a, b, *table.args, R=kin.R)
-    else:
-        c, g = axis_angle(kin.R.take(a, axis=0), kin.R.take(b, axis=0), *table.args)
-    J = np.zeros((len(a), 12))          # [Ja | Jb]: (0, -g) on a, (0, g) on b
+        return swing_of(*turned)
+    if table.kind == "twist":
+        return twist_of(*turned)
+    c, g = angle_about(*turned)
+    if table.world is not None:     # hinge angle, continuous: nearest to the last one
+        c = wrap_near(c, table.world._joint_angle.take(table.owner))
+    return c, g
+
+
+def angular_rate_blocks(g):
+    """[Ja | Jb] (k, 12) of angular rates g (k, 3): (0, -g) on a, (0, g) on b."""
+    J = np.zeros((len(g), 12))
     np.negative(g, out=J[:, 3:6])
     J[:, 9:] = g
+    return J
+
+
+def coordinate_blocks(table: CoordinateTable, kin: Kinematics, turned=None):
+    """Coordinate values c (k,) and rate Jacobians [Ja | Jb] (k, 12)."""
+    if table.kind == "position":
+        r = line_rows(kin, table.a, table.b, *table.args)
+        return r.C, np.concatenate([r.Ja, r.Jb], axis=1)
+    c, g = angular_coordinate(table, kin, turned)
+    return c, angular_rate_blocks(g)
+
+
+def coordinates(table: CoordinateTable, kin: Kinematics):
+    """Coordinate values c (k,) and rate Jacobians Ja, Jb (k, 6)."""
+    c, J = coordinate_blocks(table, kin)
     return c, J[:, :6], J[:, 6:]
 
 
@@ -174,12 +213,45 @@ def bounded_plan(tables) -> BoundedPlan | None:
 
 
 class CoordinateTables(list):
-    """A world's coordinate tables, and the plan of the bounded rows they make (both change
-    only with the topology)."""
+    """A world's coordinate tables, and what only changes with them: the plan of the bounded
+    rows they make, and the body vectors that all angular tables turn into the world, stacked
+    so that one gather and one product turn them all (per-call costs dominate arrays of a
+    few hundred rows)."""
 
     def __init__(self, tables):
         super().__init__(tables)
         self.plan = bounded_plan(self)
+        bodies, local, self._spans, start = [], [], [], 0
+        for t in self:
+            span = []
+            for side, arg in TURNED.get(t.kind, ()):
+                bodies.append(t.b if side else t.a)
+                local.append(t.args[arg])
+                span.append((start, start + len(t.a)))
+                start += len(t.a)
+            self._spans.append(span)
+        self._turn = (np.concatenate(bodies), np.concatenate(local)) if bodies else None
+
+    def turned(self, kin: Kinematics) -> list:
+        """Per table its turned_vectors (None for a position table)."""
+        if self._turn is None:
+            return [None] * len(self)
+        bodies, local = self._turn
+        r = rotate(kin.R.take(bodies, axis=0), local)
+        return [tuple(r[i:j] for i, j in span) or None for span in self._spans]
+
+    def coordinates(self, kin: Kinematics):
+        """All tables' coordinates stacked: values c (K,) and [Ja | Jb] (K, 12)."""
+        turned = self.turned(kin)
+        if all(t.kind in TURNED for t in self):   # angular only: one J for all rates
+            c, g = zip(*(angular_coordinate(t, kin, r) for t, r in zip(self, turned)))
+            return _stacked(c), angular_rate_blocks(_stacked(g))
+        c, J = zip(*(coordinate_blocks(t, kin, r) for t, r in zip(self, turned)))
+        return _stacked(c), _stacked(J)
+
+
+def _stacked(arrays):
+    return np.concatenate(arrays) if len(arrays) > 1 else arrays[0]
 
 
 def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
@@ -192,11 +264,10 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
     if plan is None:
         return None, np.zeros(0, dtype=np.intp)
     # all tables' coordinates stacked, then the rows gathered from them at once
-    parts = [coordinates(t, kin) for t in tables]
-    c, Ja, Jb = (np.concatenate(p) if len(parts) > 1 else p[0] for p in zip(*parts))
+    c, J = tables.coordinates(kin)
     c = c.take(plan.entry)
-    sign = plan.sign[:, None]
-    Ja, Jb = sign * Ja.take(plan.entry, axis=0), sign * Jb.take(plan.entry, axis=0)
+    J = plan.sign[:, None] * J.take(plan.entry, axis=0)
+    Ja, Jb = J[:, :6], J[:, 6:]
     C = plan.sign * (c - plan.bound)
     target = np.where(C > 0, -C / h, -C / T)
     cfm = np.zeros(C.size)
@@ -209,7 +280,7 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
         target[plan.motor] = np.where(servo, k * (value - c.take(plan.motor)) / gain, value)
         cfm[plan.motor] = np.where(servo, 1.0 / (h * gain), 0.0)
         C[plan.motor] = 0.0
-    rows = Rows(plan.a, plan.b, C, Ja, Jb, np.zeros(C.size))
+    rows = Rows(plan.a, plan.b, C, Ja, Jb, np.zeros(C.size), side_blocks=J)
     block = BoundedRows(rows, plan.lo.copy(), plan.hi.copy(), target, np.full(C.size, -1),
                         np.zeros(C.size), cfm)
     return block, plan.owner

@@ -52,11 +52,20 @@ class Rows:
     parts: list | None = field(default=None, repr=False, compare=False)
 
     @staticmethod
-    def concatenate(blocks: list["Rows"]) -> "Rows":
+    def concatenate(blocks: list["Rows"], sides: tuple | None = None) -> "Rows":
+        """The rows of ``blocks`` one after the other. ``sides``: their a and b stacked, if
+        at hand (they only change with the topology)."""
         if len(blocks) == 1:
             return blocks[0]
-        return Rows(*(np.concatenate([getattr(r, f) for r in blocks])
-                      for f in ("a", "b", "C", "Ja", "Jb", "Jdu")), parts=blocks)
+        a, b = sides if sides is not None else (np.concatenate([r.a for r in blocks]),
+                                                np.concatenate([r.b for r in blocks]))
+        C, Jdu = np.concatenate([r.C for r in blocks]), np.concatenate([r.Jdu for r in blocks])
+        if all(r.side_blocks is not None for r in blocks):
+            # one copy of [Ja | Jb], with Ja and Jb views of it (not three concatenations)
+            J = np.concatenate([r.side_blocks for r in blocks])
+            return Rows(a, b, C, J[:, :6], J[:, 6:], Jdu, side_blocks=J, parts=blocks)
+        return Rows(a, b, C, np.concatenate([r.Ja for r in blocks]),
+                    np.concatenate([r.Jb for r in blocks]), Jdu, parts=blocks)
 
     @property
     def count(self) -> int:
@@ -112,13 +121,14 @@ _POINT_J_CONSTANT[:, :3], _POINT_J_CONSTANT[:, 6:9] = -np.eye(3), np.eye(3)
 _POINT_J_CONSTANT = _POINT_J_CONSTANT.reshape(36)
 
 
-def point_rows(k: Kinematics, a, b, la, lb, layout=None) -> Rows:
+def point_rows(k: Kinematics, a, b, la, lb, layout=None, rotated=None) -> Rows:
     """Anchor la (local to a) coincides with lb (local to b). 3 rows per instance, xyz order.
-    ``layout``: PrimitiveTable.point_layout() of these instances, if at hand."""
+    ``layout``: PrimitiveTable.point_layout() of these instances, if at hand; ``rotated``:
+    the world offsets [ra; rb] (2n, 3), if at hand (see Tables.rotated)."""
     n = a.shape[0]
     both, local, rows_a, rows_b = layout if layout is not None else point_layout(a, b, la, lb)
     # np.take: a faster gather than indexing for these (n, 3, 3) and (n, 3) arrays
-    r = rotate(k.R.take(both, axis=0), local)           # ra and rb in one product
+    r = rotate(k.R.take(both, axis=0), local) if rotated is None else rotated  # ra, rb at once
     ra, rb = r[:n], r[n:]
     pa, pb = k.x.take(a, axis=0) + ra, k.x.take(b, axis=0) + rb
     J = np.concatenate([ra, rb], axis=1) @ _POINT_J + _POINT_J_CONSTANT
@@ -134,15 +144,19 @@ def point_layout(a, b, la, lb):
     return np.concatenate([a, b]), np.concatenate([la, lb]), np.repeat(a, 3), np.repeat(b, 3)
 
 
-def perpendicular_rows(k: Kinematics, a, b, ua, vb) -> Rows:
-    """Unit vector ua (local to a) perpendicular to vb (local to b). 1 row per instance."""
-    u = rotate(k.R.take(a, axis=0), ua)
-    v = rotate(k.R.take(b, axis=0), vb)
-    uxv = cross(u, v)
-    zero = np.zeros_like(u)
-    jdu = _perpendicular_jdu(k, a, b, u, v) if k.velocity_terms else np.zeros(a.shape[0])
-    return Rows(a, b, dot(u, v), np.concatenate([zero, uxv], 1), np.concatenate([zero, -uxv], 1),
-                jdu, anchors=(u, v))
+def perpendicular_rows(k: Kinematics, a, b, ua, vb, rotated=None) -> Rows:
+    """Unit vector ua (local to a) perpendicular to vb (local to b). 1 row per instance.
+    ``rotated``: the world vectors [u; v] (2n, 3), if at hand (see Tables.rotated)."""
+    n = a.shape[0]
+    if rotated is None:
+        u, v = rotate(k.R.take(a, axis=0), ua), rotate(k.R.take(b, axis=0), vb)
+    else:
+        u, v = rotated[:n], rotated[n:]
+    J = np.zeros((n, 12))               # [Ja | Jb]: (0, u x v) on a, (0, -(u x v)) on b
+    J[:, 3:6] = cross(u, v)
+    np.negative(J[:, 3:6], out=J[:, 9:])
+    jdu = _perpendicular_jdu(k, a, b, u, v) if k.velocity_terms else np.zeros(n)
+    return Rows(a, b, dot(u, v), J[:, :6], J[:, 6:], jdu, side_blocks=J, anchors=(u, v))
 
 
 def _perpendicular_jdu(k: Kinematics, a, b, u, v):
@@ -190,15 +204,20 @@ class PrimitiveTable:
     owner: np.ndarray
     args: tuple = field(default_factory=tuple)
     _point_layout: tuple | None = field(default=None, repr=False, compare=False)
+    _ends: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     ROWS_PER_INSTANCE = {"point": 3, "perpendicular": 1, "line": 1, "distance": 1, "rolling": 3}
 
-    def evaluate(self, k: Kinematics) -> Rows:
+    def evaluate(self, k: Kinematics, rotated=None) -> Rows:
+        """The rows at ``k``; ``rotated``: this table's rotated vectors (Tables.rotated)."""
         if self.kind == "rolling":              # its own module; imported here, not at load
             from .rolling import rolling_rows
             return rolling_rows(k, self.a, self.b, *self.args)
         if self.kind == "point":
-            return point_rows(k, self.a, self.b, *self.args, layout=self.point_layout())
+            return point_rows(k, self.a, self.b, *self.args, layout=self.point_layout(),
+                              rotated=rotated)
+        if self.kind == "perpendicular":
+            return perpendicular_rows(k, self.a, self.b, *self.args, rotated=rotated)
         return PRIMITIVES[self.kind](k, self.a, self.b, *self.args)
 
     def point_layout(self):
@@ -206,18 +225,35 @@ class PrimitiveTable:
             self._point_layout = point_layout(self.a, self.b, *self.args)
         return self._point_layout
 
-    def values(self, k: Kinematics) -> np.ndarray:
-        """C only (m,), without the Jacobians: what a position iteration needs."""
-        if self.kind == "point":
-            both, local, _, _ = self.point_layout()
-            r = rotate(k.R.take(both, axis=0), local)
+    def values(self, k: Kinematics, rotated=None) -> np.ndarray:
+        """C only (m,), without the Jacobians: what a position iteration needs. ``rotated``:
+        this table's rotated vectors (Tables.rotated), if at hand."""
+        if self.kind in ROTATED:
             n = self.a.shape[0]
-            return (k.x.take(self.b, axis=0) + r[n:] - k.x.take(self.a, axis=0)
-                    - r[:n]).reshape(-1)
-        if self.kind == "perpendicular":
-            ua, vb = self.args
-            return dot(rotate(k.R.take(self.a, axis=0), ua), rotate(k.R.take(self.b, axis=0), vb))
+            r = self.rotated(k) if rotated is None else rotated
+            if self.kind == "perpendicular":
+                return dot(r[:n], r[n:])
+            x = k.x.take(self.ends(), axis=0)
+            return (x[:n] + r[n:] - x[n:] - r[:n]).reshape(-1)
         return self.evaluate(k).C
+
+    def rotated(self, k: Kinematics) -> np.ndarray:
+        """The body-fixed vectors of a point or perpendicular table in the world (2n, 3):
+        those on side a, then those on side b."""
+        bodies, local = self.rotation_layout()
+        return rotate(k.R.take(bodies, axis=0), local)
+
+    def rotation_layout(self):
+        """The bodies (2n,) and local vectors (2n, 3) that ``rotated`` turns."""
+        if self.kind == "point":
+            return self.point_layout()[:2]
+        return np.concatenate([self.a, self.b]), np.concatenate(self.args)
+
+    def ends(self):
+        """Side b's bodies, then side a's (2n,): one gather of both for C = p_b - p_a."""
+        if self._ends is None:
+            self._ends = np.concatenate([self.b, self.a])
+        return self._ends
 
     @property
     def row_owner(self) -> np.ndarray:
@@ -230,6 +266,48 @@ PRIMITIVES = {
     "line": line_rows,
     "distance": distance_rows,
 }
+ROTATED = ("point", "perpendicular")    # kinds whose rows start from body vectors rotated
+
+
+class Tables(list):
+    """A model's primitive tables (``build_tables``) and what only changes with them: the
+    body-fixed vectors that all point and perpendicular tables rotate, stacked, so that one
+    gather and one product turn them all (per-call costs dominate arrays of a few hundred
+    rows), and the side bodies of all rows."""
+
+    def __init__(self, tables=()):
+        super().__init__(tables)
+        self._layout = self._sides = None
+
+    def rotated(self, k: Kinematics) -> list:
+        """Per table its rotated vectors (PrimitiveTable.rotated) at ``k``, or None."""
+        if self._layout is None:
+            self._layout = self._rotation_layout()
+        bodies, local, bounds = self._layout
+        if bodies is None:
+            return [None] * len(self)
+        r = rotate(k.R.take(bodies, axis=0), local)
+        return [None if b is None else r[b[0]:b[1]] for b in bounds]
+
+    def _rotation_layout(self):
+        layouts = [t.rotation_layout() if getattr(t, "kind", None) in ROTATED else None
+                   for t in self]
+        used = [lay for lay in layouts if lay is not None]
+        if not used:
+            return None, None, [None] * len(self)
+        bounds, start = [], 0
+        for lay in layouts:
+            bounds.append(None if lay is None else (start, start + lay[0].shape[0]))
+            start += 0 if lay is None else lay[0].shape[0]
+        return (np.concatenate([b for b, _ in used]), np.concatenate([v for _, v in used]),
+                bounds)
+
+    def sides(self, parts: list[Rows]) -> tuple:
+        """The a and b (m,) of all rows, kept from the first evaluation's ``parts``."""
+        if self._sides is None:
+            self._sides = (np.concatenate([r.a for r in parts]),
+                           np.concatenate([r.b for r in parts]))
+        return self._sides
 
 
 def build_tables(instances: dict[str, list[tuple]]) -> list[PrimitiveTable]:
@@ -237,7 +315,7 @@ def build_tables(instances: dict[str, list[tuple]]) -> list[PrimitiveTable]:
 
     ``instances[kind]`` is a list of tuples ``(owner, a, b, *args)``, one per instance.
     """
-    tables = []
+    tables = Tables()
     if instances.get("coupling"):
         from .couplings import CouplingTable
         tables.append(CouplingTable(instances["coupling"]))
@@ -256,10 +334,15 @@ def build_tables(instances: dict[str, list[tuple]]) -> list[PrimitiveTable]:
 
 def evaluate_tables(tables: list[PrimitiveTable], k: Kinematics, c_only: bool = False):
     """All rows (``Rows``), or with ``c_only`` just the constraint values C (m,)."""
+    if not isinstance(tables, Tables):
+        tables = Tables(tables)
+    rotated = tables.rotated(k)
     if c_only:
-        return np.concatenate([t.values(k) if hasattr(t, "values") else t.evaluate(k).C
-                               for t in tables])
-    return Rows.concatenate([t.evaluate(k) for t in tables])
+        return np.concatenate([t.values(k, r) if hasattr(t, "values") else t.evaluate(k).C
+                               for t, r in zip(tables, rotated)])
+    parts = [t.evaluate(k, r) if r is not None else t.evaluate(k)
+             for t, r in zip(tables, rotated)]
+    return Rows.concatenate(parts, tables.sides(parts) if len(parts) > 1 else None)
 
 
 def velocity_products(tables, rows: Rows, k: Kinematics) -> np.ndarray:

@@ -404,7 +404,11 @@ class World:
         owner = self._angle_table[0]
         if owner.size:
             from .limits import hinge_angles
-            self._joint_angle[owner] = hinge_angles(self, *self._angle_table)[0]
+            # the rotations the step ended with, if it kept them for the next one (the same
+            # values as made afresh from the orientations)
+            cache = self._start_cache
+            R = cache.R if cache is not None else None
+            self._joint_angle[owner] = hinge_angles(self, *self._angle_table, R=R)[0]
 
     @property
     def contact_iterations(self) -> int:
