@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .math3d import cross, dot
+from .math3d import dot
 from .rows import Rows
 
 RESTITUTION_THRESHOLD = 0.2   # m/s: slower impacts do not bounce (resting contact stays put)
@@ -47,19 +47,40 @@ class BoundedRows:
                            *(np.concatenate([getattr(b, f) for b in blocks]) for f in ("mu", "cfm")))
 
 
-def _tangents_into(n, t1, t2):
-    """Two unit tangents completing each normal n (k, 3) to a right-handed frame, written
-    into t1, t2 (k, 3) views: t1 = n x helper / |.| with helper (1, 0, 0), or (0, 1, 0) where
-    n is near x; t2 = n x t1."""
-    n0, n1, n2 = n[:, 0], n[:, 1], n[:, 2]
+def _frame(normal):
+    """(3 components, 3 directions, k): each normal n (k, 3) and two unit tangents completing
+    it to a right-handed frame, by components: t1 = n x helper / |.| with helper (1, 0, 0),
+    or (0, 1, 0) where n is near x; t2 = n x t1. (Whole contiguous components: numpy's
+    operations on the columns of (k, 3) arrays cost several times more.)"""
+    D = np.empty((3, 3, normal.shape[0]))
+    np.copyto(D[:, 0], normal.T)
+    n0, n1, n2 = D[:, 0]
+    t0, t1, t2 = D[:, 1]
     h0 = (np.abs(n0) < 0.9).astype(float)       # helper (1, 0, 0) or (0, 1, 0)
     h1 = 1.0 - h0
-    np.subtract(n1 * 0.0, n2 * h1, out=t1[:, 0])
-    np.subtract(n2 * h0, n0 * 0.0, out=t1[:, 1])
-    np.subtract(n0 * h1, n1 * h0, out=t1[:, 2])
-    sq = t1 * t1
-    t1 /= np.sqrt((sq[:, 0] + sq[:, 1]) + sq[:, 2])[:, None]     # = np.linalg.norm
-    cross(n, t1, out=t2)
+    np.subtract(n1 * 0.0, n2 * h1, out=t0)
+    np.subtract(n2 * h0, n0 * 0.0, out=t1)
+    np.subtract(n0 * h1, n1 * h0, out=t2)
+    sq = D[:, 1] * D[:, 1]
+    D[:, 1] /= np.sqrt((sq[0] + sq[1]) + sq[2])     # = np.linalg.norm
+    np.subtract(n1 * t2, n2 * t1, out=D[0, 2])      # math3d.cross's arithmetic
+    np.subtract(n2 * t0, n0 * t2, out=D[1, 2])
+    np.subtract(n0 * t1, n1 * t0, out=D[2, 2])
+    return D
+
+
+def _fill(J, r, D):
+    """J (3k, 6) <- [d, r x d] for the directions d of the frame D (3, 3, k), each row block
+    written a component at a time (a ufunc over the (k, 3) columns of J loops 3 at a time)."""
+    k = D.shape[2]
+    linear, angular = J[:, :3].reshape(3, k, 3), J[:, 3:].reshape(3, k, 3)
+    for c in range(3):
+        np.copyto(linear[..., c], D[c])
+    r0, r1, r2 = r.T.copy()
+    d0, d1, d2 = D
+    np.subtract(r1 * d2, r2 * d1, out=angular[..., 0])     # math3d.cross's arithmetic
+    np.subtract(r2 * d0, r0 * d2, out=angular[..., 1])
+    np.subtract(r0 * d1, r1 * d0, out=angular[..., 2])
 
 
 def contact_rows(kin, a, b, point, normal, depth, friction, h, T) -> BoundedRows:
@@ -73,20 +94,17 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T) -> BoundedRows
 
     Rows are ordered all normals, then all first tangents, then all second tangents; each
     row of b is [d, r_b x d] and of a -[d, r_a x d] for its direction d. The blocks are
-    written in place (a few numpy calls on whole columns, no tiling or concatenation).
+    written in place (a few numpy calls on whole components, no tiling or concatenation).
     """
     k = a.shape[0]
     # x.take(rows, axis=0) is x[rows]: numpy's fancy indexing of rows is several times slower
     ra = point - kin.x.take(a, axis=0)
     rb = point - kin.x.take(b, axis=0)
+    D = _frame(normal)
     Jb = np.empty((3 * k, 6))
-    dirs = Jb[:, :3].reshape(3, k, 3)                 # normal, t1, t2
-    dirs[0] = normal
-    _tangents_into(normal, dirs[1], dirs[2])
-    cross(rb, dirs, out=Jb[:, 3:].reshape(3, k, 3))
+    _fill(Jb, rb, D)
     Ja = np.empty((3 * k, 6))
-    Ja[:, :3] = dirs.reshape(3 * k, 3)
-    cross(ra, dirs, out=Ja[:, 3:].reshape(3, k, 3))
+    _fill(Ja, ra, D)
     np.negative(Ja, out=Ja)
     C = np.zeros(3 * k)
     np.negative(depth, out=C[:k])

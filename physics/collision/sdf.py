@@ -45,11 +45,13 @@ def box_closest(p, h):
     # Outside in a face region: the only clamped axis.
     gap = h - np.abs(p)
     k = np.where(inside, np.argmin(gap, axis=-1), np.argmax(clamped, axis=-1))
-    pk = np.take_along_axis(p, k[..., None], -1)[..., 0]
+    # x[..., k] as a gather from the flat x (take_along_axis costs several times more)
+    at_k = k + np.arange(0, 3 * k.size, 3).reshape(k.shape)
+    pk = np.ravel(p).take(at_k)
     sign = np.where(pk >= 0.0, 1.0, -1.0)
     axis = np.zeros(p.shape)
-    np.put_along_axis(axis, k[..., None], sign[..., None], -1)
-    gap_k = np.take_along_axis(gap, k[..., None], -1)[..., 0]
+    np.put(axis, at_k, sign)
+    gap_k = gap.reshape(-1).take(at_k)
 
     # In a face region the offset p - q is exactly along the face axis; using the axis itself
     # keeps the normal exactly the face normal.
