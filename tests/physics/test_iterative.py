@@ -231,3 +231,55 @@ def test_a_small_contact_budget_trades_accuracy_not_stability():
     assert iterations > 3 * solves          # the budget is used: the pile is not trivial
     assert np.linalg.norm(world._view("_v"), axis=1).max() < 5e-3
     assert deepest < 1e-3
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_carried_power_vector_estimates_the_norm_in_two_products(seed):
+    """MPRGP's expansion step wants alpha < 2 / ||s (S + R) s||; it takes 1.9 / (1.1 est)
+    with est a power-iteration estimate (from below). A solve that carries last solve's
+    vector (a step changes a pile's largest mode little; here the same operator) starts the
+    power iteration from it and needs two products, not six, for an estimate at least as
+    close."""
+    from physics.iterative import NormEstimate, _Reduced, _step_length
+    p = random_problem(100 + seed, n_bodies=30, n_eq=20, n_contacts=60, n_limits=6)
+    _, E, B, fac, factor = solve_iter(p, max_iterations=1)
+    A, m_e = dense_system(p, E, B)
+    S = A[m_e:, m_e:] - A[m_e:, :m_e] @ np.linalg.solve(A[:m_e, :m_e], A[:m_e, m_e:])
+    cfm = CFM + CONTACT_SOFTNESS * B.diagonal
+    s = 1.0 / np.sqrt(B.diagonal + cfm)
+    largest = np.linalg.eigvalsh(s[:, None] * (S + np.diag(cfm)) * s[None, :]).max()
+    op = _Reduced(B, CFM, s, E, fac, factor)
+    carried = NormEstimate()
+    cold = _step_length(op, B.m, carried)
+    products = op.products
+    warm = _step_length(op, B.m, carried)
+    assert op.products - products == 2
+    estimate = lambda alpha: 1.9 / (1.1 * alpha)
+    assert largest >= estimate(warm) >= estimate(cold) > 0.6 * largest
+
+
+def test_an_expansion_step_too_long_for_the_problem_is_halved_not_taken(monkeypatch):
+    """MPRGP descends at every step when its expansion step length is below 2 / ||Q||; the
+    power iteration estimates ||Q|| from below, and from a cold start it can come out low.
+    With the length made 8x too long, box QPs (no friction rounds: one fixed QP) still lower
+    their objective with every iteration: an expansion step that would go uphill halves the
+    length instead of being taken."""
+    import physics.iterative as iterative
+    real = iterative._step_length
+    monkeypatch.setattr(iterative, "_step_length", lambda op, m, carried=None: 8 * real(op, m))
+    k = 60
+    for seed in range(20):
+        p = random_problem(seed, n_bodies=30, n_eq=20, n_contacts=k, n_limits=6)
+        p["fn"][:], p["mu"][:] = -1, 0.0
+        p["lo"][k:3 * k], p["hi"][k:3 * k] = -1.0, 1.0
+        _, E, B, *_ = solve_iter(p, max_iterations=1)
+        A, m_e = dense_system(p, E, B)
+        solve_e = lambda r: np.linalg.solve(A[:m_e, :m_e], r)
+        Q = A[m_e:, m_e:] - A[m_e:, :m_e] @ solve_e(A[:m_e, m_e:])
+        c = p["rhs_b"] - A[m_e:, :m_e] @ solve_e(p["rhs_e"])
+        last = np.inf
+        for n in range(1, 60):
+            (_, x, _), *_ = solve_iter(p, max_iterations=n, round_iterations=n, friction_rounds=1)
+            f = 0.5 * x @ Q @ x - c @ x
+            assert f <= last + 1e-12 * abs(last), (seed, n)
+            last = f
