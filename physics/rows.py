@@ -50,11 +50,13 @@ class Rows:
     # was made of
     anchors: tuple | None = field(default=None, repr=False, compare=False)
     parts: list | None = field(default=None, repr=False, compare=False)
+    # the rotated vectors of all point and perpendicular tables, stacked (Tables.rotated)
+    turned: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @staticmethod
-    def concatenate(blocks: list["Rows"], sides: tuple | None = None) -> "Rows":
+    def concatenate(blocks: list["Rows"], sides: tuple | None = None, turned=None) -> "Rows":
         """The rows of ``blocks`` one after the other. ``sides``: their a and b stacked, if
-        at hand (they only change with the topology)."""
+        at hand (they only change with the topology); ``turned``: see the field."""
         if len(blocks) == 1:
             return blocks[0]
         a, b = sides if sides is not None else (np.concatenate([r.a for r in blocks]),
@@ -63,9 +65,10 @@ class Rows:
         if all(r.side_blocks is not None for r in blocks):
             # one copy of [Ja | Jb], with Ja and Jb views of it (not three concatenations)
             J = np.concatenate([r.side_blocks for r in blocks])
-            return Rows(a, b, C, J[:, :6], J[:, 6:], Jdu, side_blocks=J, parts=blocks)
+            return Rows(a, b, C, J[:, :6], J[:, 6:], Jdu, side_blocks=J, parts=blocks,
+                        turned=turned)
         return Rows(a, b, C, np.concatenate([r.Ja for r in blocks]),
-                    np.concatenate([r.Jb for r in blocks]), Jdu, parts=blocks)
+                    np.concatenate([r.Jb for r in blocks]), Jdu, parts=blocks, turned=turned)
 
     @property
     def count(self) -> int:
@@ -74,7 +77,7 @@ class Rows:
     def with_velocity_products(self, jdu: np.ndarray) -> "Rows":
         """These rows with another Jdu (m,) (the same positions, other velocities)."""
         return Rows(self.a, self.b, self.C, self.Ja, self.Jb, jdu, self.side_blocks,
-                    self.anchors, self.parts)
+                    self.anchors, self.parts, self.turned)
 
     @property
     def blocks(self) -> np.ndarray:
@@ -279,15 +282,44 @@ class Tables(list):
         super().__init__(tables)
         self._layout = self._sides = None
 
-    def rotated(self, k: Kinematics) -> list:
-        """Per table its rotated vectors (PrimitiveTable.rotated) at ``k``, or None."""
+    def rotated(self, k: Kinematics):
+        """The rotated vectors of all point and perpendicular tables at ``k``, stacked (M, 3)
+        (None if there are none), and per table its part (PrimitiveTable.rotated) or None."""
+        bodies, local, bounds = self.layout()
+        if bodies is None:
+            return None, [None] * len(self)
+        r = rotate(k.R.take(bodies, axis=0), local)
+        return r, [None if b is None else r[b[0]:b[1]] for b in bounds]
+
+    def layout(self):
+        """The bodies (M,) and local vectors (M, 3) of ``rotated``, and per table the range
+        of its own (or None)."""
         if self._layout is None:
             self._layout = self._rotation_layout()
-        bodies, local, bounds = self._layout
-        if bodies is None:
-            return [None] * len(self)
-        r = rotate(k.R.take(bodies, axis=0), local)
-        return [None if b is None else r[b[0]:b[1]] for b in bounds]
+        return self._layout
+
+    def velocity_products(self, turned: np.ndarray, k: Kinematics) -> list:
+        """Per table the Jdu of its point or perpendicular rows at the velocities of ``k``
+        from the stacked rotated vectors ``turned`` (``rotated``), or None for other kinds:
+        every body's w gathered and crossed with its vectors once for all tables."""
+        bodies, _, bounds = self.layout()
+        w = k.w.take(bodies, axis=0)
+        wxr = cross(w, turned)              # how each rotated vector turns
+        wwxr = cross(w, wxr)
+        out = []
+        for table, bound in zip(self, bounds):
+            if bound is None:
+                out.append(None)
+                continue
+            i, j = bound
+            n = (j - i) // 2
+            if table.kind == "point":       # _centripetal
+                out.append((wwxr[i + n:j] - wwxr[i:i + n]).reshape(-1))
+            else:                           # _perpendicular_jdu
+                u, v = turned[i:i + n], turned[i + n:j]
+                out.append(dot(cross(wxr[i:i + n], v) + cross(u, wxr[i + n:j]),
+                               w[i:i + n] - w[i + n:j]))
+        return out
 
     def _rotation_layout(self):
         layouts = [t.rotation_layout() if getattr(t, "kind", None) in ROTATED else None
@@ -336,13 +368,16 @@ def evaluate_tables(tables: list[PrimitiveTable], k: Kinematics, c_only: bool = 
     """All rows (``Rows``), or with ``c_only`` just the constraint values C (m,)."""
     if not isinstance(tables, Tables):
         tables = Tables(tables)
-    rotated = tables.rotated(k)
+    turned, rotated = tables.rotated(k)
     if c_only:
         return np.concatenate([t.values(k, r) if hasattr(t, "values") else t.evaluate(k).C
                                for t, r in zip(tables, rotated)])
     parts = [t.evaluate(k, r) if r is not None else t.evaluate(k)
              for t, r in zip(tables, rotated)]
-    return Rows.concatenate(parts, tables.sides(parts) if len(parts) > 1 else None)
+    if len(parts) == 1:
+        parts[0].turned = turned
+        return parts[0]
+    return Rows.concatenate(parts, tables.sides(parts), turned)
 
 
 def velocity_products(tables, rows: Rows, k: Kinematics) -> np.ndarray:
@@ -350,10 +385,16 @@ def velocity_products(tables, rows: Rows, k: Kinematics) -> np.ndarray:
     the positions of ``k``: C and J do not depend on the velocities, so only Jdu is redone
     (point and perpendicular rows from their kept vectors; other kinds are evaluated again)."""
     parts = rows.parts if rows.parts is not None else [rows]
+    if isinstance(tables, Tables) and rows.turned is not None:
+        fused = tables.velocity_products(rows.turned, k)
+    else:
+        fused = [None] * len(parts)
     products = []
-    for table, part in zip(tables, parts):
+    for table, part, jdu in zip(tables, parts, fused):
         kind = getattr(table, "kind", None)
-        if kind == "point" and part.anchors is not None:
+        if jdu is not None:
+            products.append(jdu)
+        elif kind == "point" and part.anchors is not None:
             products.append(_centripetal(k, table.a, table.b, *part.anchors).reshape(-1))
         elif kind == "perpendicular" and part.anchors is not None:
             products.append(_perpendicular_jdu(k, table.a, table.b, *part.anchors))

@@ -28,7 +28,7 @@ from .contacts import excluded_pairs, report as contact_report
 from .energy import restore_energy, state_energy
 from .linsolve import SingularSystemError
 from .math3d import einsum, quat_multiply, quat_to_matrix, rotate_quat
-from .rotation import (body_inertia, body_inverse_inertia, free_rotation,
+from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation,
                        gyroscopic_torque_explicit, midpoint_turn, world_inverse_inertia)
 from .rows import (Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables,
                    velocity_products)
@@ -75,6 +75,7 @@ class Model:
     anchor_sides: tuple | None  # see anchor_sides()
     principal: np.ndarray | None  # (N, 3) body-frame inertia diagonals, if all are diagonal
     principal_inv: np.ndarray | None  # (N, 3) and those of the inverse inertias
+    spinning: np.ndarray | slice  # dynamic bodies with an anisotropic inertia (see _spinning)
     pair_cache: PairCache = field(default_factory=PairCache)   # broadphase, between steps
 
     @property
@@ -110,11 +111,27 @@ def compile_model(world) -> Model:
                  np.array([j.body_b.row for j in joints], dtype=np.intp),
                  np.array([j._lb for j in joints]).reshape(-1, 3),
                  excluded_pairs(world), shaped >= 2, anchor_sides(tables, world._inv_inertia[:n]),
-                 principal, principal_inv)
+                 principal, principal_inv, _spinning(world._inertia[:n], inv_mass > 0))
 
 
 def _is_diagonal(matrices):
     return not np.any(matrices.reshape(-1, 9)[:, [1, 2, 3, 5, 6, 7]])
+
+
+def _spinning(inertia, dynamic):
+    """The dynamic bodies whose body-frame inertia (N, 3, 3) is not a multiple of the identity
+    (a slice when contiguous). Only their torque-free motion turns the angular velocity and
+    only they feel a gyroscopic torque; for the others (spheres) both are exactly zero, and
+    the step leaves them out of that work."""
+    flat = inertia.reshape(-1, 9)
+    isotropic = ((flat[:, 0] == flat[:, 4]) & (flat[:, 0] == flat[:, 8])
+                 & ~np.any(flat[:, [1, 2, 3, 5, 6, 7]], axis=1))
+    rows = np.flatnonzero(dynamic & ~isotropic)
+    if not rows.size:
+        return slice(0, 0)
+    if rows[-1] - rows[0] + 1 == rows.size:
+        return slice(int(rows[0]), int(rows[-1]) + 1)    # views instead of copies
+    return rows
 
 
 # -- stage 1: applied wrench ---------------------------------------------------------------
@@ -125,7 +142,7 @@ def applied_wrench(world, model, R, w):
     mass = world._mass[:n]
     F = world._force[:n] + np.where(world._inv_mass[:n, None] > 0, mass[:, None], 0.0) * world.gravity
     T = world._torque[:n] + gyroscopic_torque_explicit(R, body_inertia(world, model), w,
-                                                       model.dynamic)
+                                                       model.spinning)
     return F, T
 
 
@@ -280,7 +297,7 @@ def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None):
     # the next sub-step starts here: it may reuse R, I^-1 and (with this stiffness) the factor
     world._start_cache = StartCache(x, q, R, Iinv_true, factor, world.cfm, stiffness, Iinv, h, rows)
     nu = model.pattern.factorizer.solve(factor, model.scatter.velocity_of(rows.blocks, v, w))
-    dv, dw = generalized_acceleration(model, rows, -nu, inv_mass, Iinv, 0.0, 0.0)
+    dv, dw = constraint_response(model, rows, -nu, inv_mass, Iinv)
     return v + dv, w + dw
 
 
@@ -371,8 +388,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     w_half = w + first * h * acc_ang + h * kick_ang
 
     if flow:
-        rotation = free_rotation(R, inertia, w_half, h, model.dynamic)
-        turn = midpoint_turn(R, w_half, rotation, h, model.dynamic)
+        rotation = free_rotation(R, inertia, w_half, h, model.spinning)
+        turn = midpoint_turn(R, w_half, rotation, h, model.spinning)
     else:
         turn = h * w_half
     drifted = w_half
@@ -393,8 +410,9 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
             err, x1, q1 = project_positions(world, model, x1, q1, v_half, w_half)
     R1 = quat_to_matrix(q1)
     if flow and w_half is not drifted:   # velocities at the end of the drift SHAKE corrected
-        rotation = free_rotation(R, inertia, w_half, h, model.dynamic, near=rotation)
-    w_drift = einsum("nij,nj->ni", R1, rotation[1]) if flow else carry_with_bodies(R, R1, w_half)
+        rotation = free_rotation(R, inertia, w_half, h, model.spinning, near=rotation)
+    w_drift = (end_spin(R1, w_half, rotation, model.spinning) if flow
+               else carry_with_bodies(R, R1, w_half))
     # second half kick with the applied loads (the velocity projection supplies the joints')
     second = 1.0 - first
     v1 = v_half + second * h * inv_mass[:, None] * F
