@@ -70,9 +70,11 @@ def warm_start(world, keys: np.ndarray):
     sorted_keys = old_keys.take(order)
     pos = np.minimum(np.searchsorted(sorted_keys, keys), old_keys.size - 1)
     hit = sorted_keys.take(pos) == keys
-    # every contact takes the multipliers found at its search position, misses then zero (a
-    # gather and a select: cheaper than a masked assignment)
-    return np.where(hit[:, None], old_lam.take(order.take(pos), axis=0), 0.0), hit
+    # every contact takes the multipliers found at its search position, then the misses
+    # (usually few) are zeroed by index (a select over the (K, 3) array costs more)
+    lam = old_lam.take(order.take(pos), axis=0)
+    lam[np.flatnonzero(~hit)] = 0.0
+    return lam, hit
 
 
 def report(cs: ContactSet, lam: np.ndarray, tangents) -> ContactReport:

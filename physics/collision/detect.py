@@ -88,13 +88,14 @@ def _by_pair_type(kind, i, j, pp, pb):
     """All pairs, body pairs (i, j) then plane pairs (pp, pb), as (a, b) with a of the lower
     rank, grouped by pair type in table order and in their given order within a type (a
     stable sort). Returns a, b, the types present and how many pairs each has."""
-    ri, rj = _RANK_OF_KIND.take(kind.take(i)), _RANK_OF_KIND.take(kind.take(j))
+    rank = _RANK_OF_KIND.take(kind)
+    ri, rj = rank.take(i), rank.take(j)
     swap = ri > rj
     a = np.concatenate([np.where(swap, j, i), pp])
     b = np.concatenate([np.where(swap, i, j), pb])
     # planes have rank 0 and are body a of their pairs
     pair_type = np.concatenate([4 * np.minimum(ri, rj) + np.maximum(ri, rj),
-                                _RANK_OF_KIND.take(kind.take(pb))])
+                                rank.take(pb)])
     count = np.bincount(pair_type, minlength=16)
     types = np.flatnonzero(count)
     if len(types) > 1:
