@@ -67,8 +67,9 @@ class BandedCholesky:
         return c
 
     def solve(self, factor, rhs: np.ndarray) -> np.ndarray:
-        # gathers by take (numpy's fancy indexing and scatters are several times slower)
-        x, info = lapack.dpbtrs(factor, rhs.take(self.order, axis=0), lower=1)
+        # gathers by take (numpy's fancy indexing and scatters are several times slower); the
+        # gathered right-hand side is a fresh array, so LAPACK may solve in it
+        x, info = lapack.dpbtrs(factor, rhs.take(self.order, axis=0), lower=1, overwrite_b=1)
         return x.take(self.pos, axis=0)            # pos is the inverse of order
 
 

@@ -133,7 +133,8 @@ def point_rows(k: Kinematics, a, b, la, lb, layout=None, rotated=None) -> Rows:
     # np.take: a faster gather than indexing for these (n, 3, 3) and (n, 3) arrays
     r = rotate(k.R.take(both, axis=0), local) if rotated is None else rotated  # ra, rb at once
     ra, rb = r[:n], r[n:]
-    pa, pb = k.x.take(a, axis=0) + ra, k.x.take(b, axis=0) + rb
+    x = k.x.take(both, axis=0)                          # xa and xb in one gather
+    pa, pb = x[:n] + ra, x[n:] + rb
     J = np.concatenate([ra, rb], axis=1) @ _POINT_J + _POINT_J_CONSTANT
     J = J.reshape(3 * n, 12)            # [Ja | Jb] of each row, Ja and Jb views of it
     jdu = _centripetal(k, a, b, ra, rb).reshape(-1) if k.velocity_terms else np.zeros(3 * n)
@@ -207,7 +208,6 @@ class PrimitiveTable:
     owner: np.ndarray
     args: tuple = field(default_factory=tuple)
     _point_layout: tuple | None = field(default=None, repr=False, compare=False)
-    _ends: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     ROWS_PER_INSTANCE = {"point": 3, "perpendicular": 1, "line": 1, "distance": 1, "rolling": 3}
 
@@ -236,8 +236,8 @@ class PrimitiveTable:
             r = self.rotated(k) if rotated is None else rotated
             if self.kind == "perpendicular":
                 return dot(r[:n], r[n:])
-            x = k.x.take(self.ends(), axis=0)
-            return (x[:n] + r[n:] - x[n:] - r[:n]).reshape(-1)
+            x = k.x.take(self.point_layout()[0], axis=0)     # xa and xb in one gather
+            return (x[n:] + r[n:] - x[:n] - r[:n]).reshape(-1)
         return self.evaluate(k).C
 
     def rotated(self, k: Kinematics) -> np.ndarray:
@@ -251,12 +251,6 @@ class PrimitiveTable:
         if self.kind == "point":
             return self.point_layout()[:2]
         return np.concatenate([self.a, self.b]), np.concatenate(self.args)
-
-    def ends(self):
-        """Side b's bodies, then side a's (2n,): one gather of both for C = p_b - p_a."""
-        if self._ends is None:
-            self._ends = np.concatenate([self.b, self.a])
-        return self._ends
 
     @property
     def row_owner(self) -> np.ndarray:
