@@ -13,7 +13,7 @@ from .bounded import solve_bounded
 from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows,
                            positional_warm_start)
 from .contacts import contact_keys, detect, warm_start
-from .iterative import VELOCITY_TOLERANCE, BodySpace, NormEstimate, solve_iterative
+from .iterative import VELOCITY_TOLERANCE, BodySpace, solve_iterative
 from .limits import bounded_joint_rows, build_coordinate_tables
 from .math3d import einsum
 from .rows import Rows
@@ -160,17 +160,10 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, F, T, v, 
                                          lam0=lam0, E=E, rhs_e=rhs_e, tolerance=VELOCITY_TOLERANCE / h,
                                          max_iterations=world.contact_iterations,
                                          factorizer=model.pattern.factorizer if E is not None else None,
-                                         factor=factor, norm_estimate=_norm_estimate(world))
+                                         factor=factor, norm_estimate=world._norm_estimate)
     world.stats["contact_solves"] += 1
     world.stats["contact_iterations"] += info["iterations"]
     return (np.zeros(0) if lam_e is None else lam_e), lam_b
-
-
-def _norm_estimate(world) -> NormEstimate:
-    estimate = getattr(world, "_norm_estimate", None)
-    if estimate is None:
-        estimate = world._norm_estimate = NormEstimate()
-    return estimate
 
 
 # Impacts are solved nearly hard and to 1e-6 of the bounce: a 0.1 % shortfall per contact left

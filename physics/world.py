@@ -11,6 +11,7 @@ import numpy as np
 from . import step as pipeline
 from .body import Body
 from .energy import kinetic_energy, potential_energy
+from .iterative import NormEstimate
 from .joints import Joint
 from .math3d import quat_to_matrix
 from .rows import Kinematics, build_tables, evaluate_tables
@@ -134,6 +135,7 @@ class World:
         self._contacts = None           # ContactReport of the last step
         self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
         self._report = None
+        self._norm_estimate = NormEstimate()   # carried by the iterative contact solve
         self._wrench_cache = None
         self._energy_reference = None     # J, see step.advance
         self.last_lambda = np.zeros(0)
@@ -331,6 +333,7 @@ class World:
         self._start_cache = None      # see step.symplectic_substep
         self._stiffness = None
         self._report = None
+        self._norm_estimate = NormEstimate()
         self._wrench_cache = None
         self._energy_reference = None
 
