@@ -675,3 +675,36 @@ def test_vectorised_box_box_matches_the_per_pair_reference_on_random_pairs():
         edge_edge += any(f >= 1 << 12 for f in ref)
     # Every kind of manifold occurs: none (separated), 1 (edge-edge or a corner), 2..4.
     assert np.all(counts[[0, 1, 2, 4]] > 10) and edge_edge > 10, (counts, edge_edge)
+
+
+@pytest.mark.parametrize("against", ["sphere", "box"])
+def test_spheres_only_batches_give_the_general_paths_contacts_to_the_bit(against):
+    """round_round and box_round skip the segment work when a batch holds only spheres; the
+    contacts must be those of the general path, which runs when one capsule joins the batch."""
+    from physics.collision.boxround import box_round
+    from physics.collision.contacts import Shapes, from_candidates
+    from physics.collision.round import round_round
+    rng = np.random.default_rng(11)
+    m = 400
+    pa = rng.uniform(-1, 1, (m, 3))
+    pb = pa + rng.normal(0, 0.08, (m, 3))
+    Ra = Rotation.random(m, random_state=3).as_matrix()
+    Rb = Rotation.random(m, random_state=4).as_matrix()
+    pa[:4] = pb[:4]                                     # coincident centres
+    if against == "sphere":
+        narrowphase, par_a = round_round, np.c_[rng.uniform(0.02, 0.1, m), np.zeros((m, 3))]
+    else:
+        narrowphase, par_a = box_round, np.c_[rng.uniform(0.02, 0.2, (m, 3)), np.zeros(m)]
+    par_b = np.c_[rng.uniform(0.02, 0.1, m), np.zeros((m, 3))]
+    margin = rng.choice([0.0, 0.01, 0.05], m)
+    candidates = narrowphase(Shapes(pa, Ra, par_a), Shapes(pb, Rb, par_b), margin)
+    assert candidates[-1].shape == (m, 1)               # the spheres' path: one candidate
+    fast = from_candidates(np.arange(m), np.arange(m), *candidates)
+    capsule = np.r_[par_b, [[0.05, 0.1, 0.0, 0.0]]]
+    general = from_candidates(np.arange(m + 1), np.arange(m + 1), *narrowphase(
+        Shapes(np.r_[pa, pa[:1]], np.r_[Ra, Ra[:1]], np.r_[par_a, par_a[:1]]),
+        Shapes(np.r_[pb, pb[:1]], np.r_[Rb, Rb[:1]], capsule), np.r_[margin, 0.0]))
+    spheres = general.body_a < m
+    assert len(fast) > 100
+    for name in ("body_a", "body_b", "point", "normal", "depth", "feature"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(general, name)[spheres])
