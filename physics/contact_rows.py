@@ -70,13 +70,14 @@ def _frame(normal):
 
 
 def _fill(J, r, D):
-    """J (3k, 6) <- [d, r x d] for the directions d of the frame D (3, 3, k), each row block
-    written a component at a time (a ufunc over the (k, 3) columns of J loops 3 at a time)."""
+    """J (2, 3k, 6) <- [d, r x d] for the offsets r (3 components, 2, k) of both sides and
+    the directions d of the frame D (3, 3, k), written a component at a time (a ufunc over
+    the (k, 3) columns of J loops 3 at a time) and for both sides at once."""
     k = D.shape[2]
-    linear, angular = J[:, :3].reshape(3, k, 3), J[:, 3:].reshape(3, k, 3)
+    linear, angular = J[:, :, :3].reshape(2, 3, k, 3), J[:, :, 3:].reshape(2, 3, k, 3)
     for c in range(3):
         np.copyto(linear[..., c], D[c])
-    r0, r1, r2 = r.T.copy()
+    r0, r1, r2 = r[:, :, None]
     d0, d1, d2 = D
     np.subtract(r1 * d2, r2 * d1, out=angular[..., 0])     # math3d.cross's arithmetic
     np.subtract(r2 * d0, r0 * d2, out=angular[..., 1])
@@ -97,14 +98,13 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T) -> BoundedRows
     written in place (a few numpy calls on whole components, no tiling or concatenation).
     """
     k = a.shape[0]
-    # x.take(rows, axis=0) is x[rows]: numpy's fancy indexing of rows is several times slower
-    ra = point - kin.x.take(a, axis=0)
-    rb = point - kin.x.take(b, axis=0)
-    D = _frame(normal)
-    Jb = np.empty((3 * k, 6))
-    _fill(Jb, rb, D)
-    Ja = np.empty((3 * k, 6))
-    _fill(Ja, ra, D)
+    # the offsets of the points from b's and a's centres by components, (3, 2, k)
+    # (x.take(rows, axis=0) is x[rows]: numpy's fancy indexing of rows is several times slower)
+    centres = kin.x.take(np.concatenate((b, a)), axis=0).reshape(2, k, 3)
+    r = (point - centres).transpose(2, 0, 1).copy()
+    J = np.empty((2, 3 * k, 6))                 # b's rows and a's, one block for both
+    _fill(J, r, _frame(normal))
+    Jb, Ja = J
     np.negative(Ja, out=Ja)
     C = np.zeros(3 * k)
     np.negative(depth, out=C[:k])
