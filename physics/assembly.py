@@ -128,12 +128,18 @@ _LINEAR_DIAGONAL = np.array([0, 7, 14])     # flat indices of (0, 0), (1, 1), (2
 
 
 def apply_inverse_mass(J: np.ndarray, body: np.ndarray, inv_mass: np.ndarray,
-                       inv_inertia: np.ndarray) -> np.ndarray:
-    """M^-1 applied to 6-vectors J (k, 6) [linear; angular] belonging to bodies ``body`` (k,)."""
-    out = np.empty_like(J)
-    out[:, :3] = J[:, :3] * inv_mass[body, None]
-    out[:, 3:] = einsum("kij,kj->ki", inv_inertia[body], J[:, 3:])
+                       inv_inertia: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """M^-1 applied to 6-vectors J (k, 6) [linear; angular] belonging to bodies ``body`` (k,),
+    into ``out`` (k, 6) if given. (take: several times faster than fancy indexing for these
+    gathers; the 3 x 3 products as three broadcast products, cheaper than einsum's loop.)"""
+    out = np.empty_like(J) if out is None else out
+    np.multiply(J[:, :3], inv_mass.take(body)[:, None], out=out[:, :3])
+    Ib = inv_inertia.take(body, axis=0)
+    out[:, 3:] = Ib[:, :, 0] * J[:, 3:4] + Ib[:, :, 1] * J[:, 4:5] + Ib[:, :, 2] * J[:, 5:6]
     return out
+
+
+_LANES12 = np.tile(np.arange(6, dtype=np.int32), 2)
 
 
 class Scatter:
@@ -148,8 +154,12 @@ class Scatter:
         m = a.shape[0]
         self.m, self.n_bodies = m, n_bodies
         self.indptr = np.arange(0, 12 * m + 1, 12, dtype=np.int32)
-        columns = 6 * np.stack([a, b], axis=1)[:, :, None] + np.arange(6)
-        self.indices = columns.reshape(-1).astype(np.int32)
+        columns = np.empty((m, 12), dtype=np.int32)     # body a's six lanes, then body b's
+        columns[:, :6] = 6 * a[:, None]
+        columns[:, 6:] = 6 * b[:, None]
+        columns += _LANES12
+        self.columns = columns                            # (m, 12)
+        self.indices = columns.reshape(-1)
 
     def forces(self, Ja: np.ndarray, Jb: np.ndarray, lam: np.ndarray) -> np.ndarray:
         """J^T lambda per body (N, 6) for row multipliers lam (m,)."""

@@ -55,6 +55,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import lapack
 
+from .assembly import Scatter, apply_inverse_mass
 from .bounded import CONTACT_SOFTNESS, FRICTION_ROUND_TOLERANCE
 from .linsolve import BandedCholesky
 
@@ -71,8 +72,6 @@ ROUND_ITERATIONS = 25     # MPRGP iterations before the friction bounds are refr
 # (a ragdoll pile's impact step takes 18 rounds): 4 rounds leave its velocities 0.12 m/s from
 # it, 2 rounds 0.18 m/s, for 89 against 61 iterations
 FRICTION_ROUNDS = 2
-_LANES = np.arange(6)
-_LANES12 = np.concatenate([_LANES, _LANES]).astype(np.int32)
 
 
 def _dot(a, b):
@@ -99,38 +98,31 @@ def _dot_long(a, b):
 class BodySpace:
     """Rows (a, b, Ja, Jb) as two sparse matrices: J (m x 6N) and W = M^-1 J^T (6N x m).
 
-    Both share one index structure (12 entries a row: body a's six lanes, then body b's).
-    ``times_J`` and ``times_W`` run scipy's kernels on the raw arrays; the scipy matrices
-    ``J`` and ``W`` are built when first asked for (the joints' coupling products): building
-    them checks their arrays, ~100 us a step for a pyramid's 1200 contact rows."""
+    Both share the layout of ``assembly.Scatter`` (12 entries a row: body a's six lanes, then
+    body b's). ``times_J`` and ``times_W`` run scipy's kernels on the raw arrays; the scipy
+    matrices ``J`` and ``W`` are built when first asked for (the joints' coupling products):
+    building them checks their arrays, ~100 us a step for a pyramid's 1200 contact rows."""
 
     def __init__(self, a, b, Ja, Jb, inv_mass, Iinv, n):
         m = a.shape[0]
         self.m, self.n = m, n
-        cols = np.empty((m, 12), dtype=np.int32)
-        cols[:, :6] = 6 * a[:, None]
-        cols[:, 6:] = 6 * b[:, None]
-        cols += _LANES12
+        self.layout = Scatter(a, b, n)
         Jd = np.concatenate([Ja, Jb], axis=1)
         Md = np.empty((m, 12))
-        # (take: several times faster than fancy indexing for these gathers)
-        Md[:, 0:3] = Ja[:, :3] * inv_mass.take(a)[:, None]
-        Md[:, 6:9] = Jb[:, :3] * inv_mass.take(b)[:, None]
-        Md[:, 3:6] = _angular(Iinv.take(a, axis=0), Ja[:, 3:])
-        Md[:, 9:12] = _angular(Iinv.take(b, axis=0), Jb[:, 3:])
+        apply_inverse_mass(Ja, a, inv_mass, Iinv, out=Md[:, :6])
+        apply_inverse_mass(Jb, b, inv_mass, Iinv, out=Md[:, 6:])
         self.diagonal = np.einsum("ij,ij->i", Jd, Md)
-        self._cols, self._J, self._M = cols, Jd, Md
-        self._indptr = np.arange(0, 12 * m + 1, 12, dtype=np.int32)
+        self._J, self._M = Jd, Md
         self._bodies = (a, b, inv_mass, Iinv)
         self._matrices = None
 
     def _sparse(self):
         if self._matrices is None:
             shape = (self.m, 6 * self.n)
-            cols = self._cols.ravel()
-            J = sp.csr_matrix((self._J.ravel(), cols, self._indptr), shape=shape)
+            cols, indptr = self.layout.indices, self.layout.indptr
+            J = sp.csr_matrix((self._J.ravel(), cols, indptr), shape=shape)
             # W as the transpose of M^-1 J^T's rows: compressed by columns, no conversion
-            W = sp.csr_matrix((self._M.ravel(), cols, self._indptr), shape=shape).T
+            W = sp.csr_matrix((self._M.ravel(), cols, indptr), shape=shape).T
             self._matrices = (J, W)
         return self._matrices
 
@@ -147,20 +139,20 @@ class BodySpace:
     def times_J(self, u):
         """J u (m,) for stacked body velocities u (6N,)."""
         y = np.zeros(self.m)
-        _csr_matvec(self.m, 6 * self.n, self._indptr, self._cols.ravel(), self._J.ravel(), u, y)
+        _csr_matvec(self.m, 6 * self.n, self.layout.indptr, self.layout.indices, self._J.ravel(), u, y)
         return y
 
     def times_W(self, x):
         """M^-1 J^T x (6N,) for row multipliers x (m,)."""
         y = np.zeros(6 * self.n)
-        _csc_matvec(6 * self.n, self.m, self._indptr, self._cols.ravel(), self._M.ravel(), x, y)
+        _csc_matvec(6 * self.n, self.m, self.layout.indptr, self.layout.indices, self._M.ravel(), x, y)
         return y
 
     def operator(self, scale=None, order=None):
         """(diag(scale) J, M^-1 J^T diag(scale)) with the rows taken in ``order``, without the
         entries that cannot contribute to J M^-1 J^T x (exact zeros, bodies that do not move):
         the matrices of the solver's products."""
-        Jd, Md, cols = self._J, self._M, self._cols
+        Jd, Md, cols = self._J, self._M, self.layout.columns
         if order is not None:
             Jd, Md, cols = Jd.take(order, axis=0), Md.take(order, axis=0), cols.take(order, axis=0)
             scale = None if scale is None else scale.take(order)
@@ -184,12 +176,6 @@ class BodySpace:
         """M^-1 J^T lambda as linear and angular parts (N, 3) each."""
         u = self.times_W(lam).reshape(-1, 6)
         return u[:, :3], u[:, 3:]
-
-
-def _angular(Ib, Jang):
-    """Iinv[body] @ Jang row by row, (k, 3): three broadcast products (einsum's loop over the
-    3 x 3 blocks costs more)."""
-    return Ib[:, :, 0] * Jang[:, 0:1] + Ib[:, :, 1] * Jang[:, 1:2] + Ib[:, :, 2] * Jang[:, 2:3]
 
 
 def _kernel_args(M):

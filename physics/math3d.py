@@ -139,15 +139,20 @@ _ADJ = (_K_NEXT + _I_NEXT, _K_AFTER + _I_AFTER, _K_NEXT + _I_AFTER, _K_AFTER + _
 _ADJ_COLUMNS = tuple(3 * (index % 3) + index // 3 for index in _ADJ)
 
 
+def _cofactor_products(m: np.ndarray, table) -> np.ndarray:
+    """(n, 3, 3) cofactors of the (n, 3, 3) matrices m, arranged by ``table`` (_ADJ_COLUMNS:
+    the adjugate; _ADJ: its transpose), all nine by four gathers from the flat matrices."""
+    flat = m.reshape(-1, 9)
+    p, q, r, s = table
+    return (flat.take(p, axis=1) * flat.take(q, axis=1)
+            - flat.take(r, axis=1) * flat.take(s, axis=1)).reshape(-1, 3, 3)
+
+
 def inverse3(m: np.ndarray) -> np.ndarray:
     """Inverses of (n, 3, 3) matrices by the adjugate, whose rows are the cross products of
-    pairs of columns, all nine entries by four gathers from the flat matrices (several times
-    faster than np.linalg.inv for thousands of small matrices); the caller ensures they are
-    regular."""
-    flat = m.reshape(-1, 9)
-    p, q, r, s = _ADJ_COLUMNS
-    out = (flat.take(p, axis=1) * flat.take(q, axis=1)
-           - flat.take(r, axis=1) * flat.take(s, axis=1)).reshape(-1, 3, 3)
+    pairs of columns (several times faster than np.linalg.inv for thousands of small
+    matrices); the caller ensures they are regular."""
+    out = _cofactor_products(m, _ADJ_COLUMNS)
     out /= einsum("ij,ij->i", m[:, :, 0], out[:, 0])[:, None, None]
     return out
 
@@ -156,10 +161,7 @@ def solve3(m: np.ndarray, b: np.ndarray) -> np.ndarray:
     """x (n, 3) with m x = b for (n, 3, 3) matrices by Cramer's rule: the columns of the
     adjugate are the cross products of pairs of rows. Several times faster than
     np.linalg.solve for many small systems; for well-conditioned m only (no pivoting)."""
-    flat = m.reshape(-1, 9)
-    p, q, r, s = _ADJ
-    adjugate_t = (flat.take(p, axis=1) * flat.take(q, axis=1)
-                  - flat.take(r, axis=1) * flat.take(s, axis=1)).reshape(-1, 3, 3)
+    adjugate_t = _cofactor_products(m, _ADJ)
     det = einsum("ij,ij->i", m[:, 0], adjugate_t[:, 0])
     return einsum("nki,nk->ni", adjugate_t, b) / det[:, None]
 
