@@ -76,7 +76,7 @@ def solve_direct(p):
     return lam[:m_eq], lam[m_eq:]
 
 
-def solve_iter(p, round_iterations=50, max_iterations=2000, tolerance=1e-10, friction_rounds=50):
+def solve_iter(p, max_iterations=5000, tolerance=1e-10):
     ea, eb, eJa, eJb = p["eq"]
     a, b, Ja, Jb = p["b"]
     E = BodySpace(ea, eb, eJa, eJb, p["inv_mass"], p["Iinv"], p["n"])
@@ -86,9 +86,8 @@ def solve_iter(p, round_iterations=50, max_iterations=2000, tolerance=1e-10, fri
     factor = fac.factor(pattern.values(eJa, eJb, p["inv_mass"], p["Iinv"], CFM))
     return solve_iterative(B, p["rhs_b"], p["lo"], p["hi"], CFM, friction_normal=p["fn"], mu=p["mu"],
                            E=E, rhs_e=p["rhs_e"], factorizer=fac, factor=factor,
-                           tolerance=tolerance, relative_tolerance=0.0, max_iterations=max_iterations,
-                           round_iterations=round_iterations,
-                           friction_rounds=friction_rounds), E, B, fac, factor
+                           tolerance=tolerance, relative_tolerance=0.0,
+                           max_iterations=max_iterations), E, B, fac, factor
 
 
 def dense_system(p, E, B):
@@ -101,21 +100,31 @@ def dense_system(p, E, B):
     return A + np.diag(cfm), m_e
 
 
+def projected_gradient(gb, lam_b, lo, hi):
+    """The part of the gradient gb that the box [lo, hi] does not hold back."""
+    at_lo = lam_b <= lo + 1e-12 * np.abs(np.where(np.isfinite(lo), lo, 0.0))
+    at_hi = lam_b >= hi - 1e-12 * np.abs(np.where(np.isfinite(hi), hi, 0.0))
+    return np.where(at_lo & (gb > 0), 0.0, np.where(at_hi & (gb < 0), 0.0, gb))
+
+
 @pytest.mark.parametrize("seed", range(12))
-def test_agrees_with_the_direct_solver_on_small_random_problems(seed):
-    """Same fixed point of the friction rounds, same box QP: the bounded multipliers agree to
-    1e-6 of their size. The direct solver clips its friction rows after its last round without
-    re-solving the joints, so its joint rows are off by up to ~1e-3 there; the iterative ones
-    are the exact solve given the bounded rows' multipliers."""
+def test_friction_problems_meet_the_conditions_of_their_fixed_point(seed):
+    """With friction the bounded rows minimise 1/2 x^T A x - b^T x over the box whose friction
+    bounds are mu times the answer's own normal forces: the answer meets that problem's
+    optimality conditions (projected gradient of the dense system) to 1e-8 of the right-hand
+    side, and the joint rows are the exact solve given it. (The direct solver's rounds of
+    fixed bounds stop where they cycle: on most of these problems ~|b| off these conditions.)"""
     p = random_problem(seed)
     (lam_e, lam_b, info), E, B, *_ = solve_iter(p)
-    de, db = solve_direct(p)
-    scale = max(np.abs(db).max(), np.abs(de).max(), 1.0)
-    np.testing.assert_allclose(lam_b, db, atol=1e-6 * scale)
-    np.testing.assert_allclose(lam_e, de, atol=1e-2 * scale)
     A, m_e = dense_system(p, E, B)
-    exact_e = np.linalg.solve(A[:m_e, :m_e], p["rhs_e"] - A[:m_e, m_e:] @ lam_b)
-    np.testing.assert_allclose(lam_e, exact_e, atol=1e-9 * scale)
+    g = A @ np.concatenate([lam_e, lam_b]) - np.concatenate([p["rhs_e"], p["rhs_b"]])
+    fric = p["fn"] >= 0
+    limit = p["mu"] * np.maximum(lam_b[np.where(fric, p["fn"], 0)], 0.0)
+    lo, hi = np.where(fric, -limit, p["lo"]), np.where(fric, limit, p["hi"])
+    scale = np.abs(np.concatenate([p["rhs_e"], p["rhs_b"]])).max()
+    assert np.all(lam_b >= lo - 1e-12 * scale) and np.all(lam_b <= hi + 1e-12 * scale)
+    assert np.abs(g[:m_e]).max() <= 1e-9 * scale
+    assert np.abs(projected_gradient(g[m_e:], lam_b, lo, hi)).max() <= 1e-8 * scale
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -129,7 +138,7 @@ def test_box_problems_meet_their_optimality_conditions(seed):
     A, m_e = dense_system(p, E, B)
     g = A @ np.concatenate([lam_e, lam_b]) - np.concatenate([p["rhs_e"], p["rhs_b"]])
     gb = g[m_e:]
-    projected = np.where((lam_b <= p["lo"]) & (gb > 0), 0.0, np.where((lam_b >= p["hi"]) & (gb < 0), 0.0, gb))
+    projected = projected_gradient(gb, lam_b, p["lo"], p["hi"])
     scale = np.abs(np.concatenate([p["rhs_e"], p["rhs_b"]])).max()
     assert np.abs(g[:m_e]).max() <= 1e-9 * scale
     assert np.abs(projected).max() <= 1e-8 * scale
@@ -139,8 +148,7 @@ def test_box_problems_meet_their_optimality_conditions(seed):
 def test_equality_rows_are_exact_and_friction_bounded(seed):
     p = random_problem(seed + 100)
     # a loose solve: the bounded rows are only approximate, the equality rows still exact
-    (lam_e, lam_b, info), E, B, fac, factor = solve_iter(p, round_iterations=3, max_iterations=6,
-                                                         tolerance=1e-2)
+    (lam_e, lam_b, info), E, B, fac, factor = solve_iter(p, max_iterations=6, tolerance=1e-2)
     # A_EE lam_E + A_EB lam_B = r_E, with A = J M^-1 J^T + cfm on the diagonal
     u = E.W @ lam_e + B.W @ lam_b
     residual = E.J @ u + CFM * lam_e - p["rhs_e"]
@@ -202,7 +210,7 @@ def test_a_resting_pile_settles_alike_with_either_solver():
 
 
 def test_the_contact_budget_is_a_checked_keyword_and_attribute():
-    assert World().contact_iterations == 120
+    assert World().contact_iterations == 60
     world = World(contact_iterations=30)
     assert world.contact_iterations == 30
     for bad in (0, -3, 2.5, "many", True, None):
@@ -235,12 +243,13 @@ def test_a_small_contact_budget_trades_accuracy_not_stability():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_a_carried_power_vector_estimates_the_norm_in_two_products(seed):
-    """MPRGP's expansion step wants alpha < 2 / ||s (S + R) s||; it takes 1.9 / (1.1 est)
-    with est a power-iteration estimate (from below). A solve that carries last solve's
+    """The step lengths want ||s (S + R) s||: MPRGP's expansion step below 2 / ||.||, the
+    accelerated projection's below 1 / ||.||. A power iteration estimates it (from below). A
+    solve that carries last solve's
     vector (a step changes a pile's largest mode little; here the same operator) starts the
     power iteration from it and needs two products, not six, for an estimate at least as
     close."""
-    from physics.iterative import NormEstimate, _Reduced, _step_length
+    from physics.iterative import NormEstimate, _norm, _Reduced
     p = random_problem(100 + seed, n_bodies=30, n_eq=20, n_contacts=60, n_limits=6)
     _, E, B, fac, factor = solve_iter(p, max_iterations=1)
     A, m_e = dense_system(p, E, B)
@@ -250,12 +259,11 @@ def test_a_carried_power_vector_estimates_the_norm_in_two_products(seed):
     largest = np.linalg.eigvalsh(s[:, None] * (S + np.diag(cfm)) * s[None, :]).max()
     op = _Reduced(B, CFM, s, E, fac, factor)
     carried = NormEstimate()
-    cold = _step_length(op, B.m, carried)
+    cold, cold_is_warm = _norm(op, B.m, carried)
     products = op.products
-    warm = _step_length(op, B.m, carried)
-    assert op.products - products == 2
-    estimate = lambda alpha: 1.9 / (1.1 * alpha)
-    assert largest >= estimate(warm) >= estimate(cold) > 0.6 * largest
+    warm, warm_is_warm = _norm(op, B.m, carried)
+    assert op.products - products == 2 and warm_is_warm and not cold_is_warm
+    assert largest >= warm >= cold > 0.6 * largest
 
 
 def test_an_expansion_step_too_long_for_the_problem_is_halved_not_taken(monkeypatch):
@@ -265,8 +273,8 @@ def test_an_expansion_step_too_long_for_the_problem_is_halved_not_taken(monkeypa
     their objective with every iteration: an expansion step that would go uphill halves the
     length instead of being taken."""
     import physics.iterative as iterative
-    real = iterative._step_length
-    monkeypatch.setattr(iterative, "_step_length", lambda op, m, carried=None: 8 * real(op, m))
+    real = iterative._norm
+    monkeypatch.setattr(iterative, "_norm", lambda op, m, carried=None: (real(op, m)[0] / 8, True))
     k = 60
     for seed in range(20):
         p = random_problem(seed, n_bodies=30, n_eq=20, n_contacts=k, n_limits=6)
@@ -279,7 +287,7 @@ def test_an_expansion_step_too_long_for_the_problem_is_halved_not_taken(monkeypa
         c = p["rhs_b"] - A[m_e:, :m_e] @ solve_e(p["rhs_e"])
         last = np.inf
         for n in range(1, 60):
-            (_, x, _), *_ = solve_iter(p, max_iterations=n, round_iterations=n, friction_rounds=1)
+            (_, x, _), *_ = solve_iter(p, max_iterations=n)
             f = 0.5 * x @ Q @ x - c @ x
             assert f <= last + 1e-12 * abs(last), (seed, n)
             last = f
@@ -313,7 +321,7 @@ def test_a_solve_cut_short_is_never_worse_than_no_impulses():
             _, x, _ = solve_iterative(B, p["rhs_b"], p["lo"], p["hi"], CFM, friction_normal=p["fn"],
                                       mu=p["mu"], lam0=warm, E=E, rhs_e=p["rhs_e"],
                                       factorizer=pattern.factorizer, factor=factor, tolerance=1e-10,
-                                      max_iterations=budget, round_iterations=budget)
+                                      max_iterations=budget)
             friction = p["fn"] >= 0
             assert np.all(np.abs(x[friction]) <= p["mu"][friction] * x[p["fn"][friction]] + 1e-12)
             assert 0.5 * x @ Q @ x - c @ x <= 1e-9 * np.abs(c @ x)
