@@ -339,7 +339,8 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
         cone = _FrictionBox(lo / s, hi / s, is_fric, ratio, normal_of)
         qp = _MPRGP(op, c, lambda: 1.9 / (1.1 * _norm(op, mb, norm_estimate)[0]))
         z, iterations, residual, settled = _held_boxes(
-            qp, cone, cone.project(x / s, np.empty(mb)), tol * s, s, is_fric, max_iterations)
+            qp, cone, cone.project(x / s, np.empty(mb)), tol * s, rel, s, is_fric,
+            max_iterations)
         method = "MPRGP"
         if not settled and iterations < max_iterations:
             # the box moves with the normal forces (a pile landing, being poured) or rounds of
@@ -366,13 +367,15 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
                       "method": method}
 
 
-def _held_boxes(qp, cone, z, tol, s, friction, max_iterations):
+def _held_boxes(qp, cone, z, tol, rel, s, friction, max_iterations):
     """MPRGP on the box of the current normal forces, then on the box of the normal forces it
     found, at most MPRGP_ROUNDS boxes of ROUND_ITERATIONS iterations: a resting pile is
     solved in a few iterations and keeps its box. Returns (z projected onto the box of its
-    own normal forces, iterations, residual, settled: the box held within tol)."""
+    own normal forces, iterations, residual, settled: the box held within tol plus rel of
+    the largest multiplier, as the rows' own tolerance is tol plus rel of what they ask)."""
     iterations, residual = 0, np.inf
-    fric_tol, fric_s = tol.compress(friction), s.compress(friction)
+    fric_s = s.compress(friction)
+    fric_tol = tol.compress(friction)
     for _ in range(MPRGP_ROUNDS):
         limit = cone.limits(z)
         z, used, residual = qp.solve(*cone.bounds(limit), z, tol,
@@ -380,10 +383,11 @@ def _held_boxes(qp, cone, z, tol, s, friction, max_iterations):
         iterations += used
         z = cone.project(z, z)
         change = np.abs(cone.limits(z) - limit).compress(friction)
-        if residual <= 1.0 and np.all(change <= fric_tol):
+        largest = np.abs(s * z).max()
+        if residual <= 1.0 and np.all(change <= fric_tol + rel * largest / fric_s):
             return z, iterations, residual, True
         if (iterations >= max_iterations or used == 0
-                or (fric_s * change).max() > MOVING_BOX * np.abs(s * z).max()):
+                or (fric_s * change).max() > MOVING_BOX * largest):
             break
     return z, iterations, residual, False
 
