@@ -214,6 +214,7 @@ class _Reduced:
         self.products = 0
         self.d = s * cfm * s
         self.E = E
+        self.n = B.n                       # bodies: body-space vectors have 6 n entries
         # scratch for the products' vector operations (one product per MPRGP iteration)
         self._diagonal = np.empty(B.m)
         if E is None:
@@ -233,7 +234,7 @@ class _Reduced:
         # ragdoll pile: 8.7k against 11.3k), and no sparse matrix product to form them;
         # R is added on the vectors
         self.W = W.tocsc()
-        self._W_shape = self.W.shape
+        self.J = J                         # diag(s) J_B, for rows_from_bodies
         self.JJ = sp.vstack([J, JE], format="csr")
         self.D = (J @ WE).tocsr()          # J_B W_E
         self.D.data *= -1.0                # (- J_B W_E, added onto A z in place)
@@ -244,16 +245,11 @@ class _Reduced:
         self.mb = B.m
         self.factorizer, self.factor = factorizer, factor
 
-    @property
-    def body_lanes(self):
-        """6N: the length of a body-space vector."""
-        return 6 * self.B.n if self.E is None else self._W_shape[0]
-
     def rows_from_bodies(self, u):
         """diag(s) J_B u (mb,) for body velocities u (6N,)."""
         if self.E is None:
             return self.s * self.B.times_J(u)
-        return (self.JJ @ u)[:self.mb]
+        return self.J @ u
 
     def bodies_from_rows(self, z):
         """M^-1 J_B^T diag(s) z (6N,)."""
@@ -531,7 +527,7 @@ def _norm(op, m, carried=None):
     if m == 0:
         return 1.9 / 1.1, True
     x, iterations = None, COLD_POWER_ITERATIONS
-    if carried is not None and carried.u is not None and carried.u.shape[0] == op.body_lanes:
+    if carried is not None and carried.u is not None and carried.u.shape[0] == 6 * op.n:
         x = op.rows_from_bodies(carried.u)
         size = float(np.sqrt(_dot(x, x)))
         x, iterations = (x / size, WARM_POWER_ITERATIONS) if size > 0.0 else (None, iterations)
