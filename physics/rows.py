@@ -45,10 +45,7 @@ class Rows:
     Jdu: np.ndarray
     # [Ja | Jb] (m, 12), C-contiguous; Ja and Jb may be views of it (see ``blocks``)
     side_blocks: np.ndarray | None = field(default=None, repr=False, compare=False)
-    # what velocity_products needs to redo Jdu alone: the anchor offsets (ra, rb) of point
-    # rows or the world vectors (u, v) of perpendicular rows, and the blocks a concatenation
-    # was made of
-    anchors: tuple | None = field(default=None, repr=False, compare=False)
+    # the blocks a concatenation was made of (velocity_products redoes Jdu per block)
     parts: list | None = field(default=None, repr=False, compare=False)
     # the rotated vectors of all point and perpendicular tables, stacked (Tables.rotated)
     turned: np.ndarray | None = field(default=None, repr=False, compare=False)
@@ -77,7 +74,7 @@ class Rows:
     def with_velocity_products(self, jdu: np.ndarray) -> "Rows":
         """These rows with another Jdu (m,) (the same positions, other velocities)."""
         return Rows(self.a, self.b, self.C, self.Ja, self.Jb, jdu, self.side_blocks,
-                    self.anchors, self.parts, self.turned)
+                    self.parts, self.turned)
 
     @property
     def blocks(self) -> np.ndarray:
@@ -100,10 +97,17 @@ def _anchors(k: Kinematics, a, b, la, lb):
     return ra, rb, k.x.take(a, axis=0) + ra, k.x.take(b, axis=0) + rb
 
 
-def _centripetal(k: Kinematics, a, b, ra, rb):
-    """w x (w x r) of the anchor on b minus that on a: the velocity part of p_b'' - p_a''."""
-    wa, wb = k.w.take(a, axis=0), k.w.take(b, axis=0)
-    return cross(wb, cross(wb, rb)) - cross(wa, cross(wa, ra))
+def _turning(w, r):
+    """w x r and w x (w x r) (k, 3) of world vectors r carried by bodies turning at w (both
+    gathered, (k, 3)): the rate of change of r and the velocity part of its second derivative."""
+    wxr = cross(w, r)
+    return wxr, cross(w, wxr)
+
+
+def _centripetal(wwxra, wwxrb):
+    """The velocity part of p_b'' - p_a'' from w x (w x r) (``_turning``) of the anchor
+    offsets on a and on b (k, 3)."""
+    return wwxrb - wwxra
 
 
 def _anchor_relative_velocity(k: Kinematics, a, b, ra, rb):
@@ -137,9 +141,12 @@ def point_rows(k: Kinematics, a, b, la, lb, layout=None, rotated=None) -> Rows:
     pa, pb = x[:n] + ra, x[n:] + rb
     J = np.concatenate([ra, rb], axis=1) @ _POINT_J + _POINT_J_CONSTANT
     J = J.reshape(3 * n, 12)            # [Ja | Jb] of each row, Ja and Jb views of it
-    jdu = _centripetal(k, a, b, ra, rb).reshape(-1) if k.velocity_terms else np.zeros(3 * n)
-    return Rows(rows_a, rows_b, (pb - pa).reshape(-1), J[:, :6], J[:, 6:], jdu,
-                side_blocks=J, anchors=(ra, rb))
+    if k.velocity_terms:
+        _, wwxr = _turning(k.w.take(both, axis=0), r)
+        jdu = _centripetal(wwxr[:n], wwxr[n:]).reshape(-1)
+    else:
+        jdu = np.zeros(3 * n)
+    return Rows(rows_a, rows_b, (pb - pa).reshape(-1), J[:, :6], J[:, 6:], jdu, side_blocks=J)
 
 
 def point_layout(a, b, la, lb):
@@ -159,15 +166,25 @@ def perpendicular_rows(k: Kinematics, a, b, ua, vb, rotated=None) -> Rows:
     J = np.zeros((n, 12))               # [Ja | Jb]: (0, u x v) on a, (0, -(u x v)) on b
     J[:, 3:6] = cross(u, v)
     np.negative(J[:, 3:6], out=J[:, 9:])
-    jdu = _perpendicular_jdu(k, a, b, u, v) if k.velocity_terms else np.zeros(n)
-    return Rows(a, b, dot(u, v), J[:, :6], J[:, 6:], jdu, side_blocks=J, anchors=(u, v))
+    if k.velocity_terms:
+        wa, wb = k.w.take(a, axis=0), k.w.take(b, axis=0)
+        jdu = _perpendicular_jdu(u, v, cross(wa, u), cross(wb, v), wa, wb)
+    else:
+        jdu = np.zeros(n)
+    return Rows(a, b, dot(u, v), J[:, :6], J[:, 6:], jdu, side_blocks=J)
 
 
-def _perpendicular_jdu(k: Kinematics, a, b, u, v):
-    """Jdot u of perpendicular rows with world vectors u (on a) and v (on b) (k, 3)."""
-    wa, wb = k.w.take(a, axis=0), k.w.take(b, axis=0)
+def _perpendicular_jdu(u, v, wxu, wxv, wa, wb):
+    """Jdot u of perpendicular rows with world vectors u (on a) and v (on b) (k, 3), their
+    rates wa x u and wb x v (``_turning``) and the bodies' angular velocities wa, wb."""
     # d/dt (u x v) with u, v carried by their bodies, dotted with (wa - wb)
-    return dot(cross(cross(wa, u), v) + cross(u, cross(wb, v)), wa - wb)
+    return dot(cross(wxu, v) + cross(u, wxv), wa - wb)
+
+
+def _centripetal_of(k: Kinematics, a, b, ra, rb):
+    """``_centripetal`` of the anchor offsets ra (on bodies a) and rb (on b)."""
+    return _centripetal(_turning(k.w.take(a, axis=0), ra)[1],
+                        _turning(k.w.take(b, axis=0), rb)[1])
 
 
 def line_rows(k: Kinematics, a, b, la, lb, ta) -> Rows:
@@ -178,7 +195,7 @@ def line_rows(k: Kinematics, a, b, la, lb, ta) -> Rows:
     wa = k.w.take(a, axis=0)
     wxt = cross(wa, t)
     ddot = _anchor_relative_velocity(k, a, b, ra, rb)
-    jdu = dot(t, _centripetal(k, a, b, ra, rb)) + 2 * dot(wxt, ddot) + dot(cross(wa, wxt), d)
+    jdu = dot(t, _centripetal_of(k, a, b, ra, rb)) + 2 * dot(wxt, ddot) + dot(cross(wa, wxt), d)
     Ja = np.concatenate([-t, cross(t, pb - k.x.take(a, axis=0))], 1)
     Jb = np.concatenate([t, cross(rb, t)], 1)
     return Rows(a, b, dot(t, d), Ja, Jb, jdu)
@@ -192,7 +209,7 @@ def distance_rows(k: Kinematics, a, b, la, lb, length) -> Rows:
     n = d / dist[:, None]
     ddot = _anchor_relative_velocity(k, a, b, ra, rb)
     nd = dot(n, ddot)
-    jdu = dot(n, _centripetal(k, a, b, ra, rb)) + (dot(ddot, ddot) - nd * nd) / dist
+    jdu = dot(n, _centripetal_of(k, a, b, ra, rb)) + (dot(ddot, ddot) - nd * nd) / dist
     Ja = np.concatenate([-n, cross(n, ra)], 1)
     Jb = np.concatenate([n, cross(rb, n)], 1)
     return Rows(a, b, dist - length, Ja, Jb, jdu)
@@ -298,8 +315,7 @@ class Tables(list):
         every body's w gathered and crossed with its vectors once for all tables."""
         bodies, _, bounds = self.layout()
         w = k.w.take(bodies, axis=0)
-        wxr = cross(w, turned)              # how each rotated vector turns
-        wwxr = cross(w, wxr)
+        wxr, wwxr = _turning(w, turned)     # how each rotated vector turns
         out = []
         for table, bound in zip(self, bounds):
             if bound is None:
@@ -307,12 +323,12 @@ class Tables(list):
                 continue
             i, j = bound
             n = (j - i) // 2
-            if table.kind == "point":       # _centripetal
-                out.append((wwxr[i + n:j] - wwxr[i:i + n]).reshape(-1))
-            else:                           # _perpendicular_jdu
-                u, v = turned[i:i + n], turned[i + n:j]
-                out.append(dot(cross(wxr[i:i + n], v) + cross(u, wxr[i + n:j]),
-                               w[i:i + n] - w[i + n:j]))
+            if table.kind == "point":
+                out.append(_centripetal(wwxr[i:i + n], wwxr[i + n:j]).reshape(-1))
+            else:
+                out.append(_perpendicular_jdu(turned[i:i + n], turned[i + n:j],
+                                              wxr[i:i + n], wxr[i + n:j],
+                                              w[i:i + n], w[i + n:j]))
         return out
 
     def _rotation_layout(self):
@@ -377,21 +393,12 @@ def evaluate_tables(tables: list[PrimitiveTable], k: Kinematics, c_only: bool = 
 def velocity_products(tables, rows: Rows, k: Kinematics) -> np.ndarray:
     """Jdu (m,) for the velocities of ``k`` of the ``rows`` that ``evaluate_tables`` made at
     the positions of ``k``: C and J do not depend on the velocities, so only Jdu is redone
-    (point and perpendicular rows from their kept vectors; other kinds are evaluated again)."""
-    parts = rows.parts if rows.parts is not None else [rows]
+    (point and perpendicular rows from their kept rotated vectors, ``Rows.turned``, when
+    ``tables`` is a ``Tables``; other kinds, and all of them otherwise, are evaluated again)."""
     if isinstance(tables, Tables) and rows.turned is not None:
         fused = tables.velocity_products(rows.turned, k)
     else:
-        fused = [None] * len(parts)
-    products = []
-    for table, part, jdu in zip(tables, parts, fused):
-        kind = getattr(table, "kind", None)
-        if jdu is not None:
-            products.append(jdu)
-        elif kind == "point" and part.anchors is not None:
-            products.append(_centripetal(k, table.a, table.b, *part.anchors).reshape(-1))
-        elif kind == "perpendicular" and part.anchors is not None:
-            products.append(_perpendicular_jdu(k, table.a, table.b, *part.anchors))
-        else:
-            products.append(table.evaluate(k).Jdu)
+        fused = [None] * len(tables)
+    products = [table.evaluate(k).Jdu if jdu is None else jdu
+                for table, jdu in zip(tables, fused)]
     return products[0] if len(products) == 1 else np.concatenate(products)
