@@ -63,9 +63,10 @@ def free_rotation(R, inertia, w, h, dyn, near=None):
     """The torque-free flow of each body over h from world angular velocity w (N, 3): its
     body-frame angular velocity at the start and at the end, (N, 3) each (see midpoint_turn
     for the rotation). ``dyn``: the bodies that need the flow (dynamic, anisotropic inertia);
-    the others keep their body-frame angular velocity, as a sphere does exactly. ``near``:
-    this pair for a nearby w' (SHAKE's correction of w is tiny): then one Newton iteration
-    from there is as exact as two from scratch."""
+    the others keep their body-frame angular velocity, as an isotropic body (whose inertia is
+    a multiple of the identity: spheres, cubes) does exactly. ``near``: this pair for a nearby
+    w' (SHAKE's correction of w is tiny): then one Newton iteration from there is as exact as
+    two from scratch."""
     body_start = einsum("nji,nj->ni", R, w)
     body_end = body_start.copy()
     w0 = body_start[dyn]
@@ -81,7 +82,8 @@ def free_rotation(R, inertia, w, h, dyn, near=None):
 
 def midpoint_turn(R, w, flow, h, dyn):
     """The world rotation vector (N, 3) of the flow (body_start, body_end) of free_rotation:
-    h times the midpoint angular velocity (bodies outside ``dyn``, static or spheres: h w)."""
+    h times the midpoint angular velocity (bodies outside ``dyn``, static or isotropic:
+    spheres, cubes: h w)."""
     turn = h * w
     body_start, body_end = flow
     turn[dyn] = h * einsum("nij,nj->ni", R[dyn], 0.5 * (body_start[dyn] + body_end[dyn]))
@@ -91,7 +93,7 @@ def midpoint_turn(R, w, flow, h, dyn):
 def end_spin(R1, w, flow, dyn):
     """The world angular velocity (N, 3) at the end of the flow of free_rotation, at the
     rotations R1 reached: R1 times the body-frame one for the bodies ``dyn``; the others (static
-    bodies, spheres) keep w exactly."""
+    bodies, isotropic bodies: spheres, cubes) keep w exactly."""
     out = w.copy()
     out[dyn] = einsum("nij,nj->ni", R1[dyn], flow[1][dyn])
     return out
@@ -99,8 +101,8 @@ def end_spin(R1, w, flow, dyn):
 
 def gyroscopic_torque_explicit(R, inertia, w, dyn):
     """-w x (I_world w) (N, 3), the seed's term, for the bodies ``dyn`` (zero for the others:
-    static bodies and spheres). ``inertia``: body frame (N, 3, 3), or (N, 3) principal
-    moments."""
+    static bodies and isotropic bodies: spheres, cubes). ``inertia``: body frame (N, 3, 3),
+    or (N, 3) principal moments."""
     out = np.zeros_like(w)
     Rd, wd = R[dyn], w[dyn]
     body = einsum("nji,nj->ni", Rd, wd)

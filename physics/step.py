@@ -100,9 +100,7 @@ def compile_model(world) -> Model:
     scatter = Scatter(a, b, n) if a.size else None
     joints = world._joints
     shaped = int(np.count_nonzero(world._kind[:n] >= 0))
-    dynamic = np.flatnonzero(inv_mass > 0)
-    if dynamic.size and dynamic[-1] - dynamic[0] + 1 == dynamic.size:
-        dynamic = slice(int(dynamic[0]), int(dynamic[-1]) + 1)    # views instead of copies
+    dynamic = _slice_if_contiguous(np.flatnonzero(inv_mass > 0))
     principal = principal_inv = None
     if _is_diagonal(world._inertia[:n]) and _is_diagonal(world._inv_inertia[:n]):
         principal = einsum("nii->ni", world._inertia[:n]).copy()
@@ -114,24 +112,31 @@ def compile_model(world) -> Model:
                  principal, principal_inv, _spinning(world._inertia[:n], inv_mass > 0))
 
 
+def _slice_if_contiguous(rows):
+    """Row indices (k,) as a slice when they are non-empty and contiguous (indexing with it
+    gives views instead of copies), else as they are."""
+    if rows.size and rows[-1] - rows[0] + 1 == rows.size:
+        return slice(int(rows[0]), int(rows[-1]) + 1)
+    return rows
+
+
+_OFF_DIAGONAL = [1, 2, 3, 5, 6, 7]      # the off-diagonal entries of a flattened 3x3
+
+
 def _is_diagonal(matrices):
-    return not np.any(matrices.reshape(-1, 9)[:, [1, 2, 3, 5, 6, 7]])
+    return not np.any(matrices.reshape(-1, 9)[:, _OFF_DIAGONAL])
 
 
 def _spinning(inertia, dynamic):
     """The dynamic bodies whose body-frame inertia (N, 3, 3) is not a multiple of the identity
     (a slice when contiguous). Only their torque-free motion turns the angular velocity and
-    only they feel a gyroscopic torque; for the others (spheres) both are exactly zero, and
-    the step leaves them out of that work."""
+    only they feel a gyroscopic torque; for the others (isotropic bodies: spheres, cubes)
+    both are exactly zero, and the step leaves them out of that work."""
     flat = inertia.reshape(-1, 9)
     isotropic = ((flat[:, 0] == flat[:, 4]) & (flat[:, 0] == flat[:, 8])
-                 & ~np.any(flat[:, [1, 2, 3, 5, 6, 7]], axis=1))
+                 & ~np.any(flat[:, _OFF_DIAGONAL], axis=1))
     rows = np.flatnonzero(dynamic & ~isotropic)
-    if not rows.size:
-        return slice(0, 0)
-    if rows[-1] - rows[0] + 1 == rows.size:
-        return slice(int(rows[0]), int(rows[-1]) + 1)    # views instead of copies
-    return rows
+    return _slice_if_contiguous(rows) if rows.size else slice(0, 0)
 
 
 # -- stage 1: applied wrench ---------------------------------------------------------------
@@ -274,7 +279,7 @@ def project_positions(world, model, x, q, v, w):
         Iinv = world_inverse_inertia(R, body_inverse_inertia(world, model))
         factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
         mu = model.pattern.factorizer.solve(factor, rows.C)
-        dx, dtheta = generalized_acceleration(model, rows, -mu, inv_mass, Iinv, 0.0, 0.0)
+        dx, dtheta = constraint_response(model, rows, -mu, inv_mass, Iinv)
         x, q = x + dx, rotate_quat(q, dtheta)
     return best
 
