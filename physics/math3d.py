@@ -43,7 +43,13 @@ _QM_SIGNED_B[_QM_B, np.arange(16)] = _QM_SIGN
 
 
 def quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton product a * b for (n, 4) arrays."""
+    """Hamilton product a * b for (n, 4) arrays, or (4,) ones (a (4,) factor with an (n, 4)
+    one multiplies each of the n; two (4,) give a (4,))."""
+    if np.ndim(a) != 2 or np.ndim(b) != 2:
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        shape = np.broadcast_shapes(a.shape, b.shape)       # (4,) or (n, 4)
+        a, b = (np.broadcast_to(x, shape).reshape(-1, 4) for x in (a, b))
+        return quat_multiply(a, b).reshape(shape)
     signed_b = (b @ _QM_SIGNED_B).reshape(-1, 4, 4)     # [t, c]
     return einsum("nt,ntc->nc", a, signed_b)
 

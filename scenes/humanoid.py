@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from physics import Ball, Capsule, Hinge
+from physics.math3d import quat_multiply  # noqa: F401 (scenes import it from here)
 
 STANDING_PELVIS_HEIGHT = 0.95          # m at scale 1, pelvis centre above the soles
 
@@ -56,13 +57,6 @@ class Ragdoll(dict):
 
 
 # -- small rotation helpers (quaternions w, x, y, z) ------------------------------------------
-def quat_multiply(a, b):
-    w1, x1, y1, z1 = a
-    w2, x2, y2, z2 = b
-    return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
-
-
 def quat_to_matrix(q):
     w, x, y, z = np.asarray(q, float) / np.linalg.norm(q)
     return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],

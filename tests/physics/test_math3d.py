@@ -48,3 +48,17 @@ def test_quaternion_product_and_exponential_match_the_textbook_bit_for_bit(n):
     k = np.where(small, 0.5 - angle * angle / 48.0, np.sin(0.5 * angle) / np.where(small, 1.0, angle))
     expected = np.concatenate([np.cos(0.5 * angle)[:, None], phi * k[:, None]], axis=1)
     np.testing.assert_array_equal(rotation_vector_to_quat(phi), expected)
+
+
+def test_quaternion_product_of_single_quaternions_is_the_batched_one():
+    """(4,) quaternions multiply as (1, 4) ones do, to the bit, and a (4,) one multiplies
+    each row of an (n, 4) batch (on either side)."""
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        a, b = rng.normal(size=4), rng.normal(size=4)
+        single = quat_multiply(a, b)
+        assert single.shape == (4,)
+        assert single.tobytes() == quat_multiply(a[None], b[None])[0].tobytes()
+    batch = rng.normal(size=(6, 4))
+    np.testing.assert_array_equal(quat_multiply(a, batch), quat_multiply(np.tile(a, (6, 1)), batch))
+    np.testing.assert_array_equal(quat_multiply(batch, b), quat_multiply(batch, np.tile(b, (6, 1))))
