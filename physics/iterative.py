@@ -56,6 +56,8 @@ products take numpy's cheapest entry points (argmax, count_nonzero, ndarray.dot)
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import lapack
@@ -329,11 +331,12 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     x = np.zeros(mb) if lam0 is None else np.asarray(lam0, dtype=float)
     op = _Reduced(B, cfm, s, E, factorizer, factor)
     c = s * b
+    norm = functools.cache(lambda: _norm(op, mb, norm_estimate))   # once a solve, if needed
     if is_fric.any():
         # |s_t z_t| <= mu s_n z_n: the friction rows' bound per unit of scaled normal force
         ratio = np.where(is_fric & ~dead, mu * s.take(normal_of) / s, 0.0)
         cone = _FrictionBox(lo / s, hi / s, is_fric, ratio, normal_of)
-        qp = _MPRGP(op, c, lambda: 1.9 / (1.1 * _norm(op, mb, norm_estimate)[0]))
+        qp = _MPRGP(op, c, lambda: 1.9 / (1.1 * norm()[0]))
         z, iterations, residual, settled = _held_boxes(
             qp, cone, cone.project(x / s, np.empty(mb)), tol * s, rel, s, is_fric,
             max_iterations)
@@ -342,8 +345,7 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
             # the box moves with the normal forces (a pile landing, being poured) or rounds of
             # held boxes cycle (a ragdoll pile): steps that follow it
             z, more, residual = _accelerated_projection(
-                op, c, z, cone, tol * s, max_iterations - iterations,
-                lambda: _norm(op, mb, norm_estimate))
+                op, c, z, cone, tol * s, max_iterations - iterations, norm)
             iterations += more
             method = "MPRGP + accelerated projection"
         elif not settled:
@@ -352,7 +354,7 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
         if residual > 1.0:          # unfinished: not worse than no impulses all the same
             x = s * _best_multiple(op, c, z)
     else:
-        qp = _MPRGP(op, c, lambda: 1.9 / (1.1 * _norm(op, mb, norm_estimate)[0]))
+        qp = _MPRGP(op, c, lambda: 1.9 / (1.1 * norm()[0]))
         z, iterations, residual = qp.solve(lo / s, hi / s, x / s, tol * s, max_iterations)
         x = s * z
         method = "MPRGP"
