@@ -139,6 +139,13 @@ def apply_inverse_mass(J: np.ndarray, body: np.ndarray, inv_mass: np.ndarray,
     return out
 
 
+def free_acceleration(inv_mass: np.ndarray, inv_inertia: np.ndarray, F: np.ndarray,
+                      T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """M^-1 Phi of the applied loads F, T (N, 3) (N, N m): linear (m/s^2) and angular
+    (rad/s^2) accelerations (N, 3) each, world frame; inv_inertia (N, 3, 3) world frame."""
+    return inv_mass[:, None] * F, einsum("nij,nj->ni", inv_inertia, T)
+
+
 _LANES12 = np.tile(np.arange(6, dtype=np.int32), 2)
 
 
@@ -167,14 +174,22 @@ class Scatter:
 
     def forces_of(self, blocks: np.ndarray, lam: np.ndarray) -> np.ndarray:
         """J^T lambda per body (N, 6); ``blocks`` (m, 12) is [Ja | Jb], C-contiguous."""
-        out = np.zeros(6 * self.n_bodies)
-        _csc_matvec(6 * self.n_bodies, self.m, self.indptr, self.indices, blocks.reshape(-1),
-                    np.ascontiguousarray(lam, dtype=float), out)
-        return out.reshape(-1, 6)
+        return self.transpose_times(blocks, np.ascontiguousarray(lam, dtype=float)).reshape(-1, 6)
 
     def velocity_of(self, blocks: np.ndarray, v: np.ndarray, w: np.ndarray) -> np.ndarray:
         """J u per row (m,) for body velocities v, w (N, 3)."""
+        return self.times(blocks, np.concatenate([v, w], axis=1).reshape(-1))
+
+    def times(self, blocks: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """J u (m,) for stacked body velocities u (6N,); ``blocks`` (m, 12) C-contiguous (J,
+        or any matrix of the same pattern)."""
         out = np.zeros(self.m)
-        _csr_matvec(self.m, 6 * self.n_bodies, self.indptr, self.indices, blocks.reshape(-1),
-                    np.concatenate([v, w], axis=1).reshape(-1), out)
+        _csr_matvec(self.m, 6 * self.n_bodies, self.indptr, self.indices, blocks.reshape(-1), u, out)
+        return out
+
+    def transpose_times(self, blocks: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """blocks^T x (6N,) for row values x (m,), contiguous floats (J^T lambda, or M^-1 J^T
+        lambda with the blocks of M^-1 J^T)."""
+        out = np.zeros(6 * self.n_bodies)
+        _csc_matvec(6 * self.n_bodies, self.m, self.indptr, self.indices, blocks.reshape(-1), x, out)
         return out

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .assembly import Pattern, Scatter
+from .assembly import Pattern, Scatter, free_acceleration
 from .collision.broadphase import PairCache
 from .contacts import excluded_pairs, report as contact_report
 from .energy import restore_energy, state_energy
@@ -152,21 +152,20 @@ def applied_wrench(world, model, R, w):
 
 
 # -- stage 3: the seed equation --------------------------------------------------------------
-def seed_rhs(world, model, rows: Rows, inv_mass, Iinv, F, T, v, w):
+def seed_rhs(world, model, rows: Rows, free, v, w):
     """The seed equation's right-hand side -(Jdot u + J M^-1 Phi + k C + d J u) (m,) of the
-    joint rows: what J M^-1 J^T lambda must equal (m/s^2, rad/s^2)."""
+    joint rows: what J M^-1 J^T lambda must equal (m/s^2, rad/s^2). free: M^-1 Phi
+    (``assembly.free_acceleration``)."""
     k, d = world.baumgarte
-    free_acc_lin = inv_mass[:, None] * F
-    free_acc_ang = einsum("nij,nj->ni", Iinv, T)
     J, velocity = rows.blocks, model.scatter.velocity_of
-    return -(rows.Jdu + velocity(J, free_acc_lin, free_acc_ang) + k * rows.C + d * velocity(J, v, w))
+    return -(rows.Jdu + velocity(J, *free) + k * rows.C + d * velocity(J, v, w))
 
 
 def seed_multipliers(world, model, rows: Rows, factor, inv_mass, Iinv, F, T, v, w):
     """Solve -J M^-1 J^T lambda = Jdot u + J M^-1 Phi + k C + d J u for lambda (m,), N or N m,
     given the factorisation of J M^-1 J^T + cfm."""
-    return model.pattern.factorizer.solve(factor, seed_rhs(world, model, rows, inv_mass, Iinv,
-                                                           F, T, v, w))
+    free = free_acceleration(inv_mass, Iinv, F, T)
+    return model.pattern.factorizer.solve(factor, seed_rhs(world, model, rows, free, v, w))
 
 
 def generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T):
@@ -366,8 +365,9 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     lam_b = K_found = None
     if uni is not None:
         v, w = resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor)
-        rhs_e = seed_rhs(world, model, rows, inv_mass, Iinv, F, T, v, w) if model.m else None
-        lam, lam_b = bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, F, T, v, w,
+        free = free_acceleration(inv_mass, Iinv, F, T)
+        rhs_e = seed_rhs(world, model, rows, free, v, w) if model.m else None
+        lam, lam_b = bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w,
                                          h, factor)
         kick_lin, kick_ang = bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
         if world.geometric_stiffness and lam.size:

@@ -40,10 +40,11 @@ def unilateral_rows(world, model, kin, h):
     blocks, owners = [], []
     tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
     warm, found, e = np.zeros((0, 3)), np.zeros(0, dtype=bool), np.zeros(0)
+    keys = contact_keys(cs)
     if len(cs):
         mu = np.sqrt(world._friction[cs.body_a] * world._friction[cs.body_b])
         e = np.maximum(world._restitution[cs.body_a], world._restitution[cs.body_b])
-        warm, found = warm_start(world, contact_keys(cs))
+        warm, found = warm_start(world, keys)
         block = contact_rows(kin, cs.body_a, cs.body_b, cs.point, cs.normal, cs.depth, mu, h, T)
         blocks.append(block)
         owners.append(np.full(block.rows.count, -1, dtype=np.intp))
@@ -58,8 +59,8 @@ def unilateral_rows(world, model, kin, h):
     merged = BoundedRows.concatenate(blocks)
     if merged is None:
         return None
-    return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), contact_keys(cs), tangents,
-                      warm, found, e)
+    return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), keys, tangents, warm,
+                      found, e)
 
 
 def cached_pattern(world, a, b, inv_mass):
@@ -80,14 +81,15 @@ def cached_pattern(world, a, b, inv_mass):
 DIRECT_BELOW = 150
 
 
-def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, F, T, v, w, h, factor):
+def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h, factor):
     """Solve joints and bounded rows together: the joints' rows keep the seed equation's
     right-hand side ``rhs_e`` (``step.seed_rhs``; None without joints), the bounded rows aim
-    at their end-of-step velocity targets.
+    at their end-of-step velocity targets. free: the applied loads' accelerations M^-1 Phi
+    (``assembly.free_acceleration``).
 
     ``world.contact_solver`` picks the method: "iterative" eliminates the joint rows with
     ``factor``, the joints' own factorisation of J M^-1 J^T + cfm, and solves the bounded rows
-    by projected conjugate gradients (``iterative.solve_iterative``); "direct" solves the
+    by projected gradient methods (``iterative.solve_iterative``); "direct" solves the
     whole mixed problem with factorisations of the full matrix (``bounded.solve_bounded``);
     "auto" takes "direct" below DIRECT_BELOW bounded rows."""
     block = uni.block
@@ -99,16 +101,14 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, F, T, v,
     if solver == "auto":
         solver = "direct" if block.rows.count < DIRECT_BELOW else "iterative"
     if solver == "iterative":
-        return _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, F, T, v, w, h,
+        return _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h,
                                   factor)
     all_rows = Rows.concatenate([r for r in (rows, block.rows) if r is not None])
     m_eq = 0 if rows is None else rows.count
     pattern = cached_pattern(world, all_rows.a, all_rows.b, inv_mass)
     J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
-    free_lin = inv_mass[:, None] * F
-    free_ang = np.einsum("nij,nj->ni", Iinv, T)
     rb = block.rows
-    rhs_b = (block.target - rb.velocity(v, w)) / h - rb.velocity(free_lin, free_ang)
+    rhs_b = (block.target - rb.velocity(v, w)) / h - rb.velocity(*free)
     parts_rhs, parts_lo, parts_hi, parts_cfm = [rhs_b], [block.lo], [block.hi], [world.cfm + block.cfm]
     if m_eq:
         parts_rhs.insert(0, rhs_e)
@@ -128,16 +128,14 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, F, T, v,
     return lam[:m_eq], lam[m_eq:]
 
 
-def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, F, T, v, w, h, factor):
+def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h, factor):
     """``bounded_multipliers`` by ``iterative.solve_iterative``: (lambda_E, lambda_B)."""
     n = world._n
     block = uni.block
     rb = block.rows
-    free_lin = inv_mass[:, None] * F
-    free_ang = np.einsum("nij,nj->ni", Iinv, T)
     B = BodySpace(rb.a, rb.b, rb.Ja, rb.Jb, inv_mass, Iinv, n)
     block.body_space = B
-    free_b = B.times_J(np.concatenate([free_lin, free_ang], axis=1).ravel())
+    free_b = B.times_J(np.concatenate(free, axis=1).ravel())
     u = np.concatenate([v, w], axis=1).ravel()
     rhs_b = (block.target - B.times_J(u)) / h - free_b
     lam0 = np.zeros(rb.count)
