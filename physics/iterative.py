@@ -150,15 +150,11 @@ class BodySpace:
 
     def times_J(self, u):
         """J u (m,) for stacked body velocities u (6N,)."""
-        y = np.zeros(self.m)
-        _csr_matvec(self.m, 6 * self.n, self.layout.indptr, self.layout.indices, self._J.ravel(), u, y)
-        return y
+        return self.layout.times(self._J, u)
 
     def times_W(self, x):
         """M^-1 J^T x (6N,) for row multipliers x (m,)."""
-        y = np.zeros(6 * self.n)
-        _csc_matvec(6 * self.n, self.m, self.layout.indptr, self.layout.indices, self._M.ravel(), x, y)
-        return y
+        return self.layout.transpose_times(self._M, x)
 
     def operator(self, scale=None, order=None):
         """(diag(scale) J, M^-1 J^T diag(scale)) with the rows taken in ``order``, without the
@@ -573,7 +569,6 @@ class _MPRGP:
         self.Q, self.c, self.step_length = Q, c, step_length
         self.dot = _dot_short if c.shape[0] <= 8192 else _dot_long   # (_dot, chosen once)
         self.alpha = None             # computed when first needed: a converged warm start skips it
-        self.counts = {"cg": 0, "projected": 0, "bb": 0, "expansion": 0, "proportioning": 0}
 
     def _alpha(self):
         if self.alpha is None:
@@ -671,7 +666,6 @@ class _MPRGP:
                 dQd = dot(d, Qd)
                 if dot(g, d) + 0.5 * dQd < 0.0:
                     fz = None
-                    self.counts["bb"] += 1
                     # no bound reached: back to conjugate gradients
                     if (np.count_nonzero(np.equal(z_try, z_free, same)) == m
                             or not dQd > 0.0):
@@ -694,7 +688,6 @@ class _MPRGP:
                 z_try = _clip_to(t2, z_cg, lo, hi)
                 # (count_nonzero: several times cheaper than .all())
                 if np.count_nonzero(np.equal(z_try, z_cg, same)) == m:
-                    self.counts["cg"] += 1            # conjugate gradient step (feasible)
                     z, z_next = z_cg, z
                     g -= np.multiply(Ap, a_cg, t1)
                     fz = None
@@ -710,13 +703,11 @@ class _MPRGP:
                     f_try = 0.5 * dot(z_try, np.subtract(g_try, c, t1))
                     if f_try < f:
                         fz = f_try
-                        self.counts["projected"] += 1
                         bb_len = _bb_length(np.subtract(z_try, z, t1),
                                             np.subtract(g_try, g, t3), dot)
                         z, t2 = z_try, z
                         g = g_try
                     else:                             # expansion step
-                        self.counts["expansion"] += 1
                         # the longest feasible step along -p (p is zero off the free rows)
                         room = np.divide(z - np.where(p > 0, lo, hi), p,
                                          out=np.full(m, np.inf), where=p != 0)
@@ -736,7 +727,6 @@ class _MPRGP:
                         fz = None
                     p = None
             else:                                     # proportioning step
-                self.counts["proportioning"] += 1
                 beta = np.subtract(gp, phi, t1)
                 Ab = Q(beta)
                 a = bb / dot(beta, Ab)
