@@ -139,10 +139,11 @@ def apply_inverse_mass(J: np.ndarray, body: np.ndarray, inv_mass: np.ndarray,
     return out
 
 
-def free_acceleration(inv_mass: np.ndarray, inv_inertia: np.ndarray, F: np.ndarray,
-                      T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """M^-1 Phi of the applied loads F, T (N, 3) (N, N m): linear (m/s^2) and angular
-    (rad/s^2) accelerations (N, 3) each, world frame; inv_inertia (N, 3, 3) world frame."""
+def inverse_mass_times(inv_mass: np.ndarray, inv_inertia: np.ndarray, F: np.ndarray,
+                       T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """M^-1 applied to per-body forces F and torques T (N, 3) (N, N m; or impulses): linear
+    and angular accelerations (or velocity changes) (N, 3) each, world frame; inv_inertia
+    (N, 3, 3) world frame."""
     return inv_mass[:, None] * F, einsum("nij,nj->ni", inv_inertia, T)
 
 

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .assembly import Pattern, Scatter, free_acceleration
+from .assembly import Pattern, Scatter, inverse_mass_times
 from .collision.broadphase import PairCache
 from .contacts import excluded_pairs, report as contact_report
 from .energy import restore_energy, state_energy
@@ -155,7 +155,7 @@ def applied_wrench(world, model, R, w):
 def seed_rhs(world, model, rows: Rows, free, v, w):
     """The seed equation's right-hand side -(Jdot u + J M^-1 Phi + k C + d J u) (m,) of the
     joint rows: what J M^-1 J^T lambda must equal (m/s^2, rad/s^2). free: M^-1 Phi
-    (``assembly.free_acceleration``)."""
+    (``assembly.inverse_mass_times`` of the applied loads)."""
     k, d = world.baumgarte
     J, velocity = rows.blocks, model.scatter.velocity_of
     return -(rows.Jdu + velocity(J, *free) + k * rows.C + d * velocity(J, v, w))
@@ -164,7 +164,7 @@ def seed_rhs(world, model, rows: Rows, free, v, w):
 def seed_multipliers(world, model, rows: Rows, factor, inv_mass, Iinv, F, T, v, w):
     """Solve -J M^-1 J^T lambda = Jdot u + J M^-1 Phi + k C + d J u for lambda (m,), N or N m,
     given the factorisation of J M^-1 J^T + cfm."""
-    free = free_acceleration(inv_mass, Iinv, F, T)
+    free = inverse_mass_times(inv_mass, Iinv, F, T)
     return model.pattern.factorizer.solve(factor, seed_rhs(world, model, rows, free, v, w))
 
 
@@ -174,14 +174,14 @@ def generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T):
         G = model.scatter.forces_of(rows.blocks, lam)
         F = F + G[:, :3]
         T = T + G[:, 3:]
-    return inv_mass[:, None] * F, einsum("nij,nj->ni", Iinv, T)
+    return inverse_mass_times(inv_mass, Iinv, F, T)
 
 
 def constraint_response(model, rows, lam, inv_mass, Iinv):
     """M^-1 J^T lambda alone: linear (N, 3) and angular (N, 3); generalized_acceleration
     without applied loads, in fewer calls (the same values, but for the sign of a zero)."""
     G = model.scatter.forces_of(rows.blocks, lam)
-    return inv_mass[:, None] * G[:, :3], einsum("nij,nj->ni", Iinv, G[:, 3:])
+    return inverse_mass_times(inv_mass, Iinv, G[:, :3], G[:, 3:])
 
 
 # -- stage 5: post-stabilisation -------------------------------------------------------------
@@ -365,7 +365,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     lam_b = K_found = None
     if uni is not None:
         v, w = resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor)
-        free = free_acceleration(inv_mass, Iinv, F, T)
+        free = inverse_mass_times(inv_mass, Iinv, F, T)
         rhs_e = seed_rhs(world, model, rows, free, v, w) if model.m else None
         lam, lam_b = bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w,
                                          h, factor)

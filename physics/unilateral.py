@@ -8,14 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .assembly import Pattern, Scatter
+from .assembly import Pattern, Scatter, inverse_mass_times
 from .bounded import solve_bounded
 from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows,
                            positional_warm_start)
 from .contacts import contact_keys, detect, warm_start
 from .iterative import VELOCITY_TOLERANCE, BodySpace, solve_iterative
 from .limits import bounded_joint_rows, build_coordinate_tables
-from .math3d import einsum
 from .rows import Rows
 
 
@@ -85,7 +84,7 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     """Solve joints and bounded rows together: the joints' rows keep the seed equation's
     right-hand side ``rhs_e`` (``step.seed_rhs``; None without joints), the bounded rows aim
     at their end-of-step velocity targets. free: the applied loads' accelerations M^-1 Phi
-    (``assembly.free_acceleration``).
+    (``assembly.inverse_mass_times`` of the applied loads).
 
     ``world.contact_solver`` picks the method: "iterative" eliminates the joint rows with
     ``factor``, the joints' own factorisation of J M^-1 J^T + cfm, and solves the bounded rows
@@ -225,8 +224,8 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
                              softness=IMPACT_SOFTNESS)
         scatter = Scatter(all_rows.a, all_rows.b, n)
         G = scatter.forces(all_rows.Ja, all_rows.Jb, p)
-        v = v + inv_mass[:, None] * G[:, :3]
-        w = w + np.einsum("nij,nj->ni", Iinv, G[:, 3:])
+        dv, dw = inverse_mass_times(inv_mass, Iinv, G[:, :3], G[:, 3:])
+        v, w = v + dv, w + dw
     return v, w
 
 
@@ -237,4 +236,4 @@ def bounded_impulse(uni, lam_b, inv_mass, Iinv, n):
     rows = uni.block.rows
     scatter = Scatter(rows.a, rows.b, n)
     G = scatter.forces(rows.Ja, rows.Jb, lam_b)
-    return inv_mass[:, None] * G[:, :3], einsum("nij,nj->ni", Iinv, G[:, 3:])
+    return inverse_mass_times(inv_mass, Iinv, G[:, :3], G[:, 3:])
