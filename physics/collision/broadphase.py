@@ -100,10 +100,15 @@ def sweep_and_prune(lo, hi):
     return order.take(first), order.take(second)
 
 
-def allowed(i, j, static, group, mask, excluded_keys, n):
-    """(M,) bool: the pairs (i, j) that pass the static, group/mask and exclusion filters."""
+def groups_collide(i, j, group, mask):
+    """(M,) bool: the pairs (i, j) whose collision group and mask bits let them collide."""
+    return ((group.take(i) & mask.take(j)) != 0) & ((group.take(j) & mask.take(i)) != 0)
+
+
+def allowed(i, j, static, excluded_keys, n):
+    """(M,) bool: the pairs (i, j) that are not both static and not excluded (the group/mask
+    bits, which may change any time, are the cache's ``group_filter``)."""
     ok = ~(static.take(i) & static.take(j))
-    ok &= ((group.take(i) & mask.take(j)) != 0) & ((group.take(j) & mask.take(i)) != 0)
     if len(excluded_keys):      # excluded_keys is sorted: a binary search per pair
         keys = np.minimum(i, j).astype(np.int64) * n + np.maximum(i, j)
         pos = np.minimum(np.searchsorted(excluded_keys, keys), len(excluded_keys) - 1)
@@ -179,13 +184,13 @@ class PairCache:
         i, j = sweep_and_prune(c - g, c + g)
         i, j, pp, pb = sorted_pairs(bounded[i], bounded[j], kind, static, n)
         # the model's excluded pairs (jointed bodies) are fixed with the cache: drop them now
-        every, keys = np.ones(n, np.int64), excluded_keys(excluded, n)
-        keep = allowed(i, j, static, every, every, keys, n)
+        keys = excluded_keys(excluded, n)
+        keep = allowed(i, j, static, keys, n)
         i, j = i.compress(keep), j.compress(keep)
         if len(pp):
             gap = einsum("mi,mi->m", params[pp, :3], position[pb]) - params[pp, 3] - radius[pb]
             near = (gap <= margin + 2.0 * self.skin[pb]) & allowed(pp, pb, np.zeros(n, bool),
-                                                                   every, every, keys, n)
+                                                                   keys, n)
             pp, pb = pp[near], pb[near]
         self.anchor = position.copy()
         self.pairs = (i, j, pp, pb)
@@ -214,7 +219,7 @@ class PairCache:
         if made is None or not (np.array_equal(made[0], group) and np.array_equal(made[1], mask)):
             (i, j, pp, pb), filters = self.pairs, []
             for a, b in ((i, j), (pp, pb)):
-                ok = ((group.take(a) & mask.take(b)) != 0) & ((group.take(b) & mask.take(a)) != 0)
+                ok = groups_collide(a, b, group, mask)
                 filters.append(None if ok.all() else ok)
             made = self.group_mask = (group.copy(), mask.copy(), *filters)
         return made[2], made[3]
