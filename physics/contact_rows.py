@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .math3d import dot
+from .math3d import cross_components, dot
 from .rows import Rows
 
 RESTITUTION_THRESHOLD = 0.2   # m/s: slower impacts do not bounce (resting contact stays put)
@@ -54,18 +54,11 @@ def _frame(normal):
     operations on the columns of (k, 3) arrays cost several times more.)"""
     D = np.empty((3, 3, normal.shape[0]))
     np.copyto(D[:, 0], normal.T)
-    n0, n1, n2 = D[:, 0]
-    t0, t1, t2 = D[:, 1]
-    h0 = (np.abs(n0) < 0.9).astype(float)       # helper (1, 0, 0) or (0, 1, 0)
-    h1 = 1.0 - h0
-    np.subtract(n1 * 0.0, n2 * h1, out=t0)
-    np.subtract(n2 * h0, n0 * 0.0, out=t1)
-    np.subtract(n0 * h1, n1 * h0, out=t2)
+    h0 = (np.abs(D[0, 0]) < 0.9).astype(float)       # helper (1, 0, 0) or (0, 1, 0)
+    cross_components(D[:, 0], (h0, 1.0 - h0, 0.0), D[:, 1])
     sq = D[:, 1] * D[:, 1]
     D[:, 1] /= np.sqrt((sq[0] + sq[1]) + sq[2])     # = np.linalg.norm
-    np.subtract(n1 * t2, n2 * t1, out=D[0, 2])      # math3d.cross's arithmetic
-    np.subtract(n2 * t0, n0 * t2, out=D[1, 2])
-    np.subtract(n0 * t1, n1 * t0, out=D[2, 2])
+    cross_components(D[:, 0], D[:, 1], D[:, 2])
     return D
 
 
@@ -77,11 +70,7 @@ def _fill(J, r, D):
     linear, angular = J[:, :, :3].reshape(2, 3, k, 3), J[:, :, 3:].reshape(2, 3, k, 3)
     for c in range(3):
         np.copyto(linear[..., c], D[c])
-    r0, r1, r2 = r[:, :, None]
-    d0, d1, d2 = D
-    np.subtract(r1 * d2, r2 * d1, out=angular[..., 0])     # math3d.cross's arithmetic
-    np.subtract(r2 * d0, r0 * d2, out=angular[..., 1])
-    np.subtract(r0 * d1, r1 * d0, out=angular[..., 2])
+    cross_components(r[:, :, None], D, [angular[..., c] for c in range(3)])
 
 
 def contact_rows(kin, a, b, point, normal, depth, friction, h, T) -> BoundedRows:

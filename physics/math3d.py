@@ -115,10 +115,18 @@ def cross(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.nda
                 - a.take(_AFTER, axis=-1) * b.take(_NEXT, axis=-1))
     if out is None:
         out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    np.subtract(a[..., 1] * b[..., 2], a[..., 2] * b[..., 1], out=out[..., 0])
-    np.subtract(a[..., 2] * b[..., 0], a[..., 0] * b[..., 2], out=out[..., 1])
-    np.subtract(a[..., 0] * b[..., 1], a[..., 1] * b[..., 0], out=out[..., 2])
+    cross_components([a[..., i] for i in range(3)], [b[..., i] for i in range(3)],
+                     [out[..., i] for i in range(3)])
     return out
+
+
+def cross_components(a, b, out):
+    """a x b on components: a, b sequences of three arrays (or numbers) and out of three
+    arrays written in place, a_{i+1} b_{i+2} - a_{i+2} b_{i+1} each (``cross``'s arithmetic;
+    for data laid out by components, whose whole contiguous rows numpy handles fastest)."""
+    np.subtract(a[1] * b[2], a[2] * b[1], out=out[0])
+    np.subtract(a[2] * b[0], a[0] * b[2], out=out[1])
+    np.subtract(a[0] * b[1], a[1] * b[0], out=out[2])
 
 
 # skew(r)[i, j] = -eps_ijk r_k as one (3, 9) matrix, so that a whole batch is one product
