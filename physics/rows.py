@@ -45,15 +45,13 @@ class Rows:
     Jdu: np.ndarray
     # [Ja | Jb] (m, 12), C-contiguous; Ja and Jb may be views of it (see ``blocks``)
     side_blocks: np.ndarray | None = field(default=None, repr=False, compare=False)
-    # the blocks a concatenation was made of (velocity_products redoes Jdu per block)
-    parts: list | None = field(default=None, repr=False, compare=False)
     # the rotated vectors of all point and perpendicular tables, stacked (Tables.rotated)
     turned: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @staticmethod
     def concatenate(blocks: list["Rows"], sides: tuple | None = None, turned=None) -> "Rows":
         """The rows of ``blocks`` one after the other. ``sides``: their a and b stacked, if
-        at hand (they only change with the topology); ``turned``: see the field."""
+        at hand (they only change with the topology, see Tables.a); ``turned``: see the field."""
         if len(blocks) == 1:
             return blocks[0]
         a, b = sides if sides is not None else (np.concatenate([r.a for r in blocks]),
@@ -62,10 +60,9 @@ class Rows:
         if all(r.side_blocks is not None for r in blocks):
             # one copy of [Ja | Jb], with Ja and Jb views of it (not three concatenations)
             J = np.concatenate([r.side_blocks for r in blocks])
-            return Rows(a, b, C, J[:, :6], J[:, 6:], Jdu, side_blocks=J, parts=blocks,
-                        turned=turned)
+            return Rows(a, b, C, J[:, :6], J[:, 6:], Jdu, side_blocks=J, turned=turned)
         return Rows(a, b, C, np.concatenate([r.Ja for r in blocks]),
-                    np.concatenate([r.Jb for r in blocks]), Jdu, parts=blocks, turned=turned)
+                    np.concatenate([r.Jb for r in blocks]), Jdu, turned=turned)
 
     @property
     def count(self) -> int:
@@ -74,7 +71,7 @@ class Rows:
     def with_velocity_products(self, jdu: np.ndarray) -> "Rows":
         """These rows with another Jdu (m,) (the same positions, other velocities)."""
         return Rows(self.a, self.b, self.C, self.Ja, self.Jb, jdu, self.side_blocks,
-                    self.parts, self.turned)
+                    self.turned)
 
     @property
     def blocks(self) -> np.ndarray:
@@ -287,11 +284,15 @@ class Tables(list):
     """A model's primitive tables (``build_tables``) and what only changes with them: the
     body-fixed vectors that all point and perpendicular tables rotate, stacked, so that one
     gather and one product turn them all (per-call costs dominate arrays of a few hundred
-    rows), and the side bodies of all rows."""
+    rows), and the side bodies of all rows: ``a``, ``b`` (m,), the bodies of each row in
+    evaluation order (the rows' own a and b, stacked)."""
 
     def __init__(self, tables=()):
         super().__init__(tables)
-        self._layout = self._sides = None
+        self._layout = None
+        self.a, self.b = (
+            np.concatenate([np.repeat(getattr(t, side), t.ROWS_PER_INSTANCE[t.kind])
+                            for t in self] or [[]]).astype(np.intp) for side in ("a", "b"))
 
     def rotated(self, k: Kinematics):
         """The rotated vectors of all point and perpendicular tables at ``k``, stacked (M, 3)
@@ -344,20 +345,13 @@ class Tables(list):
         return (np.concatenate([b for b, _ in used]), np.concatenate([v for _, v in used]),
                 bounds)
 
-    def sides(self, parts: list[Rows]) -> tuple:
-        """The a and b (m,) of all rows, kept from the first evaluation's ``parts``."""
-        if self._sides is None:
-            self._sides = (np.concatenate([r.a for r in parts]),
-                           np.concatenate([r.b for r in parts]))
-        return self._sides
 
-
-def build_tables(instances: dict[str, list[tuple]]) -> list[PrimitiveTable]:
+def build_tables(instances: dict[str, list[tuple]]) -> "Tables":
     """Stack per-joint primitive instances into tables (done once per topology change).
 
     ``instances[kind]`` is a list of tuples ``(owner, a, b, *args)``, one per instance.
     """
-    tables = Tables()
+    tables = []
     if instances.get("coupling"):
         from .couplings import CouplingTable
         tables.append(CouplingTable(instances["coupling"]))
@@ -371,7 +365,7 @@ def build_tables(instances: dict[str, list[tuple]]) -> list[PrimitiveTable]:
         b = np.array(cols[2], dtype=np.intp)
         args = tuple(np.array(c, dtype=float) for c in cols[3:])
         tables.append(PrimitiveTable(kind, a, b, owner, args))
-    return tables
+    return Tables(tables)
 
 
 def evaluate_tables(tables: list[PrimitiveTable], k: Kinematics, c_only: bool = False):
@@ -387,7 +381,7 @@ def evaluate_tables(tables: list[PrimitiveTable], k: Kinematics, c_only: bool = 
     if len(parts) == 1:
         parts[0].turned = turned
         return parts[0]
-    return Rows.concatenate(parts, tables.sides(parts), turned)
+    return Rows.concatenate(parts, (tables.a, tables.b), turned)
 
 
 def velocity_products(tables, rows: Rows, k: Kinematics) -> np.ndarray:

@@ -92,10 +92,8 @@ def compile_model(world) -> Model:
     tables = build_tables(instances)
     n = world._n
     inv_mass = world._inv_mass[:n]
-    a = np.concatenate([np.repeat(t.a, t.ROWS_PER_INSTANCE[t.kind]) for t in tables] or [[]])
-    b = np.concatenate([np.repeat(t.b, t.ROWS_PER_INSTANCE[t.kind]) for t in tables] or [[]])
-    owner = np.concatenate([t.row_owner for t in tables] or [[]])
-    a, b, owner = a.astype(np.intp), b.astype(np.intp), owner.astype(np.intp)
+    a, b = tables.a, tables.b           # the bodies of each row (built with the tables)
+    owner = np.concatenate([t.row_owner for t in tables] or [[]]).astype(np.intp)
     pattern = Pattern(a, b, inv_mass > 0, n) if a.size else None
     scatter = Scatter(a, b, n) if a.size else None
     joints = world._joints
