@@ -2,9 +2,10 @@
 a pyramid) per contact point, all contacts in one vectorised call.
 
 These rows are velocity-level: each carries the normal velocity it aims for by the end of the
-step (``target``): the restitution bounce, a push-out of the penetration beyond a small slop,
-or, for a speculative contact still separated by a gap g, the approach speed g / h that just
-closes it (this is what stops fast bodies tunnelling).
+step (``target``): a push-out of the penetration beyond a small slop or, for a speculative
+contact still separated by a gap g, the approach speed g / h that just closes it (this is what
+stops fast bodies tunnelling). Bounces are resolved before the step
+(``unilateral.resolve_impacts``).
 """
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from physics import Ball, Capsule, Hinge
-from physics.math3d import quat_multiply  # noqa: F401 (scenes import it from here)
+from physics.math3d import quat_multiply
 
 STANDING_PELVIS_HEIGHT = 0.95          # m at scale 1, pelvis centre above the soles
 

@@ -2,8 +2,9 @@
 import numpy as np
 
 from physics import Plane
+from physics.math3d import quat_multiply
 
-from scenes.humanoid import add_ragdoll, quat_axis_angle, quat_multiply
+from scenes.humanoid import add_ragdoll, quat_axis_angle
 
 TITLE = "Ragdoll pile"
 DESCRIPTION = ("n capsule ragdolls (15 bodies each) dropped lying down, at staggered heights and "
