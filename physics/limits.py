@@ -113,17 +113,10 @@ TURNED = {"swing": ((0, 0), (1, 1)), "twist": ((0, 0), (1, 1), (0, 2), (1, 3)),
           "angle": ((0, 0), (0, 1), (1, 2))}
 
 
-def turned_vectors(table: CoordinateTable, kin: Kinematics) -> tuple:
-    """The world vectors (k, 3) an angular coordinate table starts from (TURNED)."""
-    sides = (table.a, table.b)
-    return tuple(rotate(kin.R.take(sides[side], axis=0), table.args[arg])
-                 for side, arg in TURNED[table.kind])
-
-
-def angular_coordinate(table: CoordinateTable, kin: Kinematics, turned=None):
+def angular_coordinate(table: CoordinateTable, kin: Kinematics, turned):
     """Values c (k,) of an angular coordinate and the world vector g (k, 3) with
-    dc/dt = g . (w_b - w_a). ``turned``: its turned_vectors, if at hand."""
-    turned = turned_vectors(table, kin) if turned is None else turned
+    dc/dt = g . (w_b - w_a). ``turned``: the world vectors (k, 3) it starts from (TURNED),
+    as CoordinateTables.turned makes them."""
     if table.kind == "swing":
         return swing_of(*turned)
     if table.kind == "twist":
@@ -142,19 +135,14 @@ def angular_rate_blocks(g):
     return J
 
 
-def coordinate_blocks(table: CoordinateTable, kin: Kinematics, turned=None):
-    """Coordinate values c (k,) and rate Jacobians [Ja | Jb] (k, 12)."""
+def coordinate_blocks(table: CoordinateTable, kin: Kinematics, turned):
+    """Coordinate values c (k,) and rate Jacobians [Ja | Jb] (k, 12). ``turned``: see
+    angular_coordinate (None for a position table)."""
     if table.kind == "position":
         r = line_rows(kin, table.a, table.b, *table.args)
         return r.C, np.concatenate([r.Ja, r.Jb], axis=1)
     c, g = angular_coordinate(table, kin, turned)
     return c, angular_rate_blocks(g)
-
-
-def coordinates(table: CoordinateTable, kin: Kinematics):
-    """Coordinate values c (k,) and rate Jacobians Ja, Jb (k, 6)."""
-    c, J = coordinate_blocks(table, kin)
-    return c, J[:, :6], J[:, 6:]
 
 
 @dataclass
@@ -233,7 +221,8 @@ class CoordinateTables(list):
         self._turn = (np.concatenate(bodies), np.concatenate(local)) if bodies else None
 
     def turned(self, kin: Kinematics) -> list:
-        """Per table its turned_vectors (None for a position table)."""
+        """Per table the world vectors (k, 3) its angular coordinate starts from (TURNED),
+        or None for a position table."""
         if self._turn is None:
             return [None] * len(self)
         bodies, local = self._turn

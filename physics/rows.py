@@ -125,14 +125,13 @@ _POINT_J_CONSTANT[:, :3], _POINT_J_CONSTANT[:, 6:9] = -np.eye(3), np.eye(3)
 _POINT_J_CONSTANT = _POINT_J_CONSTANT.reshape(36)
 
 
-def point_rows(k: Kinematics, a, b, la, lb, layout=None, rotated=None) -> Rows:
+def point_rows(k: Kinematics, a, b, layout, rotated) -> Rows:
     """Anchor la (local to a) coincides with lb (local to b). 3 rows per instance, xyz order.
-    ``layout``: PrimitiveTable.point_layout() of these instances, if at hand; ``rotated``:
-    the world offsets [ra; rb] (2n, 3), if at hand (see Tables.rotated)."""
+    ``layout``: PrimitiveTable.point_layout() of these instances (with la, lb); ``rotated``:
+    the world offsets [ra; rb] (2n, 3) (see Tables.rotated)."""
     n = a.shape[0]
-    both, local, rows_a, rows_b = layout if layout is not None else point_layout(a, b, la, lb)
-    # np.take: a faster gather than indexing for these (n, 3, 3) and (n, 3) arrays
-    r = rotate(k.R.take(both, axis=0), local) if rotated is None else rotated  # ra, rb at once
+    both, _, rows_a, rows_b = layout
+    r = rotated
     ra, rb = r[:n], r[n:]
     x = k.x.take(both, axis=0)                          # xa and xb in one gather
     pa, pb = x[:n] + ra, x[n:] + rb
@@ -152,14 +151,11 @@ def point_layout(a, b, la, lb):
     return np.concatenate([a, b]), np.concatenate([la, lb]), np.repeat(a, 3), np.repeat(b, 3)
 
 
-def perpendicular_rows(k: Kinematics, a, b, ua, vb, rotated=None) -> Rows:
+def perpendicular_rows(k: Kinematics, a, b, rotated) -> Rows:
     """Unit vector ua (local to a) perpendicular to vb (local to b). 1 row per instance.
-    ``rotated``: the world vectors [u; v] (2n, 3), if at hand (see Tables.rotated)."""
+    ``rotated``: the world vectors [u; v] (2n, 3) of ua and vb (see Tables.rotated)."""
     n = a.shape[0]
-    if rotated is None:
-        u, v = rotate(k.R.take(a, axis=0), ua), rotate(k.R.take(b, axis=0), vb)
-    else:
-        u, v = rotated[:n], rotated[n:]
+    u, v = rotated[:n], rotated[n:]
     J = np.zeros((n, 12))               # [Ja | Jb]: (0, u x v) on a, (0, -(u x v)) on b
     J[:, 3:6] = cross(u, v)
     np.negative(J[:, 3:6], out=J[:, 9:])
@@ -226,15 +222,18 @@ class PrimitiveTable:
     ROWS_PER_INSTANCE = {"point": 3, "perpendicular": 1, "line": 1, "distance": 1, "rolling": 3}
 
     def evaluate(self, k: Kinematics, rotated=None) -> Rows:
-        """The rows at ``k``; ``rotated``: this table's rotated vectors (Tables.rotated)."""
+        """The rows at ``k``; ``rotated``: this table's rotated vectors (Tables.rotated),
+        made here if not given (a table evaluated alone: the constraints of
+        jointspace.ArticulatedView)."""
         if self.kind == "rolling":              # its own module; imported here, not at load
             from .rolling import rolling_rows
             return rolling_rows(k, self.a, self.b, *self.args)
+        if rotated is None and self.kind in ROTATED:
+            rotated = self.rotated(k)
         if self.kind == "point":
-            return point_rows(k, self.a, self.b, *self.args, layout=self.point_layout(),
-                              rotated=rotated)
+            return point_rows(k, self.a, self.b, self.point_layout(), rotated)
         if self.kind == "perpendicular":
-            return perpendicular_rows(k, self.a, self.b, *self.args, rotated=rotated)
+            return perpendicular_rows(k, self.a, self.b, rotated)
         return PRIMITIVES[self.kind](k, self.a, self.b, *self.args)
 
     def point_layout(self):
@@ -244,10 +243,9 @@ class PrimitiveTable:
 
     def values(self, k: Kinematics, rotated=None) -> np.ndarray:
         """C only (m,), without the Jacobians: what a position iteration needs. ``rotated``:
-        this table's rotated vectors (Tables.rotated), if at hand."""
+        this table's rotated vectors (Tables.rotated; None for the other kinds)."""
         if self.kind in ROTATED:
-            n = self.a.shape[0]
-            r = self.rotated(k) if rotated is None else rotated
+            n, r = self.a.shape[0], rotated
             if self.kind == "perpendicular":
                 return dot(r[:n], r[n:])
             x = k.x.take(self.point_layout()[0], axis=0)     # xa and xb in one gather
@@ -256,7 +254,7 @@ class PrimitiveTable:
 
     def rotated(self, k: Kinematics) -> np.ndarray:
         """The body-fixed vectors of a point or perpendicular table in the world (2n, 3):
-        those on side a, then those on side b."""
+        those on side a, then those on side b (Tables.rotated turns all tables' at once)."""
         bodies, local = self.rotation_layout()
         return rotate(k.R.take(bodies, axis=0), local)
 
@@ -271,7 +269,7 @@ class PrimitiveTable:
         return np.repeat(self.owner, self.ROWS_PER_INSTANCE[self.kind])
 
 
-PRIMITIVES = {
+PRIMITIVES = {      # point and perpendicular take their layout and rotated vectors (evaluate)
     "point": point_rows,
     "perpendicular": perpendicular_rows,
     "line": line_rows,
@@ -296,7 +294,7 @@ class Tables(list):
 
     def rotated(self, k: Kinematics):
         """The rotated vectors of all point and perpendicular tables at ``k``, stacked (M, 3)
-        (None if there are none), and per table its part (PrimitiveTable.rotated) or None."""
+        (None if there are none), and per table its part (2n, 3) or None."""
         bodies, local, bounds = self.layout()
         if bodies is None:
             return None, [None] * len(self)
@@ -368,10 +366,8 @@ def build_tables(instances: dict[str, list[tuple]]) -> "Tables":
     return Tables(tables)
 
 
-def evaluate_tables(tables: list[PrimitiveTable], k: Kinematics, c_only: bool = False):
+def evaluate_tables(tables: Tables, k: Kinematics, c_only: bool = False):
     """All rows (``Rows``), or with ``c_only`` just the constraint values C (m,)."""
-    if not isinstance(tables, Tables):
-        tables = Tables(tables)
     turned, rotated = tables.rotated(k)
     if c_only:
         return np.concatenate([t.values(k, r) if hasattr(t, "values") else t.evaluate(k).C
@@ -384,12 +380,12 @@ def evaluate_tables(tables: list[PrimitiveTable], k: Kinematics, c_only: bool = 
     return Rows.concatenate(parts, (tables.a, tables.b), turned)
 
 
-def velocity_products(tables, rows: Rows, k: Kinematics) -> np.ndarray:
+def velocity_products(tables: Tables, rows: Rows, k: Kinematics) -> np.ndarray:
     """Jdu (m,) for the velocities of ``k`` of the ``rows`` that ``evaluate_tables`` made at
     the positions of ``k``: C and J do not depend on the velocities, so only Jdu is redone
-    (point and perpendicular rows from their kept rotated vectors, ``Rows.turned``, when
-    ``tables`` is a ``Tables``; other kinds, and all of them otherwise, are evaluated again)."""
-    if isinstance(tables, Tables) and rows.turned is not None:
+    (point and perpendicular rows from their kept rotated vectors, ``Rows.turned``; other
+    kinds are evaluated again)."""
+    if rows.turned is not None:         # None: no point or perpendicular tables
         fused = tables.velocity_products(rows.turned, k)
     else:
         fused = [None] * len(tables)
