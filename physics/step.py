@@ -281,16 +281,20 @@ def project_positions(world, model, x, q, v, w):
     return best
 
 
-def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None):
+def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None,
+                       Iinv_true=None):
     """RATTLE's second half: the M-orthogonal projection of u onto J(x) u = 0 (removes only
     the velocity that violates the joints, so it never adds kinetic energy). With the joints'
     ``stiffness`` the metric is the kick's augmented inertia (see augmented_inverse_inertia).
-    R: the rotations of q, if already at hand."""
+    R: the rotations of q, if already at hand; Iinv_true: the world inverse inertias at R
+    (world_inverse_inertia), if already at hand (used without stiffness only)."""
     n = world._n
     inv_mass = world._inv_mass[:n]
     R = quat_to_matrix(q) if R is None else R
     if stiffness is None:
-        Iinv = Iinv_true = world_inverse_inertia(R, body_inverse_inertia(world, model))
+        if Iinv_true is None:
+            Iinv_true = world_inverse_inertia(R, body_inverse_inertia(world, model))
+        Iinv = Iinv_true
     else:       # the next sub-step makes the true ones only if it is no longer stiff
         Iinv = augmented_inverse_inertia(R, body_inertia(world, model), stiffness, h, model.dynamic)
         Iinv_true = None
@@ -420,13 +424,16 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     second = 1.0 - first
     v1 = v_half + second * h * inv_mass[:, None] * F
     w1 = w_drift
+    Iinv_end = None                         # the true I^-1 at R1, if made here
     if second and np.any(T_kick):            # user torques (and the explicit gyroscopic term)
-        Iinv_kick = world_inverse_inertia(R1, body_inverse_inertia(world, model)) if flow else Iinv
+        if flow:
+            Iinv_end = world_inverse_inertia(R1, body_inverse_inertia(world, model))
+        Iinv_kick = Iinv_end if flow else Iinv
         w1 = w_drift + second * h * einsum("nij,nj->ni", Iinv_kick, T_kick)
     if stabilize:
         # the projection already takes the stiffness found here, which the next sub-step
         # kicks with: its factorisation is then the next one's (the stiffness lags one step)
-        v1, w1 = project_velocities(world, model, x1, q1, v1, w1, K_found, h, R1)
+        v1, w1 = project_velocities(world, model, x1, q1, v1, w1, K_found, h, R1, Iinv_end)
         if depth == 0:
             world._stiffness = K_found
     return (x1, q1, v1, w1), StepReport(rows, lam, x, R, uni, lam_b)
