@@ -19,8 +19,8 @@ direct solve.
 
 This is ``World(contact_solver="direct")``: exact, but each factorisation of the full system
 costs milliseconds once there are hundreds of contacts, and piles need dozens; the default
-"auto" uses it below ``unilateral.DIRECT_BELOW`` bounded rows and ``physics.iterative``,
-which factorises only the joints' rows, above.
+"auto" uses it for small systems (``unilateral.DIRECT_BELOW``, ``DIRECT_ALL_BELOW``) and
+``physics.iterative``, which factorises only the joints' rows, beyond.
 """
 from __future__ import annotations
 

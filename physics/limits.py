@@ -32,6 +32,12 @@ from .contact_rows import BoundedRows
 from .math3d import cross, dot, quat_to_matrix, rotate
 from .rows import Kinematics, Rows, line_rows
 
+# A limit row is made within this of its limit (and when its present rate, LIMIT_REACH times
+# over, would reach it within the step): rad for angles, m for slider positions
+ANGULAR_LIMIT_MARGIN = 0.05
+LINEAR_LIMIT_MARGIN = 0.01
+LIMIT_REACH = 2.0
+
 
 @dataclass
 class CoordinateTable:
@@ -161,13 +167,16 @@ class BoundedPlan:
     lo: np.ndarray          # (mb,) bounds on lambda
     hi: np.ndarray
     owner: np.ndarray       # (mb,) joint of each row
+    is_motor: np.ndarray    # (mb,) bool: the motor and servo rows (``motor`` as a mask)
+    margin: np.ndarray      # (mb,) a limit row is made within this of its limit (rad or m)
 
 
 def bounded_plan(tables) -> BoundedPlan | None:
     """The rows bounded_joint_rows makes from these tables, or None when there are none."""
-    entry, sign, bound, is_motor, lo, hi, owner = [], [], [], [], [], [], []
+    entry, sign, bound, is_motor, lo, hi, owner, margin = [], [], [], [], [], [], [], []
     start = 0
     for t in tables:
+        unit = LINEAR_LIMIT_MARGIN if t.kind == "position" else ANGULAR_LIMIT_MARGIN
         groups = [(np.flatnonzero(np.isfinite(t.lo)), 1.0, t.lo),
                   (np.flatnonzero(np.isfinite(t.hi)), -1.0, t.hi)]
         groups += [(np.flatnonzero(t.motor[:, 0] == m), 1.0, None) for m in (1, 2)]
@@ -175,6 +184,7 @@ def bounded_plan(tables) -> BoundedPlan | None:
             entry.append(start + on)
             sign.append(np.full(on.size, s))
             owner.append(t.owner.take(on))
+            margin.append(np.full(on.size, unit))
             is_motor.append(np.full(on.size, limit is None))
             if limit is None:
                 bound.append(np.zeros(on.size))
@@ -197,7 +207,8 @@ def bounded_plan(tables) -> BoundedPlan | None:
     return BoundedPlan(entry, np.concatenate(sign), np.concatenate(bound),
                        motor, settings[:, 0], settings[:, 1:].copy(),
                        stacked_a.take(entry), stacked_b.take(entry), np.concatenate(lo),
-                       np.concatenate(hi), np.concatenate(owner).astype(np.intp))
+                       np.concatenate(hi), np.concatenate(owner).astype(np.intp),
+                       is_motor, np.concatenate(margin))
 
 
 class CoordinateTables(list):
@@ -244,35 +255,50 @@ def _stacked(arrays):
 
 
 def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
-    """BoundedRows for every limit, motor and servo, and the owning joint of each row.
-    ``tables``: the world's CoordinateTables (build_coordinate_tables), with their plan.
+    """BoundedRows for every motor and servo and every limit near enough to matter this step,
+    the owning joint of each row, and each row's index in the plan (``tables.plan``; the
+    warm start follows rows by it). ``tables``: the world's CoordinateTables
+    (build_coordinate_tables), with their plan.
 
     A limit on coordinate c at ``lo`` is the row C = c - lo >= 0, one at ``hi`` the row
-    C = hi - c >= 0 on -J; motors aim dc/dt at a speed, servos at a spring-damper's."""
+    C = hi - c >= 0 on -J; motors aim dc/dt at a speed, servos at a spring-damper's. Like a
+    speculative contact, a limit row is only made while the joint is within its margin of
+    the limit or could reach it within the step at twice its present rate: far from their
+    limits (most of a ragdoll's, most of the time) rows would only be held at zero, at the
+    cost of the whole solve."""
     plan = tables.plan
     if plan is None:
-        return None, np.zeros(0, dtype=np.intp)
+        return None, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
     # all tables' coordinates stacked, then the rows gathered from them at once
     c, J = tables.coordinates(kin)
     c = c.take(plan.entry)
     J = plan.sign[:, None] * J.take(plan.entry, axis=0)
-    Ja, Jb = J[:, :6], J[:, 6:]
     C = plan.sign * (c - plan.bound)
+    u = np.concatenate([kin.v, kin.w], axis=1)
+    rate = (np.einsum("ij,ij->i", J[:, :6], u.take(plan.a, axis=0))
+            + np.einsum("ij,ij->i", J[:, 6:], u.take(plan.b, axis=0)))
+    near = C < plan.margin - LIMIT_REACH * h * rate
+    near[plan.motor] = True
+    kept = np.flatnonzero(near)
+    if kept.size < C.size:
+        c, J, C = c.take(kept), J.take(kept, axis=0), C.take(kept)
+    motor = np.flatnonzero(plan.is_motor.take(kept))
+    Ja, Jb = J[:, :6], J[:, 6:]
     target = np.where(C > 0, -C / h, -C / T)
     cfm = np.zeros(C.size)
-    if plan.motor.size:
+    if motor.size:
         mode, (value, k, d) = plan.mode, plan.setting.T
         servo = mode == 2
         # velocity motors aim at their speed; servos at k (value - c) / (k h + d), soft
         # with compliance 1 / (h (k h + d))
         gain = np.where(servo, k * h + d, 1.0)
-        target[plan.motor] = np.where(servo, k * (value - c.take(plan.motor)) / gain, value)
-        cfm[plan.motor] = np.where(servo, 1.0 / (h * gain), 0.0)
-        C[plan.motor] = 0.0
-    rows = Rows(plan.a, plan.b, C, Ja, Jb, np.zeros(C.size), side_blocks=J)
-    block = BoundedRows(rows, plan.lo.copy(), plan.hi.copy(), target, np.full(C.size, -1),
-                        np.zeros(C.size), cfm)
-    return block, plan.owner
+        target[motor] = np.where(servo, k * (value - c.take(motor)) / gain, value)
+        cfm[motor] = np.where(servo, 1.0 / (h * gain), 0.0)
+        C[motor] = 0.0
+    rows = Rows(plan.a.take(kept), plan.b.take(kept), C, Ja, Jb, np.zeros(C.size), side_blocks=J)
+    block = BoundedRows(rows, plan.lo.take(kept), plan.hi.take(kept), target,
+                        np.full(C.size, -1), np.zeros(C.size), cfm)
+    return block, plan.owner.take(kept), kept
 
 
 def build_coordinate_tables(joints) -> CoordinateTables:

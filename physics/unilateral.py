@@ -30,6 +30,8 @@ class Unilateral:
     warm: np.ndarray             # (K, 3) last step's multipliers of the same contacts
     warm_found: np.ndarray       # (K,) bool: the contact was there last step (same key)
     restitution: np.ndarray      # (K,)
+    limit_rows: np.ndarray       # each limit and motor row's index in the coordinate plan ...
+    plan: object                 # ... this one (limits.BoundedPlan, or None)
 
 
 def unilateral_rows(world, model, kin, h):
@@ -51,7 +53,7 @@ def unilateral_rows(world, model, kin, h):
         tangents = (block.rows.Jb[k:2 * k, :3], block.rows.Jb[2 * k:, :3])
     if world._coordinate_tables is None:
         world._coordinate_tables = build_coordinate_tables(world._joints)
-    limit_block, limit_owner = bounded_joint_rows(world._coordinate_tables, kin, h, T)
+    limit_block, limit_owner, limit_rows = bounded_joint_rows(world._coordinate_tables, kin, h, T)
     if limit_block is not None:
         blocks.append(limit_block)
         owners.append(limit_owner)
@@ -59,7 +61,7 @@ def unilateral_rows(world, model, kin, h):
     if merged is None:
         return None
     return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), keys, tangents, warm,
-                      found, e)
+                      found, e, limit_rows, world._coordinate_tables.plan)
 
 
 def cached_pattern(world, a, b, inv_mass):
@@ -74,10 +76,15 @@ def cached_pattern(world, a, b, inv_mass):
     return cache[key]
 
 
-# "auto" solves fewer bounded rows than this directly: measured, the direct solve is faster up
-# to about 100-150 rows (car 104 rows: 4.5 vs 5.4 ms a step, ragdoll 39: 4.6 vs 5.0) and
-# slower from about 300 (ragdoll pile 336: 39 vs 9 ms, pyramid of 15 boxes 303: 2.6 vs 1.3)
+# "auto" solves directly while there are fewer bounded rows than DIRECT_BELOW and fewer rows
+# in all (joints too) than DIRECT_ALL_BELOW: each round of the direct solve factorises the
+# whole system. Measured (ms a step, direct against iterative): faster with a few contacts
+# (humanoid_box, 4 contacts: 1.34 vs 2.25; Newton's cradle, 3: 0.86 vs 1.03), even with 28
+# (car: 2.99 vs 2.96), and far slower with more contacts or joints (ragdoll pile of 4, 63
+# contacts: 17.7 vs 3.3; dominoes, 202: 3.8 vs 2.2; a ragdoll pile of 10, 540 joint rows,
+# at ~40 contacts: ~10 vs ~4).
 DIRECT_BELOW = 150
+DIRECT_ALL_BELOW = 300
 
 
 def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h, factor):
@@ -90,7 +97,7 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     ``factor``, the joints' own factorisation of J M^-1 J^T + cfm, and solves the bounded rows
     by projected gradient methods (``iterative.solve_iterative``); "direct" solves the
     whole mixed problem with factorisations of the full matrix (``bounded.solve_bounded``);
-    "auto" takes "direct" below DIRECT_BELOW bounded rows."""
+    "auto" takes "direct" below DIRECT_BELOW bounded rows and DIRECT_ALL_BELOW rows in all."""
     block = uni.block
     if uni.n_contact_rows:
         uni.warm = positional_warm_start(world._contacts, uni.contacts.body_a, uni.contacts.body_b,
@@ -98,7 +105,8 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
                                          uni.warm_found)
     solver = world.contact_solver
     if solver == "auto":
-        solver = "direct" if block.rows.count < DIRECT_BELOW else "iterative"
+        few = block.rows.count < DIRECT_BELOW and block.rows.count + model.m < DIRECT_ALL_BELOW
+        solver = "direct" if few else "iterative"
     if solver == "iterative":
         return _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h,
                                   factor)
@@ -141,14 +149,14 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     kc = uni.n_contact_rows // 3
     if kc:
         lam0[:3 * kc] = uni.warm.T.reshape(-1)
-    # limit and motor rows are the same rows every step while the joints are: warm start them
-    # with last step's multipliers
+    # limit and motor rows: warm started with last step's multipliers of the same rows of the
+    # plan (0 where the row was not made)
     last = world._report
-    if last is not None and last.uni is not None and last.lam_b is not None:
-        old = last.lam_b[last.uni.n_contact_rows:]
-        if old.size == rb.count - 3 * kc and np.array_equal(last.uni.owner[last.uni.n_contact_rows:],
-                                                            uni.owner[3 * kc:]):
-            lam0[3 * kc:] = old
+    if (last is not None and last.uni is not None and last.lam_b is not None
+            and rb.count > 3 * kc and last.uni.plan is uni.plan):
+        old = np.zeros(uni.plan.entry.size)
+        old[last.uni.limit_rows] = last.lam_b[last.uni.n_contact_rows:]
+        lam0[3 * kc:] = old.take(uni.limit_rows)
     E = None
     if rhs_e is not None:
         E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)

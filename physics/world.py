@@ -50,8 +50,9 @@ class World:
         times faster. "direct": active-set / projected Newton with a sparse factorisation of
         the whole system per iteration; exact, but each factorisation costs milliseconds once
         there are hundreds of contacts. "auto" (default): each step, "direct" while there are
-        fewer than ``unilateral.DIRECT_BELOW`` bounded rows (a car, a ragdoll: faster there, and
-        exact where the iterative budget would leave light bodies creeping), else "iterative".
+        fewer than ``unilateral.DIRECT_BELOW`` bounded rows and ``DIRECT_ALL_BELOW`` rows in
+        all (a car, a ragdoll: faster there, and exact where the iterative budget would leave
+        light bodies creeping), else "iterative".
     contact_iterations : the iterative solve's budget of iterations (products with the
         contact matrix) per step (default 60). A step that needs more (a pile being hit,
         spheres pouring in) stops there with its best impulses so far, never worse than none,

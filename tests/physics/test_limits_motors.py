@@ -227,3 +227,49 @@ def test_hinge_limit_motor_and_servo_beyond_half_a_turn():
     assert hinge.angle < 0.0
     world.set_state(state)
     assert hinge.angle == pytest.approx(7.0, abs=1e-3)
+
+
+@pytest.mark.parametrize("angle, rate, rows", [
+    (0.0, 0.0, []),                     # far from both limits, at rest: no row
+    (0.47, 0.0, ["hi"]),                # within the margin of the upper limit
+    (-0.47, 0.0, ["lo"]),
+    (0.0, 70.0, ["hi"]),                # far, but closing fast enough to reach it this step
+    (0.0, -70.0, ["lo"]),
+    (0.1, -70.0, ["lo"]),               # leaving the upper limit, closing on the lower one
+    (-0.3, -70.0, ["lo"]),
+])
+def test_a_limit_is_a_row_only_near_its_bound_or_when_approached_fast(angle, rate, rows):
+    """Like a speculative contact, a limit becomes a bounded row within ANGULAR_LIMIT_MARGIN
+    of its bound or when LIMIT_REACH times its rate would carry it there within the step;
+    a motor is always a row."""
+    from physics.limits import (ANGULAR_LIMIT_MARGIN, LIMIT_REACH, bounded_joint_rows,
+                                build_coordinate_tables)
+    from physics.math3d import quat_to_matrix
+    from physics.rows import Kinematics
+
+    world = World(gravity=(0, 0, 0))
+    arm = world.add_body(Box((0.4, 0.05, 0.05)), mass=2.0, position=(0.4, 0, 0))
+    hinge = world.add_joint(Hinge(None, arm, anchor=(0, 0, 0), axis=(0, 0, 1),
+                                  limits=(-0.5, 0.5)))
+    arm.orientation = (np.cos(angle / 2), 0, 0, np.sin(angle / 2))
+    arm.angular_velocity = (0, 0, rate)
+    assert hinge.angle == pytest.approx(angle)
+    assert 0.5 - 0.47 < ANGULAR_LIMIT_MARGIN < 0.5 - 0.3
+    assert LIMIT_REACH * 70.0 * world.dt > 0.5 > 0.5 * LIMIT_REACH * 70.0 * world.dt
+
+    def made():
+        tables = build_coordinate_tables(world.joints)
+        kin = Kinematics(world._view("_x"), quat_to_matrix(world._view("_q")),
+                         world._view("_v"), world._view("_w"))
+        block, owner, kept = bounded_joint_rows(tables, kin, world.dt, 4 * world.dt)
+        names = {0: "lo", 1: "hi", 2: "motor"}
+        return block, [names[int(i)] for i in kept]
+
+    block, made_rows = made()
+    assert made_rows == rows
+    # a lower limit's row is c - lo >= 0, an upper's hi - c >= 0
+    for name, C in zip(made_rows, block.rows.C):
+        assert C == pytest.approx(angle + 0.5 if name == "lo" else 0.5 - angle)
+    hinge.set_motor(velocity=1.0, max_force=2.0)
+    block, made_rows = made()
+    assert made_rows == rows + ["motor"]
