@@ -57,6 +57,7 @@ products take numpy's cheapest entry points (argmax, count_nonzero, ndarray.dot)
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 import scipy.sparse as sp
@@ -402,6 +403,18 @@ class _FrictionBox:
         self.ratio, self.normal_of = ratio, normal_of
         m = lo.shape[0]
         self._limit, self._lo, self._hi = np.empty(m), np.empty(m), np.empty(m)
+        # the contact rows' own layout (contact_rows: k normal rows, then their first and
+        # their second friction rows, then rows without friction) lets the second pass work
+        # on the friction rows alone, by slices: no gather, and a third of the rows less
+        k = int(np.count_nonzero(friction)) // 2
+        tiled = np.tile(np.arange(k), 2)
+        self.contact_layout = (k > 0 and bool(friction[k:3 * k].all())
+                               and not friction[:k].any() and not friction[3 * k:].any()
+                               and np.array_equal(normal_of[k:3 * k], tiled))
+        if self.contact_layout:
+            self.k = k
+            self._ratio2 = ratio[k:3 * k].reshape(2, k)
+            self._normal, self._pair = np.empty(k), np.empty((2, k))
 
     def limits(self, z):
         """The friction rows' bounds for z's normal forces (0 on the other rows)."""
@@ -414,6 +427,14 @@ class _FrictionBox:
     def project(self, v, out):
         """The projection of v onto the box of its own normal forces, into out (may be v)."""
         np.minimum(np.maximum(v, self.lo_first, out=out), self.hi_first, out=out)
+        if self.contact_layout:
+            k = self.k
+            # (the same operations as below on the friction rows: 0 - limit <= z_t <= 0 + limit)
+            limit = np.multiply(self._ratio2, np.maximum(out[:k], 0.0, self._normal), self._pair)
+            pair = out[k:3 * k].reshape(2, k)
+            np.maximum(pair, np.subtract(0.0, limit, self._lo[:2 * k].reshape(2, k)), pair)
+            np.minimum(pair, np.add(0.0, limit, self._hi[:2 * k].reshape(2, k)), pair)
+            return out
         limit = np.multiply(self.ratio, np.maximum(out.take(self.normal_of), 0.0), self._limit)
         np.minimum(np.maximum(out, np.subtract(self.lo_second, limit, self._lo), out=out),
                    np.add(self.hi_second, limit, self._hi), out=out)
@@ -481,7 +502,7 @@ def _accelerated_projection(Q, c, z0, box: _FrictionBox, tol, max_iterations, no
             theta = 1.0
             y[:] = z_next
         else:
-            theta_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * theta * theta))
+            theta_next = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * theta * theta))
             np.add(z_next, np.multiply(d, (theta - 1.0) / theta_next, y), y)
             theta = theta_next
         z, z_next = z_next, z
