@@ -415,6 +415,7 @@ class _FrictionBox:
             self.k = k
             self._ratio2 = ratio[k:3 * k].reshape(2, k)
             self._normal, self._pair = np.empty(k), np.empty((2, k))
+            self._lo2, self._hi2 = np.empty((2, k)), np.empty((2, k))
 
     def limits(self, z):
         """The friction rows' bounds for z's normal forces (0 on the other rows)."""
@@ -430,10 +431,11 @@ class _FrictionBox:
         if self.contact_layout:
             k = self.k
             # (the same operations as below on the friction rows: 0 - limit <= z_t <= 0 + limit)
-            limit = np.multiply(self._ratio2, np.maximum(out[:k], 0.0, self._normal), self._pair)
+            limit = np.multiply(self._ratio2, np.maximum(out[:k], 0.0, out=self._normal),
+                                self._pair)
             pair = out[k:3 * k].reshape(2, k)
-            np.maximum(pair, np.subtract(0.0, limit, self._lo[:2 * k].reshape(2, k)), pair)
-            np.minimum(pair, np.add(0.0, limit, self._hi[:2 * k].reshape(2, k)), pair)
+            np.maximum(pair, np.subtract(0.0, limit, self._lo2), out=pair)
+            np.minimum(pair, np.add(0.0, limit, self._hi2), out=pair)
             return out
         limit = np.multiply(self.ratio, np.maximum(out.take(self.normal_of), 0.0), self._limit)
         np.minimum(np.maximum(out, np.subtract(self.lo_second, limit, self._lo), out=out),
