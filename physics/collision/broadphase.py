@@ -49,6 +49,17 @@ def half_extents(kind, params, rotation, groups=None):
     return out
 
 
+def _paired_extents(groups, m, rotation):
+    """half_extents of a PairCache's paired bodies (m of them) from its paired_groups."""
+    if len(groups) == 1 and len(groups[0][1]) == m:     # one kind (a pile of capsules)
+        k, _, bodies, params = groups[0]
+        return _kind_extents(k, params, rotation.take(bodies, axis=0))
+    out = np.zeros((m, 3))
+    for k, rows, bodies, params in groups:
+        out[rows] = _kind_extents(k, params, rotation.take(bodies, axis=0))
+    return out
+
+
 def _kind_support(k, params, rotation, n):
     """(M,) how far M shapes of one bounded kind k reach from their centres along -n."""
     if k == BOX:
@@ -61,6 +72,17 @@ def _kind_support(k, params, rotation, n):
     if k == CAPSULE:
         return r + hl * na
     return hl * na + r * np.sqrt(np.maximum(0, 1 - na**2))
+
+
+def _plane_support(groups, m, rotation):
+    """support_below of a PairCache's m plane pairs' bodies from its plane_groups."""
+    if len(groups) == 1 and len(groups[0][1]) == m:     # one kind (a pile of capsules)
+        k, _, bodies, params, normal = groups[0]
+        return _kind_support(k, params, rotation.take(bodies, axis=0), normal)
+    out = np.zeros(m)
+    for k, rows, bodies, params, normal in groups:
+        out[rows] = _kind_support(k, params, rotation.take(bodies, axis=0), normal)
+    return out
 
 
 def support_below(kind, params, rotation, n, groups=None):
@@ -165,6 +187,22 @@ class PairCache:
 
     def __init__(self):
         self.anchor = None
+        self.shapes = None
+
+    def _shape_constants(self, kind, params, excluded):
+        """(bounding radii, bounded bodies, excluded keys): made once for these shapes and
+        excluded pairs (a sweep only compares them, for about a tenth of its cost)."""
+        excluded = None if excluded is None else np.asarray(excluded)
+        made = self.shapes
+        if made is None or not (np.array_equal(made[0], kind) and np.array_equal(made[1], params)
+                                and (made[2] is None if excluded is None
+                                     else np.array_equal(made[2], excluded))):
+            n = len(kind)
+            made = self.shapes = (
+                kind.copy(), params.copy(), None if excluded is None else excluded.copy(),
+                (bounding_radius(kind, params), np.flatnonzero((kind >= SPHERE) & (kind < PLANE)),
+                 excluded_keys(excluded, n)))
+        return made[3]
 
     def candidates(self, kind, params, position, static, margin, reach, excluded):
         """(i, j, plane, body) candidates containing every pair within reach this step."""
@@ -175,16 +213,14 @@ class PairCache:
             moved = np.sqrt(einsum("ni,ni->n", moved, moved))
             if (moved + reach <= self.skin).all():
                 return self.pairs
-        radius = bounding_radius(kind, params)
+        radius, bounded, keys = self._shape_constants(kind, params, excluded)
         self.skin = np.where(static, 0.0, SKIN_RADIUS * radius + margin + SKIN_STEPS * reach)
         self.margin = margin
         grow = radius + np.where(static, 0.0, self.skin) + 0.5 * margin
-        bounded = np.flatnonzero((kind >= SPHERE) & (kind < PLANE))
-        c, g = position[bounded], grow[bounded, None]
+        c, g = position.take(bounded, axis=0), grow.take(bounded)[:, None]
         i, j = sweep_and_prune(c - g, c + g)
         i, j, pp, pb = sorted_pairs(bounded[i], bounded[j], kind, static, n)
         # the model's excluded pairs (jointed bodies) are fixed with the cache: drop them now
-        keys = excluded_keys(excluded, n)
         keep = allowed(i, j, static, keys, n)
         i, j = i.compress(keep), j.compress(keep)
         if len(pp):
@@ -202,11 +238,17 @@ class PairCache:
         near = np.cumsum(in_pairs) - 1
         self.first_runs = np.bincount(near.take(i), minlength=len(self.paired))
         self.second_near = near.take(j)
-        self.paired_groups = kind_groups(kind, self.paired)
+        # per kind: its rows among paired, their bodies and their (fixed) params
+        self.paired_groups = [(k, rows, self.paired.take(rows), params.take(self.paired.take(rows),
+                                                                            axis=0))
+                              for k, rows in kind_groups(kind, self.paired)]
         self.plane_normal = params[pp, :3]
         self.plane_offset = params[pp, 3]
-        self.plane_body_params = params[pb]
-        self.plane_groups = kind_groups(kind, pb)
+        # per kind of the plane pairs' bodies: its rows among the plane pairs, their bodies,
+        # params and plane normals
+        self.plane_groups = [(k, rows, pb.take(rows), params.take(pb.take(rows), axis=0),
+                              self.plane_normal.take(rows, axis=0))
+                             for k, rows in kind_groups(kind, pb)]
         self.group_mask = None          # the candidates' group/mask filter, made on first use
         return self.pairs
 
@@ -249,29 +291,28 @@ def _cached_pairs(cache, kind, params, position, rotation, static, group, mask,
                                                   np.asarray(mask, np.int64))
     if len(i):      # the exact boxes of the bodies in candidate pairs only
         near = cache.paired
-        ext = (half_extents(kind.take(near), params.take(near, axis=0),
-                            rotation.take(near, axis=0), cache.paired_groups)
-               + (0.5 * margin + reach.take(near))[:, None])
-        # the boxes by axis, (3, M) over the paired bodies: 1-d gathers of contiguous
-        # columns cost less than (K, 3) gathers of rows; i is sorted, so its gathers are
-        # repeats (cheaper than take)
-        centre, ext = position.take(near, axis=0).T.copy(), ext.T.copy()
-        lo, hi = centre - ext, centre + ext
-        runs, j_near = cache.first_runs, cache.second_near
-        keep = None
-        for k in range(3):
-            overlap = ((lo[k].repeat(runs) <= hi[k].take(j_near))
-                       & (lo[k].take(j_near) <= hi[k].repeat(runs)))
-            keep = overlap if keep is None else keep & overlap
+        ext = (_paired_extents(cache.paired_groups, len(near), rotation)
+               + (0.5 * margin + reach.take(near))[:, None]).T
+        # the boxes by axis, (6, M) rows lo x, y, z, hi x, y, z over the paired bodies,
+        # gathered for all pairs in two calls (i is sorted, so its gather is a repeat, which
+        # is cheaper than take); per-axis 1-d gathers and tests cost twice as much
+        centre = position.take(near, axis=0).T
+        box = np.empty((6, len(near)))
+        np.subtract(centre, ext, out=box[:3])
+        np.add(centre, ext, out=box[3:])
+        box_i, box_j = box.repeat(cache.first_runs, axis=1), box.take(cache.second_near, axis=1)
+        overlap = box_i[:3] <= box_j[3:]
+        overlap &= box_j[:3] <= box_i[3:]
+        keep = overlap[0] & overlap[1]
+        keep &= overlap[2]
         if group_ok is not None:
             keep &= group_ok
         i, j = i.compress(keep), j.compress(keep)
     if len(pp):
         nrm = cache.plane_normal
         gap = (einsum("mi,mi->m", nrm, position.take(pb, axis=0)) - cache.plane_offset
-               - support_below(kind[pb], cache.plane_body_params, rotation.take(pb, axis=0),
-                               nrm, cache.plane_groups))
-        keep = gap <= margin + reach[pb]
+               - _plane_support(cache.plane_groups, len(pb), rotation))
+        keep = gap <= margin + reach.take(pb)
         if plane_group_ok is not None:
             keep &= plane_group_ok
         pp, pb = pp.compress(keep), pb.compress(keep)
