@@ -10,6 +10,12 @@ import numpy as np
 # np.einsum without its Python dispatch layers (what np.einsum calls with optimize=False)
 from ..math3d import einsum
 
+try:    # np.clip's ufunc, which np.clip calls for float arrays and both bounds (its Python
+    # layers cost three times the clip of a few hundred numbers)
+    from numpy._core.umath import clip
+except ImportError:                    # pragma: no cover
+    clip = np.clip
+
 EPS = 1e-12
 GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0
 # Corner k of a box is BOX_CORNERS[k] * half_extents (k = 4 ix + 2 iy + iz, i = 0 for -).
@@ -88,10 +94,10 @@ def closest_segments(c1, d1, l1, c2, d2, l2):
     denom = 1.0 - b * b
     # For (nearly) parallel segments any s works; s = 0 keeps the result continuous.
     s = np.where(denom > 1e-12, (b * f - c) / np.maximum(denom, 1e-12), 0.0)
-    s = np.clip(s, -l1, l1)
+    s = clip(s, -l1, l1)
     t = b * s + f
-    t_clamped = np.clip(t, -l2, l2)
-    s = np.where(t != t_clamped, np.clip(b * t_clamped - c, -l1, l1), s)
+    t_clamped = clip(t, -l2, l2)
+    s = np.where(t != t_clamped, clip(b * t_clamped - c, -l1, l1), s)
     return s, t_clamped
 
 

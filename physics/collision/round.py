@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..math3d import cross
-from .geometry import closest_segments, dot, norm, perpendicular
+from .geometry import clip, closest_segments, dot, norm, perpendicular
 
 # Two capsules whose axes are within this sine of parallel get a 2-point manifold (the ends
 # of the axes' overlap), so that one can lie along another without rocking.
@@ -31,8 +31,8 @@ def sphere_pair(pa, pb, ra, rb, da, db):
     diff = pb - pa
     dist = norm(diff)
     normal = diff / np.maximum(dist, 1e-300)[:, None]
-    degenerate = np.flatnonzero(dist <= 1e-12)
-    if len(degenerate):
+    if len(dist) and dist.min() <= 1e-12:     # (rare: one reduction tells)
+        degenerate = np.flatnonzero(dist <= 1e-12)
         # Crossing axes or coincident centres: any normal is right; prefer one across both.
         across = np.cross(da[degenerate], db[degenerate])
         c_len = norm(across)[:, None]
@@ -61,28 +61,33 @@ def round_round(a, b, margin):
         return (point[:, None], normal[:, None], depth[:, None], _FEATURES[:, :1],
                 (depth >= -margin)[:, None])
     s, t = closest_segments(a.pos, da, la, b.pos, db, lb)
-    point = np.zeros((m, 3, 3))
-    normal = np.zeros((m, 3, 3))
-    depth = np.full((m, 3), -np.inf)
-    point[:, 0], normal[:, 0], depth[:, 0] = sphere_pair(
+    point0, normal0, depth0 = sphere_pair(
         a.pos + s[:, None] * da, b.pos + t[:, None] * db, ra, rb, da, db)
 
     # Nearly parallel capsules: the overlap of b's segment projected on a's axis.
-    par = np.flatnonzero((la > 0) & (lb > 0) & (depth[:, 0] >= -(margin + END_SLACK)))
+    par = np.flatnonzero((la > 0) & (lb > 0) & (depth0 >= -(margin + END_SLACK)))
     # (math3d.cross is np.cross to the bit, without its per-call cost; take is indexing)
     par = par.compress(norm(cross(da.take(par, axis=0), db.take(par, axis=0))) < PARALLEL_SINE)
-    if len(par):
-        centre = dot(b.pos[par] - a.pos[par], da[par])
-        half = lb[par] * np.abs(dot(da[par], db[par]))
-        lo, hi = np.maximum(centre - half, -la[par]), np.minimum(centre + half, la[par])
-        par, lo, hi = (x[hi - lo > 1e-9 * la[par]] for x in (par, lo, hi))
-        for end, s_end in ((1, lo), (2, hi)):
-            pa = a.pos[par] + s_end[:, None] * da[par]
-            t_end = np.clip(dot(pa - b.pos[par], db[par]), -lb[par], lb[par])
-            pb = b.pos[par] + t_end[:, None] * db[par]
-            point[par, end], normal[par, end], depth[par, end] = sphere_pair(
-                pa, pb, ra[par], rb[par], da[par], db[par])
-        depth[par, 0] = -np.inf     # the two ends replace the single point
+    if not len(par):
+        # usually none: then feature 0 is every pair's one candidate, and returning it alone
+        # saves filling (M, 3) candidate arrays whose end slots would all be invalid
+        return (point0[:, None], normal0[:, None], depth0[:, None], _FEATURES[:, :1],
+                (depth0 >= -margin)[:, None])
+    point = np.zeros((m, 3, 3))
+    normal = np.zeros((m, 3, 3))
+    depth = np.full((m, 3), -np.inf)
+    point[:, 0], normal[:, 0], depth[:, 0] = point0, normal0, depth0
+    centre = dot(b.pos[par] - a.pos[par], da[par])
+    half = lb[par] * np.abs(dot(da[par], db[par]))
+    lo, hi = np.maximum(centre - half, -la[par]), np.minimum(centre + half, la[par])
+    par, lo, hi = (x[hi - lo > 1e-9 * la[par]] for x in (par, lo, hi))
+    for end, s_end in ((1, lo), (2, hi)):
+        pa = a.pos[par] + s_end[:, None] * da[par]
+        t_end = clip(dot(pa - b.pos[par], db[par]), -lb[par], lb[par])
+        pb = b.pos[par] + t_end[:, None] * db[par]
+        point[par, end], normal[par, end], depth[par, end] = sphere_pair(
+            pa, pb, ra[par], rb[par], da[par], db[par])
+    depth[par, 0] = -np.inf     # the two ends replace the single point
 
     valid = depth >= -margin[:, None]
     return point, normal, depth, _FEATURES, valid

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .geometry import norm, rotate, to_local, to_world
+from .geometry import clip, norm, rotate, to_local, to_world
 
 # Box regions: face id 2 k + (1 if the face is on the + side of axis k), or EDGE_OR_VERTEX.
 EDGE_OR_VERTEX = -1
@@ -34,7 +34,7 @@ def _lead(x, p, trailing=0):
 def box_closest(p, h):
     """Box with half extents h (M, 3) centred at the origin. region: face id (0..5) or -1."""
     h = _lead(h, p, trailing=1)
-    q = np.clip(p, -h, h)
+    q = clip(p, -h, h)
     diff = p - q
     outside_dist = norm(diff)
     clamped = np.abs(p) > h
