@@ -167,7 +167,7 @@ def box_box(a, b, margin):
         feature = np.zeros((m, 4), dtype=np.int64)
         valid = np.zeros((m, 4), dtype=bool)
     if n_face:
-        sel = None if n_face == m else np.flatnonzero(face)
+        sel = None if n_face == m else face.nonzero()[0]
         xa, pa, ha = _take(axes_a, sel), _take(pos_a, sel), _take(h_a, sel)
         xb, pb, hb = _take(axes_b, sel), _take(pos_b, sel), _take(h_b, sel)
         fb = _take(kind, sel) == FACE_B

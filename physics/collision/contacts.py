@@ -86,7 +86,8 @@ def from_candidates(body_a, body_b, point, normal, depth, feature, valid) -> Con
     """
     valid = np.asarray(valid)
     c = valid.shape[1]
-    flat = np.flatnonzero(valid)            # index into the (M * C) candidates
+    # index into the (M * C) candidates (np.flatnonzero is this behind two Python layers)
+    flat = valid.ravel().nonzero()[0]
     rows = flat // c                        # the pair and the candidate slot of each contact
     cols = flat - rows * c                  # (a 2-d nonzero costs several times more)
     normal, feature = np.asarray(normal, dtype=np.float64), np.asarray(feature, dtype=np.int64)

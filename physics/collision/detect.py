@@ -91,14 +91,14 @@ def _by_pair_type(kind, i, j, pp, pb):
     rank = _RANK_OF_KIND.take(kind)
     ri, rj = rank.take(i), rank.take(j)
     swap = ri > rj
-    a = np.concatenate([np.where(swap, j, i), pp])
-    b = np.concatenate([np.where(swap, i, j), pb])
-    # planes have rank 0 and are body a of their pairs
-    pair_type = np.concatenate([4 * np.minimum(ri, rj) + np.maximum(ri, rj),
-                                rank.take(pb)])
+    # a plane pair's type is its body's rank (<= 3), below every body pair's (>= 5): the
+    # plane pairs come first, and a sort is needed only for several types on either side
+    a = np.concatenate([pp, np.where(swap, j, i)])
+    b = np.concatenate([pb, np.where(swap, i, j)])
+    pair_type = np.concatenate([rank.take(pb), 4 * np.minimum(ri, rj) + np.maximum(ri, rj)])
     count = np.bincount(pair_type, minlength=16)
-    types = np.flatnonzero(count)
-    if len(types) > 1:
+    types = count.nonzero()[0].tolist()
+    if len(types) > 1 and (types[1] < 4 or types[-2] >= 4):
         order = np.argsort(pair_type, kind="stable")
         a, b = a.take(order), b.take(order)
-    return a, b, types.tolist(), count[types].tolist()
+    return a, b, types, count.take(types).tolist()

@@ -123,7 +123,7 @@ def golden_min(f, lo, hi, iterations=48):
     hence unimodal along a segment.
     """
     out = np.array(lo, dtype=float)
-    rows = np.flatnonzero(np.asarray(hi) > out)
+    rows = (np.asarray(hi) > out).ravel().nonzero()[0]      # np.flatnonzero, less its layers
     if len(rows) == 0:
         return out
     a, b = out[rows], np.asarray(hi, dtype=float)[rows]

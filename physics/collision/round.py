@@ -65,7 +65,7 @@ def round_round(a, b, margin):
         a.pos + s[:, None] * da, b.pos + t[:, None] * db, ra, rb, da, db)
 
     # Nearly parallel capsules: the overlap of b's segment projected on a's axis.
-    par = np.flatnonzero((la > 0) & (lb > 0) & (depth0 >= -(margin + END_SLACK)))
+    par = ((la > 0) & (lb > 0) & (depth0 >= -(margin + END_SLACK))).nonzero()[0]
     # (math3d.cross is np.cross to the bit, without its per-call cost; take is indexing)
     par = par.compress(norm(cross(da.take(par, axis=0), db.take(par, axis=0))) < PARALLEL_SINE)
     if not len(par):
