@@ -21,8 +21,8 @@ def kind_groups(kind, bodies):
     for the kinds present. The per-kind formulas below run on each group alone (computing
     every formula for every body and picking with np.where/np.select cost more than the
     work for a few dozen bodies)."""
-    kb = kind[bodies]
-    groups = [(k, np.flatnonzero(kb == k)) for k in BOUNDED_KINDS]
+    kb = kind.take(bodies)
+    groups = [(k, (kb == k).nonzero()[0]) for k in BOUNDED_KINDS]
     return [(k, rows) for k, rows in groups if len(rows)]
 
 
@@ -106,7 +106,10 @@ def sweep_and_prune(lo, hi):
     long index arrays).
     """
     n = len(lo)
-    axis = int(np.argmax(np.var(lo + hi, axis=0))) if n else 0
+    # the axis of largest variance of the centres, n^2 var = n sum c^2 - (sum c)^2 (np.var's
+    # Python layers cost more than this whole sweep for a hundred bodies)
+    s = lo + hi
+    axis = int((n * np.add.reduce(s * s, axis=0) - np.add.reduce(s, axis=0) ** 2).argmax())
     order = np.argsort(lo[:, axis], kind="stable")
     slo, shi = lo[order], hi[order]
     end = np.searchsorted(slo[:, axis], shi[:, axis], side="right")
@@ -132,12 +135,14 @@ def groups_collide(i, j, group, mask):
     return ((group.take(i) & mask.take(j)) != 0) & ((group.take(j) & mask.take(i)) != 0)
 
 
-def allowed(i, j, static, excluded_keys, n):
+def allowed(i, j, static, excluded_keys, n, keys=None):
     """(M,) bool: the pairs (i, j) that are not both static and not excluded (the group/mask
-    bits, which may change any time, are the cache's ``group_filter``)."""
+    bits, which may change any time, are the cache's ``group_filter``). keys: the pairs'
+    min * n + max, if already made."""
     ok = ~(static.take(i) & static.take(j))
     if len(excluded_keys):      # excluded_keys is sorted: a binary search per pair
-        keys = np.minimum(i, j).astype(np.int64) * n + np.maximum(i, j)
+        if keys is None:
+            keys = np.minimum(i, j).astype(np.int64) * n + np.maximum(i, j)
         pos = np.minimum(np.searchsorted(excluded_keys, keys), len(excluded_keys) - 1)
         ok &= excluded_keys[pos] != keys
     return ok
@@ -224,9 +229,9 @@ class PairCache:
         grow = radius + np.where(static, 0.0, self.skin) + 0.5 * margin
         c, g = position.take(bounded, axis=0), grow.take(bounded)[:, None]
         i, j = sweep_and_prune(c - g, c + g)
-        i, j, pp, pb = sorted_pairs(bounded[i], bounded[j], kind, static, n)
+        i, j, pp, pb, key = sorted_pairs(bounded.take(i), bounded.take(j), kind, static, n)
         # the model's excluded pairs (jointed bodies) are fixed with the cache: drop them now
-        keep = allowed(i, j, static, keys, n)
+        keep = allowed(i, j, static, keys, n, key)
         i, j = i.compress(keep), j.compress(keep)
         if len(pp):
             gap = einsum("mi,mi->m", params[pp, :3], position[pb]) - params[pp, 3] - radius[pb]
@@ -326,10 +331,13 @@ def _cached_pairs(cache, kind, params, position, rotation, static, group, mask,
 
 def sorted_pairs(i, j, kind, static, n):
     """Body pairs as (min, max) sorted by that key, and every plane with every movable bounded
-    body, sorted by body then plane."""
+    body, sorted by body then plane; and the body pairs' keys min * n + max."""
     # each pair occurs once, so the keys are distinct: a plain sort of the keys gives the
     # order (numpy's SIMD sort; a stable argsort and two gathers cost 20x more)
     key = np.sort(np.minimum(i, j).astype(np.int64) * n + np.maximum(i, j))
-    movers = np.flatnonzero((kind >= SPHERE) & (kind < PLANE) & ~static)
-    planes = np.flatnonzero(kind == PLANE)
-    return (key // n, key % n, np.tile(planes, len(movers)), np.repeat(movers, len(planes)))
+    movers = ((kind >= SPHERE) & (kind < PLANE) & ~static).nonzero()[0]
+    planes = (kind == PLANE).nonzero()[0]
+    i, j = np.divmod(key, n)
+    # (np.tile's Python layers cost more than this repeat of the planes' row)
+    return (i, j, planes[None].repeat(len(movers), axis=0).ravel(), movers.repeat(len(planes)),
+            key)
