@@ -14,6 +14,9 @@ from .geometry import clip, closest_segments, dot, norm, perpendicular
 # Two capsules whose axes are within this sine of parallel get a 2-point manifold (the ends
 # of the axes' overlap), so that one can lie along another without rocking.
 PARALLEL_SINE = 0.02
+# |cos| <= PARALLEL_COS means a sine of at least 0.045, far from PARALLEL_SINE whatever the
+# round-off: a pre-test that leaves the same pairs
+PARALLEL_COS = 0.999
 # The ends of such an overlap are never closer than the segments' closest points (feature 0),
 # so only pairs whose feature 0 lies within the margin (plus this much, for round-off) can
 # have an end contact; the others skip the end tests (most candidate pairs of a pile are
@@ -65,9 +68,14 @@ def round_round(a, b, margin):
         a.pos + s[:, None] * da, b.pos + t[:, None] * db, ra, rb, da, db)
 
     # Nearly parallel capsules: the overlap of b's segment projected on a's axis.
-    par = ((la > 0) & (lb > 0) & (depth0 >= -(margin + END_SLACK))).nonzero()[0]
-    # (math3d.cross is np.cross to the bit, without its per-call cost; take is indexing)
-    par = par.compress(norm(cross(da.take(par, axis=0), db.take(par, axis=0))) < PARALLEL_SINE)
+    # Only axes with |cos| > PARALLEL_COS can be within PARALLEL_SINE of parallel, and most
+    # steps have none: then the sines are not needed at all.
+    par = ((la > 0) & (lb > 0) & (depth0 >= -(margin + END_SLACK))
+           & (np.abs(dot(da, db)) > PARALLEL_COS)).nonzero()[0]
+    if len(par):
+        # (math3d.cross is np.cross to the bit, without its per-call cost; take is indexing)
+        par = par.compress(norm(cross(da.take(par, axis=0), db.take(par, axis=0)))
+                           < PARALLEL_SINE)
     if not len(par):
         # usually none: then feature 0 is every pair's one candidate, and returning it alone
         # saves filling (M, 3) candidate arrays whose end slots would all be invalid
