@@ -337,6 +337,33 @@ class Tables(list):
                 einsum("ij,ij->i", r[i:i + n], r[i + n:i + 2 * n], out=out[start:end])
         return out
 
+    def evaluate(self, k: Kinematics) -> Rows:
+        """The rows of tables that are all point or perpendicular ones (``rotated_only``):
+        point_rows' and perpendicular_rows' arithmetic, written straight into one C and one
+        [Ja | Jb] (no per-table Rows, zeros and concatenations)."""
+        bodies, local, plan, m = self._values_plan
+        r = rotate(k.R.take(bodies, axis=0), local)
+        C, J = np.empty(m), np.empty((m, 12))
+        for point, i, n, start, end, both in plan:
+            ra, rb = r[i:i + n], r[i + n:i + 2 * n]
+            if point:
+                x = k.x.take(both, axis=0)
+                np.subtract(x[n:] + rb, x[:n] + ra, out=C[start:end].reshape(n, 3))
+                np.add(np.concatenate([ra, rb], axis=1) @ _POINT_J, _POINT_J_CONSTANT,
+                       out=J[start:end].reshape(n, 36))
+            else:
+                Jp = J[start:end]
+                Jp.fill(0.0)
+                Jp[:, 3:6] = cross(ra, rb)
+                np.negative(Jp[:, 3:6], out=Jp[:, 9:])
+                einsum("ij,ij->i", ra, rb, out=C[start:end])
+        if k.velocity_terms:
+            products = self.velocity_products(r, k)
+            jdu = products[0] if len(products) == 1 else np.concatenate(products)
+        else:
+            jdu = np.zeros(m)
+        return Rows(self.a, self.b, C, J[:, :6], J[:, 6:], jdu, side_blocks=J, turned=r)
+
     def layout(self):
         """The bodies (M,) and local vectors (M, 3) of ``rotated``, and per table the range
         of its own (or None)."""
@@ -404,8 +431,8 @@ def build_tables(instances: dict[str, list[tuple]]) -> "Tables":
 
 def evaluate_tables(tables: Tables, k: Kinematics, c_only: bool = False):
     """All rows (``Rows``), or with ``c_only`` just the constraint values C (m,)."""
-    if c_only and tables.rotated_only():
-        return tables.values(k)
+    if tables.rotated_only():
+        return tables.values(k) if c_only else tables.evaluate(k)
     turned, rotated = tables.rotated(k)
     if c_only:
         return np.concatenate([t.values(k, r) if hasattr(t, "values") else t.evaluate(k).C
