@@ -387,6 +387,9 @@ def _held_boxes(qp, cone, z, tol, rel, s, friction, max_iterations):
     return z, iterations, residual, False
 
 
+SLICED_PROJECTION_ROWS = 1500
+
+
 class _FrictionBox:
     """lo <= z <= hi for the rows without friction, |z_t| <= ratio_t max(z_n, 0) for the
     friction rows t of normal row n (scaled multipliers): the box that moves with the normal
@@ -405,12 +408,14 @@ class _FrictionBox:
         self._limit, self._lo, self._hi = np.empty(m), np.empty(m), np.empty(m)
         # the contact rows' own layout (contact_rows: k normal rows, then their first and
         # their second friction rows, then rows without friction) lets the second pass work
-        # on the friction rows alone, by slices: no gather, and a third of the rows less
+        # on the friction rows alone, by slices: no gather, and a third of the rows less.
+        # It takes more calls, which cost more than they save below SLICED_PROJECTION_ROWS
+        # (a ragdoll pile's 150 rows: 4.8 against 3.1 us; 1000 spheres' 10^4: 11 against 24)
         k = int(np.count_nonzero(friction)) // 2
-        tiled = np.tile(np.arange(k), 2)
-        self.contact_layout = (k > 0 and bool(friction[k:3 * k].all())
+        self.contact_layout = (m >= SLICED_PROJECTION_ROWS and k > 0
+                               and bool(friction[k:3 * k].all())
                                and not friction[:k].any() and not friction[3 * k:].any()
-                               and np.array_equal(normal_of[k:3 * k], tiled))
+                               and np.array_equal(normal_of[k:3 * k], np.tile(np.arange(k), 2)))
         if self.contact_layout:
             self.k = k
             self._ratio2 = ratio[k:3 * k].reshape(2, k)
