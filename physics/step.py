@@ -549,7 +549,13 @@ def _conservative(world, report) -> bool:
 
 
 def _store_contacts(world, report):
+    """Keep what the next step's bounded solve starts from: the contacts' multipliers (by
+    feature key, and the report that ``world.contacts`` shows) and the limit and motor rows'
+    (by plan row)."""
     uni = report.uni
+    world._limit_warm = None
+    if uni is not None and report.lam_b is not None and uni.limit_rows.size:
+        world._limit_warm = (uni.limit_rows, report.lam_b[uni.n_contact_rows:])
     if uni is None or uni.n_contact_rows == 0:
         world._contacts = None
         world._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))

@@ -150,12 +150,13 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     if kc:
         lam0[:3 * kc] = uni.warm.T.reshape(-1)
     # limit and motor rows: warm started with last step's multipliers of the same rows of the
-    # plan (0 where the row was not made)
-    last = world._report
-    if (last is not None and last.uni is not None and last.lam_b is not None
-            and rb.count > 3 * kc and last.uni.plan is uni.plan):
+    # plan (0 where the row was not made; the world drops them when the limits change, and a
+    # snapshot's that do not fit this plan are left out)
+    if world._limit_warm is not None and rb.count > 3 * kc:
+        plan_rows, multipliers = world._limit_warm
         old = np.zeros(uni.plan.entry.size)
-        old[last.uni.limit_rows] = last.lam_b[last.uni.n_contact_rows:]
+        if plan_rows.max(initial=-1) < old.size:
+            old[plan_rows] = multipliers
         lam0[3 * kc:] = old.take(uni.limit_rows)
     E = None
     if rhs_e is not None:

@@ -10,6 +10,7 @@ import numpy as np
 
 from . import step as pipeline
 from .body import Body
+from .contacts import ContactReport
 from .energy import kinetic_energy, potential_energy
 from .iterative import NormEstimate
 from .joints import Joint
@@ -136,6 +137,7 @@ class World:
         self.contact_margin = 0.01      # m: gap below which a contact row is made (speculative)
         self._contacts = None           # ContactReport of the last step
         self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
+        self._limit_warm = None         # (plan rows, multipliers) of the last step's limits
         self._report = None
         self._norm_estimate = NormEstimate()   # carried by the iterative contact solve
         self._wrench_cache = None
@@ -296,11 +298,18 @@ class World:
         self._coordinate_tables = None
         self._angle_table = None
         self._pattern_cache = {}
-        self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
+        self._forget_contacts()
         self._state_changed()
 
     def _limits_changed(self):
         self._coordinate_tables = None
+        self._limit_warm = None
+
+    def _forget_contacts(self):
+        """No last contacts (nor their warm start), and no limit multipliers to start from."""
+        self._contacts = None
+        self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
+        self._limit_warm = None
 
     # -- collision filtering -------------------------------------------------------------
     def ignore_collision(self, body_a: Body, body_b: Body):
@@ -328,7 +337,6 @@ class World:
     @property
     def contacts(self):
         """Contacts of the last step (a ContactReport of arrays; empty before the first)."""
-        from .contacts import ContactReport
         return self._contacts if self._contacts is not None else ContactReport.empty()
 
     def _state_changed(self):
@@ -467,7 +475,10 @@ class World:
     _STATE = ("_x", "_q", "_v", "_w", "_force", "_torque")
 
     def get_state(self) -> dict:
-        """An exact snapshot (copies) of everything that changes during a step."""
+        """An exact snapshot (copies) of everything that changes during a step, including what
+        the next step's contact solve starts from: the last contacts (``world.contacts``) with
+        their multipliers, the limits' multipliers and the solver's norm estimate. Restored
+        with ``set_state``, a step replays bit for bit."""
         state = {name[1:]: self._view(name).copy() for name in self._STATE}
         state["time"] = self.time
         state["n_bodies"] = self._n - 1
@@ -475,32 +486,61 @@ class World:
         state["joint_angles"] = self._joint_angle.copy()
         state["energy_reference"] = self._energy_reference
         state["stiffness"] = None if self._stiffness is None else self._stiffness.copy()
+        contacts = None
+        if self._contacts is not None:
+            contacts = {f: getattr(self._contacts, f).copy() for f in _CONTACT_FIELDS}
+            contacts["keys"], contacts["multipliers"] = (a.copy() for a in self._warm)
+        state["contacts"] = contacts
+        state["limit_multipliers"] = (None if self._limit_warm is None
+                                      else tuple(a.copy() for a in self._limit_warm))
+        u = self._norm_estimate.u
+        state["norm_vector"] = None if u is None else u.copy()
         return state
 
     def set_state(self, state: dict):
-        """Restore a snapshot taken with ``get_state`` from this world (same bodies)."""
+        """Restore a snapshot taken with ``get_state`` from this world (same bodies). Every
+        part is checked before anything is changed: a bad snapshot leaves the world as it was.
+        (A snapshot without the contact solve's part, from an older version, restores the
+        bodies and starts the next contact solve cold.)"""
         if state.get("n_bodies") != self._n - 1 or state.get("n_joints") != len(self._joints):
             raise ValueError("state was taken from a world with different bodies or joints")
+        arrays = {}
         for name in self._STATE:
             arr = np.asarray(state[name[1:]], dtype=float)
             if arr.shape != self._view(name).shape or not np.all(np.isfinite(arr)):
                 raise ValueError(f"state[{name[1:]!r}] has the wrong shape or is not finite")
-            getattr(self, name)[: self._n] = arr
+            arrays[name] = arr
+        angles = None
         if "joint_angles" in state:     # the hinges' turn counts (older snapshots lack them)
             angles = np.asarray(state["joint_angles"], dtype=float)
             if angles.shape != self._joint_angle.shape or not np.all(np.isfinite(angles)):
                 raise ValueError("state['joint_angles'] has the wrong shape or is not finite")
-            self._joint_angle[:] = angles
-        self._time_origin, self._steps = float(state["time"]), 0
-        self._state_changed()
-        # the energy level a conservative system holds through fallback steps (step.advance)
-        self._energy_reference = state.get("energy_reference")
         stiffness = state.get("stiffness")      # the joints' tension stiffness of the last step
         if stiffness is not None:
             stiffness = np.array(stiffness, dtype=float)
             if stiffness.shape != (self._n, 3, 3) or not np.all(np.isfinite(stiffness)):
                 raise ValueError("state['stiffness'] has the wrong shape or is not finite")
+        contacts, warm = _checked_contacts(state.get("contacts"), self._n - 1)
+        limit_warm = _checked_limit_multipliers(state.get("limit_multipliers"))
+        norm_vector = state.get("norm_vector")
+        if norm_vector is not None:
+            norm_vector = np.array(norm_vector, dtype=float)
+            if norm_vector.shape != (6 * self._n,) or not np.all(np.isfinite(norm_vector)):
+                raise ValueError("state['norm_vector'] has the wrong shape or is not finite")
+        for name, arr in arrays.items():
+            getattr(self, name)[: self._n] = arr
+        if angles is not None:
+            self._joint_angle[:] = angles
+        self._time_origin, self._steps = float(state["time"]), 0
+        self._state_changed()
+        # the energy level a conservative system holds through fallback steps (step.advance)
+        self._energy_reference = state.get("energy_reference")
         self._stiffness = stiffness
+        self._forget_contacts()
+        if contacts is not None:
+            self._contacts, self._warm = contacts, warm
+        self._limit_warm = limit_warm
+        self._norm_estimate.u = norm_vector
 
     def _joint_wrenches(self) -> np.ndarray:
         if self._wrench_cache is None:
@@ -510,3 +550,49 @@ class World:
     def __repr__(self):
         return (f"<World t={self.time:.4g} s, {self._n - 1} bodies, {len(self._joints)} joints, "
                 f"dt={self.dt:g}, {self.integrator}>")
+
+
+_CONTACT_FIELDS = ("point", "normal", "depth", "body_a", "body_b", "normal_force",
+                   "friction_force")
+
+
+def _checked_contacts(saved, n_bodies):
+    """(ContactReport, (keys, multipliers)) from a snapshot's "contacts", or (None, None);
+    ValueError naming the part that is wrong."""
+    if saved is None:
+        return None, None
+    try:
+        k = len(saved["depth"])
+        report = ContactReport(*(np.array(saved[f], dtype=float if f[:4] != "body" else np.intp)
+                                 for f in _CONTACT_FIELDS))
+        keys = np.array(saved["keys"], dtype=np.int64)
+        multipliers = np.array(saved["multipliers"], dtype=float)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"state['contacts'] is malformed: {exc}") from None
+    shapes = {"point": (k, 3), "normal": (k, 3), "friction_force": (k, 3), "depth": (k,),
+              "normal_force": (k,), "body_a": (k,), "body_b": (k,)}
+    for f, shape in shapes.items():
+        value = getattr(report, f)
+        if value.shape != shape or not np.all(np.isfinite(value)):
+            raise ValueError(f"state['contacts'][{f!r}] has the wrong shape or is not finite")
+    for f in ("body_a", "body_b"):
+        if np.any(getattr(report, f) < -1) or np.any(getattr(report, f) >= n_bodies):
+            raise ValueError(f"state['contacts'][{f!r}] names bodies this world does not have")
+    if keys.shape != (k,) or multipliers.shape != (k, 3) or not np.all(np.isfinite(multipliers)):
+        raise ValueError("state['contacts'] keys and multipliers do not match its contacts")
+    return report, (keys, multipliers)
+
+
+def _checked_limit_multipliers(saved):
+    """(plan rows, multipliers) from a snapshot's "limit_multipliers", or None."""
+    if saved is None:
+        return None
+    try:
+        rows, lam = np.array(saved[0], dtype=np.intp), np.array(saved[1], dtype=float)
+    except (IndexError, TypeError, ValueError) as exc:
+        raise ValueError(f"state['limit_multipliers'] is malformed: {exc}") from None
+    if (rows.ndim != 1 or lam.shape != rows.shape or np.any(rows < 0)
+            or not np.all(np.isfinite(lam))):
+        raise ValueError("state['limit_multipliers'] must be (rows >= 0, finite multipliers) "
+                         "of one length")
+    return rows, lam

@@ -153,3 +153,58 @@ def test_a_step_that_would_overflow_raises_and_leaves_the_world_unchanged():
     for key in ("x", "q", "v", "w"):
         assert np.array_equal(before[key], after[key])
     assert after["time"] == before["time"]
+
+
+@pytest.mark.parametrize("scene, params, before, after", [
+    ("ragdoll_pile", {"count": 2}, 150, 60),      # contacts, limits, joints: iterative solve
+    ("marbles", {"count": 60, "half_width": 0.15}, 120, 40),
+    ("box_pyramid", {"base": 4}, 60, 40),
+])
+def test_snapshot_of_a_contact_scene_restores_an_exact_replay(scene, params, before, after):
+    """A snapshot carries what the next solve starts from (the contacts' and limits' last
+    multipliers, the solver's norm estimate): restored, a pile replays bit for bit, and
+    world.contacts is the snapshot's again, not the last step's."""
+    import scenes
+    world = scenes.load(scene, **params).world
+    world.contact_solver = "iterative"
+    world.step(before)
+    snapshot, contacts = world.get_state(), world.contacts
+    assert len(contacts) > 0
+    first, second = replay_from_snapshot(world, 0, after)
+    for key in ("x", "q", "v", "w"):
+        assert np.array_equal(first[key], second[key]), key
+    world.set_state(snapshot)
+    for field in ("point", "normal", "depth", "body_a", "body_b", "normal_force",
+                  "friction_force"):
+        assert np.array_equal(getattr(world.contacts, field), getattr(contacts, field)), field
+
+
+@pytest.mark.parametrize("part, damage, message", [
+    ("v", lambda s: s["v"].__setitem__((0, 0), np.nan), "state\\['v'\\]"),
+    ("contacts", lambda s: s["contacts"]["normal_force"].__setitem__(0, np.inf),
+     "'normal_force'"),
+    ("contacts", lambda s: s["contacts"].__setitem__("point", s["contacts"]["point"][1:]),
+     "'point'"),
+    ("contacts", lambda s: s["contacts"]["body_b"].__setitem__(0, 99), "'body_b'"),
+    ("contacts", lambda s: s["contacts"].pop("keys"), "malformed"),
+    ("norm_vector", lambda s: s.__setitem__("norm_vector", np.zeros(5)), "norm_vector"),
+])
+def test_a_damaged_snapshot_is_refused_whole_and_changes_nothing(part, damage, message):
+    """Every part of a snapshot is checked before any is written: a bad one raises a
+    ValueError naming the part, and the world keeps its state, contacts and warm start."""
+    world = World()
+    world.add_body(Plane())
+    for i in range(3):
+        world.add_body(Sphere(0.1), mass=1.0, position=(0.3 * i, 0, 0.099))
+    world.step(20)
+    snapshot = world.get_state()
+    world.step(5)
+    before, contacts = world.get_state(), world.contacts
+    damage(snapshot)
+    with pytest.raises(ValueError, match=message):
+        world.set_state(snapshot)
+    after = world.get_state()
+    for key in ("x", "q", "v", "w"):
+        assert np.array_equal(after[key], before[key])
+    assert after["time"] == before["time"]
+    assert np.array_equal(world.contacts.normal_force, contacts.normal_force)
