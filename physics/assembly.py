@@ -133,10 +133,57 @@ def apply_inverse_mass(J: np.ndarray, body: np.ndarray, inv_mass: np.ndarray,
     into ``out`` (k, 6) if given. (take: several times faster than fancy indexing for these
     gathers; the 3 x 3 products as three broadcast products, cheaper than einsum's loop.)"""
     out = np.empty_like(J) if out is None else out
+    if J.shape[0] >= COMPONENT_ROWS:
+        # products on (m, 3) columns loop three at a time: on long blocks, transposing to
+        # and from whole components costs less than that (the same products, the same bits)
+        MT = np.empty((6, J.shape[0]))
+        inverse_mass_components(np.ascontiguousarray(J.T), body, inv_mass, inv_inertia, MT)
+        out[...] = MT.T
+        return out
     np.multiply(J[:, :3], inv_mass.take(body)[:, None], out=out[:, :3])
     Ib = inv_inertia.take(body, axis=0)
     out[:, 3:] = Ib[:, :, 0] * J[:, 3:4] + Ib[:, :, 1] * J[:, 4:5] + Ib[:, :, 2] * J[:, 5:6]
     return out
+
+
+# from this many rows on, apply_inverse_mass works on whole components (measured crossover)
+COMPONENT_ROWS = 256
+
+
+def inverse_mass_components(JT: np.ndarray, body: np.ndarray, inv_mass: np.ndarray,
+                            inv_inertia: np.ndarray, out: np.ndarray, group: int = 1) -> None:
+    """``apply_inverse_mass`` by components: JT (6, m) the rows' 6-vectors [linear; angular]
+    by component, each component contiguous; out (6, m) likewise. ``group`` g: the rows are g
+    runs of m / g rows on the same bodies (a contact's normal and tangent rows, see
+    ``row_groups``), so each body is gathered once for its g rows. Sums in the order of the
+    row-wise products (the same bits)."""
+    m = JT.shape[1]
+    k = m // group
+    if group > 1:
+        body = body[:k]
+        JT, out = JT.reshape(6, group, k), out.reshape(6, group, k)
+    np.multiply(JT[:3], inv_mass.take(body), out=out[:3])
+    I = np.ascontiguousarray(inv_inertia.reshape(-1, 9).take(body, axis=0).T)   # (9, k)
+    tmp = np.empty(out.shape[1:])
+    for r in range(3):
+        o = out[3 + r]
+        np.multiply(I[3 * r], JT[3], out=o)
+        np.multiply(I[3 * r + 1], JT[4], out=tmp)
+        o += tmp
+        np.multiply(I[3 * r + 2], JT[5], out=tmp)
+        o += tmp
+
+
+def row_groups(a: np.ndarray, b: np.ndarray) -> int:
+    """3 when rows ``a``, ``b`` (m,) are three runs of m / 3 rows on the same bodies (a block
+    of contact rows: all normals, then all first and second tangents), else 1."""
+    m = a.shape[0]
+    if m < 3 or m % 3:
+        return 1
+    k = m // 3
+    a3, b3 = a.reshape(3, k), b.reshape(3, k)
+    same = ((a3[0] == a3[1]) & (a3[0] == a3[2]) & (b3[0] == b3[1]) & (b3[0] == b3[2])).all()
+    return 3 if same else 1
 
 
 def inverse_mass_times(inv_mass: np.ndarray, inv_inertia: np.ndarray, F: np.ndarray,
@@ -158,14 +205,19 @@ class Scatter:
     no operator dispatch). J^T lambda sums each body's terms in row order, as a sparse
     scatter of the rows' forces would."""
 
-    def __init__(self, a: np.ndarray, b: np.ndarray, n_bodies: int):
+    def __init__(self, a: np.ndarray, b: np.ndarray, n_bodies: int, group: int = 1):
+        """``group``: see ``row_groups`` (the columns of one run, copied to the others)."""
         m = a.shape[0]
         self.m, self.n_bodies = m, n_bodies
         self.indptr = np.arange(0, 12 * m + 1, 12, dtype=np.int32)
         columns = np.empty((m, 12), dtype=np.int32)     # body a's six lanes, then body b's
-        columns[:, :6] = 6 * a[:, None]
-        columns[:, 6:] = 6 * b[:, None]
-        columns += _LANES12
+        k = m // group
+        first = columns[:k]
+        first[:, :6] = 6 * a[:k, None]
+        first[:, 6:] = 6 * b[:k, None]
+        first += _LANES12
+        if group > 1:
+            columns.reshape(group, k, 12)[1:] = first
         self.columns = columns                            # (m, 12)
         self.indices = columns.reshape(-1)
 

@@ -63,7 +63,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import lapack
 
-from .assembly import Scatter, apply_inverse_mass
+from .assembly import COMPONENT_ROWS, Scatter, apply_inverse_mass, inverse_mass_components, row_groups
 from .bounded import CONTACT_SOFTNESS
 from .linsolve import BandedCholesky
 
@@ -119,11 +119,17 @@ class BodySpace:
     def __init__(self, a, b, Ja, Jb, inv_mass, Iinv, n):
         m = a.shape[0]
         self.m, self.n = m, n
-        self.layout = Scatter(a, b, n)
         Jd = np.concatenate([Ja, Jb], axis=1)
-        Md = np.empty((m, 12))
-        apply_inverse_mass(Ja, a, inv_mass, Iinv, out=Md[:, :6])
-        apply_inverse_mass(Jb, b, inv_mass, Iinv, out=Md[:, 6:])
+        if m >= COMPONENT_ROWS:
+            # a contact block's three rows of a contact share their bodies: gathered once
+            group = row_groups(a, b)
+            self.layout = Scatter(a, b, n, group)
+            Md = _inverse_mass_blocks(Jd, a, b, inv_mass, Iinv, group)
+        else:
+            self.layout = Scatter(a, b, n)
+            Md = np.empty((m, 12))
+            apply_inverse_mass(Ja, a, inv_mass, Iinv, out=Md[:, :6])
+            apply_inverse_mass(Jb, b, inv_mass, Iinv, out=Md[:, 6:])
         self.diagonal = np.einsum("ij,ij->i", Jd, Md)
         self._J, self._M = Jd, Md
         self._bodies = (a, b, inv_mass, Iinv)
@@ -185,6 +191,17 @@ class BodySpace:
         """M^-1 J^T lambda as linear and angular parts (N, 3) each."""
         u = self.times_W(lam).reshape(-1, 6)
         return u[:, :3], u[:, 3:]
+
+
+def _inverse_mass_blocks(Jd, a, b, inv_mass, Iinv, group):
+    """M^-1 applied to both sides of the blocks Jd (m, 12) = [Ja | Jb]: (m, 12), C-contiguous.
+    By whole components (one transpose each way for both sides; the products of
+    ``apply_inverse_mass``, the same bits)."""
+    JT = np.ascontiguousarray(Jd.T)
+    MT = np.empty(JT.shape)
+    inverse_mass_components(JT[:6], a, inv_mass, Iinv, MT[:6], group)
+    inverse_mass_components(JT[6:], b, inv_mass, Iinv, MT[6:], group)
+    return np.ascontiguousarray(MT.T)
 
 
 def _kernel_args(M):
