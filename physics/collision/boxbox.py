@@ -31,6 +31,8 @@ EDGE_FEATURE = 1 << 12   # edge-edge ids: EDGE_FEATURE + 3 i + j, above every fa
 INSIDE_TOL = 1e-9        # relative slack of the inside tests: coincident faces still count
 _NEXT = np.array([1, 2, 3, 0])                 # the next corner of the cyclic quad
 _CYCLE = np.array([0, 1, 2])[:, None]
+# column k is (k, k + 1, k + 2) mod 3: a lookup costs one numpy call where add and mod take two
+_CYCLED = np.array([[0, 1, 2], [1, 2, 0], [2, 0, 1]])
 _Q0, _Q1 = INCIDENT_QUAD[:, 0:1], INCIDENT_QUAD[:, 1:2]
 # Crossings 8 + 4 e + s: side line s is u = +hu, u = -hu, v = +hv, v = -hv.
 _S_AXIS = np.array([0, 0, 1, 1])               # the coordinate fixed on line s
@@ -55,7 +57,7 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     """
     m = len(k)
     cols = np.arange(m)
-    kk = (k + _CYCLE) % 3                                           # (3, M): k, k1, k2
+    kk = _CYCLED[:, k]                                          # (3, M): k, k1, k2
     frame = np.empty((3, 3, m))                                     # rows U, V, normal
     frame[:2] = ref_axes[kk[1:, None, :], _CYCLE, cols]
     frame[2] = normal_ref
@@ -69,7 +71,7 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     m_dots = (n[0] * inc_axes[:, 0] + n[1] * inc_axes[:, 1]) + n[2] * inc_axes[:, 2]
     j = np.abs(m_dots).argmax(axis=0)
     s_inc = np.where(m_dots[j, cols] > 0, -1.0, 1.0)
-    jj = (j + _CYCLE) % 3
+    jj = _CYCLED[:, j]
     spans = inc_axes[jj[:, None, :], _CYCLE, cols]                  # rows axis j, j1, j2
     inc_hj = inc_h[jj, cols]
     inc_hj[0] *= s_inc
@@ -120,10 +122,19 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     t = (line - coords[:, _S_AXIS]) / np.where(moving, denom, 1.0)
     o = coords[:, _S_OTHER] + t * edge[:, _S_OTHER]
     obound = tol[_S_OTHER]
-    u[8:] = np.where(_S_IS_U, line, o).reshape(16, m)
-    v[8:] = np.where(_S_IS_U, o, line).reshape(16, m)
-    w[8:] = (iw[:, None] + t * edge[:, None, 2]).reshape(16, m)
-    ok[8:] = (moving & (t >= 0) & (t <= 1) & (np.abs(o) <= obound)).reshape(16, m)
+    # written in place through (4 e, 4 s, M) views: no where, reshape and copy per output
+    u8, v8, w8 = uvw[:, 8:].reshape(3, 4, 4, m)
+    u8[:, :2] = line[:2]                                            # s = 0, 1: u lines
+    u8[:, 2:] = o[:, 2:]
+    v8[:, :2] = o[:, :2]
+    v8[:, 2:] = line[2:]
+    np.multiply(t, edge[:, None, 2], out=w8)
+    w8 += iw[:, None]
+    ok8 = ok[8:].reshape(4, 4, m)
+    np.greater_equal(t, 0, out=ok8)
+    ok8 &= moving
+    ok8 &= t <= 1
+    ok8 &= np.abs(o) <= obound
     return uvw, ok, frame, face_c, ref_face, inc_face
 
 
@@ -214,4 +225,7 @@ def box_box(a, b, margin):
         depth[edge, 0] = d
         feature[edge, 0] = EDGE_FEATURE + index[edge]
         valid[edge, 0] = d >= -margin[edge]
-    return point, np.broadcast_to(normal[:, None, :], (m, 4, 3)), depth, feature, valid
+    # the one normal of each pair as a stride-0 view (see from_candidates); np.ndarray on the
+    # contiguous (M, 3) normal is a quarter of np.broadcast_to's cost
+    return (point, np.ndarray((m, 4, 3), buffer=normal, strides=(24, 0, 8)), depth, feature,
+            valid)
