@@ -119,13 +119,18 @@ class BodySpace:
     def __init__(self, a, b, Ja, Jb, inv_mass, Iinv, n):
         m = a.shape[0]
         self.m, self.n = m, n
-        Jd = np.concatenate([Ja, Jb], axis=1)
         if m >= COMPONENT_ROWS:
             # a contact block's three rows of a contact share their bodies: gathered once
             group = row_groups(a, b)
             self.layout = Scatter(a, b, n, group)
-            Md = _inverse_mass_blocks(Jd, a, b, inv_mass, Iinv, group)
+            # [Ja | Jb] by components first: transposing (12, m) back costs less than
+            # concatenating the (m, 6) sides
+            JT = np.empty((12, m))
+            JT[:6], JT[6:] = Ja.T, Jb.T
+            Jd = np.ascontiguousarray(JT.T)
+            Md = _inverse_mass_blocks(JT, a, b, inv_mass, Iinv, group)
         else:
+            Jd = np.concatenate([Ja, Jb], axis=1)
             self.layout = Scatter(a, b, n)
             Md = np.empty((m, 12))
             apply_inverse_mass(Ja, a, inv_mass, Iinv, out=Md[:, :6])
@@ -193,11 +198,10 @@ class BodySpace:
         return u[:, :3], u[:, 3:]
 
 
-def _inverse_mass_blocks(Jd, a, b, inv_mass, Iinv, group):
-    """M^-1 applied to both sides of the blocks Jd (m, 12) = [Ja | Jb]: (m, 12), C-contiguous.
-    By whole components (one transpose each way for both sides; the products of
-    ``apply_inverse_mass``, the same bits)."""
-    JT = np.ascontiguousarray(Jd.T)
+def _inverse_mass_blocks(JT, a, b, inv_mass, Iinv, group):
+    """M^-1 applied to both sides of the blocks [Ja | Jb] given by components, JT (12, m)
+    C-contiguous: (m, 12), C-contiguous. By whole components (one transpose back for both
+    sides; the products of ``apply_inverse_mass``, the same bits)."""
     MT = np.empty(JT.shape)
     inverse_mass_components(JT[:6], a, inv_mass, Iinv, MT[:6], group)
     inverse_mass_components(JT[6:], b, inv_mass, Iinv, MT[6:], group)
