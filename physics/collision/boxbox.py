@@ -41,7 +41,6 @@ _S_SIGN = np.array([1.0, -1.0, 1.0, -1.0])[:, None]
 _EDGE_ES = np.arange(4)[:, None]
 _S_AXIS_ES, _S_OTHER_ES = _S_AXIS[None], _S_OTHER[None]
 _COMPONENT = np.arange(3)[:, None, None]
-_AXIS = np.arange(3)[:, None]
 
 
 def _dot021(x, y):
@@ -53,7 +52,7 @@ def _dot021(x, y):
 
 def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, normal_ref,
                      outward):
-    """The 24 candidates of M face pairs, pair-last: ref_axes, inc_axes (3 axis, 3, M),
+    """The 24 candidates of M face pairs, pair-last: ref_axes, inc_axes (3 component, 3 axis, M),
     positions and half extents (3, M), face axis k (M,), normal_ref (3, M) the outward normal
     of the reference face, which is +axis k where outward (M,) is true, else -axis k.
 
@@ -69,7 +68,7 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     cols = np.arange(m)
     kk = _CYCLED[:, k]                                              # (3, M): k, k1, k2
     frame = np.empty((3, 3, m))                                     # component, U V normal
-    frame[:, :2] = ref_axes[kk[1:], _COMPONENT, cols]
+    frame[:, :2] = ref_axes[_COMPONENT, kk[1:], cols]
     frame[:, 2] = normal_ref
     h_kuv = ref_h[kk, cols]
     hk, hu, hv = h_kuv
@@ -77,13 +76,12 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     ref_face = 2 * k + outward
     face_c = ref_pos + normal_ref * hk
 
-    p = inc_axes[_AXIS, _COMPONENT, cols]                           # (3 component, 3 axis, M)
-    p *= normal_ref[:, None]
+    p = inc_axes * normal_ref[:, None]
     m_dots = (p[0] + p[1]) + p[2]
     j = np.abs(m_dots).argmax(axis=0)
     s_inc = np.where(m_dots[j, cols] > 0, -1.0, 1.0)
     jj = _CYCLED[:, j]
-    spans = inc_axes[jj, _COMPONENT, cols]                          # axis j, j1, j2
+    spans = inc_axes[_COMPONENT, jj, cols]                          # axis j, j1, j2
     inc_hj = inc_h[jj, cols]
     inc_hj[0] *= s_inc
     # As the dot products this replaces (corners as inc_c + P + Q): the same bits.
