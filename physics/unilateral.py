@@ -211,12 +211,12 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
         if not hit.any():
             break
         idx = np.flatnonzero(hit)
-        sub = Rows(*(getattr(normal, f)[idx] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
         target = -uni.restitution[idx] * vn[idx]
         if iterative and not joints:
-            v, w, moved = _impact_among_bodies(world, sub, target, inv_mass, Iinv, v, w)
+            v, w, moved = _impact_among_bodies(world, normal, idx, target, inv_mass, Iinv, v, w)
             vn = _normal_velocity_update(normal, vn, v, w, moved, n)
             continue
+        sub = Rows(*(getattr(normal, f)[idx] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
         if iterative:
             if E is None:
                 E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
@@ -251,31 +251,32 @@ def _moved(dv, dw):
     return np.flatnonzero((dv != 0).any(axis=1) | (dw != 0).any(axis=1))
 
 
-def _impact_among_bodies(world, sub, target, inv_mass, Iinv, v, w):
-    """One impact pass without joints, solved among the bodies of its rows only: the solve's
-    products run over body-space vectors of those few bodies rather than of the whole world
-    (a product of seven rows over 1000 bodies is mostly their zero entries). The sums are the
-    same, term for term, so the impulses are the same bits. Returns (v, w, moved bodies)."""
-    c = sub.a.shape[0]
-    ends = np.concatenate([sub.a, sub.b])
+def _impact_among_bodies(world, normal, idx, target, inv_mass, Iinv, v, w):
+    """One impact pass on the ``normal`` rows ``idx`` without joints, solved among the bodies
+    of those rows only: the solve's products run over body-space vectors of those few bodies
+    rather than of the whole world (a product of seven rows over 1000 bodies is mostly their
+    zero entries). The sums are the same, term for term, so the impulses are the same bits.
+    Returns (v, w, the bodies whose velocity changed)."""
+    c = idx.size
+    ends = np.concatenate([normal.a.take(idx), normal.b.take(idx)])
     # (np.unique's sort costs more than marking the world's bodies)
     mark = np.zeros(world._n, dtype=np.intp)
     mark[ends] = 1
     bodies = np.flatnonzero(mark)
     mark[bodies] = np.arange(bodies.size)
     local = mark.take(ends)
-    B = BodySpace(local[:c], local[c:], sub.Ja, sub.Jb, inv_mass.take(bodies),
-                  Iinv.take(bodies, axis=0), bodies.size)
+    B = BodySpace(local[:c], local[c:], normal.Ja.take(idx, axis=0), normal.Jb.take(idx, axis=0),
+                  inv_mass.take(bodies), Iinv.take(bodies, axis=0), bodies.size)
     vb, wb = v.take(bodies, axis=0), w.take(bodies, axis=0)
     _, p, _ = solve_iterative(
         B, target - B.times_J(np.concatenate([vb, wb], axis=1).ravel()), np.zeros(c),
         np.full(c, np.inf), world.cfm, tolerance=VELOCITY_TOLERANCE,
         softness=IMPACT_SOFTNESS, relative_tolerance=IMPACT_TOLERANCE)
-    dv, dw = B.impulse(p)
+    du = B.times_W(p).reshape(-1, 6)                 # (B.impulse, both halves)
     # v + 0. where nothing acts (as adding the whole world's zero impulse did: -0. -> 0.)
     v, w = v + 0.0, w + 0.0
-    v[bodies], w[bodies] = vb + dv, wb + dw
-    return v, w, bodies.take(_moved(dv, dw))
+    v[bodies], w[bodies] = vb + du[:, :3], wb + du[:, 3:]
+    return v, w, bodies.compress(du.any(axis=1))
 
 
 def _normal_velocity_update(normal, vn, v, w, moved, n):
