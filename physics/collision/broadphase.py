@@ -122,14 +122,14 @@ class Scratch:
         return buf[:size].reshape(shape)
 
 
-def sweep_and_prune(lo, hi, scratch: Scratch | None = None):
+def sweep_and_prune(lo, hi, scratch: Scratch | None = None, ids=None):
     """All pairs (i, j) (i != j, each pair once) of boxes [lo, hi] (n, 3) that overlap.
 
     Sort by the lower bound on the axis where the centres spread most; a box's partners further
     along the sort are the contiguous run whose lower bound is <= its upper bound, found with
     one searchsorted. Those runs are then tested on the other two axes: few, as lists of pairs
     (_sweep_lists); many, as a dense block (_sweep_block). scratch: buffers for the block,
-    kept by the caller between calls.
+    kept by the caller between calls; ids: the boxes' numbers in the pairs (default: rows).
     """
     n = len(lo)
     # the axis of largest variance of the centres, n^2 var = n sum c^2 - (sum c)^2 (np.var's
@@ -146,6 +146,8 @@ def sweep_and_prune(lo, hi, scratch: Scratch | None = None):
     else:
         first, second = _sweep_block(slo, shi, count, others,
                                      Scratch() if scratch is None else scratch)
+    if ids is not None:
+        order = ids.take(order)
     return order.take(first), order.take(second)
 
 
@@ -181,36 +183,44 @@ def _sweep_block(slo, shi, count, others, scratch):
     """_sweep_lists of every run, as an (n, w) block: row r holds box r against boxes
     r + 1 ... r + w, read through strided windows on the sorted columns (no index arrays, no
     gathers), cells past the run masked out; the runs longer than w go on in _sweep_lists.
-    The same comparisons of the same numbers as _sweep_lists, so the same pairs."""
+    The same comparisons of the same numbers as _sweep_lists, so the same pairs. Returns
+    views of scratch buffers."""
     n = len(slo)
     w = _block_width(count)
-    first = second = np.zeros(0, dtype=np.int64)
-    if w:
-        keep = scratch.get("keep", (n, w), bool)
-        test = scratch.get("test", (n, w), bool)
-        np.less(np.arange(w)[None], np.minimum(count, w)[:, None], out=keep)
-        # lo and hi of the other two axes in sort order, padded so that every row's window
-        # of w lies inside (the padding is masked out)
-        cols = np.zeros((4, n + w))
-        for m, k in enumerate(others):
-            cols[2 * m, :n], cols[2 * m + 1, :n] = slo[:, k], shi[:, k]
-        step = cols.itemsize
-        for m in range(2):
-            lo_k, hi_k = cols[2 * m, :n, None], cols[2 * m + 1, :n, None]
-            window = np.ndarray((n, w), float, buffer=cols, strides=(step, step),
-                                offset=step * ((2 * m + 1) * (n + w) + 1))
-            np.less_equal(lo_k, window, out=test)
-            keep &= test
-            window = np.ndarray((n, w), float, buffer=cols, strides=(step, step),
-                                offset=step * (2 * m * (n + w) + 1))
-            np.less_equal(window, hi_k, out=test)
-            keep &= test
-        first, column = np.divmod(np.flatnonzero(keep), w)
-        second = first + 1 + column
     long_rows = (count > w).nonzero()[0]
-    if len(long_rows):
-        f, s = _sweep_lists(slo, shi, long_rows, count.take(long_rows) - w, 1 + w, others)
-        first, second = np.concatenate([first, f]), np.concatenate([second, s])
+    f, s = _sweep_lists(slo, shi, long_rows, count.take(long_rows) - w, 1 + w, others)
+    if not w:
+        return f, s
+    keep = scratch.get("keep", (n, w), bool)
+    test = scratch.get("test", (n, w), bool)
+    np.less(np.arange(w)[None], np.minimum(count, w)[:, None], out=keep)
+    # lo and hi of the other two axes in sort order, padded so that every row's window
+    # of w lies inside (the padding is masked out)
+    cols = np.zeros((4, n + w))
+    for m, k in enumerate(others):
+        cols[2 * m, :n], cols[2 * m + 1, :n] = slo[:, k], shi[:, k]
+    step = cols.itemsize
+    for m in range(2):
+        lo_k, hi_k = cols[2 * m, :n, None], cols[2 * m + 1, :n, None]
+        window = np.ndarray((n, w), float, buffer=cols, strides=(step, step),
+                            offset=step * ((2 * m + 1) * (n + w) + 1))
+        np.less_equal(lo_k, window, out=test)
+        keep &= test
+        window = np.ndarray((n, w), float, buffer=cols, strides=(step, step),
+                            offset=step * (2 * m * (n + w) + 1))
+        np.less_equal(window, hi_k, out=test)
+        keep &= test
+    # cell (r, c) is the pair (r, r + 1 + c); written into buffers, as are the long rows'
+    # pairs after them (fresh arrays of this size cost more than the arithmetic)
+    cell = np.flatnonzero(keep)
+    m = len(cell)
+    first = scratch.get("first", m + len(f), np.int64)
+    second = scratch.get("second", m + len(f), np.int64)
+    np.floor_divide(cell, w, out=first[:m])
+    np.multiply(first[:m], w - 1, out=second[:m])
+    np.subtract(cell, second[:m], out=second[:m])
+    second[:m] += 1
+    first[m:], second[m:] = f, s
     return first, second
 
 
@@ -318,11 +328,9 @@ class PairCache:
         self.margin = margin
         grow = radius + np.where(static, 0.0, self.skin) + 0.5 * margin
         c, g = position.take(bounded, axis=0), grow.take(bounded)[:, None]
-        i, j = sweep_and_prune(c - g, c + g, self.scratch)
-        i, j, pp, pb, key = sorted_pairs(bounded.take(i), bounded.take(j), kind, static, n)
-        # the model's excluded pairs (jointed bodies) are fixed with the cache: drop them now
-        keep = allowed(i, j, static, keys, n, key)
-        i, j = i.compress(keep), j.compress(keep)
+        i, j = sweep_and_prune(c - g, c + g, self.scratch, bounded)
+        # the model's excluded pairs (jointed bodies) are fixed with the cache: dropped now
+        i, j, pp, pb = sorted_pairs(i, j, kind, static, keys, n, self.scratch)
         if len(pp):
             gap = einsum("mi,mi->m", params[pp, :3], position[pb]) - params[pp, 3] - radius[pb]
             near = (gap <= margin + 2.0 * self.skin[pb]) & allowed(pp, pb, np.zeros(n, bool),
@@ -440,15 +448,26 @@ def _cached_pairs(cache, kind, params, position, rotation, static, group, mask,
     return i, j, pp, pb
 
 
-def sorted_pairs(i, j, kind, static, n):
-    """Body pairs as (min, max) sorted by that key, and every plane with every movable bounded
-    body, sorted by body then plane; and the body pairs' keys min * n + max."""
+def sorted_pairs(i, j, kind, static, excluded_keys, n, scratch: Scratch | None = None):
+    """The body pairs (i, j) that ``allowed`` keeps, as (min, max) sorted by that key, and
+    every plane with every movable bounded body, sorted by body then plane. scratch: buffers
+    for the keys (see Scratch)."""
+    scratch = Scratch() if scratch is None else scratch
+    key, other = scratch.get("key", len(i), np.int64), scratch.get("key_max", len(i), np.int64)
+    np.minimum(i, j, out=key)
+    key *= n
+    key += np.maximum(i, j, out=other)
+    drop = ~allowed(i, j, static, excluded_keys, n, key)
+    # the dropped pairs' keys made larger than any pair's, to be sorted past the end and cut
+    # off (rather than a compress into a fresh array)
+    np.copyto(key, n * n, where=drop)
     # each pair occurs once, so the keys are distinct: a plain sort of the keys gives the
     # order (numpy's SIMD sort; a stable argsort and two gathers cost 20x more)
-    key = np.sort(np.minimum(i, j).astype(np.int64) * n + np.maximum(i, j))
+    key.sort()
+    key = key[:len(key) - np.count_nonzero(drop)]
+    i = key // n
+    j = np.subtract(key, np.multiply(i, n, out=other[:len(i)]))
     movers = ((kind >= SPHERE) & (kind < PLANE) & ~static).nonzero()[0]
     planes = (kind == PLANE).nonzero()[0]
-    i, j = np.divmod(key, n)
     # (np.tile's Python layers cost more than this repeat of the planes' row)
-    return (i, j, planes[None].repeat(len(movers), axis=0).ravel(), movers.repeat(len(planes)),
-            key)
+    return i, j, planes[None].repeat(len(movers), axis=0).ravel(), movers.repeat(len(planes))
