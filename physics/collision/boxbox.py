@@ -159,22 +159,29 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
 
 def _reduce4(uvw, ok, scale):
     """Indices (4, M) of at most 4 well-spread of the (C, M) candidates (uvw (3, C, M), depth
-    -w) and their (4, M) validity."""
-    cols = np.arange(uvw.shape[2])
+    -w), their (4, M) validity and their flat indices i M + pair into (C, M) arrays."""
+    m = uvw.shape[2]
+    cols = np.arange(m)
     tiny = (1e-5 * scale) ** 2
+    uv = uvw[:2]
     i1 = np.where(ok, uvw[2], np.inf).argmin(axis=0)               # the deepest
-    duv = uvw[:2] - uvw[:2, i1, cols][:, None]
+    f1 = i1 * m + cols              # (gathers by take: cheaper than indexing by (i1, cols))
+    duv = uv - uv.reshape(2, -1).take(f1, axis=1)[:, None]
     du, dv = duv
     sq = duv * duv
     d2 = np.where(ok, sq[0] + sq[1], -np.inf)
     i2 = d2.argmax(axis=0)
-    du2, dv2 = duv[:, i2, cols]
+    f2 = i2 * m + cols
+    du2, dv2 = duv.reshape(2, -1).take(f2, axis=1)
     area = du2 * dv - dv2 * du
     i3 = np.where(ok, area, -np.inf).argmax(axis=0)
     i4 = np.where(ok, area, np.inf).argmin(axis=0)
-    keep = np.array([ok[i1, cols], d2[i2, cols] > tiny,
-                     area[i3, cols] > tiny, area[i4, cols] < -tiny])
-    return np.array([i1, i2, i3, i4]), keep
+    idx = np.array([i1, i2, i3, i4])
+    flat = idx * m
+    flat += cols
+    keep = np.array([ok.take(f1), d2.take(f2) > tiny,
+                     area.take(flat[2]) > tiny, area.take(flat[3]) < -tiny])
+    return idx, keep, flat
 
 
 def _take(x, rows):
@@ -212,8 +219,8 @@ def box_box(a, b, margin):
         uvw, ok, frame, face_c, ref_face, inc_face = _face_candidates(
             xa, pa, ha, xb, pb, hb, _take(index, sel), n_ref, outward)
         ok &= uvw[2] <= _take(margin, sel)
-        idx, keep = _reduce4(uvw, ok, _take(scale, sel))
-        uu, vv, ww = uvw[:, idx, np.arange(idx.shape[1])]           # (4, M) each
+        idx, keep, flat = _reduce4(uvw, ok, _take(scale, sel))
+        uu, vv, ww = uvw.reshape(3, -1).take(flat, axis=1)          # (4, M) each
         pts = (face_c[:, None] + uu * frame[:, 0, None] + vv * frame[:, 1, None]
                + (ww / 2) * frame[:, 2, None])                      # (3, 4, M)
         fid = ((fb * 6 + ref_face) * 6 + inc_face) * 24 + idx
