@@ -61,10 +61,11 @@ def sat_pair_last(axes_a, pos_a, ha, axes_b, pos_b, hb):
     parallel = length <= 1e-6
     edges /= np.where(parallel, 1.0, length)
 
-    # Projections of the 15 axes on both boxes' 6 axes (the first 6 of them).
-    proj = axes[0, :, None] * axes[0, :6]
-    proj += axes[1, :, None] * axes[1, :6]
-    proj += axes[2, :, None] * axes[2, :6]                          # (15, 6, M)
+    # Projections of the 15 axes on both boxes' 6 axes (the first 6 of them), box axis
+    # first so that each box axis's projections are one contiguous block.
+    proj = axes[0, :6, None] * axes[0]
+    proj += axes[1, :6, None] * axes[1]
+    proj += axes[2, :6, None] * axes[2]                             # (6, 15, M)
     d = pos_b - pos_a
     t = axes * d[:, None]                                           # (3, 15, M)
     offset = np.empty((15, m))
@@ -73,11 +74,11 @@ def sat_pair_last(axes_a, pos_a, ha, axes_b, pos_b, hb):
     np.add(t[0, 6:], t[2, 6:], out=offset[6:])
     offset[6:] += t[1, 6:]
     np.abs(proj, out=proj)
-    proj[:, :3] *= ha
-    proj[:, 3:] *= hb
+    proj[:3] *= ha[:, None]
+    proj[3:] *= hb[:, None]
     seps = np.abs(offset)
-    seps -= (proj[:, 0] + proj[:, 2]) + proj[:, 1]
-    seps -= (proj[:, 3] + proj[:, 5]) + proj[:, 4]
+    seps -= (proj[0] + proj[2]) + proj[1]
+    seps -= (proj[3] + proj[5]) + proj[4]
     np.copyto(seps[6:], -np.inf, where=parallel)
 
     scale = np.maximum(ha, hb).max(axis=0)
