@@ -70,7 +70,7 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     cols = np.arange(m)
     # Gathers by flat index (axis k of pair i is column k M + i of an (..., 3, M) array):
     # take costs a half to two thirds of fancy indexing with broadcast index arrays.
-    kk = _CYCLED[:, k] * m
+    kk = _CYCLED.take(k, axis=1) * m                                # (take: a quarter of [:, k])
     kk += cols                                                      # (3, M): k, k1, k2
     frame = np.empty((3, 3, m))                                     # component, U V normal
     frame[:, :2] = ref_axes.reshape(3, -1).take(kk[1:], axis=1)
@@ -84,7 +84,7 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     p = inc_axes * normal_ref[:, None]
     m_dots = (p[0] + p[1]) + p[2]
     j = np.abs(m_dots).argmax(axis=0)
-    jj = _CYCLED[:, j] * m
+    jj = _CYCLED.take(j, axis=1) * m
     jj += cols
     s_inc = np.where(m_dots.take(jj[0]) > 0, -1.0, 1.0)
     spans = inc_axes.reshape(3, -1).take(jj, axis=1)                # axis j, j1, j2
@@ -134,13 +134,13 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     w[4:8] = w0 - (ru * nu + rv * nv) / mn
 
     # 8..23: incident edge e crossing reference side line s, as (4 e, 4 s, M).
-    line = _S_SIGN * huv[_S_AXIS]                                   # (4 s, M)
+    line = _S_SIGN * huv.take(_S_AXIS, axis=0)                      # (4 s, M)
     local_rows, edge_rows = local.reshape(18, m), edge.reshape(12, m)
     denom = edge_rows.take(_AXIS_OF_4, axis=0)
     moving = np.abs(denom) > 1e-300
     t = (line - local_rows.take(_AXIS_OF_6, axis=0)) / np.where(moving, denom, 1.0)
     o = local_rows.take(_OTHER_OF_6, axis=0) + t * edge_rows.take(_OTHER_OF_4, axis=0)
-    obound = tol[_S_OTHER]
+    obound = tol.take(_S_OTHER, axis=0)
     # written in place through (4 e, 4 s, M) views: no where, reshape and copy per output
     u8, v8, w8 = uvw[:, 8:].reshape(3, 4, 4, m)
     u8[:, :2] = line[:2]                                            # s = 0, 1: u lines

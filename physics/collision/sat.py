@@ -53,7 +53,7 @@ def sat_pair_last(axes_a, pos_a, ha, axes_b, pos_b, hb):
     axes[:, 3:6] = axes_b
     edges = axes[:, 6:]
     cross = edges.reshape(3, 3, 3, m)                               # component, i, j
-    ra, rb = axes_a[_ROLL], axes_b[_ROLL]                           # (6, 3, M): C1 then C2
+    ra, rb = axes_a.take(_ROLL, axis=0), axes_b.take(_ROLL, axis=0)  # (6, 3, M): C1 then C2
     np.subtract(ra[:3, :, None] * rb[3:, None], ra[3:, :, None] * rb[:3, None], out=cross)
     sq = edges * edges
     length = np.sqrt((sq[0] + sq[1]) + sq[2])                       # (9, M)
