@@ -153,7 +153,8 @@ COMPONENT_ROWS = 256
 def inverse_mass_components(JT: np.ndarray, body: np.ndarray, inv_mass: np.ndarray,
                             inv_inertia: np.ndarray, out: np.ndarray, group: int = 1) -> None:
     """``apply_inverse_mass`` by components: JT (6, m) the rows' 6-vectors [linear; angular]
-    by component, each component contiguous; out (6, m) likewise. ``group`` g: the rows are g
+    by component, C-contiguous; out (6, m) likewise (both are reshaped to (6, g, m / g) views:
+    a copy would lose the results). ``group`` g: the rows are g
     runs of m / g rows on the same bodies (a contact's normal and tangent rows, see
     ``row_groups``), so each body is gathered once for its g rows. Sums in the order of the
     row-wise products (the same bits)."""

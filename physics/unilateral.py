@@ -190,7 +190,10 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     real one does through its tiny gaps. h: the sub-step; factor: the factorisation of the
     joints' A + cfm at ``Iinv`` (the step's own). Returns the new velocities."""
     k = uni.n_contact_rows // 3
-    if k == 0 or not np.any(uni.restitution > 0):
+    if k == 0:
+        return v, w
+    bouncy = uni.restitution > 0
+    if not bouncy.any():
         return v, w
     n = world._n
     block = uni.block
@@ -200,7 +203,6 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     joints = rows is not None and rows.count
     E = None
     touching = depth > -SPECULATIVE_TOUCH
-    bouncy = uni.restitution > 0
     # the normal rows' velocities once, then again only for the rows of bodies a pass moved
     # (a pass is a handful of hits among thousands of contacts)
     vn = normal.velocity(v, w)
