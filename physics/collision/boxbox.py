@@ -208,7 +208,7 @@ def box_box(a, b, margin):
         xa, pa, ha = _take(axes_a, sel), _take(pos_a, sel), _take(h_a, sel)
         xb, pb, hb = _take(axes_b, sel), _take(pos_b, sel), _take(h_b, sel)
         fb = _take(kind, sel) == FACE_B
-        n_ref = _take(normal.T, sel)
+        n_ref = _take(normal, sel)
         outward = _take(forward, sel)
         if fb.any():
             xa, xb = np.where(fb, xb, xa), np.where(fb, xa, xb)
@@ -232,7 +232,7 @@ def box_box(a, b, margin):
 
     edge = close & (kind == EDGE)
     if edge.any():
-        n = normal[edge]
+        n = normal.T[edge]
         i, j = index[edge] // 3, index[edge] % 3
         ha, hb = a.params[edge, :3], b.params[edge, :3]
         Ra, Rb = a.rot[edge], b.rot[edge]
@@ -251,7 +251,7 @@ def box_box(a, b, margin):
         depth[edge, 0] = d
         feature[edge, 0] = EDGE_FEATURE + index[edge]
         valid[edge, 0] = d >= -margin[edge]
-    # the one normal of each pair as a stride-0 view (see from_candidates); np.ndarray on the
-    # contiguous (M, 3) normal is a quarter of np.broadcast_to's cost
-    return (point, np.ndarray((m, 4, 3), buffer=normal, strides=(24, 0, 8)), depth, feature,
-            valid)
+    # the one normal of each pair as a stride-0 view (see from_candidates) of the contiguous
+    # (3, M) normal: np.ndarray on its buffer is a quarter of np.broadcast_to's cost
+    return (point, np.ndarray((m, 4, 3), buffer=normal, strides=(8, 0, 8 * m)), depth,
+            feature, valid)

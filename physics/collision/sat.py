@@ -21,7 +21,6 @@ REL_TOL, ABS_TOL = 0.05, 1e-4
 # Component c of a x b is a[C1[c]] b[C2[c]] - a[C2[c]] b[C1[c]] (as np.cross), with
 # C1 = [1, 2, 0] and C2 = [2, 0, 1]; _ROLL gathers both in one index.
 _ROLL = np.array([1, 2, 0, 2, 0, 1])
-_COMPONENTS = np.arange(3)[None]
 
 
 def pair_last(shapes):
@@ -34,7 +33,7 @@ def sat_pair_last(axes_a, pos_a, ha, axes_b, pos_b, hb):
     """Best separating axis of M box pairs, on pair-last arrays (see pair_last).
 
     Returns kind (M,) FACE_A / FACE_B / EDGE, index (M,) (face axis 0..2, or 3 i + j for
-    a_i x b_j), normal (M, 3) unit pointing from a towards b, separation (M,), `forward` (M,):
+    a_i x b_j), normal (3, M) unit pointing from a towards b, separation (M,), `forward` (M,):
     whether the normal is the best axis itself (not its negative), and the (M,) largest half
     extent of each pair.
 
@@ -96,7 +95,9 @@ def sat_pair_last(axes_a, pos_a, ha, axes_b, pos_b, hb):
 
     kind = np.where(use_e, EDGE, use_b)                             # FACE_B is 1, FACE_A 0
     index = np.where(use_e, best - 6, best % 3)
-    normal = axes[_COMPONENTS, best[:, None], cols[:, None]]        # (M, 3)
-    forward = offset[best, cols] >= 0.0
-    normal *= np.where(forward, 1.0, -1.0)[:, None]
-    return kind, index, normal, seps[best, cols], forward, scale
+    flat = best * m                 # (gathers by take: cheaper than indexing by (best, cols))
+    flat += cols
+    forward = offset.take(flat) >= 0.0
+    normal = axes.reshape(3, -1).take(flat, axis=1)                 # (3, M)
+    normal *= np.where(forward, 1.0, -1.0)
+    return kind, index, normal, seps.take(flat), forward, scale
