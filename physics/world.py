@@ -15,7 +15,7 @@ from .energy import kinetic_energy, potential_energy
 from .iterative import NormEstimate
 from .joints import Joint
 from .math3d import quat_to_matrix
-from .rows import Kinematics, build_tables, evaluate_tables
+from .rows import Kinematics, evaluate_tables
 from .shapes import NO_SHAPE, Plane, Shape
 from .validation import check_count, check_inertia, check_positive, check_quaternion, check_vector
 

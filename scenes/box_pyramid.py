@@ -1,6 +1,4 @@
 """A pyramid of boxes on the ground (stacking stability), then a rolling ball knocks it down."""
-import numpy as np
-
 from physics import Box, Plane, Sphere
 
 TITLE = "Box pyramid"

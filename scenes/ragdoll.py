@@ -1,6 +1,4 @@
 """A capsule ragdoll shoved down a flight of stairs."""
-import numpy as np
-
 from physics import Box, Plane
 
 from scenes.humanoid import STANDING_PELVIS_HEIGHT, add_ragdoll

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from physics import Box, Coupling, Gear, Hinge, PointOnPlane, Slider, Sphere, World
+from physics import Box, Coupling, Gear, Hinge, PointOnPlane, Sphere, World
 from physics.math3d import quat_to_matrix, rotate_quat
-from physics.rows import Kinematics, evaluate_tables
+from physics.rows import Kinematics
 
 
 def planar2g(integrator):

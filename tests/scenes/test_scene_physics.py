@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import scenes
-from physics import Ball, Hinge, Plane, World
+from physics import World
 from scenes.humanoid import STANDING_PELVIS_HEIGHT, add_ragdoll
 
 
