@@ -168,10 +168,11 @@ class BodySpace:
         """M^-1 J^T x (6N,) for row multipliers x (m,)."""
         return self.layout.transpose_times(self._M, x)
 
-    def operator(self, scale=None, order=None):
+    def operator(self, scale=None, order=None, moves=None):
         """(diag(scale) J, M^-1 J^T diag(scale)) with the rows taken in ``order``, without the
-        entries that cannot contribute to J M^-1 J^T x (exact zeros, bodies that do not move):
-        the matrices of the solver's products."""
+        entries that cannot contribute to J M^-1 J^T x (exact zeros, bodies that do not move;
+        ``moves`` (N,) bool, when the caller has it): the matrices of the solver's products,
+        CSR and CSC."""
         Jd, Md, cols = self._J, self._M, self.layout.columns
         if order is not None:
             Jd, Md, cols = Jd.take(order, axis=0), Md.take(order, axis=0), cols.take(order, axis=0)
@@ -179,17 +180,19 @@ class BodySpace:
         if scale is not None:
             Jd = Jd * scale[:, None]
             Md = Md * scale[:, None]
-        shape = (self.m, 6 * self.n)
         # a body without inverse mass and inertia (static) has zero rows in W
         a, b, inv_mass, Iinv = self._bodies
-        moves = (inv_mass > 0) | (Iinv != 0).any(axis=(1, 2))
+        if moves is None:
+            moves = bodies_that_move(inv_mass, Iinv)
         moves = np.stack([moves.take(a), moves.take(b)], axis=1)
         if order is not None:
             moves = moves.take(order, axis=0)
         keep_j = (Jd != 0) & np.repeat(moves, 6, axis=1)
         keep_m = Md != 0
-        J = sp.csr_matrix((Jd[keep_j], cols[keep_j], _indptr(keep_j)), shape=shape)
-        W = sp.csr_matrix((Md[keep_m], cols[keep_m], _indptr(keep_m)), shape=shape).T
+        # (32-bit index arrays as the kernels take them, and W^T's CSR arrays as W's CSC
+        # ones: scipy's constructor then neither converts nor transposes, a third of its cost)
+        J = sp.csr_matrix((Jd[keep_j], cols[keep_j], _indptr(keep_j)), shape=(self.m, 6 * self.n))
+        W = sp.csc_matrix((Md[keep_m], cols[keep_m], _indptr(keep_m)), shape=(6 * self.n, self.m))
         return J, W
 
     def impulse(self, lam):
@@ -217,9 +220,14 @@ def _kernel_args(M):
 
 
 def _indptr(keep):
-    out = np.zeros(keep.shape[0] + 1, dtype=np.int64)
+    out = np.zeros(keep.shape[0] + 1, dtype=np.int32)
     np.cumsum(keep.sum(axis=1), out=out[1:])
     return out
+
+
+def bodies_that_move(inv_mass, Iinv):
+    """(N,) bool: the bodies with inverse mass or inertia (the static ones have neither)."""
+    return (inv_mass > 0) | (Iinv != 0).any(axis=(1, 2))
 
 
 class _Reduced:
@@ -246,16 +254,21 @@ class _Reduced:
             self.B, self.s = B, s
             self._scaled = np.empty(B.m)
             return
-        J, W = B.operator(s)
+        moves = bodies_that_move(*B._bodies[2:])
+        J, W = B.operator(s, moves=moves)
         self.banded = isinstance(factorizer, BandedCholesky)
-        JE, WE = E.operator(order=factorizer.order if self.banded else None)
+        JE, WE = E.operator(order=factorizer.order if self.banded else None, moves=moves)
         # [A_BB; J_E W_B] z as [J_B; J_E] (W_B z) (the J_E rows in the factorisation's
         # order): two products with fewer entries together than A_BB and J_E W_B have (a
         # ragdoll pile: 8.7k against 11.3k), and no sparse matrix product to form them;
         # R is added on the vectors
         self.W = W.tocsc()
         self.J = J                         # diag(s) J_B, for rows_from_bodies
-        self.JJ = sp.vstack([J, JE], format="csr")
+        # (stacked by hand: scipy's vstack does the same concatenations behind more layers)
+        self.JJ = sp.csr_matrix((np.concatenate([J.data, JE.data]),
+                                 np.concatenate([J.indices, JE.indices]),
+                                 np.concatenate([J.indptr, JE.indptr[1:] + J.nnz])),
+                                shape=(J.shape[0] + JE.shape[0], J.shape[1]))
         self.D = (J @ WE).tocsr()          # J_B W_E
         self.D.data *= -1.0                # (- J_B W_E, added onto A z in place)
         # the kernels' arguments, looked up once (a product is a few microseconds of compiled
