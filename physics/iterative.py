@@ -67,6 +67,11 @@ from .assembly import COMPONENT_ROWS, Scatter, apply_inverse_mass, inverse_mass_
 from .bounded import CONTACT_SOFTNESS
 from .linsolve import BandedCholesky
 
+try:    # np.clip's ufunc (np.clip calls it for float arrays with both bounds, behind Python layers)
+    from numpy._core.umath import clip as _clip_ufunc
+except ImportError:                    # pragma: no cover
+    _clip_ufunc = np.clip
+
 # scipy's own CSR/CSC kernels (as assembly and stiffness use them): without the sparse
 # operator's dispatch, a few microseconds a call that the small products of a ragdoll pile notice
 from scipy.sparse._sparsetools import csc_matvec as _csc_matvec
@@ -489,11 +494,10 @@ class _FrictionBox:
             np.maximum(pair, np.subtract(0.0, limit, self._lo2), out=pair)
             np.minimum(pair, np.add(0.0, limit, self._hi2), out=pair)
             return out
-        np.minimum(np.maximum(v, self.lo_first, out=out), self.hi_first, out=out)
+        _clip_to(out, v, self.lo_first, self.hi_first)
         limit = np.multiply(self.ratio, np.maximum(out.take(self.normal_of), 0.0), self._limit)
-        np.minimum(np.maximum(out, np.subtract(self.lo_second, limit, self._lo), out=out),
-                   np.add(self.hi_second, limit, self._hi), out=out)
-        return out
+        return _clip_to(out, out, np.subtract(self.lo_second, limit, self._lo),
+                        np.add(self.hi_second, limit, self._hi))
 
 
 def _accelerated_projection(Q, c, z0, box: _FrictionBox, tol, max_iterations, norm):
@@ -825,6 +829,10 @@ def _copy_to(buffer, x):
 
 
 def _clip_to(out, x, lo, hi):
-    """np.clip(x, lo, hi) into out (x may be out)."""
+    """np.clip(x, lo, hi) into out (x may be out): np.clip's own ufunc on short vectors (a
+    third cheaper than maximum and minimum there), maximum and minimum on long ones (which
+    they run at twice the ufunc's speed). The same numbers either way."""
+    if x.shape[0] < SLICED_PROJECTION_ROWS:
+        return _clip_ufunc(x, lo, hi, out=out)
     np.maximum(x, lo, out=out)
     return np.minimum(out, hi, out=out)
