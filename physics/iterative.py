@@ -267,7 +267,7 @@ class _Reduced:
         # order): two products with fewer entries together than A_BB and J_E W_B have (a
         # ragdoll pile: 8.7k against 11.3k), and no sparse matrix product to form them;
         # R is added on the vectors
-        self.W = W.tocsc()
+        self.W = W
         self.J = J                         # diag(s) J_B, for rows_from_bodies
         # (stacked by hand: scipy's vstack does the same concatenations behind more layers)
         self.JJ = sp.csr_matrix((np.concatenate([J.data, JE.data]),
@@ -426,7 +426,9 @@ def _held_boxes(qp, cone, z, tol, rel, s, friction, max_iterations):
     return z, iterations, residual, False
 
 
-SLICED_PROJECTION_ROWS = 1500
+# Below this many rows numpy's per-call cost outweighs the per-element cost of its operations:
+# short vectors take the fewest calls, long ones the fastest operations
+SHORT_ROWS = 1500
 
 
 class _FrictionBox:
@@ -448,10 +450,10 @@ class _FrictionBox:
         # the contact rows' own layout (contact_rows: k normal rows, then their first and
         # their second friction rows, then rows without friction) lets the second pass work
         # on the friction rows alone, by slices: no gather, and a third of the rows less.
-        # It takes more calls, which cost more than they save below SLICED_PROJECTION_ROWS
-        # (a ragdoll pile's 150 rows: 4.8 against 3.1 us; 1000 spheres' 10^4: 11 against 24)
+        # It takes more calls, which cost more than they save on SHORT_ROWS (a ragdoll
+        # pile's 150 rows: 4.8 against 3.1 us; 1000 spheres' 10^4: 11 against 24)
         k = int(np.count_nonzero(friction)) // 2
-        self.contact_layout = (m >= SLICED_PROJECTION_ROWS and k > 0
+        self.contact_layout = (m >= SHORT_ROWS and k > 0
                                and bool(friction[k:3 * k].all())
                                and not friction[:k].any() and not friction[3 * k:].any()
                                and np.array_equal(normal_of[k:3 * k], np.tile(np.arange(k), 2)))
@@ -541,9 +543,9 @@ def _accelerated_projection(Q, c, z0, box: _FrictionBox, tol, max_iterations, no
             step = 1.0 / (est * (WARM_NORM_MARGIN if warm else COLD_NORM_MARGIN))
         box.project(np.subtract(y, np.multiply(g, step, d), z_next), z_next)
         if not it & 1 or it >= max_iterations:
-            # every other iteration (four passes over the rows, a fifth of an iteration of
-            # 1000 spheres): the gradient mapping (y - z_next) / step, the projected gradient
-            # for a step this long
+            # every other iteration (four passes over the rows, about a tenth of an iteration
+            # of 1000 spheres): the gradient mapping (y - z_next) / step, the projected
+            # gradient for a step this long
             np.abs(np.subtract(y, z_next, d), d)
             np.multiply(d, inv_tol, d)
             worst = float(d[d.argmax()]) / step if m else 0.0
@@ -832,7 +834,7 @@ def _clip_to(out, x, lo, hi):
     """np.clip(x, lo, hi) into out (x may be out): np.clip's own ufunc on short vectors (a
     third cheaper than maximum and minimum there), maximum and minimum on long ones (which
     they run at twice the ufunc's speed). The same numbers either way."""
-    if x.shape[0] < SLICED_PROJECTION_ROWS:
+    if x.shape[0] < SHORT_ROWS:
         return _clip_ufunc(x, lo, hi, out=out)
     np.maximum(x, lo, out=out)
     return np.minimum(out, hi, out=out)
