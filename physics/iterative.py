@@ -488,7 +488,7 @@ class _FrictionBox:
             if self._capped_n:
                 np.minimum(normal, self._hi_n, out=normal)
             if rest.size:
-                np.minimum(np.maximum(rest, self._lo_rest, out=rest), self._hi_rest, out=rest)
+                _clip_to(rest, rest, self._lo_rest, self._hi_rest)
             # (the same operations as below on the friction rows: 0 - limit <= z_t <= 0 + limit)
             limit = np.multiply(self._ratio2, np.maximum(out[:k], 0.0, out=self._normal),
                                 self._pair)
@@ -643,8 +643,8 @@ _BIG = 1e300
 
 
 def _clip(x, lo, hi):
-    """np.clip(x, lo, hi), in two plain ufuncs (np.clip costs twice as much)."""
-    return np.minimum(np.maximum(x, lo), hi)
+    """np.clip(x, lo, hi) into a new array (``_clip_to``)."""
+    return _clip_to(np.empty_like(x), x, lo, hi)
 
 
 class _MPRGP:

@@ -274,9 +274,7 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
     c = c.take(plan.entry)
     J = plan.sign[:, None] * J.take(plan.entry, axis=0)
     C = plan.sign * (c - plan.bound)
-    u = np.concatenate([kin.v, kin.w], axis=1)
-    rate = (np.einsum("ij,ij->i", J[:, :6], u.take(plan.a, axis=0))
-            + np.einsum("ij,ij->i", J[:, 6:], u.take(plan.b, axis=0)))
+    rate = Rows(plan.a, plan.b, C, J[:, :6], J[:, 6:], np.zeros(C.size)).velocity(kin.v, kin.w)
     near = C < plan.margin - LIMIT_REACH * h * rate
     near[plan.motor] = True
     kept = np.flatnonzero(near)

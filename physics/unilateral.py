@@ -31,8 +31,7 @@ class Unilateral:
     warm: np.ndarray             # (K, 3) last step's multipliers of the same contacts
     warm_found: np.ndarray       # (K,) bool: the contact was there last step (same key)
     restitution: np.ndarray      # (K,)
-    limit_rows: np.ndarray       # each limit and motor row's index in the coordinate plan ...
-    plan: object                 # ... this one (limits.BoundedPlan, or None)
+    limit_rows: np.ndarray       # each limit and motor row's index in the coordinate plan
 
 
 def unilateral_rows(world, model, kin, h):
@@ -62,7 +61,7 @@ def unilateral_rows(world, model, kin, h):
     if merged is None:
         return None
     return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), keys, tangents, warm,
-                      found, e, limit_rows, world._coordinate_tables.plan)
+                      found, e, limit_rows)
 
 
 def cached_pattern(world, a, b, inv_mass):
@@ -155,7 +154,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     # snapshot's that do not fit this plan are left out)
     if world._limit_warm is not None and rb.count > 3 * kc:
         plan_rows, multipliers = world._limit_warm
-        old = np.zeros(uni.plan.entry.size)
+        old = np.zeros(world._coordinate_tables.plan.entry.size)
         if plan_rows.max(initial=-1) < old.size:
             old[plan_rows] = multipliers
         lam0[3 * kc:] = old.take(uni.limit_rows)

@@ -504,29 +504,15 @@ class World:
         bodies and starts the next contact solve cold.)"""
         if state.get("n_bodies") != self._n - 1 or state.get("n_joints") != len(self._joints):
             raise ValueError("state was taken from a world with different bodies or joints")
-        arrays = {}
-        for name in self._STATE:
-            arr = np.asarray(state[name[1:]], dtype=float)
-            if arr.shape != self._view(name).shape or not np.all(np.isfinite(arr)):
-                raise ValueError(f"state[{name[1:]!r}] has the wrong shape or is not finite")
-            arrays[name] = arr
-        angles = None
-        if "joint_angles" in state:     # the hinges' turn counts (older snapshots lack them)
-            angles = np.asarray(state["joint_angles"], dtype=float)
-            if angles.shape != self._joint_angle.shape or not np.all(np.isfinite(angles)):
-                raise ValueError("state['joint_angles'] has the wrong shape or is not finite")
-        stiffness = state.get("stiffness")      # the joints' tension stiffness of the last step
-        if stiffness is not None:
-            stiffness = np.array(stiffness, dtype=float)
-            if stiffness.shape != (self._n, 3, 3) or not np.all(np.isfinite(stiffness)):
-                raise ValueError("state['stiffness'] has the wrong shape or is not finite")
+        arrays = {name: _checked_array(state, name[1:], self._view(name).shape, required=True)
+                  for name in self._STATE}
+        # the hinges' turn counts (older snapshots lack them), the joints' tension stiffness
+        # of the last step, the contact solve's power vector
+        angles = _checked_array(state, "joint_angles", self._joint_angle.shape)
+        stiffness = _checked_array(state, "stiffness", (self._n, 3, 3))
+        norm_vector = _checked_array(state, "norm_vector", (6 * self._n,))
         contacts, warm = _checked_contacts(state.get("contacts"), self._n - 1)
         limit_warm = _checked_limit_multipliers(state.get("limit_multipliers"))
-        norm_vector = state.get("norm_vector")
-        if norm_vector is not None:
-            norm_vector = np.array(norm_vector, dtype=float)
-            if norm_vector.shape != (6 * self._n,) or not np.all(np.isfinite(norm_vector)):
-                raise ValueError("state['norm_vector'] has the wrong shape or is not finite")
         for name, arr in arrays.items():
             getattr(self, name)[: self._n] = arr
         if angles is not None:
@@ -550,6 +536,20 @@ class World:
     def __repr__(self):
         return (f"<World t={self.time:.4g} s, {self._n - 1} bodies, {len(self._joints)} joints, "
                 f"dt={self.dt:g}, {self.integrator}>")
+
+
+def _checked_array(state, key, shape, required=False):
+    """state[key] as a float array of this shape with finite entries (None when the snapshot
+    has no such optional part, or None there); ValueError naming the part otherwise."""
+    value = state.get(key)
+    if value is None:
+        if required:
+            raise ValueError(f"state has no {key!r}")
+        return None
+    value = np.array(value, dtype=float)
+    if value.shape != shape or not np.all(np.isfinite(value)):
+        raise ValueError(f"state[{key!r}] has the wrong shape or is not finite")
+    return value
 
 
 _CONTACT_FIELDS = ("point", "normal", "depth", "body_a", "body_b", "normal_force",
