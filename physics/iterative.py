@@ -66,11 +66,8 @@ from scipy.linalg import lapack
 from .assembly import COMPONENT_ROWS, Scatter, apply_inverse_mass, inverse_mass_components, row_groups
 from .bounded import CONTACT_SOFTNESS
 from .linsolve import BandedCholesky
+from .math3d import clip as _clip_ufunc
 
-try:    # np.clip's ufunc (np.clip calls it for float arrays with both bounds, behind Python layers)
-    from numpy._core.umath import clip as _clip_ufunc
-except ImportError:                    # pragma: no cover
-    _clip_ufunc = np.clip
 
 # scipy's own CSR/CSC kernels (as assembly and stiffness use them): without the sparse
 # operator's dispatch, a few microseconds a call that the small products of a ragdoll pile notice

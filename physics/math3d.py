@@ -8,6 +8,12 @@ try:        # np.einsum without its dispatch layers: with optimize=False it call
 except ImportError:                    # pragma: no cover
     einsum = np.einsum
 
+try:        # np.clip's ufunc, which np.clip calls for float arrays with both bounds (its Python
+    # layers cost three times the clip of a few hundred numbers)
+    from numpy._core.umath import clip
+except ImportError:                    # pragma: no cover
+    clip = np.clip
+
 
 # R = 1 + (the ten products q_i q_j, i <= j) @ _QUAT_PRODUCTS_TO_R: every entry of the rotation
 # matrix is 0 or 1 plus +-2 times two of these products (the sums are exact, so the result is

@@ -45,11 +45,9 @@ _AXIS_OF_6, _OTHER_OF_6 = _S_AXIS[None] * 6 + _E, _S_OTHER[None] * 6 + _E
 _AXIS_OF_4, _OTHER_OF_4 = _S_AXIS[None] * 4 + _E, _S_OTHER[None] * 4 + _E
 
 
-def _dot021(x, y):
-    """Dot products over axis -2 summed as einsum sums two contiguous rows of 3."""
-    # all products in one call: fewer numpy calls than a product per component
-    p = x * y
-    return (p[..., 0, :] + p[..., 2, :]) + p[..., 1, :]
+def _sum3(p):
+    """p[0] + p[1] + p[2] in the order einsum sums a contiguous row of 3: (p0 + p2) + p1."""
+    return (p[0] + p[2]) + p[1]
 
 
 def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, normal_ref,
@@ -103,11 +101,11 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     corners -= face_c[:, None]
     # u, v, w of the 6 vectors: sums over components ordered as einsum's (x0 y0 + x2 y2) + x1 y1
     prod = vecs[:, None] * frame[:, :, None]                        # (3 comp, 3 row, 6, M)
-    local = (prod[0] + prod[2]) + prod[1]                           # (3 row, 6, M)
+    local = _sum3(prod)                                             # (3 row, 6, M)
     iu, iv, iw = local[:, :4]                                       # (4, M)
     nu, nv, mn = local[:, 5]                                        # mn <= -1/sqrt(3)
     q = vecs[:, 4] * vecs[:, 5]
-    w0 = ((q[0] + q[2]) + q[1]) / mn
+    w0 = _sum3(q) / mn
 
     uvw = np.empty((3, 24, m))
     u, v, w = uvw

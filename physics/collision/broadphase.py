@@ -40,23 +40,24 @@ def _kind_extents(k, params, rotation):
     return hl * axis + r * np.sqrt(np.maximum(0.0, 1.0 - axis**2))
 
 
-def half_extents(kind, params, rotation, groups=None):
-    """(N, 3) half sizes of each body's world AABB about its centre (0 for unbounded kinds).
-    groups: kind_groups(kind, arange(N)) if already known."""
+def half_extents(kind, params, rotation):
+    """(N, 3) half sizes of each body's world AABB about its centre (0 for unbounded kinds)."""
     out = np.zeros((len(kind), 3))
-    for k, rows in kind_groups(kind, np.arange(len(kind))) if groups is None else groups:
+    for k, rows in kind_groups(kind, np.arange(len(kind))):
         out[rows] = _kind_extents(k, params.take(rows, axis=0), rotation.take(rows, axis=0))
     return out
 
 
-def _paired_extents(groups, m, rotation):
-    """half_extents of a PairCache's paired bodies (m of them) from its paired_groups."""
-    if len(groups) == 1 and len(groups[0][1]) == m:     # one kind (a pile of capsules)
-        k, _, bodies, params = groups[0]
-        return _kind_extents(k, params, rotation.take(bodies, axis=0))
-    out = np.zeros((m, 3))
-    for k, rows, bodies, params in groups:
-        out[rows] = _kind_extents(k, params, rotation.take(bodies, axis=0))
+def _grouped(kind_fn, groups, shape, rotation):
+    """kind_fn (_kind_extents or _kind_support) of a PairCache's grouped bodies (its
+    paired_groups or plane_groups: kind, rows, bodies, params, then kind_fn's further
+    arguments), into an array of ``shape``."""
+    if len(groups) == 1 and len(groups[0][1]) == shape[0]:     # one kind (a pile of capsules)
+        k, _, bodies, params, *extra = groups[0]
+        return kind_fn(k, params, rotation.take(bodies, axis=0), *extra)
+    out = np.zeros(shape)
+    for k, rows, bodies, params, *extra in groups:
+        out[rows] = kind_fn(k, params, rotation.take(bodies, axis=0), *extra)
     return out
 
 
@@ -72,27 +73,6 @@ def _kind_support(k, params, rotation, n):
     if k == CAPSULE:
         return r + hl * na
     return hl * na + r * np.sqrt(np.maximum(0, 1 - na**2))
-
-
-def _plane_support(groups, m, rotation):
-    """support_below of a PairCache's m plane pairs' bodies from its plane_groups."""
-    if len(groups) == 1 and len(groups[0][1]) == m:     # one kind (a pile of capsules)
-        k, _, bodies, params, normal = groups[0]
-        return _kind_support(k, params, rotation.take(bodies, axis=0), normal)
-    out = np.zeros(m)
-    for k, rows, bodies, params, normal in groups:
-        out[rows] = _kind_support(k, params, rotation.take(bodies, axis=0), normal)
-    return out
-
-
-def support_below(kind, params, rotation, n, groups=None):
-    """(N,) how far each shape reaches from its centre in direction -n (n: (N, 3) unit);
-    groups: kind_groups(kind, arange(N)) if already known."""
-    out = np.zeros(len(kind))
-    for k, rows in kind_groups(kind, np.arange(len(kind))) if groups is None else groups:
-        out[rows] = _kind_support(k, params.take(rows, axis=0), rotation.take(rows, axis=0),
-                                  n.take(rows, axis=0))
-    return out
 
 
 # From this many first-axis overlaps a sweep tests them as one dense block; below, the lists
@@ -429,7 +409,7 @@ def _cached_pairs(cache, kind, params, position, rotation, static, group, mask,
                                                   np.asarray(mask, np.int64))
     if len(i):      # the exact boxes of the bodies in candidate pairs only
         near = cache.paired
-        ext = (_paired_extents(cache.paired_groups, len(near), rotation)
+        ext = (_grouped(_kind_extents, cache.paired_groups, (len(near), 3), rotation)
                + (0.5 * margin + reach.take(near))[:, None]).T
         # the boxes by axis, (6, M) rows lo x, y, z, hi x, y, z over the paired bodies
         centre = position.take(near, axis=0).T
@@ -443,7 +423,7 @@ def _cached_pairs(cache, kind, params, position, rotation, static, group, mask,
     if len(pp):
         nrm = cache.plane_normal
         gap = (einsum("mi,mi->m", nrm, position.take(pb, axis=0)) - cache.plane_offset
-               - _plane_support(cache.plane_groups, len(pb), rotation))
+               - _grouped(_kind_support, cache.plane_groups, (len(pb),), rotation))
         keep = gap <= margin + reach.take(pb)
         if plane_group_ok is not None:
             keep &= plane_group_ok

@@ -7,14 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-# np.einsum without its Python dispatch layers (what np.einsum calls with optimize=False)
-from ..math3d import einsum
+# np.einsum and np.clip without their Python dispatch layers (see math3d)
+from ..math3d import clip, einsum
 
-try:    # np.clip's ufunc, which np.clip calls for float arrays and both bounds (its Python
-    # layers cost three times the clip of a few hundred numbers)
-    from numpy._core.umath import clip
-except ImportError:                    # pragma: no cover
-    clip = np.clip
 
 EPS = 1e-12
 GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0

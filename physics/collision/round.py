@@ -14,9 +14,9 @@ from .geometry import clip, closest_segments, dot, norm, perpendicular
 # Two capsules whose axes are within this sine of parallel get a 2-point manifold (the ends
 # of the axes' overlap), so that one can lie along another without rocking.
 PARALLEL_SINE = 0.02
-# |cos| <= PARALLEL_COS means a sine of at least 0.045, far from PARALLEL_SINE whatever the
-# round-off: a pre-test that leaves the same pairs
-PARALLEL_COS = 0.999
+# |cos| <= PARALLEL_COS means a sine of at least twice PARALLEL_SINE, far from it whatever
+# the round-off: a pre-test that leaves the same pairs
+PARALLEL_COS = float(np.sqrt(1.0 - (2.0 * PARALLEL_SINE) ** 2))
 # The ends of such an overlap are never closer than the segments' closest points (feature 0),
 # so only pairs whose feature 0 lies within the margin (plus this much, for round-off) can
 # have an end contact; the others skip the end tests (most candidate pairs of a pile are
