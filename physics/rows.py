@@ -73,6 +73,10 @@ class Rows:
         return Rows(self.a, self.b, self.C, self.Ja, self.Jb, jdu, self.side_blocks,
                     self.turned)
 
+    def at(self, index) -> "Rows":
+        """The rows ``index`` (a slice or row numbers) of these, as a block of their own."""
+        return Rows(*(getattr(self, f)[index] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
+
     @property
     def blocks(self) -> np.ndarray:
         """[Ja | Jb] (m, 12): J in the layout of ``assembly.Scatter``'s products."""

@@ -15,7 +15,6 @@ from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows
 from .contacts import contact_keys, detect, warm_start
 from .iterative import VELOCITY_TOLERANCE, BodySpace, solve_iterative
 from .limits import bounded_joint_rows, build_coordinate_tables
-from .math3d import einsum
 from .rows import Rows
 
 
@@ -196,7 +195,7 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
         return v, w
     n = world._n
     block = uni.block
-    normal = Rows(*(getattr(block.rows, f)[:k] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
+    normal = block.rows.at(slice(k))
     depth = uni.contacts.depth
     iterative = world.contact_solver != "direct"
     joints = rows is not None and rows.count
@@ -217,7 +216,7 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
             v, w, moved = _impact_among_bodies(world, normal, idx, target, inv_mass, Iinv, v, w)
             vn = _normal_velocity_update(normal, vn, v, w, moved, n)
             continue
-        sub = Rows(*(getattr(normal, f)[idx] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
+        sub = normal.at(idx)
         if iterative:
             if E is None:
                 E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
@@ -273,28 +272,23 @@ def _impact_among_bodies(world, normal, idx, target, inv_mass, Iinv, v, w):
         B, target - B.times_J(np.concatenate([vb, wb], axis=1).ravel()), np.zeros(c),
         np.full(c, np.inf), world.cfm, tolerance=VELOCITY_TOLERANCE,
         softness=IMPACT_SOFTNESS, relative_tolerance=IMPACT_TOLERANCE)
-    du = B.times_W(p).reshape(-1, 6)                 # (B.impulse, both halves)
+    dv, dw = B.impulse(p)
     # v + 0. where nothing acts (as adding the whole world's zero impulse did: -0. -> 0.)
     v, w = v + 0.0, w + 0.0
-    v[bodies], w[bodies] = vb + du[:, :3], wb + du[:, 3:]
-    return v, w, bodies.compress(du.any(axis=1))
+    v[bodies], w[bodies] = vb + dv, wb + dw
+    return v, w, bodies.compress(dv.any(axis=1) | dw.any(axis=1))
 
 
 def _normal_velocity_update(normal, vn, v, w, moved, n):
-    """vn (the rows' ``normal.velocity``) after the bodies ``moved`` changed velocity: the rows
-    on those bodies evaluated again (the same products row by row); the others cannot have
-    changed (but for the sign of a zero)."""
+    """vn (the rows' ``normal.velocity``, updated in place) after the bodies ``moved`` changed
+    velocity: the rows on those bodies evaluated again (the same products row by row); the
+    others cannot have changed (but for the sign of a zero)."""
     if moved.size == 0:
         return vn
     mark = np.zeros(n, dtype=bool)
     mark[moved] = True
     r = np.flatnonzero(mark.take(normal.a) | mark.take(normal.b))
-    a, b = normal.a.take(r), normal.b.take(r)
-    ua = np.concatenate([v.take(a, axis=0), w.take(a, axis=0)], axis=1)
-    ub = np.concatenate([v.take(b, axis=0), w.take(b, axis=0)], axis=1)
-    vn = vn.copy()
-    vn[r] = (einsum("ij,ij->i", normal.Ja.take(r, axis=0), ua)
-             + einsum("ij,ij->i", normal.Jb.take(r, axis=0), ub))
+    vn[r] = normal.at(r).velocity(v, w)
     return vn
 
 
