@@ -63,7 +63,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import lapack
 
-from .assembly import COMPONENT_ROWS, Scatter, apply_inverse_mass, inverse_mass_components, row_groups
+from .assembly import COMPONENT_ROWS, Scatter, row_groups, side_blocks_and_inverse_mass
 from .bounded import CONTACT_SOFTNESS
 from .linsolve import BandedCholesky
 from .math3d import clip as _clip_ufunc
@@ -121,22 +121,10 @@ class BodySpace:
     def __init__(self, a, b, Ja, Jb, inv_mass, Iinv, n):
         m = a.shape[0]
         self.m, self.n = m, n
-        if m >= COMPONENT_ROWS:
-            # a contact block's three rows of a contact share their bodies: gathered once
-            group = row_groups(a, b)
-            self.layout = Scatter(a, b, n, group)
-            # [Ja | Jb] by components first: transposing (12, m) back costs less than
-            # concatenating the (m, 6) sides
-            JT = np.empty((12, m))
-            JT[:6], JT[6:] = Ja.T, Jb.T
-            Jd = np.ascontiguousarray(JT.T)
-            Md = _inverse_mass_blocks(JT, a, b, inv_mass, Iinv, group)
-        else:
-            Jd = np.concatenate([Ja, Jb], axis=1)
-            self.layout = Scatter(a, b, n)
-            Md = np.empty((m, 12))
-            apply_inverse_mass(Ja, a, inv_mass, Iinv, out=Md[:, :6])
-            apply_inverse_mass(Jb, b, inv_mass, Iinv, out=Md[:, 6:])
+        # a contact block's three rows of a contact share their bodies: gathered once
+        group = row_groups(a, b) if m >= COMPONENT_ROWS else 1
+        self.layout = Scatter(a, b, n, group)
+        Jd, Md = side_blocks_and_inverse_mass(Ja, Jb, a, b, inv_mass, Iinv, group)
         self.diagonal = np.einsum("ij,ij->i", Jd, Md)
         self._J, self._M = Jd, Md
         self._bodies = (a, b, inv_mass, Iinv)
@@ -201,16 +189,6 @@ class BodySpace:
         """M^-1 J^T lambda as linear and angular parts (N, 3) each."""
         u = self.times_W(lam).reshape(-1, 6)
         return u[:, :3], u[:, 3:]
-
-
-def _inverse_mass_blocks(JT, a, b, inv_mass, Iinv, group):
-    """M^-1 applied to both sides of the blocks [Ja | Jb] given by components, JT (12, m)
-    C-contiguous: (m, 12), C-contiguous. By whole components (one transpose back for both
-    sides; the products of ``apply_inverse_mass``, the same bits)."""
-    MT = np.empty(JT.shape)
-    inverse_mass_components(JT[:6], a, inv_mass, Iinv, MT[:6], group)
-    inverse_mass_components(JT[6:], b, inv_mass, Iinv, MT[6:], group)
-    return np.ascontiguousarray(MT.T)
 
 
 def _kernel_args(M):
