@@ -292,7 +292,6 @@ class Tables(list):
     def __init__(self, tables=()):
         super().__init__(tables)
         self._layout = None
-        self._values_plan = None    # see rotated_only
         self.a, self.b = (
             np.concatenate([np.repeat(getattr(t, side), t.ROWS_PER_INSTANCE[t.kind])
                             for t in self] or [[]]).astype(np.intp) for side in ("a", "b"))
@@ -305,68 +304,6 @@ class Tables(list):
             return None, [None] * len(self)
         r = rotate(k.R.take(bodies, axis=0), local)
         return r, [None if b is None else r[b[0]:b[1]] for b in bounds]
-
-    def rotated_only(self) -> bool:
-        """Whether every table is a point or perpendicular one (``values`` then applies)."""
-        if self._values_plan is None:
-            self._values_plan = self._plan_values()
-        return self._values_plan is not False
-
-    def _plan_values(self):
-        if not self or any(getattr(t, "kind", None) not in ROTATED for t in self):
-            return False
-        bodies, local, bounds = self.layout()
-        plan, start = [], 0
-        for table, (i, j) in zip(self, bounds):
-            n = (j - i) // 2
-            rows = n * table.ROWS_PER_INSTANCE[table.kind]
-            plan.append((table.kind == "point", i, n, start, start + rows,
-                         table.point_layout()[0] if table.kind == "point" else None))
-            start += rows
-        return bodies, local, plan, start
-
-    def values(self, k: Kinematics) -> np.ndarray:
-        """C (m,) of tables that are all point or perpendicular ones (``rotated_only``): each
-        table's ``PrimitiveTable.values`` arithmetic, written straight into one array (a SHAKE
-        iteration needs only C, and per-call costs dominate arrays of a few hundred rows)."""
-        bodies, local, plan, m = self._values_plan
-        r = rotate(k.R.take(bodies, axis=0), local)
-        out = np.empty(m)
-        for point, i, n, start, end, both in plan:
-            if point:
-                x = k.x.take(both, axis=0)
-                np.subtract((x[n:] + r[i + n:i + 2 * n]) - x[:n], r[i:i + n],
-                            out=out[start:end].reshape(n, 3))
-            else:
-                einsum("ij,ij->i", r[i:i + n], r[i + n:i + 2 * n], out=out[start:end])
-        return out
-
-    def evaluate(self, k: Kinematics) -> Rows:
-        """The rows of tables that are all point or perpendicular ones (``rotated_only``):
-        point_rows' and perpendicular_rows' arithmetic, written straight into one C and one
-        [Ja | Jb] (no per-table Rows, zeros and concatenations)."""
-        bodies, local, plan, m = self._values_plan
-        r = rotate(k.R.take(bodies, axis=0), local)
-        C, J = np.empty(m), np.empty((m, 12))
-        for point, i, n, start, end, both in plan:
-            ra, rb = r[i:i + n], r[i + n:i + 2 * n]
-            if point:
-                x = k.x.take(both, axis=0)
-                np.subtract(x[n:] + rb, x[:n] + ra, out=C[start:end].reshape(n, 3))
-                np.add(np.concatenate([ra, rb], axis=1) @ _POINT_J, _POINT_J_CONSTANT,
-                       out=J[start:end].reshape(n, 36))
-            else:
-                Jp = J[start:end]
-                Jp.fill(0.0)
-                Jp[:, 3:6] = cross(ra, rb)
-                np.negative(Jp[:, 3:6], out=Jp[:, 9:])
-                einsum("ij,ij->i", ra, rb, out=C[start:end])
-        if k.velocity_terms:
-            products = self.velocity_products(r, k)
-            jdu = products[0] if len(products) == 1 else np.concatenate(products)
-        else:
-            jdu = np.zeros(m)
-        return Rows(self.a, self.b, C, J[:, :6], J[:, 6:], jdu, side_blocks=J, turned=r)
 
     def layout(self):
         """The bodies (M,) and local vectors (M, 3) of ``rotated``, and per table the range
@@ -435,8 +372,6 @@ def build_tables(instances: dict[str, list[tuple]]) -> "Tables":
 
 def evaluate_tables(tables: Tables, k: Kinematics, c_only: bool = False):
     """All rows (``Rows``), or with ``c_only`` just the constraint values C (m,)."""
-    if tables.rotated_only():
-        return tables.values(k) if c_only else tables.evaluate(k)
     turned, rotated = tables.rotated(k)
     if c_only:
         return np.concatenate([t.values(k, r) if hasattr(t, "values") else t.evaluate(k).C
