@@ -305,7 +305,8 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     """Solve the bounded problem of the module docstring.
 
     B: the bounded rows; rhs, lo, hi (mb,); cfm scalar or (mb,); friction_normal (mb,) int
-    index of the bounding normal row (-1 otherwise) and mu (mb,); lam0 (mb,) warm start.
+    index of the bounding normal row (-1 otherwise) and mu (mb,); lam0 (mb,) warm start,
+    which the softness is centred on.
     E, rhs_e, factorizer, factor: the equality rows, their right-hand side and the
     factorisation of A_EE + cfm (None when there are none). tolerance: the largest projected
     gradient accepted, in the units of rhs (VELOCITY_TOLERANCE / h for forces over a step h,
@@ -340,6 +341,8 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     # for zero, and its force is measured against the normal force)
     tol = tolerance + rel * (np.abs(b) + np.where(is_fric, mu * np.abs(b.take(normal_of)), 0.0))
     x = np.zeros(mb) if lam0 is None else np.asarray(lam0, dtype=float)
+    if lam0 is not None:        # the softness is centred on the warm start (CONTACT_SOFTNESS)
+        b = b + softness * B.diagonal * x
     op = _Reduced(B, cfm, s, E, factorizer, factor)
     c = s * b
     norm = functools.cache(lambda: _norm(op, mb, norm_estimate))   # once a solve, if needed

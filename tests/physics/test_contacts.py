@@ -147,7 +147,10 @@ def test_chain_with_a_heavy_end_resting_on_the_ground_keeps_its_joints():
 
 
 def test_box_pyramid_stands():
-    """55 boxes (base 10) stand for 10 s: the top box moves less than 1 cm."""
+    """55 boxes (base 10) stand for 10 s: the top box moves less than 1 cm. The stack does
+    not creep into the ground or into itself (the contacts' soft regularisation is centred
+    on last step's forces, so a resting contact meets its target exactly: before, the pile
+    sank into the 0.3 mm slop within a second), and the warm-started solve stays cheap."""
     world = World()
     world.add_body(Plane(), friction=0.6)
     h, boxes = 0.1, []
@@ -157,8 +160,15 @@ def test_box_pyramid_stands():
                                         position=((i - (9 - row) / 2) * 2.02 * h, 0, h + row * 2 * h)))
     top = boxes[-1]
     start = top.position
-    world.step(10 * 240)
+    world.step(5 * 240)
+    solves, iterations = world.stats["contact_solves"], world.stats["contact_iterations"]
+    world.step(5 * 240)
     assert np.linalg.norm(top.position - start) < 0.01
+    assert world.contacts.depth.max() < 5e-5
+    assert boxes[0].position[2] > h - 1e-5
+    mean_iterations = ((world.stats["contact_iterations"] - iterations)
+                       / (world.stats["contact_solves"] - solves))
+    assert mean_iterations < 15
 
 
 # --- cylinders on the ground ------------------------------------------------------------------
