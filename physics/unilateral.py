@@ -165,7 +165,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
                                          lam0=lam0, E=E, rhs_e=rhs_e, tolerance=VELOCITY_TOLERANCE / h,
                                          max_iterations=world.contact_iterations,
                                          factorizer=model.pattern.factorizer if E is not None else None,
-                                         factor=factor, norm_estimate=world._norm_estimate)
+                                         factor=factor, memory=world._solver_memory)
     world.stats["contact_solves"] += 1
     world.stats["contact_iterations"] += info["iterations"]
     return (np.zeros(0) if lam_e is None else lam_e), lam_b

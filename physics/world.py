@@ -12,7 +12,7 @@ from . import step as pipeline
 from .body import Body
 from .contacts import ContactReport
 from .energy import kinetic_energy, potential_energy
-from .iterative import NormEstimate
+from .iterative import SolverMemory
 from .joints import Joint
 from .math3d import quat_to_matrix
 from .rows import Kinematics, evaluate_tables
@@ -139,7 +139,7 @@ class World:
         self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
         self._limit_warm = None         # (plan rows, multipliers) of the last step's limits
         self._report = None
-        self._norm_estimate = NormEstimate()   # carried by the iterative contact solve
+        self._solver_memory = SolverMemory()   # carried by the iterative contact solve
         self._wrench_cache = None
         self._energy_reference = None     # J, see step.advance
         self.last_lambda = np.zeros(0)
@@ -343,7 +343,7 @@ class World:
         self._start_cache = None      # see step.symplectic_substep
         self._stiffness = None
         self._report = None
-        self._norm_estimate = NormEstimate()
+        self._solver_memory = SolverMemory()
         self._wrench_cache = None
         self._energy_reference = None
 
@@ -477,8 +477,9 @@ class World:
     def get_state(self) -> dict:
         """An exact snapshot (copies) of everything that changes during a step, including what
         the next step's contact solve starts from: the last contacts (``world.contacts``) with
-        their multipliers, the limits' multipliers and the solver's norm estimate. Restored
-        with ``set_state``, a step replays bit for bit."""
+        their multipliers, the limits' multipliers and what the solver carries from step to
+        step (its norm estimate's vector, whether the last solve finished). Restored with
+        ``set_state``, a step replays bit for bit."""
         state = {name[1:]: self._view(name).copy() for name in self._STATE}
         state["time"] = self.time
         state["n_bodies"] = self._n - 1
@@ -493,8 +494,9 @@ class World:
         state["contacts"] = contacts
         state["limit_multipliers"] = (None if self._limit_warm is None
                                       else tuple(a.copy() for a in self._limit_warm))
-        u = self._norm_estimate.u
+        u = self._solver_memory.u
         state["norm_vector"] = None if u is None else u.copy()
+        state["solve_settled"] = self._solver_memory.settled
         return state
 
     def set_state(self, state: dict):
@@ -511,6 +513,9 @@ class World:
         angles = _checked_array(state, "joint_angles", self._joint_angle.shape)
         stiffness = _checked_array(state, "stiffness", (self._n, 3, 3))
         norm_vector = _checked_array(state, "norm_vector", (6 * self._n,))
+        settled = state.get("solve_settled", True)
+        if not isinstance(settled, (bool, np.bool_)):
+            raise ValueError(f"state['solve_settled'] must be True or False, got {settled!r}")
         contacts, warm = _checked_contacts(state.get("contacts"), self._n - 1)
         limit_warm = _checked_limit_multipliers(state.get("limit_multipliers"))
         for name, arr in arrays.items():
@@ -526,7 +531,8 @@ class World:
         if contacts is not None:
             self._contacts, self._warm = contacts, warm
         self._limit_warm = limit_warm
-        self._norm_estimate.u = norm_vector
+        self._solver_memory.u = norm_vector
+        self._solver_memory.settled = bool(settled)
 
     def _joint_wrenches(self) -> np.ndarray:
         if self._wrench_cache is None:

@@ -294,7 +294,7 @@ def test_a_carried_power_vector_estimates_the_norm_in_two_products(seed):
     vector (a step changes a pile's largest mode little; here the same operator) starts the
     power iteration from it and needs two products, not six, for an estimate at least as
     close."""
-    from physics.iterative import NormEstimate, _norm, _Reduced
+    from physics.iterative import SolverMemory, _norm, _Reduced
     p = random_problem(100 + seed, n_bodies=30, n_eq=20, n_contacts=60, n_limits=6)
     _, E, B, fac, factor = solve_iter(p, max_iterations=1)
     A, m_e = dense_system(p, E, B)
@@ -303,12 +303,44 @@ def test_a_carried_power_vector_estimates_the_norm_in_two_products(seed):
     s = 1.0 / np.sqrt(B.diagonal + cfm)
     largest = np.linalg.eigvalsh(s[:, None] * (S + np.diag(cfm)) * s[None, :]).max()
     op = _Reduced(B, CFM, s, E, fac, factor)
-    carried = NormEstimate()
+    carried = SolverMemory()
     cold, cold_is_warm = _norm(op, B.m, carried)
     products = op.products
     warm, warm_is_warm = _norm(op, B.m, carried)
     assert op.products - products == 2 and warm_is_warm and not cold_is_warm
     assert largest >= warm >= cold > 0.6 * largest
+
+
+def test_after_an_unfinished_solve_the_next_skips_the_held_boxes():
+    """The solver's memory records whether a solve finished: after one cut short by its
+    budget (a violent step) the next goes straight to the accelerated projection, and one
+    that finishes brings the held boxes back. Either way the answer meets the same
+    conditions (the friction fixed point's, as in the test above)."""
+    from physics.iterative import SolverMemory
+    p = random_problem(3)
+    ea, eb, eJa, eJb = p["eq"]
+    E = BodySpace(ea, eb, eJa, eJb, p["inv_mass"], p["Iinv"], p["n"])
+    B = BodySpace(*p["b"], p["inv_mass"], p["Iinv"], p["n"])
+    pattern = Pattern(ea, eb, p["inv_mass"] > 0, p["n"])
+    fac = pattern.factorizer
+    factor = fac.factor(pattern.values(eJa, eJb, p["inv_mass"], p["Iinv"], CFM))
+    memory = SolverMemory()
+
+    def solve(max_iterations):
+        return solve_iterative(B, p["rhs_b"], p["lo"], p["hi"], CFM, friction_normal=p["fn"],
+                               mu=p["mu"], E=E, rhs_e=p["rhs_e"], factorizer=fac,
+                               factor=factor, tolerance=1e-10, relative_tolerance=0.0,
+                               max_iterations=max_iterations, memory=memory)
+    assert memory.settled
+    _, _, cut = solve(1)
+    assert cut["residual"] > 1.0 and not memory.settled
+    _, skipped, info = solve(5000)
+    assert info["method"] == "accelerated projection" and info["residual"] <= 1.0
+    assert memory.settled
+    _, held, info = solve(5000)
+    assert info["method"].startswith("MPRGP") and info["residual"] <= 1.0
+    scale = np.abs(np.concatenate([p["rhs_e"], p["rhs_b"]])).max()
+    assert np.abs(held - skipped).max() <= 1e-6 * max(np.abs(held).max(), scale)
 
 
 def test_an_expansion_step_too_long_for_the_problem_is_halved_not_taken(monkeypatch):

@@ -188,6 +188,7 @@ def test_snapshot_of_a_contact_scene_restores_an_exact_replay(scene, params, bef
     ("contacts", lambda s: s["contacts"]["body_b"].__setitem__(0, 99), "'body_b'"),
     ("contacts", lambda s: s["contacts"].pop("keys"), "malformed"),
     ("norm_vector", lambda s: s.__setitem__("norm_vector", np.zeros(5)), "norm_vector"),
+    ("solve_settled", lambda s: s.__setitem__("solve_settled", "yes"), "solve_settled"),
 ])
 def test_a_damaged_snapshot_is_refused_whole_and_changes_nothing(part, damage, message):
     """Every part of a snapshot is checked before any is written: a bad one raises a
