@@ -242,13 +242,17 @@ class Scatter:
         self.columns = columns                            # (m, 12)
         self.indices = columns.reshape(-1)
 
-    def forces(self, Ja: np.ndarray, Jb: np.ndarray, lam: np.ndarray) -> np.ndarray:
-        """J^T lambda per body (N, 6) for row multipliers lam (m,)."""
-        return self.forces_of(np.concatenate([Ja, Jb], axis=1), lam)
-
     def forces_of(self, blocks: np.ndarray, lam: np.ndarray) -> np.ndarray:
         """J^T lambda per body (N, 6); ``blocks`` (m, 12) is [Ja | Jb], C-contiguous."""
         return self.transpose_times(blocks, np.ascontiguousarray(lam, dtype=float)).reshape(-1, 6)
+
+    def response(self, blocks: np.ndarray, lam: np.ndarray, inv_mass: np.ndarray,
+                 inv_inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """M^-1 J^T lambda: the linear and angular accelerations (N, 3) each (velocity
+        changes for impulses) that row multipliers lam (m,) give the bodies; ``blocks`` as
+        in ``forces_of``, inv_inertia (N, 3, 3) world frame."""
+        G = self.forces_of(blocks, lam)
+        return inverse_mass_times(inv_mass, inv_inertia, G[:, :3], G[:, 3:])
 
     def velocity_of(self, blocks: np.ndarray, v: np.ndarray, w: np.ndarray) -> np.ndarray:
         """J u per row (m,) for body velocities v, w (N, 3)."""

@@ -68,11 +68,12 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
     # Redundant contact rows (four corners of a box on the ground) make A singular; a soft
     # diagonal relative to each row's own stiffness keeps the split between them bounded.
     bounded = np.isfinite(lo) | np.isfinite(hi) | is_fric
-    cfm = np.broadcast_to(np.asarray(cfm, dtype=float), (m,)) + softness * bounded * A.diagonal()
+    soft = softness * bounded * A.diagonal()
+    cfm = np.broadcast_to(np.asarray(cfm, dtype=float), (m,)) + soft
     A_reg = (A + sp.diags(cfm)).tocsr()
     lam = np.zeros(m) if lam0 is None else lam0.astype(float)
     if lam0 is not None:        # the softness is centred on the warm start (CONTACT_SOFTNESS)
-        rhs = rhs + softness * bounded * A.diagonal() * lam
+        rhs = rhs + soft * lam
 
     def bounds(lam):
         limit = mu * np.maximum(lam[normal_of], 0.0)

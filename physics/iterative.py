@@ -327,7 +327,8 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     is_fric = friction_normal >= 0
     normal_of = np.where(is_fric, friction_normal, 0)
     mu = np.zeros(mb) if mu is None else mu
-    cfm = np.broadcast_to(np.asarray(cfm, dtype=float), (mb,)) + softness * B.diagonal
+    soft = softness * B.diagonal
+    cfm = np.broadcast_to(np.asarray(cfm, dtype=float), (mb,)) + soft
     b = rhs
     if E is not None:
         # b_B = r_B - A_BE A_EE^-1 r_E
@@ -344,15 +345,15 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     tol = tolerance + rel * (np.abs(b) + np.where(is_fric, mu * np.abs(b.take(normal_of)), 0.0))
     x = np.zeros(mb) if lam0 is None else np.asarray(lam0, dtype=float)
     if lam0 is not None:        # the softness is centred on the warm start (CONTACT_SOFTNESS)
-        b = b + softness * B.diagonal * x
+        b = b + soft * x
     op = _Reduced(B, cfm, s, E, factorizer, factor)
     c = s * b
     norm = functools.cache(lambda: _norm(op, mb, memory))   # once a solve, if needed
+    qp = _MPRGP(op, c, lambda: 1.9 / (1.1 * norm()[0]))
     if is_fric.any():
         # |s_t z_t| <= mu s_n z_n: the friction rows' bound per unit of scaled normal force
         ratio = np.where(is_fric & ~dead, mu * s.take(normal_of) / s, 0.0)
         cone = _FrictionBox(lo / s, hi / s, is_fric, ratio, normal_of)
-        qp = _MPRGP(op, c, lambda: 1.9 / (1.1 * norm()[0]))
         z = cone.project(x / s, np.empty(mb))
         iterations, residual, settled, method = 0, np.inf, False, ""
         if memory is None or memory.settled:     # (else a violent phase: see SolverMemory)
@@ -372,7 +373,6 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
         if residual > 1.0:          # unfinished: not worse than no impulses all the same
             x = s * _best_multiple(op, c, z)
     else:
-        qp = _MPRGP(op, c, lambda: 1.9 / (1.1 * norm()[0]))
         z, iterations, residual = qp.solve(lo / s, hi / s, x / s, tol * s, max_iterations)
         x = s * z
         method = "MPRGP"

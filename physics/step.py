@@ -178,8 +178,7 @@ def generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T):
 def constraint_response(model, rows, lam, inv_mass, Iinv):
     """M^-1 J^T lambda alone: linear (N, 3) and angular (N, 3); generalized_acceleration
     without applied loads, in fewer calls (the same values, but for the sign of a zero)."""
-    G = model.scatter.forces_of(rows.blocks, lam)
-    return inverse_mass_times(inv_mass, Iinv, G[:, :3], G[:, 3:])
+    return model.scatter.response(rows.blocks, lam, inv_mass, Iinv)
 
 
 # -- stage 5: post-stabilisation -------------------------------------------------------------

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .assembly import Pattern, Scatter, inverse_mass_times
+from .assembly import Pattern, Scatter
 from .bounded import solve_bounded
 from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows,
                            positional_warm_start)
@@ -238,9 +238,8 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
             lo = np.concatenate([np.full(m_eq, -np.inf), np.zeros(idx.size)])
             p, _ = solve_bounded(pattern, J, JM, rhs, lo, np.full(all_rows.count, np.inf),
                                  cfm=world.cfm, softness=IMPACT_SOFTNESS)
-            scatter = Scatter(all_rows.a, all_rows.b, n)
-            G = scatter.forces(all_rows.Ja, all_rows.Jb, p)
-            dv, dw = inverse_mass_times(inv_mass, Iinv, G[:, :3], G[:, 3:])
+            dv, dw = Scatter(all_rows.a, all_rows.b, n).response(all_rows.blocks, p, inv_mass,
+                                                                 Iinv)
         v, w = v + dv, w + dw
         vn = _normal_velocity_update(normal, vn, v, w, _moved(dv, dw), n)
     return v, w
@@ -297,6 +296,4 @@ def bounded_impulse(uni, lam_b, inv_mass, Iinv, n):
     if uni.block.body_space is not None:
         return uni.block.body_space.impulse(lam_b)
     rows = uni.block.rows
-    scatter = Scatter(rows.a, rows.b, n)
-    G = scatter.forces(rows.Ja, rows.Jb, lam_b)
-    return inverse_mass_times(inv_mass, Iinv, G[:, :3], G[:, 3:])
+    return Scatter(rows.a, rows.b, n).response(rows.blocks, lam_b, inv_mass, Iinv)
