@@ -24,7 +24,7 @@ every swing below pi, and its rate is ((t_a + t_b) / (1 + t_a . t_b)) . (w_b - w
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -145,7 +145,7 @@ def coordinate_blocks(table: CoordinateTable, kin: Kinematics, turned):
     """Coordinate values c (k,) and rate Jacobians [Ja | Jb] (k, 12). ``turned``: see
     angular_coordinate (None for a position table)."""
     if table.kind == "position":
-        r = line_rows(kin, table.a, table.b, *table.args)
+        r = line_rows(replace(kin, velocity_terms=False), table.a, table.b, *table.args)
         return r.C, np.concatenate([r.Ja, r.Jb], axis=1)
     c, g = angular_coordinate(table, kin, turned)
     return c, angular_rate_blocks(g)
@@ -167,7 +167,6 @@ class BoundedPlan:
     lo: np.ndarray          # (mb,) bounds on lambda
     hi: np.ndarray
     owner: np.ndarray       # (mb,) joint of each row
-    is_motor: np.ndarray    # (mb,) bool: the motor and servo rows (``motor`` as a mask)
     margin: np.ndarray      # (mb,) a limit row is made within this of its limit (rad or m)
 
 
@@ -208,7 +207,7 @@ def bounded_plan(tables) -> BoundedPlan | None:
                        motor, settings[:, 0], settings[:, 1:].copy(),
                        stacked_a.take(entry), stacked_b.take(entry), np.concatenate(lo),
                        np.concatenate(hi), np.concatenate(owner).astype(np.intp),
-                       is_motor, np.concatenate(margin))
+                       np.concatenate(margin))
 
 
 class CoordinateTables(list):
@@ -280,7 +279,8 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
     kept = np.flatnonzero(near)
     if kept.size < C.size:
         c, J, C = c.take(kept), J.take(kept, axis=0), C.take(kept)
-    motor = np.flatnonzero(plan.is_motor.take(kept))
+    # (motors are always kept, and kept is sorted: their places among the kept rows)
+    motor = np.searchsorted(kept, plan.motor)
     Ja, Jb = J[:, :6], J[:, 6:]
     target = np.where(C > 0, -C / h, -C / T)
     cfm = np.zeros(C.size)

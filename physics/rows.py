@@ -111,9 +111,14 @@ def _centripetal(wwxra, wwxrb):
     return wwxrb - wwxra
 
 
-def _anchor_relative_velocity(k: Kinematics, a, b, ra, rb):
-    return (k.v.take(b, axis=0) + cross(k.w.take(b, axis=0), rb) - k.v.take(a, axis=0)
-            - cross(k.w.take(a, axis=0), ra))
+def _anchor_motion(k: Kinematics, a, b, ra, rb):
+    """wa, p_b' - p_a' and the velocity part of p_b'' - p_a'' (k, 3) of anchors at offsets ra
+    (on bodies a) and rb (on b): each body's w gathered and crossed with its offset once."""
+    wa = k.w.take(a, axis=0)
+    wxra, wwxra = _turning(wa, ra)
+    wxrb, wwxrb = _turning(k.w.take(b, axis=0), rb)
+    return (wa, k.v.take(b, axis=0) + wxrb - k.v.take(a, axis=0) - wxra,
+            _centripetal(wwxra, wwxrb))
 
 
 # The three rows [Ja | Jb] of a point triple, flattened (36,), are linear in the offsets
@@ -178,21 +183,17 @@ def _perpendicular_jdu(u, v, wxu, wxv, wa, wb):
     return dot(cross(wxu, v) + cross(u, wxv), wa - wb)
 
 
-def _centripetal_of(k: Kinematics, a, b, ra, rb):
-    """``_centripetal`` of the anchor offsets ra (on bodies a) and rb (on b)."""
-    return _centripetal(_turning(k.w.take(a, axis=0), ra)[1],
-                        _turning(k.w.take(b, axis=0), rb)[1])
-
-
 def line_rows(k: Kinematics, a, b, la, lb, ta) -> Rows:
     """Anchor of b stays in the plane through the anchor of a with normal ta (local to a)."""
     ra, rb, pa, pb = _anchors(k, a, b, la, lb)
     t = rotate(k.R.take(a, axis=0), ta)
     d = pb - pa
-    wa = k.w.take(a, axis=0)
-    wxt = cross(wa, t)
-    ddot = _anchor_relative_velocity(k, a, b, ra, rb)
-    jdu = dot(t, _centripetal_of(k, a, b, ra, rb)) + 2 * dot(wxt, ddot) + dot(cross(wa, wxt), d)
+    if k.velocity_terms:
+        wa, ddot, centripetal = _anchor_motion(k, a, b, ra, rb)
+        wxt = cross(wa, t)
+        jdu = dot(t, centripetal) + 2 * dot(wxt, ddot) + dot(cross(wa, wxt), d)
+    else:
+        jdu = np.zeros(a.shape[0])
     Ja = np.concatenate([-t, cross(t, pb - k.x.take(a, axis=0))], 1)
     Jb = np.concatenate([t, cross(rb, t)], 1)
     return Rows(a, b, dot(t, d), Ja, Jb, jdu)
@@ -204,9 +205,12 @@ def distance_rows(k: Kinematics, a, b, la, lb, length) -> Rows:
     d = pb - pa
     dist = np.sqrt(dot(d, d))
     n = d / dist[:, None]
-    ddot = _anchor_relative_velocity(k, a, b, ra, rb)
-    nd = dot(n, ddot)
-    jdu = dot(n, _centripetal_of(k, a, b, ra, rb)) + (dot(ddot, ddot) - nd * nd) / dist
+    if k.velocity_terms:
+        _, ddot, centripetal = _anchor_motion(k, a, b, ra, rb)
+        nd = dot(n, ddot)
+        jdu = dot(n, centripetal) + (dot(ddot, ddot) - nd * nd) / dist
+    else:
+        jdu = np.zeros(a.shape[0])
     Ja = np.concatenate([-n, cross(n, ra)], 1)
     Jb = np.concatenate([n, cross(rb, n)], 1)
     return Rows(a, b, dist - length, Ja, Jb, jdu)
@@ -335,7 +339,7 @@ class Tables(list):
         return out
 
     def _rotation_layout(self):
-        layouts = [t.rotation_layout() if getattr(t, "kind", None) in ROTATED else None
+        layouts = [t.rotation_layout() if t.kind in ROTATED else None
                    for t in self]
         used = [lay for lay in layouts if lay is not None]
         if not used:

@@ -175,12 +175,6 @@ def generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T):
     return inverse_mass_times(inv_mass, Iinv, F, T)
 
 
-def constraint_response(model, rows, lam, inv_mass, Iinv):
-    """M^-1 J^T lambda alone: linear (N, 3) and angular (N, 3); generalized_acceleration
-    without applied loads, in fewer calls (the same values, but for the sign of a zero)."""
-    return model.scatter.response(rows.blocks, lam, inv_mass, Iinv)
-
-
 # -- stage 5: post-stabilisation -------------------------------------------------------------
 SHAKE_TRUST = 10.0      # see correct_to_manifold
 
@@ -199,7 +193,8 @@ def correct_to_manifold(world, model, rows, factor, x1, q1, v_half, w_half, inv_
     newton = world.shake_quasi_iterations == 0
     direction, fraction = None, 1.0
     for _ in range(world.shake_iterations):
-        k1 = Kinematics(x1, quat_to_matrix(q1), v_half, w_half)
+        # (Newton's steps take C and J; neither wants Jdot u)
+        k1 = Kinematics(x1, quat_to_matrix(q1), v_half, w_half, velocity_terms=False)
         rows1 = evaluate_tables(model.tables, k1) if newton else None
         C = rows1.C if newton else evaluate_tables(model.tables, k1, c_only=True)
         err = np.abs(C).max()
@@ -232,7 +227,7 @@ def correct_to_manifold(world, model, rows, factor, x1, q1, v_half, w_half, inv_
             dlam = -lu.solve(C)
         else:
             dlam = -fac.solve(factor, C)
-        direction = constraint_response(model, rows, dlam, inv_mass, Iinv)
+        direction = model.scatter.response(rows.blocks, dlam, inv_mass, Iinv)
         x1, q1 = x1 + direction[0], rotate_quat(q1, direction[1])
         total = (total[0] + direction[0], total[1] + direction[1])
         if not newton and err <= SHAKE_TRUST * world.position_tolerance:
@@ -275,7 +270,7 @@ def project_positions(world, model, x, q, v, w):
         Iinv = world_inverse_inertia(R, body_inverse_inertia(world, model))
         factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
         mu = model.pattern.factorizer.solve(factor, rows.C)
-        dx, dtheta = constraint_response(model, rows, -mu, inv_mass, Iinv)
+        dx, dtheta = model.scatter.response(rows.blocks, -mu, inv_mass, Iinv)
         x, q = x + dx, rotate_quat(q, dtheta)
     return best
 
@@ -302,7 +297,7 @@ def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None,
     # the next sub-step starts here: it may reuse R, I^-1 and (with this stiffness) the factor
     world._start_cache = StartCache(x, q, R, Iinv_true, factor, world.cfm, stiffness, Iinv, h, rows)
     nu = model.pattern.factorizer.solve(factor, model.scatter.velocity_of(rows.blocks, v, w))
-    dv, dw = constraint_response(model, rows, -nu, inv_mass, Iinv)
+    dv, dw = model.scatter.response(rows.blocks, -nu, inv_mass, Iinv)
     return v + dv, w + dw
 
 
