@@ -134,10 +134,11 @@ _POINT_J_CONSTANT[:, :3], _POINT_J_CONSTANT[:, 6:9] = -np.eye(3), np.eye(3)
 _POINT_J_CONSTANT = _POINT_J_CONSTANT.reshape(36)
 
 
-def point_rows(k: Kinematics, a, b, layout, rotated) -> Rows:
+def point_rows(k: Kinematics, a, b, layout, rotated, jdu=None) -> Rows:
     """Anchor la (local to a) coincides with lb (local to b). 3 rows per instance, xyz order.
     ``layout``: PrimitiveTable.point_layout() of these instances (with la, lb); ``rotated``:
-    the world offsets [ra; rb] (2n, 3) (see Tables.rotated)."""
+    the world offsets [ra; rb] (2n, 3) (see Tables.rotated); ``jdu``: their Jdot u
+    (Tables.velocity_products), zero if not given."""
     n = a.shape[0]
     both, _, rows_a, rows_b = layout
     r = rotated
@@ -146,10 +147,7 @@ def point_rows(k: Kinematics, a, b, layout, rotated) -> Rows:
     pa, pb = x[:n] + ra, x[n:] + rb
     J = np.concatenate([ra, rb], axis=1) @ _POINT_J + _POINT_J_CONSTANT
     J = J.reshape(3 * n, 12)            # [Ja | Jb] of each row, Ja and Jb views of it
-    if k.velocity_terms:
-        _, wwxr = _turning(k.w.take(both, axis=0), r)
-        jdu = _centripetal(wwxr[:n], wwxr[n:]).reshape(-1)
-    else:
+    if jdu is None:
         jdu = np.zeros(3 * n)
     return Rows(rows_a, rows_b, (pb - pa).reshape(-1), J[:, :6], J[:, 6:], jdu, side_blocks=J)
 
@@ -160,18 +158,16 @@ def point_layout(a, b, la, lb):
     return np.concatenate([a, b]), np.concatenate([la, lb]), np.repeat(a, 3), np.repeat(b, 3)
 
 
-def perpendicular_rows(k: Kinematics, a, b, rotated) -> Rows:
+def perpendicular_rows(k: Kinematics, a, b, rotated, jdu=None) -> Rows:
     """Unit vector ua (local to a) perpendicular to vb (local to b). 1 row per instance.
-    ``rotated``: the world vectors [u; v] (2n, 3) of ua and vb (see Tables.rotated)."""
+    ``rotated``: the world vectors [u; v] (2n, 3) of ua and vb (see Tables.rotated);
+    ``jdu``: their Jdot u (Tables.velocity_products), zero if not given."""
     n = a.shape[0]
     u, v = rotated[:n], rotated[n:]
     J = np.zeros((n, 12))               # [Ja | Jb]: (0, u x v) on a, (0, -(u x v)) on b
     J[:, 3:6] = cross(u, v)
     np.negative(J[:, 3:6], out=J[:, 9:])
-    if k.velocity_terms:
-        wa, wb = k.w.take(a, axis=0), k.w.take(b, axis=0)
-        jdu = _perpendicular_jdu(u, v, cross(wa, u), cross(wb, v), wa, wb)
-    else:
+    if jdu is None:
         jdu = np.zeros(n)
     return Rows(a, b, dot(u, v), J[:, :6], J[:, 6:], jdu, side_blocks=J)
 
@@ -229,20 +225,23 @@ class PrimitiveTable:
 
     ROWS_PER_INSTANCE = {"point": 3, "perpendicular": 1, "line": 1, "distance": 1, "rolling": 3}
 
-    def evaluate(self, k: Kinematics, rotated=None) -> Rows:
-        """The rows at ``k``; ``rotated``: this table's rotated vectors (Tables.rotated),
-        made here if not given (a table evaluated alone: the constraints of
-        jointspace.ArticulatedView)."""
+    def evaluate(self, k: Kinematics, rotated=None, jdu=None) -> Rows:
+        """The rows at ``k``; ``rotated``, ``jdu``: a point or perpendicular table's rotated
+        vectors (Tables.rotated) and, if ``k`` wants velocity terms, their Jdot u
+        (Tables.velocity_products), made here if not given (a table evaluated alone: the
+        constraints of jointspace.ArticulatedView)."""
         if self.kind == "rolling":              # its own module; imported here, not at load
             from .rolling import rolling_rows
             return rolling_rows(k, self.a, self.b, *self.args)
-        if rotated is None and self.kind in ROTATED:
+        if self.kind not in ROTATED:
+            return PRIMITIVES[self.kind](k, self.a, self.b, *self.args)
+        if rotated is None:
             rotated = self.rotated(k)
+        if jdu is None and k.velocity_terms:
+            jdu = Tables([self]).velocity_products(rotated, k)[0]
         if self.kind == "point":
-            return point_rows(k, self.a, self.b, self.point_layout(), rotated)
-        if self.kind == "perpendicular":
-            return perpendicular_rows(k, self.a, self.b, rotated)
-        return PRIMITIVES[self.kind](k, self.a, self.b, *self.args)
+            return point_rows(k, self.a, self.b, self.point_layout(), rotated, jdu)
+        return perpendicular_rows(k, self.a, self.b, rotated, jdu)
 
     def point_layout(self):
         if self._point_layout is None:
@@ -277,13 +276,10 @@ class PrimitiveTable:
         return np.repeat(self.owner, self.ROWS_PER_INSTANCE[self.kind])
 
 
-PRIMITIVES = {      # point and perpendicular take their layout and rotated vectors (evaluate)
-    "point": point_rows,
-    "perpendicular": perpendicular_rows,
-    "line": line_rows,
-    "distance": distance_rows,
-}
-ROTATED = ("point", "perpendicular")    # kinds whose rows start from body vectors rotated
+# kinds whose rows start from body vectors rotated (all tables' at once, Tables.rotated), in
+# PrimitiveTable.evaluate; the others by their row function
+ROTATED = ("point", "perpendicular")
+PRIMITIVES = {"line": line_rows, "distance": distance_rows}
 
 
 class Tables(list):
@@ -361,7 +357,7 @@ def build_tables(instances: dict[str, list[tuple]]) -> "Tables":
     if instances.get("coupling"):
         from .couplings import CouplingTable
         tables.append(CouplingTable(instances["coupling"]))
-    for kind in (*PRIMITIVES, "rolling"):
+    for kind in (*ROTATED, *PRIMITIVES, "rolling"):
         items = instances.get(kind, [])
         if not items:
             continue
@@ -380,8 +376,11 @@ def evaluate_tables(tables: Tables, k: Kinematics, c_only: bool = False):
     if c_only:
         return np.concatenate([t.values(k, r) if hasattr(t, "values") else t.evaluate(k).C
                                for t, r in zip(tables, rotated)])
-    parts = [t.evaluate(k, r) if r is not None else t.evaluate(k)
-             for t, r in zip(tables, rotated)]
+    # the point and perpendicular rows' Jdot u for all their tables at once
+    products = (tables.velocity_products(turned, k) if turned is not None and k.velocity_terms
+                else [None] * len(tables))
+    parts = [t.evaluate(k, r, jdu) if r is not None else t.evaluate(k)
+             for t, r, jdu in zip(tables, rotated, products)]
     if len(parts) == 1:
         parts[0].turned = turned
         return parts[0]
