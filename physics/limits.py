@@ -30,7 +30,7 @@ import numpy as np
 
 from .contact_rows import BoundedRows
 from .math3d import cross, dot, quat_to_matrix, rotate
-from .rows import Kinematics, Rows, line_rows
+from .rows import Kinematics, Rows, StackedVectors, line_rows
 
 # A limit row is made within this of its limit (and when its present rate, LIMIT_REACH times
 # over, would reach it within the step): rad for angles, m for slider positions
@@ -212,32 +212,19 @@ def bounded_plan(tables) -> BoundedPlan | None:
 
 class CoordinateTables(list):
     """A world's coordinate tables, and what only changes with them: the plan of the bounded
-    rows they make, and the body vectors that all angular tables turn into the world, stacked
-    so that one gather and one product turn them all (per-call costs dominate arrays of a
-    few hundred rows)."""
+    rows they make, and the body vectors that all angular tables turn into the world
+    (rows.StackedVectors: one gather and one product turn them all)."""
 
     def __init__(self, tables):
         super().__init__(tables)
         self.plan = bounded_plan(self)
-        bodies, local, self._spans, start = [], [], [], 0
-        for t in self:
-            span = []
-            for side, arg in TURNED.get(t.kind, ()):
-                bodies.append(t.b if side else t.a)
-                local.append(t.args[arg])
-                span.append((start, start + len(t.a)))
-                start += len(t.a)
-            self._spans.append(span)
-        self._turn = (np.concatenate(bodies), np.concatenate(local)) if bodies else None
+        self._stack = StackedVectors([[(t.b if side else t.a, t.args[arg])
+                                       for side, arg in TURNED.get(t.kind, ())] for t in self])
 
     def turned(self, kin: Kinematics) -> list:
         """Per table the world vectors (k, 3) its angular coordinate starts from (TURNED),
         or None for a position table."""
-        if self._turn is None:
-            return [None] * len(self)
-        bodies, local = self._turn
-        r = rotate(kin.R.take(bodies, axis=0), local)
-        return [tuple(r[i:j] for i, j in span) or None for span in self._spans]
+        return [parts or None for parts in self._stack.rotated(kin.R)[1]]
 
     def coordinates(self, kin: Kinematics):
         """All tables' coordinates stacked: values c (K,) and [Ja | Jb] (K, 12)."""

@@ -282,49 +282,72 @@ ROTATED = ("point", "perpendicular")
 PRIMITIVES = {"line": line_rows, "distance": distance_rows}
 
 
+class StackedVectors:
+    """Body-fixed vectors of several tables, stacked so that one gather and one product turn
+    them all into the world (per-call costs dominate arrays of a few hundred rows).
+    ``parts``: per table a list of (bodies (k,), local vectors (k, 3)), empty for none."""
+
+    def __init__(self, parts):
+        bodies, local, self.spans, start = [], [], [], 0
+        for table_parts in parts:
+            span = []
+            for b, v in table_parts:
+                bodies.append(b)
+                local.append(v)
+                span.append((start, start + b.shape[0]))
+                start += b.shape[0]
+            self.spans.append(span)          # per table the (start, stop) of each part
+        self.bodies = np.concatenate(bodies) if bodies else None
+        self.local = np.concatenate(local) if local else None
+
+    def rotated(self, R: np.ndarray):
+        """All the vectors in the world for body rotations R (N, 3, 3), stacked (M, 3) (None
+        if there are none), and per table a tuple of its parts (empty for none)."""
+        if self.bodies is None:
+            return None, [()] * len(self.spans)
+        r = rotate(R.take(self.bodies, axis=0), self.local)
+        return r, [tuple(r[i:j] for i, j in span) for span in self.spans]
+
+
 class Tables(list):
     """A model's primitive tables (``build_tables``) and what only changes with them: the
-    body-fixed vectors that all point and perpendicular tables rotate, stacked, so that one
-    gather and one product turn them all (per-call costs dominate arrays of a few hundred
-    rows), and the side bodies of all rows: ``a``, ``b`` (m,), the bodies of each row in
-    evaluation order (the rows' own a and b, stacked)."""
+    body-fixed vectors of all point and perpendicular tables (StackedVectors), and the side
+    bodies of all rows: ``a``, ``b`` (m,), the bodies of each row in evaluation order (the
+    rows' own a and b, stacked)."""
 
     def __init__(self, tables=()):
         super().__init__(tables)
-        self._layout = None
+        self._stack = None
         self.a, self.b = (
             np.concatenate([np.repeat(getattr(t, side), t.ROWS_PER_INSTANCE[t.kind])
                             for t in self] or [[]]).astype(np.intp) for side in ("a", "b"))
 
+    def stack(self) -> StackedVectors:
+        """The point and perpendicular tables' vectors (PrimitiveTable.rotation_layout)."""
+        if self._stack is None:
+            self._stack = StackedVectors([[t.rotation_layout()] if t.kind in ROTATED else []
+                                          for t in self])
+        return self._stack
+
     def rotated(self, k: Kinematics):
         """The rotated vectors of all point and perpendicular tables at ``k``, stacked (M, 3)
         (None if there are none), and per table its part (2n, 3) or None."""
-        bodies, local, bounds = self.layout()
-        if bodies is None:
-            return None, [None] * len(self)
-        r = rotate(k.R.take(bodies, axis=0), local)
-        return r, [None if b is None else r[b[0]:b[1]] for b in bounds]
-
-    def layout(self):
-        """The bodies (M,) and local vectors (M, 3) of ``rotated``, and per table the range
-        of its own (or None)."""
-        if self._layout is None:
-            self._layout = self._rotation_layout()
-        return self._layout
+        r, parts = self.stack().rotated(k.R)
+        return r, [p[0] if p else None for p in parts]
 
     def velocity_products(self, turned: np.ndarray, k: Kinematics) -> list:
         """Per table the Jdu of its point or perpendicular rows at the velocities of ``k``
         from the stacked rotated vectors ``turned`` (``rotated``), or None for other kinds:
         every body's w gathered and crossed with its vectors once for all tables."""
-        bodies, _, bounds = self.layout()
-        w = k.w.take(bodies, axis=0)
+        stack = self.stack()
+        w = k.w.take(stack.bodies, axis=0)
         wxr, wwxr = _turning(w, turned)     # how each rotated vector turns
         out = []
-        for table, bound in zip(self, bounds):
-            if bound is None:
+        for table, span in zip(self, stack.spans):
+            if not span:
                 out.append(None)
                 continue
-            i, j = bound
+            (i, j), = span
             n = (j - i) // 2
             if table.kind == "point":
                 out.append(_centripetal(wwxr[i:i + n], wwxr[i + n:j]).reshape(-1))
@@ -333,19 +356,6 @@ class Tables(list):
                                               wxr[i:i + n], wxr[i + n:j],
                                               w[i:i + n], w[i + n:j]))
         return out
-
-    def _rotation_layout(self):
-        layouts = [t.rotation_layout() if t.kind in ROTATED else None
-                   for t in self]
-        used = [lay for lay in layouts if lay is not None]
-        if not used:
-            return None, None, [None] * len(self)
-        bounds, start = [], 0
-        for lay in layouts:
-            bounds.append(None if lay is None else (start, start + lay[0].shape[0]))
-            start += 0 if lay is None else lay[0].shape[0]
-        return (np.concatenate([b for b, _ in used]), np.concatenate([v for _, v in used]),
-                bounds)
 
 
 def build_tables(instances: dict[str, list[tuple]]) -> "Tables":
