@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .geometry import closest_segments, dot, einsum
+from .geometry import closest_segments, column_index, dot, einsum
 from .sat import EDGE, FACE_B, pair_last, sat_pair_last
 
 INCIDENT_QUAD = np.array([[1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0], [1.0, -1.0]])  # cyclic
@@ -65,11 +65,9 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     views cost two to three times those over contiguous ones at this size.
     """
     m = len(k)
-    cols = np.arange(m)
     # Gathers by flat index (axis k of pair i is column k M + i of an (..., 3, M) array):
     # take costs a half to two thirds of fancy indexing with broadcast index arrays.
-    kk = _CYCLED.take(k, axis=1) * m                                # (take: a quarter of [:, k])
-    kk += cols                                                      # (3, M): k, k1, k2
+    kk = column_index(_CYCLED.take(k, axis=1), m)   # (3, M): k, k1, k2 (take: 1/4 of [:, k])
     frame = np.empty((3, 3, m))                                     # component, U V normal
     frame[:, :2] = ref_axes.reshape(3, -1).take(kk[1:], axis=1)
     frame[:, 2] = normal_ref
@@ -82,8 +80,7 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     p = inc_axes * normal_ref[:, None]
     m_dots = (p[0] + p[1]) + p[2]
     j = np.abs(m_dots).argmax(axis=0)
-    jj = _CYCLED.take(j, axis=1) * m
-    jj += cols
+    jj = column_index(_CYCLED.take(j, axis=1), m)
     s_inc = np.where(m_dots.take(jj[0]) > 0, -1.0, 1.0)
     spans = inc_axes.reshape(3, -1).take(jj, axis=1)                # axis j, j1, j2
     inc_hj = inc_h.take(jj)
@@ -159,24 +156,22 @@ def _reduce4(uvw, ok, scale):
     """Indices (4, M) of at most 4 well-spread of the (C, M) candidates (uvw (3, C, M), depth
     -w), their (4, M) validity and their flat indices i M + pair into (C, M) arrays."""
     m = uvw.shape[2]
-    cols = np.arange(m)
     tiny = (1e-5 * scale) ** 2
     uv = uvw[:2]
     i1 = np.where(ok, uvw[2], np.inf).argmin(axis=0)               # the deepest
-    f1 = i1 * m + cols              # (gathers by take: cheaper than indexing by (i1, cols))
+    f1 = column_index(i1, m)
     duv = uv - uv.reshape(2, -1).take(f1, axis=1)[:, None]
     du, dv = duv
     sq = duv * duv
     d2 = np.where(ok, sq[0] + sq[1], -np.inf)
     i2 = d2.argmax(axis=0)
-    f2 = i2 * m + cols
+    f2 = column_index(i2, m)
     du2, dv2 = duv.reshape(2, -1).take(f2, axis=1)
     area = du2 * dv - dv2 * du
     i3 = np.where(ok, area, -np.inf).argmax(axis=0)
     i4 = np.where(ok, area, np.inf).argmin(axis=0)
     idx = np.array([i1, i2, i3, i4])
-    flat = idx * m
-    flat += cols
+    flat = column_index(idx, m)
     keep = np.array([ok.take(f1), d2.take(f2) > tiny,
                      area.take(flat[2]) > tiny, area.take(flat[3]) < -tiny])
     return idx, keep, flat

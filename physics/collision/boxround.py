@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .contacts import single_candidate
 from .geometry import clip_to_slab, einsum, golden_min, rotate, to_local, to_world
 from .sdf import box_closest
 
 # Feature ids: 0 the single deepest point; 1 + 2 * face + end for the clipped face points.
 SINGLE = 0
-_SINGLE_ROW = np.array([[SINGLE]])      # the feature of a sphere's one candidate, all pairs
 
 
 def box_round(a, b, margin):
@@ -36,8 +36,8 @@ def box_round(a, b, margin):
     if not hl.any():
         # Spheres only (marbles against walls): a zero-length segment is never clipped, so
         # the single point is the one candidate.
-        return (to_world(a.rot, a.pos, point0[:, None]), rotate(a.rot, n_loc[:, None]),
-                depth0[:, None], _SINGLE_ROW, (depth0 >= -margin)[:, None])
+        return single_candidate(to_world(a.rot, a.pos, point0), rotate(a.rot, n_loc), depth0,
+                                margin)
 
     # Face region: clip the segment to the two side slabs of that face.
     k = np.maximum(face, 0) // 2

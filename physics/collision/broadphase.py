@@ -40,25 +40,48 @@ def _kind_extents(k, params, rotation):
     return hl * axis + r * np.sqrt(np.maximum(0.0, 1.0 - axis**2))
 
 
-def half_extents(kind, params, rotation):
-    """(N, 3) half sizes of each body's world AABB about its centre (0 for unbounded kinds)."""
-    out = np.zeros((len(kind), 3))
-    for k, rows in kind_groups(kind, np.arange(len(kind))):
-        out[rows] = _kind_extents(k, params.take(rows, axis=0), rotation.take(rows, axis=0))
-    return out
+def _kind_radius(k, params):
+    """(M,) radius of a sphere about the centre that holds each of M shapes of kind k."""
+    r, hl = params[:, 0], params[:, 1]
+    if k == SPHERE:
+        return r
+    if k == BOX:
+        return np.sqrt(einsum("ni,ni->n", params[:, :3], params[:, :3]))
+    if k == CAPSULE:
+        return r + hl
+    return np.sqrt(r * r + hl * hl)
 
 
-def _grouped(kind_fn, groups, shape, rotation):
-    """kind_fn (_kind_extents or _kind_support) of a PairCache's grouped bodies (its
-    paired_groups or plane_groups: kind, rows, bodies, params, then kind_fn's further
-    arguments), into an array of ``shape``."""
+def _grouped(kind_fn, groups, shape, *per_body):
+    """kind_fn (_kind_extents, _kind_support or _kind_radius) of grouped bodies (a
+    PairCache's paired_groups or plane_groups, or _body_groups: kind, rows, bodies, params,
+    then kind_fn's further arguments), into an array of ``shape`` (0 in rows of no group).
+    per_body: (N, ...) arrays (the rotations) whose bodies' rows kind_fn takes after params.
+    With a single group of all rows, kind_fn's result as it is (it may be a view)."""
     if len(groups) == 1 and len(groups[0][1]) == shape[0]:     # one kind (a pile of capsules)
         k, _, bodies, params, *extra = groups[0]
-        return kind_fn(k, params, rotation.take(bodies, axis=0), *extra)
+        return kind_fn(k, params, *(a.take(bodies, axis=0) for a in per_body), *extra)
     out = np.zeros(shape)
     for k, rows, bodies, params, *extra in groups:
-        out[rows] = kind_fn(k, params, rotation.take(bodies, axis=0), *extra)
+        out[rows] = kind_fn(k, params, *(a.take(bodies, axis=0) for a in per_body), *extra)
     return out
+
+
+def _body_groups(kind, params):
+    """The groups (see _grouped) of all N bodies by bounded kind: kind, rows, rows, params."""
+    return [(k, rows, rows, params.take(rows, axis=0))
+            for k, rows in kind_groups(kind, np.arange(len(kind)))]
+
+
+def half_extents(kind, params, rotation):
+    """(N, 3) half sizes of each body's world AABB about its centre (0 for unbounded kinds;
+    a read-only view when all are spheres)."""
+    return _grouped(_kind_extents, _body_groups(kind, params), (len(kind), 3), rotation)
+
+
+def bounding_radius(kind, params):
+    """(N,) radius of a sphere about each body's centre that holds its shape (0: unbounded)."""
+    return _grouped(_kind_radius, _body_groups(kind, params), (len(kind),))
 
 
 def _kind_support(k, params, rotation, n):
@@ -85,31 +108,14 @@ BLOCK_SWEEP_PAIRS = 16384
 LONG_ROW_COST = 4.0
 
 
-class Scratch:
-    """Arrays kept between calls: on this machine a fresh array of more than ~128 kB is
-    page-faulted in anew on every call (~1.4 us a 4 kB page, 5-10x the arithmetic on it),
-    so the large temporaries of a sweep are written into buffers that keep their pages."""
-
-    def __init__(self):
-        self.buffers = {}
-
-    def get(self, name, shape, dtype):
-        size = int(np.prod(shape))
-        buf = self.buffers.get(name)
-        if buf is None or buf.dtype != dtype or len(buf) < size:
-            buf = self.buffers[name] = np.empty(
-                max(size, 0 if buf is None or buf.dtype != dtype else 2 * len(buf)), dtype)
-        return buf[:size].reshape(shape)
-
-
-def sweep_and_prune(lo, hi, scratch: Scratch | None = None, ids=None):
+def sweep_and_prune(lo, hi, ids=None):
     """All pairs (i, j) (i != j, each pair once) of boxes [lo, hi] (n, 3) that overlap.
 
     Sort by the lower bound on the axis where the centres spread most; a box's partners further
     along the sort are the contiguous run whose lower bound is <= its upper bound, found with
     one searchsorted. Those runs are then tested on the other two axes: few, as lists of pairs
-    (_sweep_lists); many, as a dense block (_sweep_block). scratch: buffers for the block,
-    kept by the caller between calls; ids: the boxes' numbers in the pairs (default: rows).
+    (_sweep_lists); many, as a dense block (_sweep_block). ids: the boxes' numbers in the
+    pairs (default: rows).
     """
     n = len(lo)
     # the axis of largest variance of the centres, n^2 var = n sum c^2 - (sum c)^2 (np.var's
@@ -124,8 +130,7 @@ def sweep_and_prune(lo, hi, scratch: Scratch | None = None, ids=None):
     if count.sum() <= BLOCK_SWEEP_PAIRS:
         first, second = _sweep_lists(slo, shi, np.arange(n), count, 1, others)
     else:
-        first, second = _sweep_block(slo, shi, count, others,
-                                     Scratch() if scratch is None else scratch)
+        first, second = _sweep_block(slo, shi, count, others)
     if ids is not None:
         order = ids.take(order)
     return order.take(first), order.take(second)
@@ -159,24 +164,21 @@ def _block_width(count):
     return int(ranked[int((len(ranked) * ranked + LONG_ROW_COST * beyond).argmin())])
 
 
-def _sweep_block(slo, shi, count, others, scratch):
+def _sweep_block(slo, shi, count, others):
     """_sweep_lists of every run, as an (n, w) block: row r holds box r against boxes
     r + 1 ... r + w, read through strided windows on the sorted columns (no index arrays, no
     gathers), cells past the run masked out; the runs longer than w go on in _sweep_lists.
-    The same comparisons of the same numbers as _sweep_lists, so the same pairs. Returns
-    views of scratch buffers."""
+    The same comparisons of the same numbers as _sweep_lists, so the same pairs."""
     n = len(slo)
     w = _block_width(count)
     long_rows = (count > w).nonzero()[0]
     f, s = _sweep_lists(slo, shi, long_rows, count.take(long_rows) - w, 1 + w, others)
     if not w:
         return f, s
-    keep = scratch.get("keep", (n, w), bool)
-    test = scratch.get("test", (n, w), bool)
     # each row's cells within its run (16-bit columns compare 4x faster than 64-bit ones)
     column = np.int16 if w < 2**15 else np.int64
-    np.less(np.arange(w, dtype=column)[None], np.minimum(count, w).astype(column)[:, None],
-            out=keep)
+    keep = np.arange(w, dtype=column)[None] < np.minimum(count, w).astype(column)[:, None]
+    test = np.empty((n, w), bool)
     # lo and hi of the other two axes in sort order, padded so that every row's window
     # of w lies inside (the padding is masked out)
     cols = np.zeros((4, n + w))
@@ -193,18 +195,11 @@ def _sweep_block(slo, shi, count, others, scratch):
                             offset=step * (2 * m * (n + w) + 1))
         np.less_equal(window, hi_k, out=test)
         keep &= test
-    # cell (r, c) is the pair (r, r + 1 + c); written into buffers, as are the long rows'
-    # pairs after them (fresh arrays of this size cost more than the arithmetic)
+    # cell (r, c) is the pair (r, r + 1 + c); the long rows' pairs follow
     cell = np.flatnonzero(keep)
-    m = len(cell)
-    first = scratch.get("first", m + len(f), np.int64)
-    second = scratch.get("second", m + len(f), np.int64)
-    np.floor_divide(cell, w, out=first[:m])
-    np.multiply(first[:m], w - 1, out=second[:m])
-    np.subtract(cell, second[:m], out=second[:m])
-    second[:m] += 1
-    first[m:], second[m:] = f, s
-    return first, second
+    first = cell // w
+    second = cell - first * (w - 1) + 1
+    return np.concatenate((first, f)), np.concatenate((second, s))
 
 
 def _equal(a, b):
@@ -217,17 +212,13 @@ def groups_collide(i, j, group, mask):
     return ((group.take(i) & mask.take(j)) != 0) & ((group.take(j) & mask.take(i)) != 0)
 
 
-def allowed(i, j, static, excluded_keys, n, keys=None):
-    """(M,) bool: the pairs (i, j) that are not both static and not excluded (the group/mask
-    bits, which may change any time, are the cache's ``group_filter``). keys: the pairs'
-    min * n + max, if already made."""
-    ok = ~(static.take(i) & static.take(j))
-    if len(excluded_keys):      # excluded_keys is sorted: a binary search per pair
-        if keys is None:
-            keys = np.minimum(i, j).astype(np.int64) * n + np.maximum(i, j)
-        pos = np.minimum(np.searchsorted(excluded_keys, keys), len(excluded_keys) - 1)
-        ok &= excluded_keys[pos] != keys
-    return ok
+def _not_excluded(keys, excluded_keys):
+    """(M,) bool: the pairs, by their keys min * n + max, that are not among the (sorted)
+    excluded_keys: a binary search per pair."""
+    if not len(excluded_keys):
+        return np.ones(len(keys), dtype=bool)
+    pos = np.minimum(np.searchsorted(excluded_keys, keys), len(excluded_keys) - 1)
+    return excluded_keys[pos] != keys
 
 
 def excluded_keys(excluded_pairs, n):
@@ -236,23 +227,6 @@ def excluded_keys(excluded_pairs, n):
         return np.zeros(0, dtype=np.int64)
     e = np.asarray(excluded_pairs, dtype=np.int64).reshape(-1, 2)
     return np.unique(np.minimum(e[:, 0], e[:, 1]) * n + np.maximum(e[:, 0], e[:, 1]))
-
-
-def bounding_radius(kind, params):
-    """(N,) radius of a sphere about each body's centre that holds its shape (0: unbounded)."""
-    out = np.zeros(len(kind))
-    for k, rows in kind_groups(kind, np.arange(len(kind))):
-        p = params.take(rows, axis=0)
-        r, hl = p[:, 0], p[:, 1]
-        if k == SPHERE:
-            out[rows] = r
-        elif k == BOX:
-            out[rows] = np.sqrt(einsum("ni,ni->n", p[:, :3], p[:, :3]))
-        elif k == CAPSULE:
-            out[rows] = r + hl
-        else:
-            out[rows] = np.sqrt(r * r + hl * hl)
-    return out
 
 
 # A PairCache's skin: a fifth of the body's bounding radius, the contact margin and SKIN_STEPS
@@ -273,29 +247,16 @@ class PairCache:
     or a scene) brings a new sweep, as does a new contact margin. The result is the same as a
     fresh sweep and in the same (sorted) order, so replays stay bitwise exact.
 
-    Along with the pairs it keeps what the per-step re-test needs and what does not change
-    until the next sweep (shapes and planes are fixed): the bodies in body pairs grouped by
-    kind, and the plane pairs' normals, offsets and bodies grouped by kind."""
+    A cache serves one set of bodies: their shapes and excluded pairs are taken as fixed (the
+    step's cache lives in the compiled Model, which is made anew when bodies are added or
+    removed or a pair is ignored or allowed). Along with the pairs it keeps what the per-step
+    re-test needs and what does not change until the next sweep: the bodies in body pairs
+    grouped by kind, and the plane pairs' normals, offsets and bodies grouped by kind."""
 
     def __init__(self):
         self.anchor = None
+        # (bounding radii, bounded bodies, planes, excluded keys), made at the first sweep
         self.shapes = None
-        self.scratch = Scratch()            # the sweep's buffers
-
-    def _shape_constants(self, kind, params, excluded):
-        """(bounding radii, bounded bodies, excluded keys): made once for these shapes and
-        excluded pairs (a sweep only compares them, for about a tenth of its cost)."""
-        excluded = None if excluded is None else np.asarray(excluded)
-        made = self.shapes
-        if made is None or not (_equal(made[0], kind) and _equal(made[1], params)
-                                and (made[2] is None if excluded is None
-                                     else _equal(made[2], excluded))):
-            n = len(kind)
-            made = self.shapes = (
-                kind.copy(), params.copy(), None if excluded is None else excluded.copy(),
-                (bounding_radius(kind, params), np.flatnonzero((kind >= SPHERE) & (kind < PLANE)),
-                 excluded_keys(excluded, n)))
-        return made[3]
 
     def candidates(self, kind, params, position, static, margin, reach, excluded):
         """(i, j, plane, body) candidates containing every pair within reach this step."""
@@ -306,18 +267,22 @@ class PairCache:
             moved = np.sqrt(einsum("ni,ni->n", moved, moved))
             if (moved + reach <= self.skin).all():
                 return self.pairs
-        radius, bounded, keys = self._shape_constants(kind, params, excluded)
+        if self.shapes is None:
+            self.shapes = (bounding_radius(kind, params),
+                           np.flatnonzero((kind >= SPHERE) & (kind < PLANE)),
+                           np.flatnonzero(kind == PLANE), excluded_keys(excluded, n))
+        radius, bounded, planes, keys = self.shapes
         self.skin = np.where(static, 0.0, SKIN_RADIUS * radius + margin + SKIN_STEPS * reach)
         self.margin = margin
         grow = radius + np.where(static, 0.0, self.skin) + 0.5 * margin
         c, g = position.take(bounded, axis=0), grow.take(bounded)[:, None]
-        i, j = sweep_and_prune(c - g, c + g, self.scratch, bounded)
+        i, j = sweep_and_prune(c - g, c + g, bounded)
         # the model's excluded pairs (jointed bodies) are fixed with the cache: dropped now
-        i, j, pp, pb = sorted_pairs(i, j, kind, static, keys, n, self.scratch)
+        i, j, pp, pb = sorted_pairs(i, j, bounded, planes, static, keys, n)
         if len(pp):
             gap = einsum("mi,mi->m", params[pp, :3], position[pb]) - params[pp, 3] - radius[pb]
-            near = (gap <= margin + 2.0 * self.skin[pb]) & allowed(pp, pb, np.zeros(n, bool),
-                                                                   keys, n)
+            near = ((gap <= margin + 2.0 * self.skin[pb])
+                    & _not_excluded(np.minimum(pp, pb) * n + np.maximum(pp, pb), keys))
             pp, pb = pp[near], pb[near]
         self.anchor = position.copy()
         self.pairs = (i, j, pp, pb)
@@ -373,9 +338,9 @@ def find_pairs(kind, params, position, rotation, static, group, mask, excluded_p
 
 
 # Up to this many pairs _boxes_overlap gathers both boxes of all pairs as (6, K) arrays in two
-# calls; above, each axis on its own (measured: with 2700 pairs 14 us vs 20 us, but with 5500
-# pairs the (6, K) temporaries make it 196 us vs 32 us: past about 200 kB numpy's allocations
-# are no longer reused and every temporary is faulted in afresh).
+# calls; above, each axis on its own (measured on 1000 bodies: 2700 pairs 18 us vs 25 us, 5500
+# pairs 28 vs 35 us, 20000 pairs 92 vs 85 us; and without physics.keep_freed_memory() the
+# (6, K) temporaries of 20000 pairs are faulted in afresh on every call: 780 vs 84 us).
 JOINT_GATHER_PAIRS = 4096
 
 
@@ -431,30 +396,23 @@ def _cached_pairs(cache, kind, params, position, rotation, static, group, mask,
     return i, j, pp, pb
 
 
-def sorted_pairs(i, j, kind, static, excluded_keys, n, scratch: Scratch | None = None):
-    """The body pairs (i, j) that ``allowed`` keeps, as (min, max) sorted by that key, and
-    every plane with every movable bounded body, sorted by body then plane. scratch: buffers
-    for the keys (see Scratch)."""
-    scratch = Scratch() if scratch is None else scratch
+def sorted_pairs(i, j, bounded, planes, static, excluded_keys, n):
+    """The body pairs (i, j) that are neither both static nor excluded, as (min, max) sorted
+    by the key min * n + max, and every plane with every movable body among ``bounded``,
+    sorted by body then plane."""
     # 32-bit keys where they fit: numpy's SIMD sort takes half the time on them (40k keys:
     # 66 against 123 us)
     dtype = np.int32 if n * n < 2**31 else np.int64
-    key, other = scratch.get("key", len(i), dtype), scratch.get("key_max", len(i), dtype)
-    np.minimum(i, j, out=key)
+    key = np.minimum(i, j).astype(dtype)
     key *= n
-    key += np.maximum(i, j, out=other)
-    drop = ~allowed(i, j, static, excluded_keys, n, key)
-    # the dropped pairs' keys made larger than any pair's, to be sorted past the end and cut
-    # off (rather than a compress into a fresh array)
-    np.copyto(key, n * n, where=drop)
+    key += np.maximum(i, j).astype(dtype)
+    key = key.compress(~(static.take(i) & static.take(j)) & _not_excluded(key, excluded_keys))
     # each pair occurs once, so the keys are distinct: a plain sort of the keys gives the
     # order (numpy's SIMD sort; a stable argsort and two gathers cost 20x more)
     key.sort()
-    key = key[:len(key) - np.count_nonzero(drop)]
     i = np.floor_divide(key, n, dtype=np.int64)
     j = np.multiply(i, n)
     np.subtract(key, j, out=j)
-    movers = ((kind >= SPHERE) & (kind < PLANE) & ~static).nonzero()[0]
-    planes = (kind == PLANE).nonzero()[0]
+    movers = bounded.compress(~static.take(bounded))
     # (np.tile's Python layers cost more than this repeat of the planes' row)
     return i, j, planes[None].repeat(len(movers), axis=0).ravel(), movers.repeat(len(planes))

@@ -104,6 +104,15 @@ def from_candidates(body_a, body_b, point, normal, depth, feature, valid) -> Con
     )
 
 
+_FEATURE_0 = np.zeros((1, 1), dtype=np.int64)      # feature 0, one row for all pairs
+
+
+def single_candidate(point, normal, depth, margin):
+    """The candidates (C = 1, feature 0) of M pairs that have one contact each: point,
+    normal (M, 3) world, depth and margin (M,), as a narrowphase returns them."""
+    return point[:, None], normal[:, None], depth[:, None], _FEATURE_0, (depth >= -margin)[:, None]
+
+
 def _flat(x):
     """(M, C, 3) -> (M * C, 3) float64 (a view when x is contiguous)."""
     return np.asarray(x, dtype=np.float64).reshape(-1, 3)

@@ -49,6 +49,15 @@ def perpendicular(a):
     return normalize(np.cross(a, e), np.array([1.0, 0.0, 0.0]))
 
 
+def column_index(rows, m):
+    """Flat indices rows * m + arange(m) into (R, m) arrays (pair last): index i is row
+    rows[..., i] of column i. For take, which costs a half to two thirds of fancy indexing
+    by (rows, arange(m))."""
+    flat = rows * m
+    flat += np.arange(m)
+    return flat
+
+
 def to_local(rot, pos, x):
     """World points x (M, 3) (or (M, C, 3)) into body frames: R^T (x - p)."""
     if x.ndim == 3:

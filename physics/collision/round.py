@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..math3d import cross
+from .contacts import single_candidate
 from .geometry import clip, closest_segments, dot, norm, perpendicular
 
 # Two capsules whose axes are within this sine of parallel get a 2-point manifold (the ends
@@ -56,22 +57,20 @@ def round_round(a, b, margin):
     m = len(margin)
     ra, la, rb, lb = a.params[:, 0], a.params[:, 1], b.params[:, 0], b.params[:, 1]
     da, db = a.rot[:, :, 2], b.rot[:, :, 2]
-    if not (la.any() or lb.any()) and a.pos.all() and b.pos.all():
-        # Spheres only (a bin of marbles): their closest points are the centres, one candidate.
-        # The general path adds s d = +-0 to the centres, which changes a centre only where
-        # it has a zero coordinate (-0 + 0 = +0), hence the test for those.
-        point, normal, depth = sphere_pair(a.pos, b.pos, ra, rb, da, db)
-        return (point[:, None], normal[:, None], depth[:, None], _FEATURES[:, :1],
-                (depth >= -margin)[:, None])
-    s, t = closest_segments(a.pos, da, la, b.pos, db, lb)
-    point0, normal0, depth0 = sphere_pair(
-        a.pos + s[:, None] * da, b.pos + t[:, None] * db, ra, rb, da, db)
+    if la.any() or lb.any():
+        s, t = closest_segments(a.pos, da, la, b.pos, db, lb)
+        ca, cb = a.pos + s[:, None] * da, b.pos + t[:, None] * db
+    else:
+        ca, cb = a.pos, b.pos       # spheres only (a bin of marbles): the centres
+    point0, normal0, depth0 = sphere_pair(ca, cb, ra, rb, da, db)
 
     # Nearly parallel capsules: the overlap of b's segment projected on a's axis.
     # Only axes with |cos| > PARALLEL_COS can be within PARALLEL_SINE of parallel, and most
     # steps have none: then the sines are not needed at all.
-    par = ((la > 0) & (lb > 0) & (depth0 >= -(margin + END_SLACK))
-           & (np.abs(dot(da, db)) > PARALLEL_COS)).nonzero()[0]
+    par = ()
+    if la.any() and lb.any():
+        par = ((la > 0) & (lb > 0) & (depth0 >= -(margin + END_SLACK))
+               & (np.abs(dot(da, db)) > PARALLEL_COS)).nonzero()[0]
     if len(par):
         # (math3d.cross is np.cross to the bit, without its per-call cost; take is indexing)
         par = par.compress(norm(cross(da.take(par, axis=0), db.take(par, axis=0)))
@@ -79,8 +78,7 @@ def round_round(a, b, margin):
     if not len(par):
         # usually none: then feature 0 is every pair's one candidate, and returning it alone
         # saves filling (M, 3) candidate arrays whose end slots would all be invalid
-        return (point0[:, None], normal0[:, None], depth0[:, None], _FEATURES[:, :1],
-                (depth0 >= -margin)[:, None])
+        return single_candidate(point0, normal0, depth0, margin)
     point = np.zeros((m, 3, 3))
     normal = np.zeros((m, 3, 3))
     depth = np.full((m, 3), -np.inf)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .geometry import column_index
+
 FACE_A, FACE_B, EDGE = 0, 1, 2
 # Prefer a face axis to an edge axis, and a face of a to a face of b, unless the other is
 # clearly better; otherwise nearly equal separations flip the choice from step to step.
@@ -81,11 +83,10 @@ def sat_pair_last(axes_a, pos_a, ha, axes_b, pos_b, hb):
     np.copyto(seps[6:], -np.inf, where=parallel)
 
     scale = np.maximum(ha, hb).max(axis=0)
-    cols = np.arange(m)
     best_a = seps[:3].argmax(axis=0)
     best_b = 3 + seps[3:6].argmax(axis=0)
     best_e = 6 + seps[6:].argmax(axis=0)
-    sa, sb, se = seps[best_a, cols], seps[best_b, cols], seps[best_e, cols]
+    sa, sb, se = (seps.take(column_index(best, m)) for best in (best_a, best_b, best_e))
 
     use_b = sb > sa + REL_TOL * np.abs(sa) + ABS_TOL * scale
     best = np.where(use_b, best_b, best_a)
@@ -93,11 +94,10 @@ def sat_pair_last(axes_a, pos_a, ha, axes_b, pos_b, hb):
     use_e = se > sf + REL_TOL * np.abs(sf) + ABS_TOL * scale
     best = np.where(use_e, best_e, best)
 
-    kind = np.where(use_e, EDGE, use_b)                             # FACE_B is 1, FACE_A 0
+    kind = np.where(use_e, EDGE, np.where(use_b, FACE_B, FACE_A))
     index = np.where(use_e, best - 6, best % 3)
-    flat = best * m                 # (gathers by take: cheaper than indexing by (best, cols))
-    flat += cols
+    flat = column_index(best, m)
     forward = offset.take(flat) >= 0.0
     normal = axes.reshape(3, -1).take(flat, axis=1)                 # (3, M)
     normal *= np.where(forward, 1.0, -1.0)
-    return kind, index, normal, seps.take(flat), forward, scale
+    return kind, index, normal, np.where(use_e, se, sf), forward, scale

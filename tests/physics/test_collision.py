@@ -312,6 +312,14 @@ def random_bodies(n, rng, spread=4.0, kinds=(SPHERE, BOX, CAPSULE, CYLINDER)):
     return kind, params, pos, R
 
 
+def brute_force_pairs(lo, hi):
+    """Every pair (i, j), i < j, whose boxes [lo, hi] overlap or touch, by the all-pairs test,
+    in sorted order."""
+    overlap = np.all((lo[:, None] <= hi[None]) & (lo[None] <= hi[:, None]), axis=2)
+    bi, bj = np.nonzero(np.triu(overlap, 1))
+    return list(zip(bi.tolist(), bj.tolist()))
+
+
 def test_sweep_and_prune_matches_brute_force_on_500_bodies():
     rng = np.random.default_rng(1)
     kind, params, pos, R = random_bodies(500, rng)
@@ -319,10 +327,8 @@ def test_sweep_and_prune_matches_brute_force_on_500_bodies():
     lo, hi = pos - ext, pos + ext
     i, j = sweep_and_prune(lo, hi)
     found = {(min(p), max(p)) for p in zip(i.tolist(), j.tolist())}
-    overlap = np.all((lo[:, None] <= hi[None]) & (lo[None] <= hi[:, None]), axis=2)
-    bi, bj = np.nonzero(np.triu(overlap, 1))
     assert len(found) == len(i)                 # each pair once
-    assert found == set(zip(bi.tolist(), bj.tolist()))
+    assert found == set(brute_force_pairs(lo, hi))
     assert len(found) > 100
 
 
@@ -331,12 +337,12 @@ def test_block_sweep_matches_brute_force_with_walls_and_touching_boxes(monkeypat
     """The dense-block sweep (forced with block_from 0, else as chosen by the pair count) gives
     exactly the all-pairs box test's pairs, each once: crowded bodies of mixed sizes, a few
     bin-sized walls overlapping nearly everything (their runs outgrow the block), boxes that
-    touch exactly (lo == hi) and coincident lower bounds on the sweep axis; one Scratch reused
-    across scenes of different sizes."""
+    touch exactly (lo == hi) and coincident lower bounds on the sweep axis, in scenes of
+    different sizes."""
     from physics.collision import broadphase
     if block_from is not None:
         monkeypatch.setattr(broadphase, "BLOCK_SWEEP_PAIRS", block_from)
-    rng, scratch = np.random.default_rng(11), broadphase.Scratch()
+    rng = np.random.default_rng(11)
     for n, spread in ((40, 0.5), (700, 1.2), (300, 0.6), (1100, 1.3)):
         kind, params, pos, R = random_bodies(n, rng, spread=spread)
         ext = half_extents(kind, params, R)
@@ -344,11 +350,9 @@ def test_block_sweep_matches_brute_force_with_walls_and_touching_boxes(monkeypat
         pos[4:20] = np.round(pos[4:20] * 4) / 4            # shared coordinates
         ext[4:20] = 0.125                                  # touching exactly
         lo, hi = pos - ext, pos + ext
-        i, j = broadphase.sweep_and_prune(lo, hi, scratch)
+        i, j = broadphase.sweep_and_prune(lo, hi)
         found = sorted(zip(np.minimum(i, j).tolist(), np.maximum(i, j).tolist()))
-        overlap = np.all((lo[:, None] <= hi[None]) & (lo[None] <= hi[:, None]), axis=2)
-        bi, bj = np.nonzero(np.triu(overlap, 1))
-        assert found == sorted(zip(bi.tolist(), bj.tolist()))       # each pair once
+        assert found == sorted(brute_force_pairs(lo, hi))           # each pair once
         assert i.dtype == j.dtype == np.int64
 
 
