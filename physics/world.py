@@ -482,6 +482,8 @@ class World:
         ``set_state``, a step replays bit for bit."""
         state = {name[1:]: self._view(name).copy() for name in self._STATE}
         state["time"] = self.time
+        # (time is origin + steps dt: the two parts replay the clock to the bit)
+        state["clock"] = (self._time_origin, self._steps)
         state["n_bodies"] = self._n - 1
         state["n_joints"] = len(self._joints)
         state["joint_angles"] = self._joint_angle.copy()
@@ -513,6 +515,7 @@ class World:
         angles = _checked_array(state, "joint_angles", self._joint_angle.shape)
         stiffness = _checked_array(state, "stiffness", (self._n, 3, 3))
         norm_vector = _checked_array(state, "norm_vector", (6 * self._n,))
+        clock = _checked_clock(state, self.dt)
         settled = state.get("solve_settled", True)
         if not isinstance(settled, (bool, np.bool_)):
             raise ValueError(f"state['solve_settled'] must be True or False, got {settled!r}")
@@ -522,7 +525,7 @@ class World:
             getattr(self, name)[: self._n] = arr
         if angles is not None:
             self._joint_angle[:] = angles
-        self._time_origin, self._steps = float(state["time"]), 0
+        self._time_origin, self._steps = clock
         self._state_changed()
         # the energy level a conservative system holds through fallback steps (step.advance)
         self._energy_reference = state.get("energy_reference")
@@ -542,6 +545,24 @@ class World:
     def __repr__(self):
         return (f"<World t={self.time:.4g} s, {self._n - 1} bodies, {len(self._joints)} joints, "
                 f"dt={self.dt:g}, {self.integrator}>")
+
+
+def _checked_clock(state, dt):
+    """(time origin, steps) of a snapshot: its "clock" when that still gives its "time" (a
+    user may have set only the time), else (time, 0); ValueError for a time that is not a
+    finite number."""
+    try:
+        time = float(state["time"])
+    except (KeyError, TypeError, ValueError):
+        raise ValueError("state['time'] must be a number (s)") from None
+    if not np.isfinite(time):
+        raise ValueError(f"state['time'] must be finite, got {time}")
+    clock = state.get("clock")
+    try:
+        origin, steps = float(clock[0]), int(clock[1])
+    except (TypeError, ValueError, IndexError):
+        return time, 0
+    return (origin, steps) if steps >= 0 and origin + steps * dt == time else (time, 0)
 
 
 def _checked_array(state, key, shape, required=False):
