@@ -1,9 +1,12 @@
-"""The iterative bounded solver (physics/iterative.py) against the direct one (physics/bounded.py).
+"""The iterative bounded solver (physics/iterative.py), beside the direct one (physics/bounded.py).
 
 Small random problems: equality rows (joints) between random bodies, bounded rows (contact
-normals lambda >= 0 with a friction pyramid, one-sided limits, bounded motors). The iterative
-solver must agree with the direct solver, keep the equality rows exact, respect the friction
-bounds and be bitwise deterministic.
+normals lambda >= 0 with a friction pyramid, one-sided limits, bounded motors). The answers
+must meet the problem's optimality conditions, checked on the dense system (without friction
+the box QP's KKT conditions, for either solver; with friction those of the fixed point whose
+friction bounds are mu times the answer's own normal forces). The iterative solver must also
+keep the equality rows exact, respect the friction bounds, never leave a solve cut short worse
+than no impulses, and be bitwise deterministic.
 """
 import numpy as np
 import pytest
@@ -77,14 +80,20 @@ def solve_direct(p, lam0=None):
     return lam[:m_eq], lam[m_eq:]
 
 
-def solve_iter(p, max_iterations=5000, tolerance=1e-10, lam0=None):
+def operators(p):
+    """The iterative solver's operators for problem p: the equality rows E and the bounded rows
+    B in body space, and the joints' factorizer with its factorisation of A_EE."""
     ea, eb, eJa, eJb = p["eq"]
-    a, b, Ja, Jb = p["b"]
     E = BodySpace(ea, eb, eJa, eJb, p["inv_mass"], p["Iinv"], p["n"])
-    B = BodySpace(a, b, Ja, Jb, p["inv_mass"], p["Iinv"], p["n"])
+    B = BodySpace(*p["b"], p["inv_mass"], p["Iinv"], p["n"])
     pattern = Pattern(ea, eb, p["inv_mass"] > 0, p["n"])
     fac = pattern.factorizer
     factor = fac.factor(pattern.values(eJa, eJb, p["inv_mass"], p["Iinv"], CFM))
+    return E, B, fac, factor
+
+
+def solve_iter(p, max_iterations=5000, tolerance=1e-10, lam0=None):
+    E, B, fac, factor = operators(p)
     return solve_iterative(B, p["rhs_b"], p["lo"], p["hi"], CFM, friction_normal=p["fn"], mu=p["mu"],
                            E=E, rhs_e=p["rhs_e"], factorizer=fac, factor=factor,
                            tolerance=tolerance, relative_tolerance=0.0, lam0=lam0,
@@ -101,6 +110,28 @@ def dense_system(p, E, B, softness=CONTACT_SOFTNESS):
     return A + np.diag(cfm), m_e
 
 
+def reduced_qp(p, E, B):
+    """The bounded rows' problem with the equality rows eliminated: min 1/2 x^T Q x - c^T x,
+    Q = A_BB - A_BE A_EE^-1 A_EB (the Schur complement) and c = b_B - A_BE A_EE^-1 b_E, from
+    the dense A of ``dense_system``."""
+    A, m_e = dense_system(p, E, B)
+    solve_e = lambda r: np.linalg.solve(A[:m_e, :m_e], r)
+    Q = A[m_e:, m_e:] - A[m_e:, :m_e] @ solve_e(A[:m_e, m_e:])
+    c = p["rhs_b"] - A[m_e:, :m_e] @ solve_e(p["rhs_e"])
+    return Q, c
+
+
+def frictionless(p):
+    """Problem p made a box QP (in place; returns p): the friction rows lose their friction
+    bounds and keep wide finite ones, so that both solvers regularise them as bounded rows."""
+    friction = p["fn"] >= 0
+    p["lo"] = np.where(friction, -1e9, p["lo"])
+    p["hi"] = np.where(friction, 1e9, p["hi"])
+    p["mu"] = np.zeros_like(p["mu"])
+    p["fn"] = np.full_like(p["fn"], -1)
+    return p
+
+
 def projected_gradient(gb, lam_b, lo, hi):
     """The part of the gradient gb that the box [lo, hi] does not hold back."""
     at_lo = lam_b <= lo + 1e-12 * np.abs(np.where(np.isfinite(lo), lo, 0.0))
@@ -108,15 +139,10 @@ def projected_gradient(gb, lam_b, lo, hi):
     return np.where(at_lo & (gb > 0), 0.0, np.where(at_hi & (gb < 0), 0.0, gb))
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_friction_problems_meet_the_conditions_of_their_fixed_point(seed):
-    """With friction the bounded rows minimise 1/2 x^T A x - b^T x over the box whose friction
-    bounds are mu times the answer's own normal forces: the answer meets that problem's
-    optimality conditions (projected gradient of the dense system) to 1e-8 of the right-hand
-    side, and the joint rows are the exact solve given it. (The direct solver's rounds of
-    fixed bounds stop where they cycle: on most of these problems ~|b| off these conditions.)"""
-    p = random_problem(seed)
-    (lam_e, lam_b, info), E, B, *_ = solve_iter(p)
+def assert_friction_fixed_point(p, E, B, lam_e, lam_b):
+    """(lam_e, lam_b) meets the optimality conditions of the friction fixed point: within the
+    box whose friction bounds are mu times lam_b's own normal forces, the equality rows solved
+    to 1e-9 and the projected gradient of the dense system under 1e-8 of the right-hand side."""
     A, m_e = dense_system(p, E, B)
     g = A @ np.concatenate([lam_e, lam_b]) - np.concatenate([p["rhs_e"], p["rhs_b"]])
     fric = p["fn"] >= 0
@@ -128,6 +154,18 @@ def test_friction_problems_meet_the_conditions_of_their_fixed_point(seed):
     assert np.abs(projected_gradient(g[m_e:], lam_b, lo, hi)).max() <= 1e-8 * scale
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_friction_problems_meet_the_conditions_of_their_fixed_point(seed):
+    """With friction the bounded rows minimise 1/2 x^T A x - b^T x over the box whose friction
+    bounds are mu times the answer's own normal forces: the answer meets that problem's
+    optimality conditions (projected gradient of the dense system) to 1e-8 of the right-hand
+    side, and the joint rows are the exact solve given it. (The direct solver's rounds of
+    fixed bounds stop where they cycle: on most of these problems ~|b| off these conditions.)"""
+    p = random_problem(seed)
+    (lam_e, lam_b, info), E, B, *_ = solve_iter(p)
+    assert_friction_fixed_point(p, E, B, lam_e, lam_b)
+
+
 @pytest.mark.parametrize("solver", ["iterative", "direct"])
 @pytest.mark.parametrize("seed", range(8))
 def test_box_problems_meet_their_optimality_conditions(seed, solver):
@@ -135,12 +173,7 @@ def test_box_problems_meet_their_optimality_conditions(seed, solver):
     conditions (projected gradient of the dense system) to 1e-8 of the right-hand side. (The
     former friction rows keep wide finite bounds, so that both solvers regularise them as
     the bounded rows they are.)"""
-    p = random_problem(seed)
-    friction = p["fn"] >= 0
-    p["lo"] = np.where(friction, -1e9, p["lo"])
-    p["hi"] = np.where(friction, 1e9, p["hi"])
-    p["mu"] = np.zeros_like(p["mu"])
-    p["fn"] = np.full_like(p["fn"], -1)
+    p = frictionless(random_problem(seed))
     (lam_e, lam_b, info), E, B, *_ = solve_iter(p)
     if solver == "direct":
         lam_e, lam_b = solve_direct(p)
@@ -163,14 +196,9 @@ def test_the_soft_diagonal_is_centred_on_the_warm_start(seed, solver):
     conditions by 1-5 % of |b| on these problems; every solve from the last answer cuts that
     at least five-fold (about twenty-fold here). Centred on zero, as before, every solve
     would miss by the same amount again."""
-    p = random_problem(seed + 200)
-    friction = p["fn"] >= 0
-    p["lo"] = np.where(friction, -1e9, p["lo"])
-    p["hi"] = np.where(friction, 1e9, p["hi"])
-    p["mu"] = np.zeros_like(p["mu"])
-    p["fn"] = np.full_like(p["fn"], -1)
+    p = frictionless(random_problem(seed + 200))
     scale = np.abs(np.concatenate([p["rhs_e"], p["rhs_b"]])).max()
-    (_, _, _), E, B, *_ = solve_iter(p)
+    E, B, *_ = operators(p)
     A, m_e = dense_system(p, E, B, softness=0.0)
 
     def miss(lam_e, lam_b):
@@ -267,9 +295,9 @@ def test_the_contact_budget_is_a_checked_keyword_and_attribute():
 
 
 def test_a_small_contact_budget_trades_accuracy_not_stability():
-    """125 spheres poured into a bin: with 5 iterations a step (instead of 120) no solve goes
-    over its budget, and the pile still comes to rest, spheres under 5 mm/s and no deeper
-    than 1 mm in the last second."""
+    """125 spheres poured into a bin: with 5 iterations a step (instead of the default 60)
+    no solve goes over its budget, and the pile still comes to rest, spheres under 5 mm/s
+    and no deeper than 1 mm in the last second."""
     import scenes
     scene = scenes.load("marbles", count=125, half_width=0.2)
     world = scene.world
@@ -296,9 +324,8 @@ def test_a_carried_power_vector_estimates_the_norm_in_two_products(seed):
     close."""
     from physics.iterative import SolverMemory, _norm, _Reduced
     p = random_problem(100 + seed, n_bodies=30, n_eq=20, n_contacts=60, n_limits=6)
-    _, E, B, fac, factor = solve_iter(p, max_iterations=1)
-    A, m_e = dense_system(p, E, B)
-    S = A[m_e:, m_e:] - A[m_e:, :m_e] @ np.linalg.solve(A[:m_e, :m_e], A[:m_e, m_e:])
+    E, B, fac, factor = operators(p)
+    S, _ = reduced_qp(p, E, B)
     cfm = CFM + CONTACT_SOFTNESS * B.diagonal
     s = 1.0 / np.sqrt(B.diagonal + cfm)
     largest = np.linalg.eigvalsh(s[:, None] * (S + np.diag(cfm)) * s[None, :]).max()
@@ -318,12 +345,7 @@ def test_after_an_unfinished_solve_the_next_skips_the_held_boxes():
     conditions (the friction fixed point's, as in the test above)."""
     from physics.iterative import SolverMemory
     p = random_problem(3)
-    ea, eb, eJa, eJb = p["eq"]
-    E = BodySpace(ea, eb, eJa, eJb, p["inv_mass"], p["Iinv"], p["n"])
-    B = BodySpace(*p["b"], p["inv_mass"], p["Iinv"], p["n"])
-    pattern = Pattern(ea, eb, p["inv_mass"] > 0, p["n"])
-    fac = pattern.factorizer
-    factor = fac.factor(pattern.values(eJa, eJb, p["inv_mass"], p["Iinv"], CFM))
+    E, B, fac, factor = operators(p)
     memory = SolverMemory()
 
     def solve(max_iterations):
@@ -334,16 +356,19 @@ def test_after_an_unfinished_solve_the_next_skips_the_held_boxes():
     assert memory.settled
     _, _, cut = solve(1)
     assert cut["residual"] > 1.0 and not memory.settled
-    _, skipped, info = solve(5000)
+    skipped_e, skipped, info = solve(5000)
     assert info["method"] == "accelerated projection" and info["residual"] <= 1.0
     assert memory.settled
-    _, held, info = solve(5000)
+    held_e, held, info = solve(5000)
     assert info["method"].startswith("MPRGP") and info["residual"] <= 1.0
     scale = np.abs(np.concatenate([p["rhs_e"], p["rhs_b"]])).max()
     assert np.abs(held - skipped).max() <= 1e-6 * max(np.abs(held).max(), scale)
+    assert_friction_fixed_point(p, E, B, skipped_e, skipped)
+    assert_friction_fixed_point(p, E, B, held_e, held)
 
 
-def test_an_expansion_step_too_long_for_the_problem_is_halved_not_taken(monkeypatch):
+@pytest.mark.parametrize("seed", range(20))
+def test_an_expansion_step_too_long_for_the_problem_is_halved_not_taken(monkeypatch, seed):
     """MPRGP descends at every step when its expansion step length is below 2 / ||Q||; the
     power iteration estimates ||Q|| from below, and from a cold start it can come out low.
     With the length made 8x too long, box QPs (no friction rounds: one fixed QP) still lower
@@ -353,52 +378,40 @@ def test_an_expansion_step_too_long_for_the_problem_is_halved_not_taken(monkeypa
     real = iterative._norm
     monkeypatch.setattr(iterative, "_norm", lambda op, m, carried=None: (real(op, m)[0] / 8, True))
     k = 60
-    for seed in range(20):
-        p = random_problem(seed, n_bodies=30, n_eq=20, n_contacts=k, n_limits=6)
-        p["fn"][:], p["mu"][:] = -1, 0.0
-        p["lo"][k:3 * k], p["hi"][k:3 * k] = -1.0, 1.0
-        _, E, B, *_ = solve_iter(p, max_iterations=1)
-        A, m_e = dense_system(p, E, B)
-        solve_e = lambda r: np.linalg.solve(A[:m_e, :m_e], r)
-        Q = A[m_e:, m_e:] - A[m_e:, :m_e] @ solve_e(A[:m_e, m_e:])
-        c = p["rhs_b"] - A[m_e:, :m_e] @ solve_e(p["rhs_e"])
-        last = np.inf
-        for n in range(1, 60):
-            (_, x, _), *_ = solve_iter(p, max_iterations=n)
-            f = 0.5 * x @ Q @ x - c @ x
-            assert f <= last + 1e-12 * abs(last), (seed, n)
-            last = f
+    p = random_problem(seed, n_bodies=30, n_eq=20, n_contacts=k, n_limits=6)
+    p["fn"][:], p["mu"][:] = -1, 0.0
+    p["lo"][k:3 * k], p["hi"][k:3 * k] = -1.0, 1.0
+    E, B, *_ = operators(p)
+    Q, c = reduced_qp(p, E, B)
+    last = np.inf
+    for n in range(1, 60):
+        (_, x, _), *_ = solve_iter(p, max_iterations=n)
+        f = 0.5 * x @ Q @ x - c @ x
+        assert f <= last + 1e-12 * abs(last), (seed, n)
+        last = f
 
 
-def test_a_solve_cut_short_is_never_worse_than_no_impulses():
+@pytest.mark.parametrize("seed", range(20))
+def test_a_solve_cut_short_is_never_worse_than_no_impulses(seed):
     """Friction is bounded by mu times the normal forces of the round's start; a solve cut
     short ends with its friction clipped to mu times the normal forces it found (Coulomb's law
     holds), and with a warm start far from them that clip alone could leave impulses worse
     than none, f(x) > f(0) = 0: energy put in (a ragdoll pile solved in one round of 25
     iterations blew up within five steps). The solve then returns the best multiple of them."""
-    from physics.assembly import Pattern
     k = 20
-    for seed in range(20):
-        p = random_problem(seed, n_bodies=12, n_eq=10, n_contacts=k, n_limits=4)
-        p["mu"][p["mu"] > 0] = 1.0
-        ea, eb, eJa, eJb = p["eq"]
-        pattern = Pattern(ea, eb, p["inv_mass"] > 0, p["n"])
-        factor = pattern.factorizer.factor(pattern.values(eJa, eJb, p["inv_mass"], p["Iinv"], CFM))
-        E = BodySpace(ea, eb, eJa, eJb, p["inv_mass"], p["Iinv"], p["n"])
-        B = BodySpace(*p["b"], p["inv_mass"], p["Iinv"], p["n"])
-        A, m_e = dense_system(p, E, B)
-        solve_e = lambda r: np.linalg.solve(A[:m_e, :m_e], r)
-        Q = A[m_e:, m_e:] - A[m_e:, :m_e] @ solve_e(A[:m_e, m_e:])
-        c = p["rhs_b"] - A[m_e:, :m_e] @ solve_e(p["rhs_e"])
-        rng = np.random.default_rng(seed)
-        warm = np.zeros(B.m)
-        warm[:k] = rng.uniform(0.0, 20.0, k)         # normal forces far from the solution's
-        warm[k:3 * k] = np.tile(warm[:k], 2) * rng.choice([-1.0, 1.0], 2 * k)
-        for budget in (1, 3, 8):
-            _, x, _ = solve_iterative(B, p["rhs_b"], p["lo"], p["hi"], CFM, friction_normal=p["fn"],
-                                      mu=p["mu"], lam0=warm, E=E, rhs_e=p["rhs_e"],
-                                      factorizer=pattern.factorizer, factor=factor, tolerance=1e-10,
-                                      max_iterations=budget)
-            friction = p["fn"] >= 0
-            assert np.all(np.abs(x[friction]) <= p["mu"][friction] * x[p["fn"][friction]] + 1e-12)
-            assert 0.5 * x @ Q @ x - c @ x <= 1e-9 * np.abs(c @ x)
+    p = random_problem(seed, n_bodies=12, n_eq=10, n_contacts=k, n_limits=4)
+    p["mu"][p["mu"] > 0] = 1.0
+    E, B, fac, factor = operators(p)
+    Q, c = reduced_qp(p, E, B)
+    rng = np.random.default_rng(seed)
+    warm = np.zeros(B.m)
+    warm[:k] = rng.uniform(0.0, 20.0, k)         # normal forces far from the solution's
+    warm[k:3 * k] = np.tile(warm[:k], 2) * rng.choice([-1.0, 1.0], 2 * k)
+    for budget in (1, 3, 8):
+        _, x, _ = solve_iterative(B, p["rhs_b"], p["lo"], p["hi"], CFM, friction_normal=p["fn"],
+                                  mu=p["mu"], lam0=warm, E=E, rhs_e=p["rhs_e"],
+                                  factorizer=fac, factor=factor, tolerance=1e-10,
+                                  max_iterations=budget)
+        friction = p["fn"] >= 0
+        assert np.all(np.abs(x[friction]) <= p["mu"][friction] * x[p["fn"][friction]] + 1e-12)
+        assert 0.5 * x @ Q @ x - c @ x <= 1e-9 * np.abs(c @ x)
