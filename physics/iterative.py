@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -74,7 +75,10 @@ from .math3d import clip as _clip_ufunc
 # scipy's own CSR/CSC kernels (as assembly and stiffness use them): without the sparse
 # operator's dispatch, a few microseconds a call that the small products of a ragdoll pile notice
 from scipy.sparse._sparsetools import csc_matvec as _csc_matvec
+from scipy.sparse._sparsetools import csr_matmat as _csr_matmat
+from scipy.sparse._sparsetools import csr_matmat_maxnnz as _csr_matmat_maxnnz
 from scipy.sparse._sparsetools import csr_matvec as _csr_matvec
+from scipy.sparse._sparsetools import csr_tocsc as _csr_tocsc
 
 VELOCITY_TOLERANCE = 1e-6   # m/s (rad/s): how far a row may miss its velocity target ...
 RELATIVE_TOLERANCE = 1e-3   # ... plus this fraction of its right-hand side
@@ -130,6 +134,7 @@ class BodySpace:
         self.diagonal = np.einsum("ij,ij->i", Jd, Md)
         self._J, self._M = Jd, Md
         self._bodies = (a, b, inv_mass, Iinv)
+        self._sides = np.stack([a, b], axis=1)
         self._matrices = None
 
     def _sparse(self):
@@ -164,7 +169,7 @@ class BodySpace:
         """(diag(scale) J, M^-1 J^T diag(scale)) with the rows taken in ``order``, without the
         entries that cannot contribute to J M^-1 J^T x (exact zeros, bodies that do not move;
         ``moves`` (N,) bool, when the caller has it): the matrices of the solver's products,
-        CSR and CSC."""
+        as CSR and CSC ``Compressed``."""
         Jd, Md, cols = self._J, self._M, self.layout.columns
         if order is not None:
             Jd, Md, cols = Jd.take(order, axis=0), Md.take(order, axis=0), cols.take(order, axis=0)
@@ -173,19 +178,15 @@ class BodySpace:
             Jd = Jd * scale[:, None]
             Md = Md * scale[:, None]
         # a body without inverse mass and inertia (static) has zero rows in W
-        a, b, inv_mass, Iinv = self._bodies
         if moves is None:
-            moves = bodies_that_move(inv_mass, Iinv)
-        moves = np.stack([moves.take(a), moves.take(b)], axis=1)
-        if order is not None:
-            moves = moves.take(order, axis=0)
-        keep_j = (Jd != 0) & np.repeat(moves, 6, axis=1)
+            moves = bodies_that_move(*self._bodies[2:])
+        sides = self._sides if order is None else self._sides.take(order, axis=0)
+        m = sides.shape[0]
+        keep_j = (Jd.reshape(m, 2, 6) != 0) & moves.take(sides)[:, :, None]
         keep_m = Md != 0
-        # (32-bit index arrays as the kernels take them, and W^T's CSR arrays as W's CSC
-        # ones: scipy's constructor then neither converts nor transposes, a third of its cost)
-        J = sp.csr_matrix((Jd[keep_j], cols[keep_j], _indptr(keep_j)), shape=(self.m, 6 * self.n))
-        W = sp.csc_matrix((Md[keep_m], cols[keep_m], _indptr(keep_m)), shape=(6 * self.n, self.m))
-        return J, W
+        J = _compressed_rows(keep_j.reshape(m, 12), cols, Jd, 6 * self.n)
+        Wt = _compressed_rows(keep_m, cols, Md, 6 * self.n)    # W^T in CSR is W in CSC
+        return J, Compressed(6 * self.n, m, Wt.indptr, Wt.indices, Wt.data)
 
     def impulse(self, lam):
         """M^-1 J^T lambda as linear and angular parts (N, 3) each."""
@@ -193,18 +194,56 @@ class BodySpace:
         return u[:, :3], u[:, 3:]
 
 
-def _kernel_args(M):
-    """The leading arguments of scipy's csr_matvec (csc_matvec) for the CSR (CSC) matrix M
-    (None when its indices are not 32-bit: then the operator's own product)."""
-    if M.indices.dtype != np.int32 or M.indptr.dtype != np.int32:
-        return None
-    return (M.shape[0], M.shape[1], M.indptr, M.indices, M.data)
+class Compressed(NamedTuple):
+    """A sparse matrix as the leading arguments of scipy's csr_matvec (CSR: indptr over
+    rows) or csc_matvec (CSC: over columns), 32-bit indices. The solver's matrices are used
+    only by those kernels: no scipy matrix objects, whose construction checks its arrays
+    (~50 us each, several a solve) and whose products dispatch (a few us each)."""
+    rows: int
+    cols: int
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
 
 
-def _indptr(keep):
-    out = np.zeros(keep.shape[0] + 1, dtype=np.int32)
-    np.cumsum(keep.sum(axis=1), out=out[1:])
+def _csr_times(M: Compressed, x):
+    """M x for M in CSR."""
+    out = np.zeros(M.rows)
+    _csr_matvec(*M, x, out)
     return out
+
+
+def _csc_times(M: Compressed, x):
+    """M x for M in CSC."""
+    out = np.zeros(M.rows)
+    _csc_matvec(*M, x, out)
+    return out
+
+
+def _csr_csc_product(A: Compressed, B: Compressed) -> Compressed:
+    """A B in CSR for A in CSR and B in CSC: B turned to CSR, then scipy's CSR product
+    kernels (what ``A @ B`` of scipy matrices runs, without the matrices)."""
+    Bp = np.empty(B.rows + 1, dtype=np.int32)
+    Bj = np.empty(B.indices.shape[0], dtype=np.int32)
+    Bx = np.empty(B.indices.shape[0])
+    _csr_tocsc(B.cols, B.rows, B.indptr, B.indices, B.data, Bp, Bj, Bx)
+    nnz = _csr_matmat_maxnnz(A.rows, B.cols, A.indptr, A.indices, Bp, Bj)
+    Cp = np.empty(A.rows + 1, dtype=np.int32)
+    Cj = np.empty(nnz, dtype=np.int32)
+    Cx = np.empty(nnz)
+    _csr_matmat(A.rows, B.cols, A.indptr, A.indices, A.data, Bp, Bj, Bx, Cp, Cj, Cx)
+    nnz = Cp[-1]                         # (the kernel leaves out entries that sum to zero)
+    return Compressed(A.rows, B.cols, Cp, Cj[:nnz], Cx[:nnz])
+
+
+def _compressed_rows(keep, columns, values, width):
+    """The CSR matrix (m x width) of the entries ``values`` (m, 12) in ``columns`` (m, 12)
+    where ``keep`` (m, 12 bool)."""
+    indptr = np.zeros(keep.shape[0] + 1, dtype=np.int32)
+    np.cumsum(keep.sum(axis=1), out=indptr[1:])
+    at = np.flatnonzero(keep)
+    return Compressed(keep.shape[0], width, indptr, columns.reshape(-1).take(at),
+                      values.reshape(-1).take(at))
 
 
 def bodies_that_move(inv_mass, Iinv):
@@ -246,17 +285,12 @@ class _Reduced:
         # R is added on the vectors
         self.W = W
         self.J = J                         # diag(s) J_B, for rows_from_bodies
-        # (stacked by hand: scipy's vstack does the same concatenations behind more layers)
-        self.JJ = sp.csr_matrix((np.concatenate([J.data, JE.data]),
-                                 np.concatenate([J.indices, JE.indices]),
-                                 np.concatenate([J.indptr, JE.indptr[1:] + J.nnz])),
-                                shape=(J.shape[0] + JE.shape[0], J.shape[1]))
-        self.D = (J @ WE).tocsr()          # J_B W_E
-        self.D.data *= -1.0                # (- J_B W_E, added onto A z in place)
-        # the kernels' arguments, looked up once (a product is a few microseconds of compiled
-        # work here, and the checks and attribute lookups of scipy's operator cost about as much)
-        self._W_kernel = _kernel_args(self.W)
-        self._JJ_kernel, self._D_kernel = _kernel_args(self.JJ), _kernel_args(self.D)
+        self.JJ = Compressed(J.rows + JE.rows, J.cols,
+                             np.concatenate([J.indptr, JE.indptr[1:] + J.indptr[-1]]),
+                             np.concatenate([J.indices, JE.indices]),
+                             np.concatenate([J.data, JE.data]))
+        self.D = _csr_csc_product(J, WE)   # J_B W_E ...
+        np.negative(self.D.data, out=self.D.data)   # ... negated: added onto A z in place
         self.mb = B.m
         self.factorizer, self.factor = factorizer, factor
 
@@ -264,13 +298,13 @@ class _Reduced:
         """diag(s) J_B u (mb,) for body velocities u (6N,)."""
         if self.E is None:
             return self.s * self.B.times_J(u)
-        return self.J @ u
+        return _csr_times(self.J, u)
 
     def bodies_from_rows(self, z):
         """M^-1 J_B^T diag(s) z (6N,)."""
         if self.E is None:
             return self.B.times_W(self.s * z)
-        return self.W @ z
+        return _csc_times(self.W, z)
 
     def __call__(self, z):
         self.products += 1
@@ -279,23 +313,14 @@ class _Reduced:
             y *= self.s
             y += np.multiply(self.d, z, out=self._diagonal)
             return y
-        if self._W_kernel is not None and self._JJ_kernel is not None:
-            u = np.zeros(self._W_kernel[0])
-            _csc_matvec(*self._W_kernel, z, u)
-            r = np.zeros(self._JJ_kernel[0])
-            _csr_matvec(*self._JJ_kernel, u, r)
-        else:                              # 64-bit indices
-            r = self.JJ @ (self.W @ z)
+        r = _csr_times(self.JJ, _csc_times(self.W, z))
         y = r[self.mb:]
         if self.banded:
             y = lapack.dpbtrs(self.factor, y, lower=1, overwrite_b=1)[0]
         else:
             y = self.factorizer.solve(self.factor, y)
         out = r[:self.mb]
-        if self._D_kernel is not None:     # out += (-J_B W_E) y by the kernel itself
-            _csr_matvec(*self._D_kernel, y, out)
-        else:                              # 64-bit indices
-            out = out + self.D @ y
+        _csr_matvec(*self.D, y, out)       # out += (-J_B W_E) y by the kernel itself
         out += np.multiply(self.d, z, out=self._diagonal)
         return out
 
