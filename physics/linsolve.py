@@ -9,14 +9,15 @@ Two storage layouts, chosen once per sparsity pattern:
   column matrix whose structure is fixed and whose values are refilled each step.
 
 Both take the values of A in their own flat storage (see ``Pattern``) and solve in the
-original row order.
+original row order. When the band falls apart into many small mechanisms, ``DiagonalBlocks``
+gives the inverses of its diagonal blocks, for solves that apply A^-1 many times.
 """
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import lapack
-from scipy.sparse.csgraph import reverse_cuthill_mckee
+from scipy.sparse.csgraph import connected_components, reverse_cuthill_mckee
 from scipy.sparse.linalg import splu
 
 # Above this much band work (m * bandwidth^2) SuperLU's fill-reducing order wins (measured
@@ -37,15 +38,17 @@ def make_factorizer(graph: sp.csr_matrix):
     coo = graph.tocoo()
     bandwidth = int(np.max(np.abs(pos[coo.row] - pos[coo.col]), initial=0))
     if m * bandwidth**2 <= BANDED_WORK_LIMIT:
-        return BandedCholesky(order, pos, bandwidth)
+        return BandedCholesky(order, pos, bandwidth, DiagonalBlocks.find(graph, order, bandwidth))
     return SparseLU(graph)
 
 
 class BandedCholesky:
-    def __init__(self, order: np.ndarray, pos: np.ndarray, bandwidth: int):
+    def __init__(self, order: np.ndarray, pos: np.ndarray, bandwidth: int,
+                 blocks: DiagonalBlocks | None = None):
         self.order, self.pos, self.bandwidth = order, pos, bandwidth
         self.m = order.shape[0]
         self.size = self.m * (bandwidth + 1)
+        self.blocks = blocks
 
     def slots(self, ri, rj):
         si, sj = self.pos[ri], self.pos[rj]
@@ -71,6 +74,77 @@ class BandedCholesky:
         # gathered right-hand side is a fresh array, so LAPACK may solve in it
         x, info = lapack.dpbtrs(factor, rhs.take(self.order, axis=0), lower=1, overwrite_b=1)
         return x.take(self.pos, axis=0)            # pos is the inverse of order
+
+
+# Many small mechanisms (a pile of ragdolls): their diagonal blocks' inverses, applied by one
+# batched matrix product, stand in for the band's back-substitution where a solve takes many
+# products with A^-1. LAPACK's band solve runs short loops of the band's width (10 ragdolls,
+# 540 rows of width 15: 14 us); the product of ten 54 x 54 inverses streams (3.6 us), and
+# forming them (numpy's batched inverse) costs about 30 products' worth (420 us).
+BLOCK_ROWS = 64          # largest block (rows)
+BLOCK_WORK = 4.0         # blocks' product work (entries) at most this times the band's
+MIN_BLOCKS = 4           # fewer blocks: the band's solve is short already
+
+
+class DiagonalBlocks:
+    """The band's diagonal blocks when its graph falls apart into components (mechanisms)
+    of at most BLOCK_ROWS rows: reverse Cuthill-McKee numbers one component after another,
+    so each is a contiguous run of the band order. Blocks are padded to the largest (the
+    padding is identity). ``inverses(factor)`` makes the blocks' inverses from the band's
+    Cholesky factor; ``times`` applies them to a vector in band order."""
+
+    def __init__(self, starts: np.ndarray, sizes: np.ndarray, bandwidth: int):
+        m = int(sizes.sum())
+        self.count, self.rows = starts.shape[0], int(sizes.max())
+        b, w = self.rows, bandwidth + 1
+        i, j = np.meshgrid(np.arange(b), np.arange(b), indexing="ij")
+        inside = (i - j >= 0) & (i - j < w) & (i[None] < sizes[:, None, None]) \
+            & (j[None] < sizes[:, None, None])
+        # L's block c entry (i, j) sits at factor[i - j, start_c + j] (flat, Fortran order);
+        # outside the band: a 0, and on the padding's diagonal a 1, both after the factor
+        flat = (i - j)[None] + (starts[:, None, None] + j[None]) * w
+        pad_diagonal = (i == j)[None] & ~inside
+        self.source = np.where(inside, flat, np.where(pad_diagonal, m * w + 1, m * w))
+        # band position of each padded slot (None: no padding, a reshape will do)
+        slots = (starts[:, None] + np.arange(b)[None]).ravel()
+        real = (np.arange(b)[None] < sizes[:, None]).ravel()
+        self.slots = None if real.all() else (slots.compress(real), np.flatnonzero(real))
+
+    @classmethod
+    def find(cls, graph: sp.csr_matrix, order: np.ndarray, bandwidth: int):
+        """DiagonalBlocks of the symmetric pattern ``graph`` in the band order ``order``, or
+        None when they would not pay (see BLOCK_ROWS, BLOCK_WORK, MIN_BLOCKS)."""
+        m = graph.shape[0]
+        count, label = connected_components(graph, directed=False)
+        if count < MIN_BLOCKS:
+            return None
+        label = label.take(order)
+        first = np.flatnonzero(np.concatenate([[True], label[1:] != label[:-1]]))
+        if first.shape[0] != count:          # not contiguous (never seen with RCM)
+            return None
+        sizes = np.diff(np.append(first, m))
+        b = int(sizes.max())
+        if b > BLOCK_ROWS or count * b * b > BLOCK_WORK * m * (bandwidth + 1):
+            return None
+        return cls(first, sizes, bandwidth)
+
+    def inverses(self, factor: np.ndarray) -> np.ndarray:
+        """(count, rows, rows): the blocks' inverses, from the band's factor (dpbtrf's)."""
+        values = np.concatenate([factor.ravel(order="F"), [0.0, 1.0]])
+        L = values.take(self.source)
+        return np.linalg.inv(np.matmul(L, L.transpose(0, 2, 1)))
+
+    def times(self, inverses: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """A^-1 y for y (m,) in band order, by the blocks' ``inverses``."""
+        c, b = self.count, self.rows
+        if self.slots is None:
+            return np.matmul(inverses, y.reshape(c, b, 1)).reshape(-1)
+        band, padded = self.slots
+        yp = np.zeros(c * b)
+        yp[padded] = y.take(band)
+        out = np.empty_like(y)
+        out[band] = np.matmul(inverses, yp.reshape(c, b, 1)).reshape(-1).take(padded)
+        return out
 
 
 class SparseLU:

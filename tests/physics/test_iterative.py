@@ -19,7 +19,9 @@ from physics.math3d import quat_to_matrix
 from physics.rotation import world_inverse_inertia
 
 
-def random_problem(seed, n_bodies=6, n_eq=8, n_contacts=5, n_limits=3):
+def random_problem(seed, n_bodies=6, n_eq=8, n_contacts=5, n_limits=3, chains=0):
+    """chains > 0: the equality rows join the bodies into that many separate chains hung from
+    the world (three rows a joint) instead of n_eq rows between random bodies."""
     rng = np.random.default_rng(seed)
     n = n_bodies + 1                                  # row 0: the static world
     inv_mass = np.concatenate([[0.0], 1.0 / rng.uniform(0.5, 5.0, n_bodies)])
@@ -36,7 +38,13 @@ def random_problem(seed, n_bodies=6, n_eq=8, n_contacts=5, n_limits=3):
         a = np.where(a == b, 0, a)
         return a, b, rng.normal(size=(count, 6)), rng.normal(size=(count, 6))
 
-    ea, eb, eJa, eJb = rows(n_eq)
+    if chains:
+        groups = np.array_split(np.arange(1, n), chains)
+        ea = np.repeat(np.concatenate([np.concatenate([[0], g[:-1]]) for g in groups]), 3)
+        eb = np.repeat(np.concatenate(groups), 3)
+        eJa, eJb = rng.normal(size=(ea.size, 6)), rng.normal(size=(ea.size, 6))
+    else:
+        ea, eb, eJa, eJb = rows(n_eq)
     # contacts: a normal row and two tangent rows on the same bodies
     ca, cb, cJa, cJb = rows(n_contacts)
     ta, tb = np.tile(ca, 3), np.tile(cb, 3)
@@ -54,7 +62,7 @@ def random_problem(seed, n_bodies=6, n_eq=8, n_contacts=5, n_limits=3):
     fn = np.concatenate([np.full(k, -1), np.arange(k), np.arange(k), np.full(n_limits, -1)])
     mu = np.concatenate([np.zeros(k), np.full(2 * k, 0.5), np.zeros(n_limits)])
     rhs_b = rng.normal(size=mb) * 5.0
-    rhs_e = rng.normal(size=n_eq)
+    rhs_e = rng.normal(size=ea.size)
     return dict(n=n, inv_mass=inv_mass, Iinv=Iinv, eq=(ea, eb, eJa, eJb), b=(a, b, Ja, Jb),
                 lo=lo, hi=hi, fn=fn, mu=mu, rhs_b=rhs_b, rhs_e=rhs_e)
 
@@ -336,6 +344,32 @@ def test_a_carried_power_vector_estimates_the_norm_in_two_products(seed):
     warm, warm_is_warm = _norm(op, B.m, carried)
     assert op.products - products == 2 and warm_is_warm and not cold_is_warm
     assert largest >= warm >= cold > 0.6 * largest
+
+
+def test_long_solves_among_many_mechanisms_use_their_blocks_inverses():
+    """Many small mechanisms (six chains of four links): a solve expected to take its whole
+    budget (after one that did not finish) applies A_EE^-1 by the inverses of its diagonal
+    blocks (linsolve.DiagonalBlocks) instead of the band's back-substitution. It is the same
+    reduced operator to rounding, and such a solve meets the same conditions."""
+    from physics.iterative import SolverMemory, _Reduced
+    p = random_problem(2, n_bodies=24, n_contacts=8, n_limits=4, chains=6)
+    E, B, fac, factor = operators(p)
+    assert fac.blocks is not None and fac.blocks.count == 6
+    s = 1.0 / np.sqrt(B.diagonal + CFM)
+    band = _Reduced(B, CFM, s, E, fac, factor)
+    blocks = _Reduced(B, CFM, s, E, fac, factor, long_solve=True)
+    assert band.inverses is None and blocks.inverses is not None
+    z = np.random.default_rng(0).normal(size=B.m)
+    assert np.abs(blocks(z) - band(z)).max() <= 1e-12 * np.abs(band(z)).max()
+    memory = SolverMemory()
+    memory.settled = False
+    lam_e, lam_b, info = solve_iterative(B, p["rhs_b"], p["lo"], p["hi"], CFM,
+                                         friction_normal=p["fn"], mu=p["mu"], E=E,
+                                         rhs_e=p["rhs_e"], factorizer=fac, factor=factor,
+                                         tolerance=1e-10, relative_tolerance=0.0,
+                                         max_iterations=5000, memory=memory)
+    assert info["residual"] <= 1.0
+    assert_friction_fixed_point(p, E, B, lam_e, lam_b)
 
 
 def test_after_an_unfinished_solve_the_next_skips_the_held_boxes():
