@@ -1,6 +1,6 @@
 """maxcoord physics: maximal-coordinate rigid bodies, joints and a sparse Lagrange-multiplier
 solver. Never imports a display or OpenGL library."""
-from .allocator import keep_freed_memory
+from .allocator import freeze_built_objects, keep_freed_memory
 from .body import Body
 from .couplings import Coupling, Gear, PointOnPlane
 from .rolling import Rolling
@@ -14,4 +14,4 @@ from .jointspace import ArticulatedView
 __all__ = ["World", "Body", "Shape", "Sphere", "Box", "Capsule", "Cylinder", "Plane",
            "Joint", "Ball", "Hinge", "Slider", "Fixed", "Universal", "Cylindrical", "Distance",
            "Coupling", "Gear", "PointOnPlane", "Rolling", "ArticulatedView", "StepError",
-           "keep_freed_memory"]
+           "keep_freed_memory", "freeze_built_objects"]
