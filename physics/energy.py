@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .math3d import einsum, quat_to_matrix
-from .rotation import body_inertia
+from .rotation import body_inertia, inertia_times
 
 
 def _dynamic(world):
@@ -25,8 +25,7 @@ def kinetic_energy(world, q, v, w, R=None) -> float:
     wb = einsum("nji,nj->ni", R, w[dyn])
     model = world._compiled
     inertia = (world._inertia[:n] if model is None else body_inertia(world, model))[dyn]
-    # (N, 3) principal moments when all are diagonal: the same products without the zeros
-    Iw = inertia * wb if inertia.ndim == 2 else einsum("nij,nj->ni", inertia, wb)
+    Iw = inertia_times(inertia, wb)
     m = world._mass[:n][dyn]
     vd = v[dyn]
     return float(0.5 * (m * einsum("ij,ij->i", vd, vd)).sum() + 0.5 * (wb * Iw).sum())

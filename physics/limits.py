@@ -119,7 +119,7 @@ TURNED = {"swing": ((0, 0), (1, 1)), "twist": ((0, 0), (1, 1), (0, 2), (1, 3)),
           "angle": ((0, 0), (0, 1), (1, 2))}
 
 
-def angular_coordinate(table: CoordinateTable, kin: Kinematics, turned):
+def angular_coordinate(table: CoordinateTable, turned):
     """Values c (k,) of an angular coordinate and the world vector g (k, 3) with
     dc/dt = g . (w_b - w_a). ``turned``: the world vectors (k, 3) it starts from (TURNED),
     as CoordinateTables.turned makes them."""
@@ -147,7 +147,7 @@ def coordinate_blocks(table: CoordinateTable, kin: Kinematics, turned):
     if table.kind == "position":
         r = line_rows(replace(kin, velocity_terms=False), table.a, table.b, *table.args)
         return r.C, np.concatenate([r.Ja, r.Jb], axis=1)
-    c, g = angular_coordinate(table, kin, turned)
+    c, g = angular_coordinate(table, turned)
     return c, angular_rate_blocks(g)
 
 
@@ -230,7 +230,7 @@ class CoordinateTables(list):
         """All tables' coordinates stacked: values c (K,) and [Ja | Jb] (K, 12)."""
         turned = self.turned(kin)
         if all(t.kind in TURNED for t in self):   # angular only: one J for all rates
-            c, g = zip(*(angular_coordinate(t, kin, r) for t, r in zip(self, turned)))
+            c, g = zip(*(angular_coordinate(t, r) for t, r in zip(self, turned)))
             return _stacked(c), angular_rate_blocks(_stacked(g))
         c, J = zip(*(coordinate_blocks(t, kin, r) for t, r in zip(self, turned)))
         return _stacked(c), _stacked(J)

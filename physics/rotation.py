@@ -99,6 +99,12 @@ def end_spin(R1, w, flow, dyn):
     return out
 
 
+def inertia_times(inertia, vectors):
+    """I w per body (N, 3), body frame: ``inertia`` (N, 3, 3), or (N, 3) principal moments when
+    all are diagonal (the same products without the zeros)."""
+    return inertia * vectors if inertia.ndim == 2 else einsum("nij,nj->ni", inertia, vectors)
+
+
 def gyroscopic_torque_explicit(R, inertia, w, dyn):
     """-w x (I_world w) (N, 3), the seed's term, for the bodies ``dyn`` (zero for the others:
     static bodies and isotropic bodies: spheres, cubes). ``inertia``: body frame (N, 3, 3),
@@ -106,6 +112,6 @@ def gyroscopic_torque_explicit(R, inertia, w, dyn):
     out = np.zeros_like(w)
     Rd, wd = R[dyn], w[dyn]
     body = einsum("nji,nj->ni", Rd, wd)
-    body = inertia[dyn] * body if inertia.ndim == 2 else einsum("nij,nj->ni", inertia[dyn], body)
+    body = inertia_times(inertia[dyn], body)
     out[dyn] = -cross(wd, einsum("nij,nj->ni", Rd, body))
     return out

@@ -10,10 +10,12 @@ function per primitive kind, not per joint:
   in a (1 row, metres): C = t_a . (p_b - p_a).
 - ``distance``: the anchors stay a fixed distance apart (1 row, metres): C = |p_b - p_a| - L.
 
-Each function takes the body kinematics (positions x (N, 3), rotations R (N, 3, 3), linear and
-angular velocities v, w (N, 3), all world frame) and returns, per row: C, the Jacobian blocks
-Ja, Jb (rows, 6) acting on u = [v; w] of bodies a and b, and Jdot u (rows,), the velocity
-product term of the second derivative: Cddot = J udot + Jdot u.
+Each function returns, per row: C, the Jacobian blocks Ja, Jb (rows, 6) acting on u = [v; w]
+of bodies a and b, and Jdot u (rows,), the velocity product term of the second derivative:
+Cddot = J udot + Jdot u. Line and distance rows take the body kinematics (positions x (N, 3),
+rotations R (N, 3, 3), linear and angular velocities v, w (N, 3), all world frame); point and
+perpendicular rows take their body vectors already turned into the world, for all tables at
+once, and their Jdot u from ``Tables.velocity_products``.
 """
 from __future__ import annotations
 
@@ -134,15 +136,14 @@ _POINT_J_CONSTANT[:, :3], _POINT_J_CONSTANT[:, 6:9] = -np.eye(3), np.eye(3)
 _POINT_J_CONSTANT = _POINT_J_CONSTANT.reshape(36)
 
 
-def point_rows(k: Kinematics, a, b, layout, rotated, jdu=None) -> Rows:
+def point_rows(k: Kinematics, layout, rotated, jdu=None) -> Rows:
     """Anchor la (local to a) coincides with lb (local to b). 3 rows per instance, xyz order.
     ``layout``: PrimitiveTable.point_layout() of these instances (with la, lb); ``rotated``:
     the world offsets [ra; rb] (2n, 3) (see Tables.rotated); ``jdu``: their Jdot u
     (Tables.velocity_products), zero if not given."""
-    n = a.shape[0]
+    n = rotated.shape[0] // 2
     both, _, rows_a, rows_b = layout
-    r = rotated
-    ra, rb = r[:n], r[n:]
+    ra, rb = rotated[:n], rotated[n:]
     x = k.x.take(both, axis=0)                          # xa and xb in one gather
     pa, pb = x[:n] + ra, x[n:] + rb
     J = np.concatenate([ra, rb], axis=1) @ _POINT_J + _POINT_J_CONSTANT
@@ -158,7 +159,7 @@ def point_layout(a, b, la, lb):
     return np.concatenate([a, b]), np.concatenate([la, lb]), np.repeat(a, 3), np.repeat(b, 3)
 
 
-def perpendicular_rows(k: Kinematics, a, b, rotated, jdu=None) -> Rows:
+def perpendicular_rows(a, b, rotated, jdu=None) -> Rows:
     """Unit vector ua (local to a) perpendicular to vb (local to b). 1 row per instance.
     ``rotated``: the world vectors [u; v] (2n, 3) of ua and vb (see Tables.rotated);
     ``jdu``: their Jdot u (Tables.velocity_products), zero if not given."""
@@ -240,8 +241,8 @@ class PrimitiveTable:
         if jdu is None and k.velocity_terms:
             jdu = Tables([self]).velocity_products(rotated, k)[0]
         if self.kind == "point":
-            return point_rows(k, self.a, self.b, self.point_layout(), rotated, jdu)
-        return perpendicular_rows(k, self.a, self.b, rotated, jdu)
+            return point_rows(k, self.point_layout(), rotated, jdu)
+        return perpendicular_rows(self.a, self.b, rotated, jdu)
 
     def point_layout(self):
         if self._point_layout is None:

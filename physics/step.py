@@ -547,12 +547,10 @@ def _store_contacts(world, report):
     feature key, and the report that ``world.contacts`` shows) and the limit and motor rows'
     (by plan row)."""
     uni = report.uni
-    world._limit_warm = None
+    world._forget_contacts()
     if uni is not None and report.lam_b is not None and uni.limit_rows.size:
         world._limit_warm = (uni.limit_rows, report.lam_b[uni.n_contact_rows:])
     if uni is None or uni.n_contact_rows == 0:
-        world._contacts = None
-        world._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
         return
     k = uni.n_contact_rows // 3
     lam = report.lam_b[:3 * k].reshape(3, k).T

@@ -275,7 +275,7 @@ def _impact_among_bodies(world, normal, idx, target, inv_mass, Iinv, v, w):
     # v + 0. where nothing acts (as adding the whole world's zero impulse did: -0. -> 0.)
     v, w = v + 0.0, w + 0.0
     v[bodies], w[bodies] = vb + dv, wb + dw
-    return v, w, bodies.compress(dv.any(axis=1) | dw.any(axis=1))
+    return v, w, bodies.take(_moved(dv, dw))
 
 
 def _normal_velocity_update(normal, vn, v, w, moved, n):

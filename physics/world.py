@@ -6,13 +6,15 @@ of ``world.bodies``.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from . import step as pipeline
 from .body import Body
 from .contacts import ContactReport
 from .energy import kinetic_energy, potential_energy
-from .iterative import SolverMemory
+from .iterative import MAX_ITERATIONS, SolverMemory
 from .joints import Joint
 from .math3d import quat_to_matrix
 from .rows import Kinematics, evaluate_tables
@@ -46,8 +48,8 @@ class World:
         (the seed's -w x I w torque in the kick and a turn about the fixed axis w).
     contact_solver : how contacts, limits and motors are solved with the joints.
         "iterative": the joint rows are eliminated exactly with their own banded
-        factorisation and the bounded rows solved by projected conjugate gradients in body
-        space; its work grows about linearly with the contacts, so piles and stacks run many
+        factorisation and the bounded rows solved by projected gradient methods in body
+        space (accelerated projected gradients with friction, MPRGP without); its work grows about linearly with the contacts, so piles and stacks run many
         times faster. "direct": active-set / projected Newton with a sparse factorisation of
         the whole system per iteration; exact, but each factorisation costs milliseconds once
         there are hundreds of contacts. "auto" (default): each step, "direct" while there are
@@ -73,7 +75,7 @@ class World:
                  integrator: str = "symplectic", cfm: float = 1e-9,
                  stabilization_time: float | None = None, baumgarte=None,
                  post_stabilization: bool = True, gyroscopic: str = "implicit",
-                 contact_solver: str = "auto", contact_iterations: int = 60):
+                 contact_solver: str = "auto", contact_iterations: int = MAX_ITERATIONS):
         self.gravity = check_vector("gravity", gravity, 3)
         self.dt = check_positive("dt", dt)
         self.substeps = check_count("substeps", substeps)
@@ -135,9 +137,9 @@ class World:
         self._stiffness = None          # stiffness.unresolved_stiffness handed to the next step
         self._allowed: set[frozenset] = set()
         self.contact_margin = 0.01      # m: gap below which a contact row is made (speculative)
-        self._contacts = None           # ContactReport of the last step
-        self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
-        self._limit_warm = None         # (plan rows, multipliers) of the last step's limits
+        # the last step's ContactReport, the warm start of its contacts (keys, multipliers)
+        # and of its limit rows (plan rows, multipliers)
+        self._forget_contacts()
         self._report = None
         self._solver_memory = SolverMemory()   # carried by the iterative contact solve
         self._wrench_cache = None
@@ -579,8 +581,7 @@ def _checked_array(state, key, shape, required=False):
     return value
 
 
-_CONTACT_FIELDS = ("point", "normal", "depth", "body_a", "body_b", "normal_force",
-                   "friction_force")
+_CONTACT_FIELDS = tuple(f.name for f in dataclasses.fields(ContactReport))
 
 
 def _checked_contacts(saved, n_bodies):

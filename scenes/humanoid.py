@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from physics import Ball, Capsule, Hinge
-from physics.math3d import quat_multiply
+from physics.math3d import quat_multiply, quat_to_matrix
 
 STANDING_PELVIS_HEIGHT = 0.95          # m at scale 1, pelvis centre above the soles
 
@@ -57,13 +57,6 @@ class Ragdoll(dict):
 
 
 # -- small rotation helpers (quaternions w, x, y, z) ------------------------------------------
-def quat_to_matrix(q):
-    w, x, y, z = np.asarray(q, float) / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-
-
 def quat_axis_angle(axis, angle):
     axis = np.asarray(axis, float) / np.linalg.norm(axis)
     return np.array([np.cos(angle / 2), *(np.sin(angle / 2) * axis)])
@@ -134,7 +127,7 @@ def add_ragdoll(world, position, scale=1.0, yaw=0.0, *, orientation=None, fricti
     if orientation is not None:
         q = np.asarray(orientation, float)
         turn = quat_multiply(q / np.linalg.norm(q), turn)
-    R = quat_to_matrix(turn)
+    R = quat_to_matrix((np.asarray(turn, float) / np.linalg.norm(turn))[None])[0]
     origin = np.asarray(position, float) - R @ (s * np.array([0.0, 0.0, STANDING_PELVIS_HEIGHT]))
     pts = layout(arms)
 

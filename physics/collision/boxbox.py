@@ -178,7 +178,7 @@ def _reduce4(uvw, ok, scale):
 
 
 def _take(x, rows):
-    return x if rows is None else x[..., rows]
+    return x if rows is None else x.take(rows, axis=-1)
 
 
 def box_box(a, b, margin):

@@ -67,10 +67,20 @@ def _grouped(kind_fn, groups, shape, *per_body):
     return out
 
 
+def _groups(kind, bodies, params, *per_row):
+    """The groups (see _grouped) of ``bodies`` (M,) by bounded kind: kind, rows among
+    ``bodies``, their bodies, those bodies' params, and each of ``per_row`` (M, ...) at rows."""
+    out = []
+    for k, rows in kind_groups(kind, bodies):
+        at = bodies.take(rows)
+        out.append((k, rows, at, params.take(at, axis=0),
+                    *(x.take(rows, axis=0) for x in per_row)))
+    return out
+
+
 def _body_groups(kind, params):
-    """The groups (see _grouped) of all N bodies by bounded kind: kind, rows, rows, params."""
-    return [(k, rows, rows, params.take(rows, axis=0))
-            for k, rows in kind_groups(kind, np.arange(len(kind)))]
+    """The groups (see _grouped) of all N bodies by bounded kind."""
+    return _groups(kind, np.arange(len(kind)), params)
 
 
 def half_extents(kind, params, rotation):
@@ -295,16 +305,12 @@ class PairCache:
         self.first_runs = np.bincount(near.take(i), minlength=len(self.paired))
         self.second_near = near.take(j)
         # per kind: its rows among paired, their bodies and their (fixed) params
-        self.paired_groups = [(k, rows, self.paired.take(rows), params.take(self.paired.take(rows),
-                                                                            axis=0))
-                              for k, rows in kind_groups(kind, self.paired)]
+        self.paired_groups = _groups(kind, self.paired, params)
         self.plane_normal = params[pp, :3]
         self.plane_offset = params[pp, 3]
         # per kind of the plane pairs' bodies: its rows among the plane pairs, their bodies,
         # params and plane normals
-        self.plane_groups = [(k, rows, pb.take(rows), params.take(pb.take(rows), axis=0),
-                              self.plane_normal.take(rows, axis=0))
-                             for k, rows in kind_groups(kind, pb)]
+        self.plane_groups = _groups(kind, pb, params, self.plane_normal)
         self.group_mask = None          # the candidates' group/mask filter, made on first use
         return self.pairs
 

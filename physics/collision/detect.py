@@ -85,9 +85,10 @@ def find_contacts(kind, params, position, rotation, *, static, group, mask, excl
 
 
 def _by_pair_type(kind, i, j, pp, pb):
-    """All pairs, body pairs (i, j) then plane pairs (pp, pb), as (a, b) with a of the lower
-    rank, grouped by pair type in table order and in their given order within a type (a
-    stable sort). Returns a, b, the types present and how many pairs each has."""
+    """All pairs, plane pairs (pp, pb) and body pairs (i, j), as (a, b) with a of the lower
+    rank, grouped by pair type in table order (plane pairs' types come first) and in their
+    given order within a type (sorted, stably, only when several types need it). Returns a,
+    b, the types present and how many pairs each has."""
     rank = _RANK_OF_KIND.take(kind)
     ri, rj = rank.take(i), rank.take(j)
     swap = ri > rj
