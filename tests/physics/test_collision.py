@@ -332,16 +332,15 @@ def test_sweep_and_prune_matches_brute_force_on_500_bodies():
     assert len(found) > 100
 
 
-@pytest.mark.parametrize("block_from", [0, None])
+@pytest.mark.parametrize("block_from", [0, 10 ** 9], ids=["blocks", "lists"])
 def test_block_sweep_matches_brute_force_with_walls_and_touching_boxes(monkeypatch, block_from):
-    """The dense-block sweep (forced with block_from 0, else as chosen by the pair count) gives
-    exactly the all-pairs box test's pairs, each once: crowded bodies of mixed sizes, a few
-    bin-sized walls overlapping nearly everything (their runs outgrow the block), boxes that
-    touch exactly (lo == hi) and coincident lower bounds on the sweep axis, in scenes of
-    different sizes."""
+    """Either sweep, the dense-block one (forced with block_from 0) and the pair-list one
+    (block_from out of reach), gives exactly the all-pairs box test's pairs, each once:
+    crowded bodies of mixed sizes, a few bin-sized walls overlapping nearly everything (their
+    runs outgrow the block), boxes that touch exactly (lo == hi) and coincident lower bounds
+    on the sweep axis, in scenes of different sizes."""
     from physics.collision import broadphase
-    if block_from is not None:
-        monkeypatch.setattr(broadphase, "BLOCK_SWEEP_PAIRS", block_from)
+    monkeypatch.setattr(broadphase, "BLOCK_SWEEP_PAIRS", block_from)
     rng = np.random.default_rng(11)
     for n, spread in ((40, 0.5), (700, 1.2), (300, 0.6), (1100, 1.3)):
         kind, params, pos, R = random_bodies(n, rng, spread=spread)

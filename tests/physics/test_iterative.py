@@ -17,6 +17,7 @@ from physics.bounded import CONTACT_SOFTNESS, solve_bounded
 from physics.iterative import BodySpace, solve_iterative
 from physics.math3d import quat_to_matrix
 from physics.rotation import world_inverse_inertia
+from chain_helpers import hung_chains
 
 
 def random_problem(seed, n_bodies=6, n_eq=8, n_contacts=5, n_limits=3, chains=0):
@@ -39,9 +40,7 @@ def random_problem(seed, n_bodies=6, n_eq=8, n_contacts=5, n_limits=3, chains=0)
         return a, b, rng.normal(size=(count, 6)), rng.normal(size=(count, 6))
 
     if chains:
-        groups = np.array_split(np.arange(1, n), chains)
-        ea = np.repeat(np.concatenate([np.concatenate([[0], g[:-1]]) for g in groups]), 3)
-        eb = np.repeat(np.concatenate(groups), 3)
+        ea, eb = hung_chains([g.size for g in np.array_split(np.arange(n_bodies), chains)])
         eJa, eJb = rng.normal(size=(ea.size, 6)), rng.normal(size=(ea.size, 6))
     else:
         ea, eb, eJa, eJb = rows(n_eq)
@@ -100,12 +99,14 @@ def operators(p):
     return E, B, fac, factor
 
 
-def solve_iter(p, max_iterations=5000, tolerance=1e-10, lam0=None):
-    E, B, fac, factor = operators(p)
+def solve_iter(p, max_iterations=5000, tolerance=1e-10, lam0=None, memory=None, ops=None):
+    """solve_iterative on problem p (with its ``operators``, or ``ops`` already made):
+    (its answer, E, B, fac, factor)."""
+    E, B, fac, factor = operators(p) if ops is None else ops
     return solve_iterative(B, p["rhs_b"], p["lo"], p["hi"], CFM, friction_normal=p["fn"], mu=p["mu"],
                            E=E, rhs_e=p["rhs_e"], factorizer=fac, factor=factor,
                            tolerance=tolerance, relative_tolerance=0.0, lam0=lam0,
-                           max_iterations=max_iterations), E, B, fac, factor
+                           max_iterations=max_iterations, memory=memory), E, B, fac, factor
 
 
 def dense_system(p, E, B, softness=CONTACT_SOFTNESS):
@@ -147,10 +148,11 @@ def projected_gradient(gb, lam_b, lo, hi):
     return np.where(at_lo & (gb > 0), 0.0, np.where(at_hi & (gb < 0), 0.0, gb))
 
 
-def assert_friction_fixed_point(p, E, B, lam_e, lam_b):
-    """(lam_e, lam_b) meets the optimality conditions of the friction fixed point: within the
-    box whose friction bounds are mu times lam_b's own normal forces, the equality rows solved
-    to 1e-9 and the projected gradient of the dense system under 1e-8 of the right-hand side."""
+def assert_optimal(p, E, B, lam_e, lam_b):
+    """(lam_e, lam_b) meets the optimality conditions of problem p (with friction, those of the
+    friction fixed point; without, the box QP's KKT conditions): within the box whose friction
+    bounds are mu times lam_b's own normal forces, the equality rows solved to 1e-9 and the
+    projected gradient of the dense system under 1e-8 of the right-hand side."""
     A, m_e = dense_system(p, E, B)
     g = A @ np.concatenate([lam_e, lam_b]) - np.concatenate([p["rhs_e"], p["rhs_b"]])
     fric = p["fn"] >= 0
@@ -171,7 +173,7 @@ def test_friction_problems_meet_the_conditions_of_their_fixed_point(seed):
     fixed bounds stop where they cycle: on most of these problems ~|b| off these conditions.)"""
     p = random_problem(seed)
     (lam_e, lam_b, info), E, B, *_ = solve_iter(p)
-    assert_friction_fixed_point(p, E, B, lam_e, lam_b)
+    assert_optimal(p, E, B, lam_e, lam_b)
 
 
 @pytest.mark.parametrize("solver", ["iterative", "direct"])
@@ -182,16 +184,12 @@ def test_box_problems_meet_their_optimality_conditions(seed, solver):
     former friction rows keep wide finite bounds, so that both solvers regularise them as
     the bounded rows they are.)"""
     p = frictionless(random_problem(seed))
-    (lam_e, lam_b, info), E, B, *_ = solve_iter(p)
     if solver == "direct":
+        E, B, *_ = operators(p)
         lam_e, lam_b = solve_direct(p)
-    A, m_e = dense_system(p, E, B)
-    g = A @ np.concatenate([lam_e, lam_b]) - np.concatenate([p["rhs_e"], p["rhs_b"]])
-    gb = g[m_e:]
-    projected = projected_gradient(gb, lam_b, p["lo"], p["hi"])
-    scale = np.abs(np.concatenate([p["rhs_e"], p["rhs_b"]])).max()
-    assert np.abs(g[:m_e]).max() <= 1e-9 * scale
-    assert np.abs(projected).max() <= 1e-8 * scale
+    else:
+        (lam_e, lam_b, info), E, B, *_ = solve_iter(p)
+    assert_optimal(p, E, B, lam_e, lam_b)
 
 
 @pytest.mark.parametrize("solver", ["iterative", "direct"])
@@ -326,11 +324,10 @@ def test_a_small_contact_budget_trades_accuracy_not_stability():
 def test_a_carried_power_vector_estimates_the_norm_in_two_products(seed):
     """The step lengths want ||s (S + R) s||: MPRGP's expansion step below 2 / ||.||, the
     accelerated projection's below 1 / ||.||. A power iteration estimates it (from below). A
-    solve that carries last solve's
-    vector (a step changes a pile's largest mode little; here the same operator) starts the
-    power iteration from it and needs two products, not six, for an estimate at least as
-    close."""
-    from physics.iterative import SolverMemory, _norm, _Reduced
+    solve that carries last solve's vector (a step changes a pile's largest mode little; here
+    the same operator) starts the power iteration from it and needs two products, not six,
+    for an estimate at least as close."""
+    from physics.iterative import COLD_POWER_ITERATIONS, SolverMemory, _norm, _Reduced
     p = random_problem(100 + seed, n_bodies=30, n_eq=20, n_contacts=60, n_limits=6)
     E, B, fac, factor = operators(p)
     S, _ = reduced_qp(p, E, B)
@@ -341,6 +338,7 @@ def test_a_carried_power_vector_estimates_the_norm_in_two_products(seed):
     carried = SolverMemory()
     cold, cold_is_warm = _norm(op, B.m, carried)
     products = op.products
+    assert products == COLD_POWER_ITERATIONS
     warm, warm_is_warm = _norm(op, B.m, carried)
     assert op.products - products == 2 and warm_is_warm and not cold_is_warm
     assert largest >= warm >= cold > 0.6 * largest
@@ -363,13 +361,9 @@ def test_long_solves_among_many_mechanisms_use_their_blocks_inverses():
     assert np.abs(blocks(z) - band(z)).max() <= 1e-12 * np.abs(band(z)).max()
     memory = SolverMemory()
     memory.settled = False
-    lam_e, lam_b, info = solve_iterative(B, p["rhs_b"], p["lo"], p["hi"], CFM,
-                                         friction_normal=p["fn"], mu=p["mu"], E=E,
-                                         rhs_e=p["rhs_e"], factorizer=fac, factor=factor,
-                                         tolerance=1e-10, relative_tolerance=0.0,
-                                         max_iterations=5000, memory=memory)
+    (lam_e, lam_b, info), *_ = solve_iter(p, memory=memory, ops=(E, B, fac, factor))
     assert info["residual"] <= 1.0
-    assert_friction_fixed_point(p, E, B, lam_e, lam_b)
+    assert_optimal(p, E, B, lam_e, lam_b)
 
 
 def test_after_an_unfinished_solve_the_next_skips_the_held_boxes():
@@ -379,14 +373,11 @@ def test_after_an_unfinished_solve_the_next_skips_the_held_boxes():
     conditions (the friction fixed point's, as in the test above)."""
     from physics.iterative import SolverMemory
     p = random_problem(3)
-    E, B, fac, factor = operators(p)
+    ops = E, B, *_ = operators(p)
     memory = SolverMemory()
 
     def solve(max_iterations):
-        return solve_iterative(B, p["rhs_b"], p["lo"], p["hi"], CFM, friction_normal=p["fn"],
-                               mu=p["mu"], E=E, rhs_e=p["rhs_e"], factorizer=fac,
-                               factor=factor, tolerance=1e-10, relative_tolerance=0.0,
-                               max_iterations=max_iterations, memory=memory)
+        return solve_iter(p, max_iterations, memory=memory, ops=ops)[0]
     assert memory.settled
     _, _, cut = solve(1)
     assert cut["residual"] > 1.0 and not memory.settled
@@ -397,8 +388,8 @@ def test_after_an_unfinished_solve_the_next_skips_the_held_boxes():
     assert info["method"].startswith("MPRGP") and info["residual"] <= 1.0
     scale = np.abs(np.concatenate([p["rhs_e"], p["rhs_b"]])).max()
     assert np.abs(held - skipped).max() <= 1e-6 * max(np.abs(held).max(), scale)
-    assert_friction_fixed_point(p, E, B, skipped_e, skipped)
-    assert_friction_fixed_point(p, E, B, held_e, held)
+    assert_optimal(p, E, B, skipped_e, skipped)
+    assert_optimal(p, E, B, held_e, held)
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -4,8 +4,10 @@ import numpy as np
 import pytest
 from scipy.linalg import lapack
 
+from physics import linsolve
 from physics.assembly import Pattern
 from physics.linsolve import BLOCK_ROWS, BandedCholesky
+from chain_helpers import hung_chains
 
 
 def chains(lengths, seed=0):
@@ -16,13 +18,7 @@ def chains(lengths, seed=0):
     inv_mass = np.concatenate([[0.0], rng.uniform(0.2, 2.0, n - 1)])
     Iinv = np.zeros((n, 3, 3))
     Iinv[1:] = np.einsum("ni,ij->nij", rng.uniform(1.0, 20.0, (n - 1, 3)), np.eye(3))
-    a, b, first = [], [], 1
-    for length in lengths:
-        bodies = np.arange(first, first + length)
-        a += [0] + list(bodies[:-1])
-        b += list(bodies)
-        first += length
-    a, b = np.repeat(a, 3), np.repeat(b, 3)
+    a, b = hung_chains(lengths)
     Ja, Jb = rng.normal(size=(a.size, 6)), rng.normal(size=(a.size, 6))
     pattern = Pattern(a, b, inv_mass > 0, n)
     return pattern, pattern.values(Ja, Jb, inv_mass, Iinv, 1e-9)
@@ -44,11 +40,19 @@ def test_block_inverses_solve_as_the_band_does(lengths):
     assert np.abs(blocks - band).max() <= 1e-12 * np.abs(band).max()
 
 
-@pytest.mark.parametrize("lengths", [[4] * 3, [4] * 5 + [BLOCK_ROWS // 3 + 1]],
-                         ids=["few mechanisms", "one too large"])
-def test_no_blocks_where_they_would_not_pay(lengths):
-    """Fewer than MIN_BLOCKS mechanisms (the band is short already), or one with more than
-    BLOCK_ROWS rows (its dense inverse would cost more than the band's solves): the band
-    alone."""
+@pytest.mark.parametrize("lengths, rule", [
+    ([4] * 3, "MIN_BLOCKS"), ([4] * 5 + [BLOCK_ROWS // 3 + 1], "BLOCK_ROWS"),
+    ([4] * 5 + [9], "BLOCK_WORK")], ids=["few mechanisms", "one too large", "too much padding"])
+def test_no_blocks_where_they_would_not_pay(lengths, rule, monkeypatch):
+    """Fewer than MIN_BLOCKS mechanisms (the band is short already), one with more than
+    BLOCK_ROWS rows (its dense inverse would cost more than the band's solves), or blocks
+    whose products (padded to the largest) would do BLOCK_WORK times the band's work: the
+    band alone. Each case is refused by its own rule, the others relaxed."""
+    relaxed = {"MIN_BLOCKS": 1, "BLOCK_ROWS": 10 ** 9, "BLOCK_WORK": 1e9}
+    for name, value in relaxed.items():
+        if name != rule:
+            monkeypatch.setattr(linsolve, name, value)
     pattern, _ = chains(lengths)
     assert pattern.factorizer.blocks is None
+    monkeypatch.setattr(linsolve, rule, relaxed[rule])
+    assert chains(lengths)[0].factorizer.blocks is not None
