@@ -123,15 +123,31 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
         parts_cfm.insert(0, np.full(m_eq, world.cfm))
     fn = np.concatenate([np.full(m_eq, -1), np.where(block.friction_normal >= 0,
                                                      block.friction_normal + m_eq, -1)])
-    lam0 = np.zeros(all_rows.count)
-    kc = uni.n_contact_rows // 3
-    if kc:
-        lam0[m_eq: m_eq + 3 * kc] = uni.warm.T.reshape(-1)
+    lam0 = np.concatenate([np.zeros(m_eq), bounded_warm_start(world, uni)])
     lam, _ = solve_bounded(pattern, J, JM, np.concatenate(parts_rhs), np.concatenate(parts_lo),
                            np.concatenate(parts_hi), cfm=np.concatenate(parts_cfm),
                            friction_normal=fn, mu=np.concatenate([np.zeros(m_eq), block.mu]),
                            lam0=lam0)
     return lam[:m_eq], lam[m_eq:]
+
+
+def bounded_warm_start(world, uni):
+    """What the bounded rows' solve starts from (and centres their softness on), either
+    solver: the contacts' multipliers of last step (by feature key or position), and the limit
+    and motor rows' of the same rows of the plan (0 where the row was not made; the world
+    drops them when the limits change, and a snapshot's that do not fit this plan are left
+    out)."""
+    lam0 = np.zeros(uni.block.rows.count)
+    kc = uni.n_contact_rows // 3
+    if kc:
+        lam0[:3 * kc] = uni.warm.T.reshape(-1)
+    if world._limit_warm is not None and lam0.size > 3 * kc:
+        plan_rows, multipliers = world._limit_warm
+        old = np.zeros(world._coordinate_tables.plan.entry.size)
+        if plan_rows.max(initial=-1) < old.size:
+            old[plan_rows] = multipliers
+        lam0[3 * kc:] = old.take(uni.limit_rows)
+    return lam0
 
 
 def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h, factor):
@@ -144,19 +160,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     free_b = B.times_J(np.concatenate(free, axis=1).ravel())
     u = np.concatenate([v, w], axis=1).ravel()
     rhs_b = (block.target - B.times_J(u)) / h - free_b
-    lam0 = np.zeros(rb.count)
-    kc = uni.n_contact_rows // 3
-    if kc:
-        lam0[:3 * kc] = uni.warm.T.reshape(-1)
-    # limit and motor rows: warm started with last step's multipliers of the same rows of the
-    # plan (0 where the row was not made; the world drops them when the limits change, and a
-    # snapshot's that do not fit this plan are left out)
-    if world._limit_warm is not None and rb.count > 3 * kc:
-        plan_rows, multipliers = world._limit_warm
-        old = np.zeros(world._coordinate_tables.plan.entry.size)
-        if plan_rows.max(initial=-1) < old.size:
-            old[plan_rows] = multipliers
-        lam0[3 * kc:] = old.take(uni.limit_rows)
+    lam0 = bounded_warm_start(world, uni)
     E = None
     if rhs_e is not None:
         E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
