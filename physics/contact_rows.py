@@ -19,6 +19,10 @@ from .rows import Rows
 RESTITUTION_THRESHOLD = 0.2   # m/s: slower impacts do not bounce (resting contact stays put)
 SLOP = 3e-4                   # m of penetration left alone, so resting contacts do not jitter
 SPECULATIVE_TOUCH = 5e-4      # m: a gap this small counts as touching for impacts
+# a normal row whose torque arm |r x n| is at most this fraction of the offset |r| has a
+# normal through the body's centre (a sphere's): its arm is round-off and is made exactly 0
+# (over 2 s of every contact scene such arms were at most 5e-15 |r|, all others 8e-5 |r| or more)
+CENTRAL_ARM = 1e-12
 
 
 @dataclass
@@ -72,6 +76,13 @@ def _fill(J, r, D):
     for c in range(3):
         np.copyto(linear[..., c], D[c])
     cross_components(r[:, :, None], D, [angular[..., c] for c in range(3)])
+    # (exact zeros, which the solver's long solves leave out of their sparse products: a
+    # third of the entries of 1000 spheres)
+    normal_arm = angular[:, 0]                                    # (2, k, 3)
+    a0, a1, a2 = normal_arm[..., 0], normal_arm[..., 1], normal_arm[..., 2]
+    arm_sq = (a0 * a0 + a1 * a1) + a2 * a2
+    offset_sq = (r[0] * r[0] + r[1] * r[1]) + r[2] * r[2]
+    normal_arm[arm_sq <= (CENTRAL_ARM * CENTRAL_ARM) * offset_sq] = 0.0
 
 
 def contact_rows(kin, a, b, point, normal, depth, friction, h, T) -> BoundedRows:

@@ -366,6 +366,37 @@ def test_long_solves_among_many_mechanisms_use_their_blocks_inverses():
     assert_optimal(p, E, B, lam_e, lam_b)
 
 
+def test_long_solves_of_contacts_alone_skip_their_exact_zeros():
+    """Contacts alone (no joints): a solve expected to take its whole budget multiplies by J
+    and M^-1 J^T without their exact zeros (a sphere's normal rows have no torque, a static
+    body's side moves nothing). Leaving out terms that are exactly zero changes no sum: the
+    reduced operator is the same to the last bit, with fewer entries."""
+    from physics.iterative import _Reduced
+    p = random_problem(5, n_bodies=12, n_eq=0, n_contacts=30, n_limits=1)
+    a, b, Ja, Jb = p["b"]
+    # the normal rows between two moving bodies push through both centres
+    central = np.flatnonzero((a[:30] != 0) & (b[:30] != 0))
+    Ja, Jb = Ja.copy(), Jb.copy()
+    Ja[central, 3:] = 0.0
+    Jb[central, 3:] = 0.0
+    B = BodySpace(a, b, Ja, Jb, p["inv_mass"], p["Iinv"], p["n"])
+    s = 1.0 / np.sqrt(B.diagonal + CFM)
+    plain = _Reduced(B, CFM, s, None, None, None)
+    pruned = _Reduced(B, CFM, s, None, None, None, long_solve=True)
+    static_sides = int(np.count_nonzero(a == 0) + np.count_nonzero(b == 0))
+    assert static_sides > 0 and central.size > 10
+    assert pruned.J.data.size == 12 * B.m - 6 * static_sides - 6 * central.size
+    assert pruned.W.data.size == pruned.J.data.size
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        z = rng.normal(size=B.m)
+        assert pruned(z).tobytes() == plain(z).tobytes()
+        u = rng.normal(size=6 * p["n"])
+        u[:6] = 0.0         # (body velocities the solver makes: the static world's stay 0)
+        assert pruned.rows_from_bodies(u).tobytes() == plain.rows_from_bodies(u).tobytes()
+        assert pruned.bodies_from_rows(z).tobytes() == plain.bodies_from_rows(z).tobytes()
+
+
 def test_after_an_unfinished_solve_the_next_skips_the_held_boxes():
     """The solver's memory records whether a solve finished: after one cut short by its
     budget (a violent step) the next goes straight to the accelerated projection, and one
