@@ -129,10 +129,12 @@ class DiagonalBlocks:
         return cls(first, sizes, bandwidth)
 
     def inverses(self, factor: np.ndarray) -> np.ndarray:
-        """(count, rows, rows): the blocks' inverses, from the band's factor (dpbtrf's)."""
+        """(count, rows, rows): the blocks' inverses L^-T L^-1, from the band's factor L
+        (dpbtrf's). (numpy's inverse of L L^T, an LU's, took 0.38 ms for a 10-ragdoll pile's
+        blocks of 54 rows, this 0.22 ms.)"""
         values = np.concatenate([factor.ravel(order="F"), [0.0, 1.0]])
-        L = values.take(self.source)
-        return np.linalg.inv(np.matmul(L, L.transpose(0, 2, 1)))
+        X = lower_triangular_inverses(values.take(self.source))
+        return np.matmul(X.transpose(0, 2, 1), X)
 
     def times(self, inverses: np.ndarray, y: np.ndarray) -> np.ndarray:
         """A^-1 y for y (m,) in band order, by the blocks' ``inverses``."""
@@ -145,6 +147,29 @@ class DiagonalBlocks:
         out = np.empty_like(y)
         out[band] = np.matmul(inverses, yp.reshape(c, b, 1)).reshape(-1).take(padded)
         return out
+
+
+TRIANGULAR_LEAF = 16      # lower_triangular_inverses inverts blocks this small directly
+
+
+def lower_triangular_inverses(L: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """The inverses of lower triangular matrices L (count, n, n), by halves:
+    [[L11, 0], [L21, L22]]^-1 = [[X11, 0], [-X22 L21 X11, X22]], X11 and X22 the halves'
+    inverses (numpy's batched inverse is an LU's: it does not know L is triangular, and
+    LAPACK's triangular inverse takes one matrix a call)."""
+    out = np.empty_like(L) if out is None else out
+    n = L.shape[1]
+    if n <= TRIANGULAR_LEAF:
+        out[...] = np.tril(np.linalg.inv(L))   # (an LU's row swaps leave round-off above)
+        return out
+    h = n // 2
+    X11, X22, corner = out[:, :h, :h], out[:, h:, h:], out[:, h:, :h]
+    lower_triangular_inverses(L[:, :h, :h], X11)
+    lower_triangular_inverses(L[:, h:, h:], X22)
+    np.matmul(np.matmul(X22, L[:, h:, :h]), X11, out=corner)
+    np.negative(corner, out=corner)
+    out[:, :h, h:] = 0.0
+    return out
 
 
 class SparseLU:
