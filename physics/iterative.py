@@ -20,7 +20,7 @@ limits, motors), with A = J M^-1 J^T + cfm. Here:
   out too (a sphere's normal rows have no torque: a third of 1000 poured spheres' entries).
   Among many small mechanisms (a pile of ragdolls), a solve expected to take its whole budget
   (the last one did not finish) applies A_EE^-1 by the inverses of the band's diagonal blocks
-  instead (``linsolve.DiagonalBlocks``): a 10-ragdoll pile's product 21 -> 11 us, for 0.4 ms
+  instead (``linsolve.DiagonalBlocks``): a 10-ragdoll pile's product 21 -> 11 us, for 0.2-0.4 ms
   of inverses a solve.
 * With friction, |lambda_t| <= mu lambda_n bounds each friction row by its own normal
   force: min 1/2 x^T (S + R) x - b^T x over that box, whose friction bounds are the normal
