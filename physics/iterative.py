@@ -195,6 +195,13 @@ class BodySpace:
         Wt = _compressed_rows(keep_m, cols, Md, 6 * self.n)    # W^T in CSR is W in CSC
         return J, Compressed(6 * self.n, m, Wt.indptr, Wt.indices, Wt.data)
 
+    def matrices(self):
+        """(J, M^-1 J^T) as CSR and CSC ``Compressed`` on the rows' own layout, exact zeros
+        included (no copies: what ``times_J`` and ``times_W`` multiply by)."""
+        L, width = self.layout, 6 * self.n
+        return (Compressed(self.m, width, L.indptr, L.indices, self._J.reshape(-1)),
+                Compressed(width, self.m, L.indptr, L.indices, self._M.reshape(-1)))
+
     def impulse(self, lam):
         """M^-1 J^T lambda as linear and angular parts (N, 3) each."""
         u = self.times_W(lam).reshape(-1, 6)
@@ -280,20 +287,17 @@ class _Reduced:
         # scratch for the products' vector operations (one product per MPRGP iteration)
         self._diagonal = np.empty(B.m)
         if E is None:
-            # contacts alone: J and W with the scaling on the vectors (folding it into their
-            # entries saved ~3 % of an iteration of 1000 marbles, but its round-off alone sent
-            # a 55-box pyramid (bench contacts) into a resting state that takes ~50 iterations
-            # a step instead of 1). A solve expected to take its whole budget uses them
-            # without their exact zeros (1000 poured spheres: a third of the entries, the
-            # spheres' normal rows' torques and the walls' sides; a product 123 -> 97 us for
-            # 0.6 ms of building); the sums are the same bits either way.
+            # contacts alone: B's own J and W (``matrices``), the scaling on the vectors
+            # (folding it into their entries saved ~3 % of an iteration of 1000 marbles, but
+            # its round-off alone sent a 55-box pyramid (bench contacts) into a resting state
+            # that takes ~50 iterations a step instead of 1). A solve expected to take its
+            # whole budget uses them without their exact zeros (``operator``; 1000 poured
+            # spheres: a third of the entries, the spheres' normal rows' torques and the
+            # walls' sides; a product 123 -> 97 us for 0.6 ms of building); the sums are the
+            # same bits either way.
             self.s = s
             self._scaled = np.empty(B.m)
-            if long_solve:
-                self.J, self.W = B.operator(moves=bodies_that_move(*B._bodies[2:]))
-                self.B = None
-            else:
-                self.B = B
+            self.J, self.W = B.operator() if long_solve else B.matrices()
             return
         moves = bodies_that_move(*B._bodies[2:])
         J, W = B.operator(s, moves=moves)
@@ -320,28 +324,20 @@ class _Reduced:
 
     def rows_from_bodies(self, u):
         """diag(s) J_B u (mb,) for body velocities u (6N,)."""
-        if self.E is None:
-            return self.s * self._times_J(u)
+        if self.E is None:                 # (contacts alone: the scaling on the vectors)
+            return self.s * _csr_times(self.J, u)
         return _csr_times(self.J, u)
 
     def bodies_from_rows(self, z):
         """M^-1 J_B^T diag(s) z (6N,)."""
         if self.E is None:
-            return self._times_W(self.s * z)
+            return _csc_times(self.W, self.s * z)
         return _csc_times(self.W, z)
-
-    def _times_J(self, u):
-        """J_B u, contacts alone (the scaling is on the vectors there)."""
-        return _csr_times(self.J, u) if self.B is None else self.B.times_J(u)
-
-    def _times_W(self, x):
-        """M^-1 J_B^T x, contacts alone."""
-        return _csc_times(self.W, x) if self.B is None else self.B.times_W(x)
 
     def __call__(self, z):
         self.products += 1
         if self.E is None:
-            y = self._times_J(self._times_W(np.multiply(self.s, z, out=self._scaled)))
+            y = _csr_times(self.J, _csc_times(self.W, np.multiply(self.s, z, out=self._scaled)))
             y *= self.s
             y += np.multiply(self.d, z, out=self._diagonal)
             return y
