@@ -80,7 +80,7 @@ class BandedCholesky:
 # batched matrix product, stand in for the band's back-substitution where a solve takes many
 # products with A^-1. LAPACK's band solve runs short loops of the band's width (10 ragdolls,
 # 540 rows of width 15: 14 us); the product of ten 54 x 54 inverses streams (3.6 us), and
-# forming them (numpy's batched inverse) costs about 30 products' worth (420 us).
+# forming them (from the factor, see ``inverses``) costs about 15-30 products' worth (0.2-0.4 ms).
 BLOCK_ROWS = 64          # largest block (rows)
 BLOCK_WORK = 4.0         # blocks' product work (entries) at most this times the band's
 MIN_BLOCKS = 4           # fewer blocks: the band's solve is short already

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .geometry import closest_segments, column_index, dot, einsum
+from .geometry import closest_segments, column_index, dot, einsum, sum3
 from .sat import EDGE, FACE_B, pair_last, sat_pair_last
 
 INCIDENT_QUAD = np.array([[1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0], [1.0, -1.0]])  # cyclic
@@ -43,11 +43,6 @@ _S_SIGN = np.array([1.0, -1.0, 1.0, -1.0])[:, None]
 _E = np.arange(4)[:, None]
 _AXIS_OF_6, _OTHER_OF_6 = _S_AXIS[None] * 6 + _E, _S_OTHER[None] * 6 + _E
 _AXIS_OF_4, _OTHER_OF_4 = _S_AXIS[None] * 4 + _E, _S_OTHER[None] * 4 + _E
-
-
-def _sum3(p):
-    """p[0] + p[1] + p[2] in the order einsum sums a contiguous row of 3: (p0 + p2) + p1."""
-    return (p[0] + p[2]) + p[1]
 
 
 def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, normal_ref,
@@ -98,11 +93,11 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     corners -= face_c[:, None]
     # u, v, w of the 6 vectors: sums over components ordered as einsum's (x0 y0 + x2 y2) + x1 y1
     prod = vecs[:, None] * frame[:, :, None]                        # (3 comp, 3 row, 6, M)
-    local = _sum3(prod)                                             # (3 row, 6, M)
+    local = sum3(prod)                                              # (3 row, 6, M)
     iu, iv, iw = local[:, :4]                                       # (4, M)
     nu, nv, mn = local[:, 5]                                        # mn <= -1/sqrt(3)
     q = vecs[:, 4] * vecs[:, 5]
-    w0 = _sum3(q) / mn
+    w0 = sum3(q) / mn
 
     uvw = np.empty((3, 24, m))
     u, v, w = uvw
@@ -170,11 +165,9 @@ def _reduce4(uvw, ok, scale):
     area = du2 * dv - dv2 * du
     i3 = np.where(ok, area, -np.inf).argmax(axis=0)
     i4 = np.where(ok, area, np.inf).argmin(axis=0)
-    idx = np.array([i1, i2, i3, i4])
-    flat = column_index(idx, m)
-    keep = np.array([ok.take(f1), d2.take(f2) > tiny,
-                     area.take(flat[2]) > tiny, area.take(flat[3]) < -tiny])
-    return idx, keep, flat
+    f3, f4 = column_index(i3, m), column_index(i4, m)
+    keep = np.array([ok.take(f1), d2.take(f2) > tiny, area.take(f3) > tiny, area.take(f4) < -tiny])
+    return np.array([i1, i2, i3, i4]), keep, np.array([f1, f2, f3, f4])
 
 
 def _take(x, rows):

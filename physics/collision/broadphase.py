@@ -284,7 +284,7 @@ class PairCache:
         radius, bounded, planes, keys = self.shapes
         self.skin = np.where(static, 0.0, SKIN_RADIUS * radius + margin + SKIN_STEPS * reach)
         self.margin = margin
-        grow = radius + np.where(static, 0.0, self.skin) + 0.5 * margin
+        grow = radius + self.skin + 0.5 * margin     # (the skin is 0 on static bodies)
         c, g = position.take(bounded, axis=0), grow.take(bounded)[:, None]
         i, j = sweep_and_prune(c - g, c + g, bounded)
         # the model's excluded pairs (jointed bodies) are fixed with the cache: dropped now

@@ -22,6 +22,11 @@ def dot(a, b):
     return einsum("...i,...i->...", a, b)
 
 
+def sum3(p):
+    """p[0] + p[1] + p[2] in the order einsum sums a contiguous row of 3: (p0 + p2) + p1."""
+    return (p[0] + p[2]) + p[1]
+
+
 def norm(v):
     return np.sqrt(dot(v, v))
 

@@ -51,13 +51,15 @@ def sphere_pair(pa, pb, ra, rb, da, db):
 def round_round(a, b, margin):
     """Sphere/capsule a against sphere/capsule b.
 
-    Candidates (C = 3): feature 0 the closest points of the two segments; features 1, 2 the
-    two ends of the overlap of nearly parallel capsules (then feature 0 is dropped).
+    Candidates: feature 0 the closest points of the two segments; features 1, 2 the two ends
+    of the overlap of nearly parallel capsules (then feature 0 is dropped). C = 3, or C = 1
+    (``single_candidate``) when no pair is nearly parallel.
     """
     m = len(margin)
     ra, la, rb, lb = a.params[:, 0], a.params[:, 1], b.params[:, 0], b.params[:, 1]
     da, db = a.rot[:, :, 2], b.rot[:, :, 2]
-    if la.any() or lb.any():
+    capsules_a, capsules_b = la.any(), lb.any()
+    if capsules_a or capsules_b:
         s, t = closest_segments(a.pos, da, la, b.pos, db, lb)
         ca, cb = a.pos + s[:, None] * da, b.pos + t[:, None] * db
     else:
@@ -68,9 +70,10 @@ def round_round(a, b, margin):
     # Only axes with |cos| > PARALLEL_COS can be within PARALLEL_SINE of parallel, and most
     # steps have none: then the sines are not needed at all.
     par = ()
-    if la.any() and lb.any():
+    if capsules_a and capsules_b:
+        cos = dot(da, db)
         par = ((la > 0) & (lb > 0) & (depth0 >= -(margin + END_SLACK))
-               & (np.abs(dot(da, db)) > PARALLEL_COS)).nonzero()[0]
+               & (np.abs(cos) > PARALLEL_COS)).nonzero()[0]
     if len(par):
         # (math3d.cross is np.cross to the bit, without its per-call cost; take is indexing)
         par = par.compress(norm(cross(da.take(par, axis=0), db.take(par, axis=0)))
@@ -84,6 +87,8 @@ def round_round(a, b, margin):
     depth = np.full((m, 3), -np.inf)
     point[:, 0], normal[:, 0], depth[:, 0] = point0, normal0, depth0
     centre = dot(b.pos[par] - a.pos[par], da[par])
+    # (cos of these rows again, not cos.take(par): einsum over a few rows and over the whole
+    # stack can differ in the last bit, and the pile's runs are kept as they were)
     half = lb[par] * np.abs(dot(da[par], db[par]))
     lo, hi = np.maximum(centre - half, -la[par]), np.minimum(centre + half, la[par])
     par, lo, hi = (x[hi - lo > 1e-9 * la[par]] for x in (par, lo, hi))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .geometry import column_index
+from .geometry import column_index, sum3
 
 FACE_A, FACE_B, EDGE = 0, 1, 2
 # Prefer a face axis to an edge axis, and a face of a to a face of b, unless the other is
@@ -78,8 +78,8 @@ def sat_pair_last(axes_a, pos_a, ha, axes_b, pos_b, hb):
     proj[:3] *= ha[:, None]
     proj[3:] *= hb[:, None]
     seps = np.abs(offset)
-    seps -= (proj[0] + proj[2]) + proj[1]
-    seps -= (proj[3] + proj[5]) + proj[4]
+    seps -= sum3(proj[:3])
+    seps -= sum3(proj[3:])
     np.copyto(seps[6:], -np.inf, where=parallel)
 
     scale = np.maximum(ha, hb).max(axis=0)
