@@ -10,7 +10,10 @@ or swing angle of a ball joint) through its rate Jacobian J (dc/dt = J u):
 - servo: an implicit spring-damper towards a target coordinate (soft row with compliance
   1 / (h (k h + d))), |lambda| <= max_force.
 
-All joints of one coordinate kind are evaluated in one vectorised call.
+All joints of one coordinate kind are evaluated in one vectorised call. A limit becomes a row
+only near its bound (within ANGULAR_LIMIT_MARGIN / LINEAR_LIMIT_MARGIN) or when its present
+rate would reach the bound within the step (``bounded_joint_rows``); motors and servos always
+are rows.
 
 Hinge angles are continuous (multi-turn): the world keeps each hinge's angle from the end of
 the last step (``World._joint_angle``) and every evaluation takes the branch of the wrapped

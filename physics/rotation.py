@@ -45,15 +45,13 @@ def euler_midpoint(inertia, omega, h, iterations=2, guess=None):
     w1 = omega.copy() if guess is None else guess
     for _ in range(iterations):
         wm = 0.5 * (omega + w1)
+        Iwm = inertia_times(inertia, wm)
+        residual = inertia_times(inertia, w1 - omega) + h * cross(wm, Iwm)
         if principal:
-            Iwm = inertia * wm
-            residual = inertia * (w1 - omega) + h * cross(wm, Iwm)
             jac = skew(wm) * inertia[:, None, :] - skew(Iwm)     # zero diagonal
             jac *= 0.5 * h
             jac.reshape(-1, 9)[:, ::4] += inertia
         else:
-            Iwm = einsum("nij,nj->ni", inertia, wm)
-            residual = einsum("nij,nj->ni", inertia, w1 - omega) + h * cross(wm, Iwm)
             jac = inertia + 0.5 * h * (skew(wm) @ inertia - skew(Iwm))
         w1 = w1 - solve3(jac, residual)
     return w1

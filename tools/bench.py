@@ -54,7 +54,8 @@ def bench_chain(sizes=(10, 100, 1000, 10000)) -> dict:
 def _run_scene(scene, settle_steps: int, timed_steps: int, repeats: int = 3) -> dict:
     """Microseconds per step over ``timed_steps`` after ``settle_steps`` (JSON-ready): the
     median of ``repeats`` runs of that window, each from the state saved one step before it
-    (a run replays bitwise, so every repeat times the same steps; one run alone moved by
+    (a run of a scene without a controller, as the contact benchmarks are, replays bitwise
+    from ``get_state``, so every repeat times the same steps; one run alone moved by
     several per cent with what else the machine did). The untimed step after each restore
     refills what a restore empties (the broadphase's pairs, the last factorisation). The
     world ends as after one run."""
