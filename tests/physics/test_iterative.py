@@ -361,7 +361,11 @@ def test_long_solves_among_many_mechanisms_use_their_blocks_inverses():
     assert np.abs(blocks(z) - band(z)).max() <= 1e-12 * np.abs(band(z)).max()
     memory = SolverMemory()
     memory.settled = False
+    made = []
+    inverses = fac.blocks.inverses
+    fac.blocks.inverses = lambda f: made.append(f) or inverses(f)
     (lam_e, lam_b, info), *_ = solve_iter(p, memory=memory, ops=(E, B, fac, factor))
+    assert len(made) == 1 and made[0] is factor       # the solve used the blocks' inverses
     assert info["residual"] <= 1.0
     assert_optimal(p, E, B, lam_e, lam_b)
 
@@ -401,7 +405,7 @@ def test_after_an_unfinished_solve_the_next_skips_the_held_boxes():
     """The solver's memory records whether a solve finished: after one cut short by its
     budget (a violent step) the next goes straight to the accelerated projection, and one
     that finishes brings the held boxes back. Either way the answer meets the same
-    conditions (the friction fixed point's, as in the test above)."""
+    conditions (the friction fixed point's, ``assert_optimal``)."""
     from physics.iterative import SolverMemory
     p = random_problem(3)
     ops = E, B, *_ = operators(p)
@@ -437,11 +441,11 @@ def test_an_expansion_step_too_long_for_the_problem_is_halved_not_taken(monkeypa
     p = random_problem(seed, n_bodies=30, n_eq=20, n_contacts=k, n_limits=6)
     p["fn"][:], p["mu"][:] = -1, 0.0
     p["lo"][k:3 * k], p["hi"][k:3 * k] = -1.0, 1.0
-    E, B, *_ = operators(p)
+    ops = E, B, *_ = operators(p)
     Q, c = reduced_qp(p, E, B)
     last = np.inf
     for n in range(1, 60):
-        (_, x, _), *_ = solve_iter(p, max_iterations=n)
+        (_, x, _), *_ = solve_iter(p, max_iterations=n, ops=ops)
         f = 0.5 * x @ Q @ x - c @ x
         assert f <= last + 1e-12 * abs(last), (seed, n)
         last = f
@@ -464,10 +468,7 @@ def test_a_solve_cut_short_is_never_worse_than_no_impulses(seed):
     warm[:k] = rng.uniform(0.0, 20.0, k)         # normal forces far from the solution's
     warm[k:3 * k] = np.tile(warm[:k], 2) * rng.choice([-1.0, 1.0], 2 * k)
     for budget in (1, 3, 8):
-        _, x, _ = solve_iterative(B, p["rhs_b"], p["lo"], p["hi"], CFM, friction_normal=p["fn"],
-                                  mu=p["mu"], lam0=warm, E=E, rhs_e=p["rhs_e"],
-                                  factorizer=fac, factor=factor, tolerance=1e-10,
-                                  max_iterations=budget)
+        (_, x, _), *_ = solve_iter(p, budget, lam0=warm, ops=(E, B, fac, factor))
         friction = p["fn"] >= 0
         assert np.all(np.abs(x[friction]) <= p["mu"][friction] * x[p["fn"][friction]] + 1e-12)
         assert 0.5 * x @ Q @ x - c @ x <= 1e-9 * np.abs(c @ x)

@@ -262,8 +262,9 @@ def test_a_limit_is_a_row_only_near_its_bound_or_when_approached_fast(angle, rat
         kin = Kinematics(world._view("_x"), quat_to_matrix(world._view("_q")),
                          world._view("_v"), world._view("_w"))
         block, owner, kept = bounded_joint_rows(tables, kin, world.dt, 4 * world.dt)
-        names = {0: "lo", 1: "hi", 2: "motor"}
-        return block, [names[int(i)] for i in kept]
+        plan = tables.plan           # each kept row named by the plan (motor, or its sign)
+        return block, ["motor" if i in plan.motor else "lo" if plan.sign[i] > 0 else "hi"
+                       for i in kept]
 
     block, made_rows = made()
     assert made_rows == rows

@@ -70,4 +70,3 @@ def test_lower_triangular_inverses_by_halves(n):
     X = linsolve.lower_triangular_inverses(L)
     assert not np.triu(X, 1).any()
     assert np.abs(L @ X - np.eye(n)).max() <= 1e-12
-

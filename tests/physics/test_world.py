@@ -192,11 +192,14 @@ def test_snapshot_of_a_contact_scene_restores_an_exact_replay(scene, params, bef
 @pytest.mark.parametrize("damage, message", [
     pytest.param(lambda s: s["v"].__setitem__((0, 0), np.nan), "state\\['v'\\]", id="v"),
     pytest.param(lambda s: s["contacts"]["normal_force"].__setitem__(0, np.inf),
-                 "'normal_force'", id="contacts"),
+                 "'normal_force'", id="contacts-infinite-force"),
     pytest.param(lambda s: s["contacts"].__setitem__("point", s["contacts"]["point"][1:]),
-                 "'point'", id="contacts"),
-    pytest.param(lambda s: s["contacts"]["body_b"].__setitem__(0, 99), "'body_b'", id="contacts"),
-    pytest.param(lambda s: s["contacts"].pop("keys"), "malformed", id="contacts"),
+                 "'point'", id="contacts-short-point"),
+    pytest.param(lambda s: s["contacts"]["body_b"].__setitem__(0, 99), "'body_b'",
+                 id="contacts-unknown-body"),
+    pytest.param(lambda s: s["contacts"].pop("keys"), "malformed", id="contacts-no-keys"),
+    pytest.param(lambda s: s.__setitem__("limit_multipliers", ([0], [np.nan])),
+                 "limit_multipliers", id="limit_multipliers"),
     pytest.param(lambda s: s.__setitem__("norm_vector", np.zeros(5)), "norm_vector",
                  id="norm_vector"),
     pytest.param(lambda s: s.__setitem__("solve_settled", "yes"), "solve_settled",
@@ -210,11 +213,16 @@ def test_a_damaged_snapshot_is_refused_whole_and_changes_nothing(damage, message
     world.add_body(Plane())
     for i in range(3):
         world.add_body(Sphere(0.1), mass=1.0, position=(0.3 * i, 0, 0.099))
+    # a swinging arm against hinge limits: the limit rows' warm start
+    arm = world.add_body(Box((0.05, 0.05, 0.2)), mass=1.0, position=(2.0, 0.0, 1.0))
+    world.add_joint(Hinge(None, arm, anchor=(2.0, 0.0, 1.2), axis=(0, 1, 0), limits=(-0.02, 0.02)))
+    arm.angular_velocity = (0.0, 1.0, 0.0)
     world.step(20)
     snapshot = world.get_state()
     world.step(5)
     before = world.get_state()
     assert before["norm_vector"] is not None and len(before["contacts"]["keys"]) > 0
+    assert before["limit_multipliers"] is not None
     damage(snapshot)
     with pytest.raises(ValueError, match=message):
         world.set_state(snapshot)
@@ -225,4 +233,5 @@ def test_a_damaged_snapshot_is_refused_whole_and_changes_nothing(damage, message
         assert np.array_equal(after["contacts"][key], value), key
     assert np.array_equal(after["norm_vector"], before["norm_vector"])
     assert after["solve_settled"] == before["solve_settled"]
-    assert after["limit_multipliers"] == before["limit_multipliers"]     # (None: no limits)
+    for saved, kept in zip(before["limit_multipliers"], after["limit_multipliers"]):
+        assert np.array_equal(saved, kept)
