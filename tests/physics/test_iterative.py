@@ -472,3 +472,82 @@ def test_a_solve_cut_short_is_never_worse_than_no_impulses(seed):
         friction = p["fn"] >= 0
         assert np.all(np.abs(x[friction]) <= p["mu"][friction] * x[p["fn"][friction]] + 1e-12)
         assert 0.5 * x @ Q @ x - c @ x <= 1e-9 * np.abs(c @ x)
+
+
+def many_contacts(seed):
+    """A random problem of 600 contacts (1803 bounded rows, enough for a working set)
+    among 400 bodies and 30 joint rows, whose first 300 contacts' targets let their bodies
+    part at 50 (rhs units) or more: at zero force those rows are far beyond their target."""
+    p = random_problem(seed, n_bodies=400, n_eq=30, n_contacts=600, n_limits=3)
+    p["rhs_b"][:300] = -50.0 - np.abs(p["rhs_b"][:300])
+    return p
+
+
+def long_solve(p, slack, max_iterations=5000):
+    """solve_iter on p as a long solve (the memory of an unfinished one) with ``slack``."""
+    from physics.iterative import SolverMemory
+    memory = SolverMemory()
+    memory.settled = False
+    E, B, fac, factor = operators(p)
+    answer = solve_iterative(B, p["rhs_b"], p["lo"], p["hi"], CFM, friction_normal=p["fn"],
+                             mu=p["mu"], E=E, rhs_e=p["rhs_e"], factorizer=fac, factor=factor,
+                             tolerance=1e-10, relative_tolerance=0.0, memory=memory,
+                             max_iterations=max_iterations, slack=slack)
+    return answer, E, B
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_long_solve_leaves_out_rows_far_beyond_their_target_and_solves_all_rows(seed):
+    """A long solve over many rows works on a working set without the one-sided rows that
+    start at zero force beyond their target by more than the slack (and their friction
+    rows): the answer meets every row's conditions, as the solve of all rows does."""
+    p = many_contacts(seed)
+    (lam_e, lam_b, info), E, B = long_solve(p, slack=10.0)
+    (all_e, all_b, all_info), _, _ = long_solve(p, slack=None)
+    assert info["residual"] <= 1.0 and all_info["residual"] <= 1.0
+    assert all_info["rows"] == B.m == 1803
+    assert info["rows"] <= B.m - 3 * 250           # most of the far contacts left out
+    assert np.all(lam_b[:300] == 0.0)              # (they push nothing)
+    assert_optimal(p, E, B, lam_e, lam_b)
+    scale = np.abs(all_b).max()
+    assert np.abs(lam_b - all_b).max() <= 1e-6 * scale
+
+
+def test_rows_left_out_that_would_pull_in_join_the_working_set(monkeypatch):
+    """With no slack at all (every one-sided row at zero force left out, however close to
+    its target) the check after the set's solve finds rows that pull in; they join the set,
+    and the solve goes on to meet every row's conditions."""
+    import physics.iterative as iterative
+    joins = []
+    joined_by = iterative._RowSet.joined_by
+    monkeypatch.setattr(iterative._RowSet, "joined_by",
+                        lambda self, rows: joins.append(rows.sum()) or joined_by(self, rows))
+    p = many_contacts(0)
+    (lam_e, lam_b, info), E, B = long_solve(p, slack=-np.inf)
+    assert joins and joins[0] > 100
+    assert info["residual"] <= 1.0
+    assert_optimal(p, E, B, lam_e, lam_b)
+
+
+def test_a_working_set_spent_budget_gives_its_joining_rows_ten_iterations_more():
+    """A long solve cut short by its budget: when rows left out would pull in, they join
+    for WORKING_SET_ROUND (10) iterations beyond the budget, and whatever the rows left out
+    still miss counts in the residual."""
+    from physics.iterative import WORKING_SET_ROUND
+    p = many_contacts(0)
+    (_, _, info), _, _ = long_solve(p, slack=-np.inf, max_iterations=20)
+    assert 20 < info["iterations"] <= 20 + WORKING_SET_ROUND
+    assert info["residual"] > 1.0
+
+
+def test_few_rows_or_no_slack_keep_every_row():
+    """Below SHORT_ROWS rows, or without a slack (short solves, impacts), a solve works on
+    all of its rows: the same bits as a solve that was never offered a working set."""
+    p = many_contacts(1)
+    (_, lam_b, info), _, _ = long_solve(p, slack=None)
+    assert info["rows"] == 1803
+    small = random_problem(4, n_bodies=12, n_contacts=40)
+    small["rhs_b"][:20] = -100.0
+    (_, plain, _), _, _ = long_solve(small, slack=None)
+    (_, offered, info), _, B = long_solve(small, slack=1.0)
+    assert info["rows"] == B.m and offered.tobytes() == plain.tobytes()
