@@ -48,8 +48,8 @@ limits, motors), with A = J M^-1 J^T + cfm. Here:
   one-sided rows that start at zero, well beyond their target (speculative contacts that
   are still closing slowly or opening), are left out with their friction rows until a check
   after the solve shows that they would pull in (``_working_set``). 1000 poured spheres:
-  a quarter of the rows left out, 8 checks in 433 solves bringing rows in, a step 14.0 ->
-  12.4 ms.
+  a quarter of the rows left out, 8 checks in 433 solves bringing rows in, a step 13.3-13.5
+  -> 11.4-11.5 ms.
 * Stopping: every row within VELOCITY_TOLERANCE (m/s; divided by h for forces) plus
   RELATIVE_TOLERANCE of its right-hand side, or MAX_ITERATIONS products. Warm started from the
   last step (contacts by feature key, or position, see ``contact_rows.positional_warm_start``;
