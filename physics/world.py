@@ -62,9 +62,10 @@ class World:
         and the next step, warm started, carries on. More buys accuracy in violent piles
         (120: fewer transient penetrations deeper than 5 mm in a 10-ragdoll pile); 20-30
         trade it for speed (deeper transient penetration where bodies are crushed). Impacts
-        (restitution) keep the default budget. With thousands of rows, a step whose solve
-        left resting speculative contacts out that turn out to push takes up to
-        ``iterative.WORKING_SET_ROUND`` (10) iterations more for them.
+        (restitution) keep the default budget. With thousands of rows, a violent step's
+        solve leaves out the speculative contacts that start well apart; when some of them
+        turn out to push, it takes up to ``iterative.WORKING_SET_ROUND`` (10) iterations
+        more for them.
 
     Attributes worth knowing: ``geometric_stiffness`` (default True) lets bodies pulled by
     more joint tension than the step can resolve (a long chain or a heavy load hanging from
