@@ -242,15 +242,6 @@ class Scatter:
         self.columns = columns                            # (m, 12)
         self.indices = columns.reshape(-1)
 
-    def take(self, rows: np.ndarray) -> "Scatter":
-        """The Scatter of the rows ``rows`` (indices, in that order)."""
-        sub = object.__new__(Scatter)
-        sub.m, sub.n_bodies = rows.shape[0], self.n_bodies
-        sub.indptr = self.indptr[:sub.m + 1]
-        sub.columns = self.columns.take(rows, axis=0)
-        sub.indices = sub.columns.reshape(-1)
-        return sub
-
     def forces_of(self, blocks: np.ndarray, lam: np.ndarray) -> np.ndarray:
         """J^T lambda per body (N, 6); ``blocks`` (m, 12) is [Ja | Jb], C-contiguous."""
         return self.transpose_times(blocks, np.ascontiguousarray(lam, dtype=float)).reshape(-1, 6)

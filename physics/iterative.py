@@ -179,14 +179,14 @@ class BodySpace:
         return self.layout.transpose_times(self._M, x)
 
     def operator(self, scale=None, order=None, moves=None):
-        """(diag(scale) J, M^-1 J^T diag(scale)) with the rows taken in ``order``, without the
-        entries that cannot contribute to J M^-1 J^T x (exact zeros, bodies that do not move;
-        ``moves`` (N,) bool, when the caller has it): the matrices of the solver's products,
-        as CSR and CSC ``Compressed``."""
+        """(diag(scale) J, M^-1 J^T diag(scale)) of the rows taken in ``order`` (indices; None:
+        all, as they are; ``scale`` is per row taken), without the entries that cannot
+        contribute to J M^-1 J^T x (exact zeros, bodies that do not move; ``moves`` (N,) bool,
+        when the caller has it): the matrices of the solver's products, as CSR and CSC
+        ``Compressed``."""
         Jd, Md, cols = self._J, self._M, self.layout.columns
         if order is not None:
             Jd, Md, cols = Jd.take(order, axis=0), Md.take(order, axis=0), cols.take(order, axis=0)
-            scale = None if scale is None else scale.take(order)
         if scale is not None:
             Jd = Jd * scale[:, None]
             Md = Md * scale[:, None]
@@ -207,18 +207,6 @@ class BodySpace:
         L, width = self.layout, 6 * self.n
         return (Compressed(self.m, width, L.indptr, L.indices, self._J.reshape(-1)),
                 Compressed(width, self.m, L.indptr, L.indices, self._M.reshape(-1)))
-
-    def take(self, rows):
-        """The BodySpace of the rows ``rows`` (indices, in that order)."""
-        sub = object.__new__(BodySpace)
-        sub.m, sub.n = rows.shape[0], self.n
-        sub.layout = self.layout.take(rows)
-        sub.diagonal = self.diagonal.take(rows)
-        sub._J, sub._M = self._J.take(rows, axis=0), self._M.take(rows, axis=0)
-        sub._inverse_mass = self._inverse_mass
-        sub._sides = self._sides.take(rows, axis=0)
-        sub._matrices = None
-        return sub
 
     def impulse(self, lam):
         """M^-1 J^T lambda as linear and angular parts (N, 3) each."""
@@ -290,20 +278,23 @@ def bodies_that_move(inv_mass, Iinv):
 
 class _Reduced:
     """z -> diag(s) (S + R) diag(s) z for the bounded rows (Jacobi-scaled), with the equality
-    rows eliminated. Built once per solve: the scaled, pruned J_B and W_B, and with joints J_E
+    rows eliminated; ``rows`` (indices into B's rows, in order): a working set of them (see
+    ``_working_set``, long solves only), None: all. Built once per solve (and row set): J_B
+    and W_B (scaled and pruned, but for contacts alone in a short solve), with joints J_E
     and the coupling matrix J_B W_E (three sparse products and one banded solve per product
     instead of four and one; forming A_BB and J_E W_B as well saved a product but cost more in
     the entries of those two and in the sparse matrix product); the banded factorisation's
     row order is folded into J_E and J_B W_E."""
 
     def __init__(self, B: BodySpace, cfm, s, E: BodySpace | None, factorizer, factor,
-                 long_solve=False, inverses=None):
+                 long_solve=False, rows=None):
         self.products = 0
         self.d = s * cfm * s
         self.E = E
         self.n = B.n                       # bodies: body-space vectors have 6 n entries
+        m = B.m if rows is None else rows.shape[0]
         # scratch for the products' vector operations (one product per MPRGP iteration)
-        self._diagonal = np.empty(B.m)
+        self._diagonal = np.empty(m)
         if E is None:
             # contacts alone: B's own J and W (``matrices``), the scaling on the vectors
             # (folding it into their entries saved ~3 % of an iteration of 1000 marbles, but
@@ -314,11 +305,11 @@ class _Reduced:
             # walls' sides; a product 123 -> 97 us for 0.6 ms of building); the sums are the
             # same bits either way.
             self.s = s
-            self._scaled = np.empty(B.m)
-            self.J, self.W = B.operator() if long_solve else B.matrices()
+            self._scaled = np.empty(m)
+            self.J, self.W = B.operator(order=rows) if long_solve else B.matrices()
             return
         moves = bodies_that_move(*B._inverse_mass)
-        J, W = B.operator(s, moves=moves)
+        J, W = B.operator(s, order=rows, moves=moves)
         self.banded = isinstance(factorizer, BandedCholesky)
         JE, WE = E.operator(order=factorizer.order if self.banded else None, moves=moves)
         # [A_BB; J_E W_B] z as [J_B; J_E] (W_B z) (the J_E rows in the factorisation's
@@ -333,13 +324,12 @@ class _Reduced:
                              np.concatenate([J.data, JE.data]))
         self.D = _csr_csc_product(J, WE)   # J_B W_E ...
         np.negative(self.D.data, out=self.D.data)   # ... negated: added onto A z in place
-        self.mb = B.m
+        self.mb = m
         self.factorizer, self.factor = factorizer, factor
         # a solve expected to take its whole budget (long_solve) among many small mechanisms
         # applies A_EE^-1 by its diagonal blocks' inverses (linsolve.DiagonalBlocks)
         self.blocks = factorizer.blocks if self.banded and long_solve else None
-        self.inverses = (None if self.blocks is None
-                         else inverses() if inverses is not None else self.blocks.inverses(factor))
+        self.inverses = None if self.blocks is None else self.blocks.inverses(factor)
 
     def rows_from_bodies(self, u):
         """diag(s) J_B u (mb,) for body velocities u (6N,)."""
@@ -455,7 +445,8 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
 
 class _Problem:
     """The bounded problem of one solve, scaled (z = lambda / s): what ``solve`` needs to work
-    on all of its rows or on a working set of them. c = s b; lo, hi, tol scaled likewise."""
+    on all of its rows or on a working set of them. c = s b, tol s (the units of the scaled
+    gradient), lo / s and hi / s (of z)."""
 
     def __init__(self, B, E, factorizer, factor, s, cfm, c, lo, hi, tol, is_fric, normal_of,
                  mu, dead, rel, memory, long_solve):
@@ -465,11 +456,6 @@ class _Problem:
         self.memory, self.long_solve = memory, long_solve
         self.one_sided = (lo == 0.0) & (hi == np.inf) & ~is_fric
         self.products = 0
-        blocks = (factorizer.blocks if E is not None and long_solve
-                  and isinstance(factorizer, BandedCholesky) else None)
-        # (a working set's second operator keeps the first's block inverses: they are A_EE's)
-        self.inverses = None if blocks is None else functools.cache(
-            lambda: blocks.inverses(factor))
 
     def gradient(self, z):
         """(S + R) z - c on every row: one product without pruned matrices (what a working
@@ -501,29 +487,28 @@ class _Problem:
 
 
 class _RowSet:
-    """Rows of a _Problem that a solve works on (kept: indices, or None for all), with their
-    BodySpace, their friction rows' normal rows among them, and their operator."""
+    """Rows of a _Problem that a solve works on, with their friction rows' normal rows among
+    them and their operator: all rows (left_out None), or all but the rows ``left_out``
+    ((mb,) bool, a working set)."""
 
-    def __init__(self, p: _Problem, kept=None):
+    def __init__(self, p: _Problem, left_out=None):
         self.problem = p
-        self._left_out = None
-        if kept is None:
-            self.kept, B, self.normal_of = slice(None), p.B, p.normal_of
+        if left_out is None:
+            self.kept, self.normal_of, rows = slice(None), p.normal_of, None
+            self.size = p.B.m
         else:
-            self.kept, B = kept, p.B.take(kept)
-            out = np.ones(p.B.m, dtype=bool)
-            out[kept] = False
-            self.out = np.flatnonzero(out)
+            self.kept, self.out = np.flatnonzero(~left_out), np.flatnonzero(left_out)
+            rows = self.kept
+            self.size = rows.shape[0]
             position = np.full(p.B.m, -1)
-            position[kept] = np.arange(kept.shape[0])
-            self.normal_of = np.maximum(position.take(p.normal_of.take(kept)), 0)
-        self.size = B.m
-        self.op = _Reduced(B, p.cfm[self.kept], p.s[self.kept], p.E, p.factorizer, p.factor,
-                           long_solve=p.long_solve, inverses=p.inverses)
+            position[rows] = np.arange(self.size)
+            self.normal_of = np.maximum(position.take(p.normal_of.take(rows)), 0)
+        self.op = _Reduced(p.B, p.cfm[self.kept], p.s[self.kept], p.E, p.factorizer, p.factor,
+                           long_solve=p.long_solve, rows=rows)
         # (once an operator, if needed; the closure does not hold self: a reference cycle
         # would keep every solve's matrices alive until the garbage collector ran, and a
         # 10-ragdoll pile's step took 5 % longer)
-        op, m, memory = self.op, B.m, p.memory
+        op, m, memory = self.op, self.size, p.memory
         self.norm = functools.cache(lambda: _norm(op, m, memory))
 
     def left_out_pulling(self, z):
@@ -531,12 +516,10 @@ class _RowSet:
         their tolerance; the worst of their misses over tolerance, 0 if none). One product:
         the set's impulses in body space, then the left-out rows' J."""
         p = self.problem
-        if self._left_out is None:
-            self._left_out = p.B.take(self.out)
         p.products += 1
         u = p.eliminated(self.op.bodies_from_rows(z.take(self.kept)))
         out = self.out
-        g = p.s.take(out) * self._left_out.times_J(u) - p.c.take(out)
+        g = p.s.take(out) * p.B.times_J(u).take(out) - p.c.take(out)
         miss = -g / p.tol.take(out)
         pulling_out = p.one_sided.take(out) & (miss > 1.0)
         pulling = np.zeros(p.B.m, dtype=bool)
@@ -548,7 +531,7 @@ class _RowSet:
         p = self.problem
         joins = rows | (p.is_fric & rows.take(p.normal_of))
         joins[self.kept] = True
-        return _RowSet(p, np.flatnonzero(joins))
+        return _RowSet(p, ~joins)
 
 
 def _solve_rows(p: _Problem, rows: _RowSet, z, max_iterations):
@@ -585,10 +568,11 @@ def _solve_rows(p: _Problem, rows: _RowSet, z, max_iterations):
     return z, iterations, residual, method
 
 
-# A long solve works on a working set only among at least SHORT_ROWS rows (with fewer,
+# A long solve works on a working set only among at least WORKING_SET_ROWS rows (with fewer,
 # numpy's per-call cost outweighs the rows': from the same states of a 10-ragdoll pile, a
 # step went 4.0 -> 4.2-4.3 ms) and when it leaves out at least WORKING_SET_SHARE of them (the
 # start and the check each cost a product over all rows)
+WORKING_SET_ROWS = 1500
 WORKING_SET_SHARE = 0.1
 WORKING_SET_ROUND = 10     # iterations at least for rows that join a working set at its check
 
@@ -607,14 +591,14 @@ def _working_set(p: _Problem, z, slack):
     budget and WORKING_SET_ROUND more iterations, and are checked again. What the rows left
     out still miss at the end counts in the residual: a solve that converges solves all
     rows."""
-    if z.shape[0] < SHORT_ROWS:
+    if z.shape[0] < WORKING_SET_ROWS:
         return None
     g = p.gradient(z)
     out = (p.one_sided & (z == 0.0) & (g > slack * p.s)) | p.dead
     out |= p.is_fric & out.take(p.normal_of)
     if np.count_nonzero(out) < WORKING_SET_SHARE * z.shape[0]:
         return None
-    return _RowSet(p, np.flatnonzero(~out))
+    return _RowSet(p, out)
 
 
 def _held_boxes(qp, cone, z, tol, rel, s, friction, max_iterations):
@@ -666,7 +650,7 @@ class _FrictionBox:
         # the contact rows' own layout (contact_rows: k normal rows, then their first and
         # their second friction rows, then rows without friction) lets the second pass work
         # on the friction rows alone, by slices: no gather, and a third of the rows less.
-        # It takes more calls, which cost more than they save on SHORT_ROWS (a ragdoll
+        # It takes more calls, which cost more than they save below SHORT_ROWS (a ragdoll
         # pile's 150 rows: 4.8 against 3.1 us; 1000 spheres' 10^4: 11 against 24)
         k = int(np.count_nonzero(friction)) // 2
         self.contact_layout = (m >= SHORT_ROWS and k > 0
@@ -806,7 +790,9 @@ class SolverMemory:
     held boxes back for the next (a pile coming to rest). Measured against always holding
     first, four alternating runs of the contact benchmark: ragdolls_10 4.91 -> 4.59 ms,
     spheres_1000 16.6 -> 15.8 ms; over 3 s of a 10-ragdoll pile, 6 seeds, the mean deepest
-    contact 0.70 -> 0.69 mm and steps deeper than 5 mm 54 -> 48."""
+    contact 0.70 -> 0.69 mm and steps deeper than 5 mm 54 -> 48. Such a solve (a long solve,
+    expected to take its budget) also prepares for it: pruned matrices, the joints' block
+    inverses, a working set."""
 
     def __init__(self):
         self.u = None
@@ -894,7 +880,7 @@ class _MPRGP:
         """tol: (m,) per-row bound on the projected gradient. Returns (z, iterations, max
         |projected gradient| / tol)."""
         Q, c = self.Q, self.c
-        z = np.clip(z0, lo, hi)
+        z = _clip(z0, lo, hi)
         g = Q(z) - c
         # a warm start worse than no impulses at all (f(z) > 0) is replaced by its best
         # multiple t z, 0 <= t < 1 (every box here holds 0, so t z stays in it). A good warm
