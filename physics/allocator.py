@@ -47,8 +47,8 @@ def freeze_built_objects() -> None:
     """Collect the garbage, then move every object made so far (the modules, the worlds built)
     out of the garbage collector's full collections (``gc.freeze``). Those otherwise scan all
     of them, ~43k objects with a 10-ragdoll pile: a 20 ms pause every few hundred steps, a
-    dropped frame in the viewer. A step's own temporaries are freed by reference counting
-    and the young generations' collections, as before.
+    dropped frame in the viewer. A step's own temporaries are still freed by reference
+    counting and the young generations' collections.
 
     Call it when a world is built and before it runs; calling it again (another scene loaded)
     first frees what became garbage since, the last world included."""

@@ -11,9 +11,9 @@ or swing angle of a ball joint) through its rate Jacobian J (dc/dt = J u):
   1 / (h (k h + d))), |lambda| <= max_force.
 
 All joints of one coordinate kind are evaluated in one vectorised call. A limit becomes a row
-only near its bound (within ANGULAR_LIMIT_MARGIN / LINEAR_LIMIT_MARGIN) or when its present
-rate would reach the bound within the step (``bounded_joint_rows``); motors and servos always
-are rows.
+only near its bound (within ANGULAR_LIMIT_MARGIN / LINEAR_LIMIT_MARGIN) or when twice its
+present rate would reach the bound within the step (LIMIT_REACH, ``bounded_joint_rows``);
+motors and servos always are rows.
 
 Hinge angles are continuous (multi-turn): the world keeps each hinge's angle from the end of
 the last step (``World._joint_angle``) and every evaluation takes the branch of the wrapped

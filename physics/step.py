@@ -260,7 +260,7 @@ def project_positions(world, model, x, q, v, w):
     best = (np.inf, x, q)
     for _ in range(world.position_iterations):
         R = quat_to_matrix(q)
-        rows = evaluate_tables(model.tables, Kinematics(x, R, v, w))
+        rows = evaluate_tables(model.tables, Kinematics(x, R, v, w, velocity_terms=False))
         err = np.max(np.abs(rows.C))
         if not err < best[0]:
             break

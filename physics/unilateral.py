@@ -198,12 +198,10 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     began takes no part in it, so a Newton's cradle passes its momentum ball by ball, as the
     real one does through its tiny gaps. h: the sub-step; factor: the factorisation of the
     joints' A + cfm at ``Iinv`` (the step's own). Returns the new velocities."""
-    k = uni.n_contact_rows // 3
-    if k == 0:
-        return v, w
-    bouncy = uni.restitution > 0
+    bouncy = uni.restitution > 0          # (empty without contacts)
     if not bouncy.any():
         return v, w
+    k = uni.n_contact_rows // 3
     n = world._n
     block = uni.block
     normal = block.rows.at(slice(k))

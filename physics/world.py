@@ -473,7 +473,7 @@ class World:
         if not model.tables:
             return 0.0
         k = Kinematics(self._view("_x"), quat_to_matrix(self._view("_q")),
-                       self._view("_v"), self._view("_w"))
+                       self._view("_v"), self._view("_w"), velocity_terms=False)
         return float(np.max(np.abs(evaluate_tables(model.tables, k).C)))
 
     # -- state snapshots -----------------------------------------------------------------

@@ -6,7 +6,8 @@ import time
 
 import numpy as np
 
-from physics import Ball, Capsule, World, freeze_built_objects
+from physics import Ball, Capsule, World
+from tools import load_scene
 
 
 def hanging_chain(links: int) -> World:
@@ -54,11 +55,11 @@ def bench_chain(sizes=(10, 100, 1000, 10000)) -> dict:
 def _run_scene(scene, settle_steps: int, timed_steps: int, repeats: int = 3) -> dict:
     """Microseconds per step over ``timed_steps`` after ``settle_steps`` (JSON-ready): the
     median of ``repeats`` runs of that window, each from the state saved one step before it
-    (a run of a scene without a controller, as the contact benchmarks are, replays bitwise
-    from ``get_state``, so every repeat times the same steps; one run alone moved by
-    several per cent with what else the machine did). The untimed step after each restore
-    refills what a restore empties (the broadphase's pairs, the last factorisation). The
-    world ends as after one run."""
+    (a run replays bitwise from ``get_state`` while no controller acts, as none does in the
+    contact benchmarks' windows (the pyramid's shot comes at 1 s), so every repeat times the
+    same steps; one run alone moved by several per cent with what else the machine did).
+    The untimed step after each restore rebuilds what a restore leaves stale (the
+    broadphase's pairs, the last factorisation). The world ends as after one run."""
     world = scene.world
     scene.step(settle_steps - 1)
     start_state = world.get_state()
@@ -89,8 +90,7 @@ def bench_contacts() -> dict:
         if name not in scenes.names():
             out[label] = {"skipped": f"scene {name!r} is not available"}
             continue
-        scene = scenes.load(name, **params)
-        freeze_built_objects()         # (as maxcoord run does: no full collections' pauses)
+        scene = load_scene(name, **params)    # (as maxcoord run loads it)
         out[label] = _run_scene(scene, settle, timed)
     return out
 

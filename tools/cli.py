@@ -15,7 +15,8 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402  (after the thread setting above)
 
-from physics.allocator import freeze_built_objects, keep_freed_memory  # noqa: E402
+from physics.allocator import keep_freed_memory  # noqa: E402
+from tools import load_scene  # noqa: E402
 
 # freed memory kept for the next step's temporaries (see physics.allocator)
 keep_freed_memory()
@@ -35,18 +36,9 @@ def _params(pairs: list[str]) -> dict:
     return out
 
 
-def _load_scene(*args, **kwargs):
-    """scenes.load, then what it built kept out of the garbage collector's full collections
-    (see physics.allocator): no 20 ms pauses in a run or the viewer."""
-    import scenes
-    scene = scenes.load(*args, **kwargs)
-    freeze_built_objects()
-    return scene
-
-
 def _load(target: str, params: dict, dt: float | None = None):
     try:
-        return _load_scene(target, dt=dt, **params)
+        return load_scene(target, dt=dt, **params)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
@@ -206,7 +198,7 @@ def _open_recording(target: str, param):
                          "it stores its scene's parameters")
     from render.playback import open_recording
     try:
-        scene, playback = open_recording(target, load_scene=_load_scene)
+        scene, playback = open_recording(target, load_scene=load_scene)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     scene.title = f"{scene.title} - recording {os.path.basename(target)}"
@@ -224,7 +216,7 @@ def cmd_view(args):
     from render.commands import view_command
     # started on a registry scene, N / P step through the registry
     listed = scenes.names() if args.scene in scenes.names() else None
-    view_command(scene, scenes=listed, load_scene=_load_scene if listed else None)
+    view_command(scene, scenes=listed, load_scene=load_scene if listed else None)
 
 
 def cmd_render(args):

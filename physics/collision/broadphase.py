@@ -345,9 +345,10 @@ def find_pairs(kind, params, position, rotation, static, group, mask, excluded_p
 
 # Up to this many pairs _boxes_overlap gathers both boxes of all pairs as (6, K) arrays in two
 # calls; above, each axis on its own (measured on 1000 bodies: 2700 pairs 18 us vs 25 us, 5500
-# pairs 28 vs 35 us, 20000 pairs 92 vs 85 us; and without physics.keep_freed_memory() the
-# (6, K) temporaries of 20000 pairs are faulted in afresh on every call: 780 vs 84 us).
-JOINT_GATHER_PAIRS = 4096
+# pairs 28-29 vs 34-35 us, 10000 pairs 49 vs 50 us, 20000 pairs 92-95 vs 85-86 us; and
+# without physics.keep_freed_memory() the (6, K) temporaries of 20000 pairs are faulted in
+# afresh on every call: 780 vs 84 us).
+JOINT_GATHER_PAIRS = 8192
 
 
 def _boxes_overlap(box, first_runs, second_near):
@@ -416,6 +417,7 @@ def sorted_pairs(i, j, bounded, planes, static, excluded_keys, n):
     # each pair occurs once, so the keys are distinct: a plain sort of the keys gives the
     # order (numpy's SIMD sort; a stable argsort and two gathers cost 20x more)
     key.sort()
+    # (divmod by hand: np.divmod into int64 took 40 us for 20k int32 keys, this 19)
     i = np.floor_divide(key, n, dtype=np.int64)
     j = np.multiply(i, n)
     np.subtract(key, j, out=j)
