@@ -220,6 +220,8 @@ def test_a_damaged_snapshot_is_refused_whole_and_changes_nothing(damage, message
     world.step(20)
     snapshot = world.get_state()
     world.step(5)
+    # (the live flag unlike the snapshot's, so that writing it before refusing would show)
+    world._solver_memory.settled = not snapshot["solve_settled"]
     before = world.get_state()
     assert before["norm_vector"] is not None and len(before["contacts"]["keys"]) > 0
     assert before["limit_multipliers"] is not None
