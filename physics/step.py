@@ -17,7 +17,7 @@ No stage loops over bodies or joints in Python.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -76,7 +76,7 @@ class Model:
     principal: np.ndarray | None  # (N, 3) body-frame inertia diagonals, if all are diagonal
     principal_inv: np.ndarray | None  # (N, 3) and those of the inverse inertias
     spinning: np.ndarray | slice  # dynamic bodies with an anisotropic inertia (see _spinning)
-    pair_cache: PairCache = field(default_factory=PairCache)   # broadphase, between steps
+    pair_cache: PairCache    # the broadphase candidates of these bodies, kept between steps
 
     @property
     def m(self) -> int:
@@ -99,6 +99,7 @@ def compile_model(world) -> Model:
     joints = world._joints
     shaped = int(np.count_nonzero(world._kind[:n] >= 0))
     dynamic = _slice_if_contiguous(np.flatnonzero(inv_mass > 0))
+    excluded = excluded_pairs(world)
     principal = principal_inv = None
     if _is_diagonal(world._inertia[:n]) and _is_diagonal(world._inv_inertia[:n]):
         principal = einsum("nii->ni", world._inertia[:n]).copy()
@@ -106,8 +107,9 @@ def compile_model(world) -> Model:
     return Model(tables, a, b, owner, pattern, scatter, dynamic,
                  np.array([j.body_b.row for j in joints], dtype=np.intp),
                  np.array([j._lb for j in joints]).reshape(-1, 3),
-                 excluded_pairs(world), shaped >= 2, anchor_sides(tables, world._inv_inertia[:n]),
-                 principal, principal_inv, _spinning(world._inertia[:n], inv_mass > 0))
+                 excluded, shaped >= 2, anchor_sides(tables, world._inv_inertia[:n]),
+                 principal, principal_inv, _spinning(world._inertia[:n], inv_mass > 0),
+                 PairCache(world._kind[:n], world._params[:n], excluded))
 
 
 def _slice_if_contiguous(rows):

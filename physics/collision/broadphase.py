@@ -222,9 +222,19 @@ def groups_collide(i, j, group, mask):
     return ((group.take(i) & mask.take(j)) != 0) & ((group.take(j) & mask.take(i)) != 0)
 
 
+def pair_key(i, j, n, dtype=np.int64):
+    """(M,) order-free keys min(i, j) * n + max(i, j) of pairs of rows i, j (M,) among n
+    bodies: one key per unordered pair, and divmod(key, n) gives (min, max) back. dtype:
+    int64, or int32 where n * n fits (sorted_pairs: numpy sorts those twice as fast)."""
+    key = np.minimum(i, j).astype(dtype, copy=False)
+    key *= n
+    key += np.maximum(i, j).astype(dtype, copy=False)
+    return key
+
+
 def _not_excluded(keys, excluded_keys):
-    """(M,) bool: the pairs, by their keys min * n + max, that are not among the (sorted)
-    excluded_keys: a binary search per pair."""
+    """(M,) bool: the pairs, by their pair_key, that are not among the (sorted) excluded_keys:
+    a binary search per pair."""
     if not len(excluded_keys):
         return np.ones(len(keys), dtype=bool)
     pos = np.minimum(np.searchsorted(excluded_keys, keys), len(excluded_keys) - 1)
@@ -232,11 +242,11 @@ def _not_excluded(keys, excluded_keys):
 
 
 def excluded_keys(excluded_pairs, n):
-    """Order-free int64 keys min * n + max of the excluded pairs (P, 2)."""
+    """The sorted int64 pair_key of each excluded pair (P, 2) of rows among n bodies."""
     if excluded_pairs is None:
         return np.zeros(0, dtype=np.int64)
     e = np.asarray(excluded_pairs, dtype=np.int64).reshape(-1, 2)
-    return np.unique(np.minimum(e[:, 0], e[:, 1]) * n + np.maximum(e[:, 0], e[:, 1]))
+    return np.unique(pair_key(e[:, 0], e[:, 1], n))
 
 
 # A PairCache's skin: a fifth of the body's bounding radius, the contact margin and SKIN_STEPS
@@ -248,7 +258,8 @@ SKIN_STEPS = 8.0
 
 
 class PairCache:
-    """Candidate pairs that stay valid while the bodies stay near where they were found.
+    """Candidate pairs of one set of bodies that stay valid while the bodies stay near where
+    they were found.
 
     The pairs are swept once with each body's bounding sphere grown by a skin (see SKIN_STEPS);
     until some body has moved (plus its reach |v| dt) more than its skin, every pair the exact
@@ -257,42 +268,46 @@ class PairCache:
     or a scene) brings a new sweep, as does a new contact margin. The result is the same as a
     fresh sweep and in the same (sorted) order, so replays stay bitwise exact.
 
-    A cache serves one set of bodies: their shapes and excluded pairs are taken as fixed (the
-    step's cache lives in the compiled Model, which is made anew when bodies are added or
-    removed or a pair is ignored or allowed). Along with the pairs it keeps what the per-step
-    re-test needs and what does not change until the next sweep: the bodies in body pairs
-    grouped by kind, and the plane pairs' normals, offsets and bodies grouped by kind."""
+    Made for N bodies whose shapes and excluded pairs are fixed for the cache's lifetime:
+    kind (N,) int shape kinds and params (N, 4) (physics.shapes; kept, not copied, so they
+    must not be changed in place), excluded_pairs (P, 2) rows that never collide, in either
+    order (or None). What follows from them alone (bounding radii, the bounded bodies, the
+    planes, the excluded pairs' keys) is computed here once. The step's cache is made with the
+    compiled Model, which is made anew when bodies are added or removed or a pair is ignored
+    or allowed. Along with the pairs it keeps what the per-step re-test needs and what does
+    not change until the next sweep: the bodies in body pairs grouped by kind, and the plane
+    pairs' normals, offsets and bodies grouped by kind."""
 
-    def __init__(self):
-        self.anchor = None
-        # (bounding radii, bounded bodies, planes, excluded keys), made at the first sweep
-        self.shapes = None
+    def __init__(self, kind, params, excluded_pairs=None):
+        self.kind, self.params = np.asarray(kind), np.asarray(params, dtype=float)
+        self.radius = bounding_radius(self.kind, self.params)     # m, 0 for unbounded kinds
+        self.bounded = np.flatnonzero((self.kind >= SPHERE) & (self.kind < PLANE))
+        self.planes = np.flatnonzero(self.kind == PLANE)
+        self.excluded_keys = excluded_keys(excluded_pairs, len(self.kind))
+        self.anchor = None          # the positions (N, 3) of the last sweep; None before it
 
-    def candidates(self, kind, params, position, static, margin, reach, excluded):
-        """(i, j, plane, body) candidates containing every pair within reach this step."""
-        n = len(kind)
-        if (self.anchor is not None and self.anchor.shape == position.shape
-                and margin == self.margin):
+    def candidates(self, position, static, margin, reach):
+        """(i, j, plane, body) candidates containing every pair within reach this step.
+        position (N, 3) m world centres; static (N,) bool (planes included); margin m; reach
+        (N,) m, see find_pairs."""
+        if self.anchor is not None and margin == self.margin:
             moved = position - self.anchor
             moved = np.sqrt(einsum("ni,ni->n", moved, moved))
             if (moved + reach <= self.skin).all():
                 return self.pairs
-        if self.shapes is None:
-            self.shapes = (bounding_radius(kind, params),
-                           np.flatnonzero((kind >= SPHERE) & (kind < PLANE)),
-                           np.flatnonzero(kind == PLANE), excluded_keys(excluded, n))
-        radius, bounded, planes, keys = self.shapes
+        kind, params, radius, n = self.kind, self.params, self.radius, len(self.kind)
         self.skin = np.where(static, 0.0, SKIN_RADIUS * radius + margin + SKIN_STEPS * reach)
         self.margin = margin
         grow = radius + self.skin + 0.5 * margin     # (the skin is 0 on static bodies)
-        c, g = position.take(bounded, axis=0), grow.take(bounded)[:, None]
-        i, j = sweep_and_prune(c - g, c + g, bounded)
-        # the model's excluded pairs (jointed bodies) are fixed with the cache: dropped now
-        i, j, pp, pb = sorted_pairs(i, j, bounded, planes, static, keys, n)
+        c, g = position.take(self.bounded, axis=0), grow.take(self.bounded)[:, None]
+        i, j = sweep_and_prune(c - g, c + g, self.bounded)
+        # the excluded pairs (jointed bodies) are fixed with the cache: dropped now
+        keys = self.excluded_keys
+        i, j, pp, pb = sorted_pairs(i, j, self.bounded, self.planes, static, keys, n)
         if len(pp):
             gap = einsum("mi,mi->m", params[pp, :3], position[pb]) - params[pp, 3] - radius[pb]
             near = ((gap <= margin + 2.0 * self.skin[pb])
-                    & _not_excluded(np.minimum(pp, pb) * n + np.maximum(pp, pb), keys))
+                    & _not_excluded(pair_key(pp, pb, n), keys))
             pp, pb = pp[near], pb[near]
         self.anchor = position.copy()
         self.pairs = (i, j, pp, pb)
@@ -329,20 +344,6 @@ class PairCache:
         return made[2], made[3]
 
 
-def find_pairs(kind, params, position, rotation, static, group, mask, excluded_pairs,
-               margin, reach, cache: PairCache | None = None):
-    """Candidate pairs, (i, j) int64 arrays sorted by (min, max) body, and plane pairs
-    (plane, body) sorted by body then plane.
-
-    reach (N,) extra distance per body (|v| dt for fast dynamic bodies, 0 otherwise); a pair
-    is returned if its shapes may be within margin + reach_i + reach_j of each other.
-    ``cache`` keeps the candidates between steps (see PairCache; it assumes the same bodies
-    and excluded pairs on every call); without it every call sweeps (with a fresh cache).
-    """
-    return _cached_pairs(PairCache() if cache is None else cache, kind, params, position,
-                         rotation, static, group, mask, excluded_pairs, margin, reach)
-
-
 # Up to this many pairs _boxes_overlap gathers both boxes of all pairs as (6, K) arrays in two
 # calls; above, each axis on its own (measured on 1000 bodies: 2700 pairs 18 us vs 25 us, 5500
 # pairs 28-29 vs 34-35 us, 10000 pairs 49 vs 50 us, 20000 pairs 92-95 vs 85-86 us; and
@@ -371,12 +372,20 @@ def _boxes_overlap(box, first_runs, second_near):
     return keep
 
 
-def _cached_pairs(cache, kind, params, position, rotation, static, group, mask,
-                  excluded_pairs, margin, reach):
-    """find_pairs through the cache: the candidates (sorted, static and excluded pairs
-    already left out) re-tested with this step's exact boxes and plane distances."""
-    i, j, pp, pb = cache.candidates(kind, params, position, static, margin, reach,
-                                    excluded_pairs)
+def find_pairs(cache: PairCache, position, rotation, static, group, mask, margin, reach):
+    """Candidate pairs of the cache's bodies, (i, j) int64 arrays sorted by (min, max) body,
+    and plane pairs (plane, body) sorted by body then plane: the cache's candidates (static
+    and excluded pairs already left out) re-tested with this step's exact boxes and plane
+    distances.
+
+    position (N, 3) m world centres; rotation (N, 3, 3) body->world; static (N,) bool, planes
+    included (two static bodies never collide); group, mask (N,) int bits (see
+    groups_collide); margin m; reach (N,) m extra distance per body (|v| dt for fast dynamic
+    bodies, 0 otherwise): a pair is returned if its shapes may be within margin + reach_i +
+    reach_j of each other. A cache kept between steps sweeps only when a body has left its
+    skin (see PairCache); a fresh one sweeps.
+    """
+    i, j, pp, pb = cache.candidates(position, static, margin, reach)
     group_ok, plane_group_ok = cache.group_filter(np.asarray(group, np.int64),
                                                   np.asarray(mask, np.int64))
     if len(i):      # the exact boxes of the bodies in candidate pairs only
@@ -405,14 +414,11 @@ def _cached_pairs(cache, kind, params, position, rotation, static, group, mask,
 
 def sorted_pairs(i, j, bounded, planes, static, excluded_keys, n):
     """The body pairs (i, j) that are neither both static nor excluded, as (min, max) sorted
-    by the key min * n + max, and every plane with every movable body among ``bounded``,
-    sorted by body then plane."""
+    by their pair_key, and every plane with every movable body among ``bounded``, sorted by
+    body then plane."""
     # 32-bit keys where they fit: numpy's SIMD sort takes half the time on them (40k keys:
     # 66 against 123 us)
-    dtype = np.int32 if n * n < 2**31 else np.int64
-    key = np.minimum(i, j).astype(dtype)
-    key *= n
-    key += np.maximum(i, j).astype(dtype)
+    key = pair_key(i, j, n, np.int32 if n * n < 2**31 else np.int64)
     key = key.compress(~(static.take(i) & static.take(j)) & _not_excluded(key, excluded_keys))
     # each pair occurs once, so the keys are distinct: a plain sort of the keys gives the
     # order (numpy's SIMD sort; a stable argsort and two gathers cost 20x more)

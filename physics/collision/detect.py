@@ -6,7 +6,7 @@ import numpy as np
 from ..shapes import BOX, CAPSULE, CYLINDER, PLANE, SPHERE
 from .boxbox import box_box
 from .boxround import box_round
-from .broadphase import find_pairs
+from .broadphase import PairCache, find_pairs
 from .contacts import ContactSet, Shapes, from_candidates
 from .cylconvex import cylinder_box, cylinder_cylinder
 from .cylround import cylinder_round
@@ -46,7 +46,9 @@ def find_contacts(kind, params, position, rotation, *, static, group, mask, excl
     margin of a pair grows by |v_a - v_b| dt (static bodies count as still), so that a fast
     body gets a speculative contact before it can tunnel.
 
-    pair_cache: a broadphase.PairCache kept between calls on the same bodies (optional).
+    pair_cache: a broadphase.PairCache(kind, params, excluded_pairs) made for these same
+    bodies, shapes and excluded pairs (which it holds fixed) and kept between calls; without
+    one, a fresh cache serves this call alone.
 
     Returns a ContactSet with normals from body_a to body_b (planes are always body a).
     """
@@ -62,8 +64,9 @@ def find_contacts(kind, params, position, rotation, *, static, group, mask, excl
     else:
         vel, reach = np.zeros((n, 3)), np.zeros(n)
 
-    i, j, pp, pb = find_pairs(kind, params, position, rotation, static, group, mask,
-                              excluded_pairs, float(margin), reach, pair_cache)
+    cache = PairCache(kind, params, excluded_pairs) if pair_cache is None else pair_cache
+    i, j, pp, pb = find_pairs(cache, position, rotation, static, group, mask, float(margin),
+                              reach)
     if len(i) + len(pp) == 0:
         return ContactSet.empty()
     a, b, types, counts = _by_pair_type(kind, i, j, pp, pb)

@@ -370,16 +370,16 @@ def test_cached_broadphase_finds_exactly_the_pairs_of_a_fresh_sweep():
     group, mask = np.ones(n, np.int64), np.ones(n, np.int64)
     mask[20:30] = 0                                    # ghosts
     excluded = np.array([[40, 41], [42, 43]])
-    cache, sweeps = PairCache(), 0
+    cache, sweeps = PairCache(kind, params, excluded), 0
     vel = np.where(static[:, None], 0.0, rng.normal(0, 0.5, (n, 3)))
     margin = 0.01
     for step in range(60):
         reach = np.linalg.norm(vel, axis=1) / 240
-        args = (kind, params, pos, R, static, group, mask, excluded, margin, reach)
+        args = (pos, R, static, group, mask, margin, reach)
         before = cache.anchor
-        cached = find_pairs(*args, cache=cache)
+        cached = find_pairs(cache, *args)
         sweeps += cache.anchor is not before
-        fresh = find_pairs(*args)
+        fresh = find_pairs(PairCache(kind, params, excluded), *args)
         for a, b in zip(cached, fresh):
             np.testing.assert_array_equal(a, b)
         pos = pos + vel / 240
