@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .contacts import single_candidate
+from .contacts import point_or_ends_features, single_candidate
 from .geometry import clip_to_slab, einsum, golden_min, rotate, to_local, to_world
 from .sdf import box_closest
-
-# Feature ids: 0 the single deepest point; 1 + 2 * face + end for the clipped face points.
-SINGLE = 0
 
 
 def box_round(a, b, margin):
@@ -65,6 +62,5 @@ def box_round(a, b, margin):
     n_all = np.concatenate([n_loc[:, None], np.repeat(n_face[:, None], 2, 1)], axis=1)
     depth = np.concatenate([depth0[:, None], depth12], axis=1)
     valid = np.stack([~clipped, clipped, clipped], axis=1) & (depth >= -margin[:, None])
-    feature = np.concatenate(
-        [np.full((len(c), 1), SINGLE), 1 + 2 * np.maximum(face, 0)[:, None] + np.arange(2)], 1)
-    return to_world(a.rot, a.pos, point), rotate(a.rot, n_all), depth, feature, valid
+    return (to_world(a.rot, a.pos, point), rotate(a.rot, n_all), depth,
+            point_or_ends_features(np.maximum(face, 0)), valid)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 from dataclasses import dataclass, fields
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
 
@@ -80,9 +80,9 @@ def from_candidates(body_a, body_b, point, normal, depth, feature, valid) -> Con
     point, normal  : (M, C, 3) world;  depth, feature, valid : (M, C)
 
     A normal that is the same for all candidates of a pair may be a broadcast view (stride 0
-    on that axis), and a feature table that is the same for all pairs one row (1, C) or a
-    broadcast view: it is then gathered from its one copy, which is cheaper than masking the
-    broadcast array (and a constant row cheaper than making a broadcast view).
+    on that axis), and a feature table that is the same for all pairs one row (1, C) (see
+    slot_features): each is then gathered from its one copy, which is cheaper than masking a
+    broadcast array.
     """
     valid = np.asarray(valid)
     c = valid.shape[1]
@@ -99,18 +99,34 @@ def from_candidates(body_a, body_b, point, normal, depth, feature, valid) -> Con
         normal=(normal[:, 0].take(rows, axis=0) if normal.strides[1] == 0
                 else _flat(normal).take(flat, axis=0)),
         depth=np.asarray(depth, dtype=np.float64).reshape(-1).take(flat),
-        feature=(feature[0].take(cols) if feature.shape[0] == 1 or feature.strides[0] == 0
+        feature=(feature[0].take(cols) if feature.shape[0] == 1
                  else feature.reshape(-1).take(flat)),
     )
 
 
-_FEATURE_0 = np.zeros((1, 1), dtype=np.int64)      # feature 0, one row for all pairs
+@cache
+def slot_features(c):
+    """(1, C) int64 feature ids 0 .. C-1, one row for all pairs (read-only, made once per C):
+    the ids of a narrowphase whose candidate slot k is the same feature in every pair (a box
+    corner, a rim sample, a segment end)."""
+    row = np.arange(c, dtype=np.int64)[None]
+    row.flags.writeable = False
+    return row
+
+
+def point_or_ends_features(along):
+    """(M, 3) int64 feature ids of a narrowphase whose candidates are one point (slot 0) or
+    the two ends (slots 1, 2) of b's segment clipped along a feature of a, numbered by along
+    (M,) int (a box face, a cylinder's cap or side): 0, and 1 + 2 along + {0, 1}."""
+    ends = 1 + 2 * np.asarray(along, dtype=np.int64)[:, None] + np.arange(2)
+    return np.concatenate([np.zeros((len(ends), 1), dtype=np.int64), ends], axis=1)
 
 
 def single_candidate(point, normal, depth, margin):
     """The candidates (C = 1, feature 0) of M pairs that have one contact each: point,
     normal (M, 3) world, depth and margin (M,), as a narrowphase returns them."""
-    return point[:, None], normal[:, None], depth[:, None], _FEATURE_0, (depth >= -margin)[:, None]
+    return (point[:, None], normal[:, None], depth[:, None], slot_features(1),
+            (depth >= -margin)[:, None])
 
 
 def _flat(x):

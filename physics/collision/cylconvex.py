@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .contacts import keep_deepest
+from .contacts import keep_deepest, slot_features
 from .geometry import BOX_CORNERS, closest_segments, golden_min, rotate, to_local
 from .rim import rim_candidates
 from .round import sphere_pair
@@ -87,8 +87,7 @@ def _box_points_against(cyl, box, margin):
 def _finish(parts, m):
     point, normal, depth, valid = (np.concatenate(x, axis=1) for x in zip(*parts))
     valid = keep_deepest(depth, valid, MAX_POINTS)
-    feature = np.broadcast_to(np.arange(depth.shape[1]), depth.shape)
-    return point, normal, depth, feature, valid
+    return point, normal, depth, slot_features(depth.shape[1]), valid
 
 
 def cylinder_box(a, b, margin):

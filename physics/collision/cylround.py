@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .contacts import point_or_ends_features
 from .geometry import clip_to_slab, einsum, golden_min, rotate, to_local, to_world
 from .sdf import CYL_CAP, CYL_SIDE, cylinder_closest
 
 PARALLEL_SINE = 0.02
-# Features: 0 single point; 1 + 2 * manifold + end with manifold 0 cap -z, 1 cap +z, 2 side.
+# Features (point_or_ends_features): the manifold is numbered 0 cap -z, 1 cap +z, 2 side.
 
 
 def _disc_interval(c, d, radius, lo, hi):
@@ -80,6 +81,5 @@ def cylinder_round(a, b, margin):
     depth = np.concatenate([depth0[:, None], depth12], axis=1)
     valid = np.stack([~two, two, two], axis=1) & (depth >= -margin[:, None])
     manifold = np.where(cap, (zs[:, 0] > 0).astype(int), 2)
-    feature = np.concatenate([np.zeros((len(c), 1), dtype=np.int64),
-                              1 + 2 * manifold[:, None] + np.arange(2)], axis=1)
-    return to_world(a.rot, a.pos, point), rotate(a.rot, normal), depth, feature, valid
+    return (to_world(a.rot, a.pos, point), rotate(a.rot, normal), depth,
+            point_or_ends_features(manifold), valid)

@@ -4,18 +4,14 @@ A plane is body a: the contact normal is the plane normal n, and the plane's par
 (nx, ny, nz, offset) in world coordinates (points x with n . x == offset); its pose is ignored.
 Each function takes the plane a and the other body b as `Shapes` (only a.params is used) and
 the per-pair margins (M,), and returns candidate arrays
-(point (M, C, 3), normal (M, C, 3), depth (M, C), feature (M, C), valid (M, C)).
+(point (M, C, 3), normal (M, C, 3), depth (M, C), feature (1, C), valid (M, C)): the
+feature ids are the candidate slots, the same for every pair (contacts.slot_features).
 """
 from __future__ import annotations
 
-import numpy as np
-
-from .contacts import keep_deepest
+from .contacts import keep_deepest, slot_features
 from .geometry import BOX_CORNERS, dot, rotate, segment_ends
 from .rim import rim_candidates
-
-# the feature ids of the candidates, the same for every pair: one row (see from_candidates)
-_FEATURES_2, _FEATURES_8, _FEATURES_10 = (np.arange(c)[None] for c in (2, 8, 10))
 
 
 def _points_below(plane, x, margin, radius=0.0):
@@ -35,8 +31,7 @@ def plane_round(a, b, margin):
     ends = segment_ends(pos, rot, hl)
     point, normal, depth, valid = _points_below(plane, ends, margin, r[:, None])
     valid[:, 1] &= hl > 0.0  # a sphere's two "ends" coincide: report it once
-    feature = _FEATURES_2
-    return point, normal, depth, feature, valid
+    return point, normal, depth, slot_features(2), valid
 
 
 def plane_box(a, b, margin):
@@ -45,8 +40,7 @@ def plane_box(a, b, margin):
     corners = pos[:, None, :] + rotate(rot, BOX_CORNERS[None] * params[:, None, :3])
     point, normal, depth, valid = _points_below(plane, corners, margin)
     valid = keep_deepest(depth, valid, 4)
-    feature = _FEATURES_8
-    return point, normal, depth, feature, valid
+    return point, normal, depth, slot_features(8), valid
 
 
 def plane_cylinder(a, b, margin):
@@ -58,5 +52,4 @@ def plane_cylinder(a, b, margin):
     plane = a.params
     rim, usable = rim_candidates(b.pos, b.rot, b.params, -plane[:, :3])
     point, normal, depth, valid = _points_below(plane, rim, margin)
-    feature = _FEATURES_10
-    return point, normal, depth, feature, valid & usable
+    return point, normal, depth, slot_features(10), valid & usable

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..math3d import cross
-from .contacts import single_candidate
+from .contacts import single_candidate, slot_features
 from .geometry import clip, closest_segments, dot, norm, perpendicular
 
 # Two capsules whose axes are within this sine of parallel get a 2-point manifold (the ends
@@ -23,7 +23,6 @@ PARALLEL_COS = float(np.sqrt(1.0 - (2.0 * PARALLEL_SINE) ** 2))
 # have an end contact; the others skip the end tests (most candidate pairs of a pile are
 # apart, and its ragdolls' limbs are often parallel).
 END_SLACK = 1e-6    # m
-_FEATURES = np.arange(3)[None]      # the candidates' feature ids, one row for all pairs
 
 
 def sphere_pair(pa, pb, ra, rb, da, db):
@@ -101,4 +100,4 @@ def round_round(a, b, margin):
     depth[par, 0] = -np.inf     # the two ends replace the single point
 
     valid = depth >= -margin[:, None]
-    return point, normal, depth, _FEATURES, valid
+    return point, normal, depth, slot_features(3), valid
