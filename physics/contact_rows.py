@@ -35,7 +35,7 @@ class BoundedRows:
     friction_normal: np.ndarray   # index (within this block) of the bounding normal row, or -1
     mu: np.ndarray
     cfm: np.ndarray               # per-row compliance (soft rows, e.g. servos); 0 = hard
-    body_space: object = None     # iterative.BodySpace of these rows, once the solve built it
+    body_space: object = None     # bodyspace.BodySpace of these rows, once the solve built it
 
     @staticmethod
     def concatenate(blocks):

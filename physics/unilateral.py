@@ -9,11 +9,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .assembly import Pattern, Scatter
+from .bodyspace import BodySpace
 from .bounded import solve_bounded
 from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows,
                            positional_warm_start)
 from .contacts import contact_keys, detect, warm_start
-from .iterative import VELOCITY_TOLERANCE, BodySpace, solve_iterative
+from .iterative import VELOCITY_TOLERANCE, solve_iterative
 from .limits import bounded_joint_rows, build_coordinate_tables
 from .rows import Rows
 

@@ -1,72 +1,23 @@
 """The iterative bounded solver (physics/iterative.py), beside the direct one (physics/bounded.py).
 
-Small random problems: equality rows (joints) between random bodies, bounded rows (contact
-normals lambda >= 0 with a friction pyramid, one-sided limits, bounded motors). The answers
-must meet the problem's optimality conditions, checked on the dense system (without friction
-the box QP's KKT conditions, for either solver; with friction those of the fixed point whose
-friction bounds are mu times the answer's own normal forces). The iterative solver must also
-keep the equality rows exact, respect the friction bounds, never leave a solve cut short worse
-than no impulses, and be bitwise deterministic.
+Small random problems (``bounded_helpers``): equality rows (joints) between random bodies,
+bounded rows (contact normals lambda >= 0 with a friction pyramid, one-sided limits, bounded
+motors). The answers must meet the problem's optimality conditions, checked on the dense
+system (without friction the box QP's KKT conditions, for either solver; with friction those
+of the fixed point whose friction bounds are mu times the answer's own normal forces). The
+iterative solver must also keep the equality rows exact, respect the friction bounds, never
+leave a solve cut short worse than no impulses, and be bitwise deterministic. Its parts have
+their own tests: the reduced operator (test_bodyspace), MPRGP (test_mprgp), the norm estimate
+(test_accelerated_projection).
 """
 import numpy as np
 import pytest
 
 from physics import Box, Plane, Sphere, World
 from physics.assembly import Pattern
-from physics.bounded import CONTACT_SOFTNESS, solve_bounded
-from physics.iterative import BodySpace, solve_iterative
-from physics.math3d import quat_to_matrix
-from physics.rotation import world_inverse_inertia
-from chain_helpers import hung_chains
-
-
-def random_problem(seed, n_bodies=6, n_eq=8, n_contacts=5, n_limits=3, chains=0):
-    """chains > 0: the equality rows join the bodies into that many separate chains hung from
-    the world (three rows a joint) instead of n_eq rows between random bodies."""
-    rng = np.random.default_rng(seed)
-    n = n_bodies + 1                                  # row 0: the static world
-    inv_mass = np.concatenate([[0.0], 1.0 / rng.uniform(0.5, 5.0, n_bodies)])
-    q = rng.normal(size=(n, 4))
-    q /= np.linalg.norm(q, axis=1, keepdims=True)
-    inertia = rng.uniform(0.05, 0.5, (n, 3))
-    Iinv = world_inverse_inertia(quat_to_matrix(q), np.einsum("ni,ij->nij", 1 / inertia, np.eye(3)))
-    Iinv[0] = 0.0
-
-    def rows(count, allow_world=True):
-        a = rng.integers(0 if allow_world else 1, n, count)
-        b = (a + rng.integers(1, n, count)) % n
-        b = np.where(b == 0, 1 + (a % n_bodies), b)
-        a = np.where(a == b, 0, a)
-        return a, b, rng.normal(size=(count, 6)), rng.normal(size=(count, 6))
-
-    if chains:
-        ea, eb = hung_chains([g.size for g in np.array_split(np.arange(n_bodies), chains)])
-        eJa, eJb = rng.normal(size=(ea.size, 6)), rng.normal(size=(ea.size, 6))
-    else:
-        ea, eb, eJa, eJb = rows(n_eq)
-    # contacts: a normal row and two tangent rows on the same bodies
-    ca, cb, cJa, cJb = rows(n_contacts)
-    ta, tb = np.tile(ca, 3), np.tile(cb, 3)
-    tJa = np.concatenate([cJa, rng.normal(size=(2 * n_contacts, 6))])
-    tJb = np.concatenate([cJb, rng.normal(size=(2 * n_contacts, 6))])
-    la, lb, lJa, lJb = rows(n_limits)
-    a = np.concatenate([ta, la])
-    b = np.concatenate([tb, lb])
-    Ja = np.concatenate([tJa, lJa])
-    Jb = np.concatenate([tJb, lJb])
-    k = n_contacts
-    mb = 3 * k + n_limits
-    lo = np.concatenate([np.zeros(k), np.full(2 * k, -np.inf), np.zeros(n_limits - 1), [-2.0]])
-    hi = np.concatenate([np.full(3 * k + n_limits - 1, np.inf), [2.0]])
-    fn = np.concatenate([np.full(k, -1), np.arange(k), np.arange(k), np.full(n_limits, -1)])
-    mu = np.concatenate([np.zeros(k), np.full(2 * k, 0.5), np.zeros(n_limits)])
-    rhs_b = rng.normal(size=mb) * 5.0
-    rhs_e = rng.normal(size=ea.size)
-    return dict(n=n, inv_mass=inv_mass, Iinv=Iinv, eq=(ea, eb, eJa, eJb), b=(a, b, Ja, Jb),
-                lo=lo, hi=hi, fn=fn, mu=mu, rhs_b=rhs_b, rhs_e=rhs_e)
-
-
-CFM = 1e-9
+from physics.bounded import solve_bounded
+from bounded_helpers import (CFM, assert_optimal, dense_system, long_solve, operators,
+                             projected_gradient, random_problem, reduced_qp, solve_iter)
 
 
 def solve_direct(p, lam0=None):
@@ -87,59 +38,6 @@ def solve_direct(p, lam0=None):
     return lam[:m_eq], lam[m_eq:]
 
 
-def operators(p):
-    """The iterative solver's operators for problem p: the equality rows E and the bounded rows
-    B in body space, and the joints' factorizer with its factorisation of A_EE."""
-    ea, eb, eJa, eJb = p["eq"]
-    E = BodySpace(ea, eb, eJa, eJb, p["inv_mass"], p["Iinv"], p["n"])
-    B = BodySpace(*p["b"], p["inv_mass"], p["Iinv"], p["n"])
-    pattern = Pattern(ea, eb, p["inv_mass"] > 0, p["n"])
-    fac = pattern.factorizer
-    factor = fac.factor(pattern.values(eJa, eJb, p["inv_mass"], p["Iinv"], CFM))
-    return E, B, fac, factor
-
-
-def solve_iter(p, max_iterations=5000, tolerance=1e-10, lam0=None, memory=None, ops=None,
-               slack=None):
-    """solve_iterative on problem p (with its ``operators``, or ``ops`` already made):
-    (its answer, E, B, fac, factor)."""
-    E, B, fac, factor = operators(p) if ops is None else ops
-    return solve_iterative(B, p["rhs_b"], p["lo"], p["hi"], CFM, friction_normal=p["fn"], mu=p["mu"],
-                           E=E, rhs_e=p["rhs_e"], factorizer=fac, factor=factor,
-                           tolerance=tolerance, relative_tolerance=0.0, lam0=lam0,
-                           max_iterations=max_iterations, memory=memory,
-                           slack=slack), E, B, fac, factor
-
-
-def unsettled_memory():
-    """The solver's memory after a solve that did not finish: the next is a long solve."""
-    from physics.iterative import SolverMemory
-    memory = SolverMemory()
-    memory.settled = False
-    return memory
-
-
-def dense_system(p, E, B, softness=CONTACT_SOFTNESS):
-    """A = J M^-1 J^T with the solvers' regularisation, dense, equality rows first."""
-    JE, JB, WE, WB = (M.toarray() for M in (E.J, B.J, E.W, B.W))
-    A = np.block([[JE @ WE, JE @ WB], [JB @ WE, JB @ WB]])
-    m_e = JE.shape[0]
-    cfm = np.full(A.shape[0], CFM)
-    cfm[m_e:] += softness * np.diag(A)[m_e:]
-    return A + np.diag(cfm), m_e
-
-
-def reduced_qp(p, E, B):
-    """The bounded rows' problem with the equality rows eliminated: min 1/2 x^T Q x - c^T x,
-    Q = A_BB - A_BE A_EE^-1 A_EB (the Schur complement) and c = b_B - A_BE A_EE^-1 b_E, from
-    the dense A of ``dense_system``."""
-    A, m_e = dense_system(p, E, B)
-    solve_e = lambda r: np.linalg.solve(A[:m_e, :m_e], r)
-    Q = A[m_e:, m_e:] - A[m_e:, :m_e] @ solve_e(A[:m_e, m_e:])
-    c = p["rhs_b"] - A[m_e:, :m_e] @ solve_e(p["rhs_e"])
-    return Q, c
-
-
 def frictionless(p):
     """Problem p made a box QP (in place; returns p): the friction rows lose their friction
     bounds and keep wide finite ones, so that both solvers regularise them as bounded rows."""
@@ -149,29 +47,6 @@ def frictionless(p):
     p["mu"] = np.zeros_like(p["mu"])
     p["fn"] = np.full_like(p["fn"], -1)
     return p
-
-
-def projected_gradient(gb, lam_b, lo, hi):
-    """The part of the gradient gb that the box [lo, hi] does not hold back."""
-    at_lo = lam_b <= lo + 1e-12 * np.abs(np.where(np.isfinite(lo), lo, 0.0))
-    at_hi = lam_b >= hi - 1e-12 * np.abs(np.where(np.isfinite(hi), hi, 0.0))
-    return np.where(at_lo & (gb > 0), 0.0, np.where(at_hi & (gb < 0), 0.0, gb))
-
-
-def assert_optimal(p, E, B, lam_e, lam_b):
-    """(lam_e, lam_b) meets the optimality conditions of problem p (with friction, those of the
-    friction fixed point; without, the box QP's KKT conditions): within the box whose friction
-    bounds are mu times lam_b's own normal forces, the equality rows solved to 1e-9 and the
-    projected gradient of the dense system under 1e-8 of the right-hand side."""
-    A, m_e = dense_system(p, E, B)
-    g = A @ np.concatenate([lam_e, lam_b]) - np.concatenate([p["rhs_e"], p["rhs_b"]])
-    fric = p["fn"] >= 0
-    limit = p["mu"] * np.maximum(lam_b[np.where(fric, p["fn"], 0)], 0.0)
-    lo, hi = np.where(fric, -limit, p["lo"]), np.where(fric, limit, p["hi"])
-    scale = np.abs(np.concatenate([p["rhs_e"], p["rhs_b"]])).max()
-    assert np.all(lam_b >= lo - 1e-12 * scale) and np.all(lam_b <= hi + 1e-12 * scale)
-    assert np.abs(g[:m_e]).max() <= 1e-9 * scale
-    assert np.abs(projected_gradient(g[m_e:], lam_b, lo, hi)).max() <= 1e-8 * scale
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -330,85 +205,6 @@ def test_a_small_contact_budget_trades_accuracy_not_stability():
     assert deepest < 1e-3
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_a_carried_power_vector_estimates_the_norm_in_two_products(seed):
-    """The step lengths want ||s (S + R) s||: MPRGP's expansion step below 2 / ||.||, the
-    accelerated projection's below 1 / ||.||. A power iteration estimates it (from below). A
-    solve that carries last solve's vector (a step changes a pile's largest mode little; here
-    the same operator) starts the power iteration from it and needs two products, not six,
-    for an estimate at least as close."""
-    from physics.iterative import COLD_POWER_ITERATIONS, SolverMemory, _norm, _Reduced
-    p = random_problem(100 + seed, n_bodies=30, n_eq=20, n_contacts=60, n_limits=6)
-    E, B, fac, factor = operators(p)
-    S, _ = reduced_qp(p, E, B)
-    cfm = CFM + CONTACT_SOFTNESS * B.diagonal
-    s = 1.0 / np.sqrt(B.diagonal + cfm)
-    largest = np.linalg.eigvalsh(s[:, None] * (S + np.diag(cfm)) * s[None, :]).max()
-    op = _Reduced(B, CFM, s, E, fac, factor)
-    carried = SolverMemory()
-    cold, cold_is_warm = _norm(op, B.m, carried)
-    products = op.products
-    assert products == COLD_POWER_ITERATIONS
-    warm, warm_is_warm = _norm(op, B.m, carried)
-    assert op.products - products == 2 and warm_is_warm and not cold_is_warm
-    assert largest >= warm >= cold > 0.6 * largest
-
-
-def test_long_solves_among_many_mechanisms_use_their_blocks_inverses(monkeypatch):
-    """Many small mechanisms (six chains of four links): a solve expected to take its whole
-    budget (after one that did not finish) applies A_EE^-1 by the inverses of its diagonal
-    blocks (linsolve.DiagonalBlocks) instead of the band's back-substitution. It is the same
-    reduced operator to rounding, and such a solve meets the same conditions."""
-    from physics.iterative import _Reduced
-    p = random_problem(2, n_bodies=24, n_contacts=8, n_limits=4, chains=6)
-    E, B, fac, factor = operators(p)
-    assert fac.blocks is not None and fac.blocks.count == 6
-    s = 1.0 / np.sqrt(B.diagonal + CFM)
-    band = _Reduced(B, CFM, s, E, fac, factor)
-    blocks = _Reduced(B, CFM, s, E, fac, factor, long_solve=True)
-    assert band.inverses is None and blocks.inverses is not None
-    z = np.random.default_rng(0).normal(size=B.m)
-    assert np.abs(blocks(z) - band(z)).max() <= 1e-12 * np.abs(band(z)).max()
-    made = []
-    inverses = fac.blocks.inverses
-    monkeypatch.setattr(fac.blocks, "inverses", lambda f: made.append(f) or inverses(f))
-    (lam_e, lam_b, info), *_ = long_solve(p, None, ops=(E, B, fac, factor))
-    assert len(made) == 1 and made[0] is factor       # the solve used the blocks' inverses
-    assert info["residual"] <= 1.0
-    assert_optimal(p, E, B, lam_e, lam_b)
-
-
-def test_long_solves_of_contacts_alone_skip_their_exact_zeros():
-    """Contacts alone (no joints): a solve expected to take its whole budget multiplies by J
-    and M^-1 J^T without their exact zeros (a sphere's normal rows have no torque, a static
-    body's side moves nothing). Leaving out terms that are exactly zero changes no sum: the
-    reduced operator is the same to the last bit, with fewer entries."""
-    from physics.iterative import _Reduced
-    p = random_problem(5, n_bodies=12, n_eq=0, n_contacts=30, n_limits=1)
-    a, b, Ja, Jb = p["b"]
-    # the normal rows between two moving bodies push through both centres
-    central = np.flatnonzero((a[:30] != 0) & (b[:30] != 0))
-    Ja, Jb = Ja.copy(), Jb.copy()
-    Ja[central, 3:] = 0.0
-    Jb[central, 3:] = 0.0
-    B = BodySpace(a, b, Ja, Jb, p["inv_mass"], p["Iinv"], p["n"])
-    s = 1.0 / np.sqrt(B.diagonal + CFM)
-    plain = _Reduced(B, CFM, s, None, None, None)
-    pruned = _Reduced(B, CFM, s, None, None, None, long_solve=True)
-    static_sides = int(np.count_nonzero(a == 0) + np.count_nonzero(b == 0))
-    assert static_sides > 0 and central.size > 10
-    assert pruned.J.data.size == 12 * B.m - 6 * static_sides - 6 * central.size
-    assert pruned.W.data.size == pruned.J.data.size
-    rng = np.random.default_rng(1)
-    for _ in range(3):
-        z = rng.normal(size=B.m)
-        assert pruned(z).tobytes() == plain(z).tobytes()
-        u = rng.normal(size=6 * p["n"])
-        u[:6] = 0.0         # (body velocities the solver makes: the static world's stay 0)
-        assert pruned.rows_from_bodies(u).tobytes() == plain.rows_from_bodies(u).tobytes()
-        assert pruned.bodies_from_rows(z).tobytes() == plain.bodies_from_rows(z).tobytes()
-
-
 def test_after_an_unfinished_solve_the_next_skips_the_held_boxes():
     """The solver's memory records whether a solve finished: after one cut short by its
     budget (a violent step) the next goes straight to the accelerated projection, and one
@@ -433,30 +229,6 @@ def test_after_an_unfinished_solve_the_next_skips_the_held_boxes():
     assert np.abs(held - skipped).max() <= 1e-6 * max(np.abs(held).max(), scale)
     assert_optimal(p, E, B, skipped_e, skipped)
     assert_optimal(p, E, B, held_e, held)
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_an_expansion_step_too_long_for_the_problem_is_halved_not_taken(monkeypatch, seed):
-    """MPRGP descends at every step when its expansion step length is below 2 / ||Q||; the
-    power iteration estimates ||Q|| from below, and from a cold start it can come out low.
-    With the length made 8x too long, box QPs (no friction rounds: one fixed QP) still lower
-    their objective with every iteration: an expansion step that would go uphill halves the
-    length instead of being taken."""
-    import physics.iterative as iterative
-    real = iterative._norm
-    monkeypatch.setattr(iterative, "_norm", lambda op, m, carried=None: (real(op, m)[0] / 8, True))
-    k = 60
-    p = random_problem(seed, n_bodies=30, n_eq=20, n_contacts=k, n_limits=6)
-    p["fn"][:], p["mu"][:] = -1, 0.0
-    p["lo"][k:3 * k], p["hi"][k:3 * k] = -1.0, 1.0
-    ops = E, B, *_ = operators(p)
-    Q, c = reduced_qp(p, E, B)
-    last = np.inf
-    for n in range(1, 60):
-        (_, x, _), *_ = solve_iter(p, max_iterations=n, ops=ops)
-        f = 0.5 * x @ Q @ x - c @ x
-        assert f <= last + 1e-12 * abs(last), (seed, n)
-        last = f
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -489,14 +261,6 @@ def many_contacts(seed):
     p = random_problem(seed, n_bodies=400, n_eq=30, n_contacts=600, n_limits=3)
     p["rhs_b"][:300] = -50.0 - np.abs(p["rhs_b"][:300])
     return p
-
-
-def long_solve(p, slack, max_iterations=5000, ops=None):
-    """solve_iter on p as a long solve (the memory of an unfinished one) with ``slack``:
-    (its answer, E, B)."""
-    answer, E, B, _, _ = solve_iter(p, max_iterations, memory=unsettled_memory(), ops=ops,
-                                    slack=slack)
-    return answer, E, B
 
 
 @pytest.mark.parametrize("seed", range(2))

@@ -1,0 +1,277 @@
+"""Rows as sparse matrices in body space and the products with them: J (m x 6N) and
+W = M^-1 J^T (6N x m) of a set of rows (``BodySpace``), and the operator that
+``iterative.solve_iterative`` multiplies by, S + R of the bounded rows with the equality rows
+eliminated (``Reduced``, see the ``iterative`` module docstring for S).
+
+S is never formed. J and M^-1 J^T are two sparse matrices with 12 entries a row, so S x =
+J_B (u - W_E A_EE^-1 J_E u), u = M^-1 J_B^T x: a few sparse products and one banded
+back-substitution, linear in the rows. With joints the coupling matrix J_B W_E is formed once
+per solve (without the exact zeros of limit rows and static bodies), so a product is three
+sparse products (W_B x, [J_B; J_E] u, J_B W_E y) and the banded solve. Contacts alone, a solve
+expected to take its whole budget leaves J's and W's exact zeros out too (a sphere's normal
+rows have no torque: a third of 1000 poured spheres' entries). Among many small mechanisms (a
+pile of ragdolls), a solve expected to take its whole budget (the last one did not finish)
+applies A_EE^-1 by the inverses of the band's diagonal blocks instead
+(``linsolve.DiagonalBlocks``): a 10-ragdoll pile's product 21 -> 11 us, for 0.2-0.4 ms of
+inverses a solve.
+
+The products call scipy's CSR/CSC kernels directly on the raw arrays (``Compressed``): with
+10^4 rows they take about half of an iteration's time (the vector operations, ``vectorops``,
+the other half); with a few hundred (a ragdoll pile) the per-call overhead and the joints'
+banded solve dominate.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.linalg import lapack
+
+from .assembly import COMPONENT_ROWS, Scatter, row_groups, side_blocks_and_inverse_mass
+from .linsolve import BandedCholesky
+
+
+# scipy's own CSR/CSC kernels (as assembly and stiffness use them): without the sparse
+# operator's dispatch, a few microseconds a call that the small products of a ragdoll pile notice
+from scipy.sparse._sparsetools import csc_matvec as _csc_matvec
+from scipy.sparse._sparsetools import csr_matmat as _csr_matmat
+from scipy.sparse._sparsetools import csr_matmat_maxnnz as _csr_matmat_maxnnz
+from scipy.sparse._sparsetools import csr_matvec as _csr_matvec
+from scipy.sparse._sparsetools import csr_tocsc as _csr_tocsc
+
+
+class BodySpace:
+    """Rows (a, b, Ja, Jb) as two sparse matrices: J (m x 6N) and W = M^-1 J^T (6N x m).
+
+    Both share the layout of ``assembly.Scatter`` (12 entries a row: body a's six lanes, then
+    body b's). ``times_J`` and ``times_W`` run scipy's kernels on the raw arrays, and
+    ``operator`` gives the solver's pruned matrices as ``Compressed``. The scipy matrices ``J``
+    and ``W`` (to inspect, or to check against dense algebra) are built when first asked for:
+    building them checks their arrays, ~100 us for a pyramid's 1200 contact rows."""
+
+    def __init__(self, a, b, Ja, Jb, inv_mass, Iinv, n):
+        m = a.shape[0]
+        self.m, self.n = m, n
+        # a contact block's three rows of a contact share their bodies: gathered once
+        group = row_groups(a, b) if m >= COMPONENT_ROWS else 1
+        self.layout = Scatter(a, b, n, group)
+        Jd, Md = side_blocks_and_inverse_mass(Ja, Jb, a, b, inv_mass, Iinv, group)
+        self.diagonal = np.einsum("ij,ij->i", Jd, Md)
+        self._J, self._M = Jd, Md
+        self._inverse_mass = (inv_mass, Iinv)
+        self._sides = np.stack([a, b], axis=1)
+        self._matrices = None
+
+    def _sparse(self):
+        if self._matrices is None:
+            shape = (self.m, 6 * self.n)
+            cols, indptr = self.layout.indices, self.layout.indptr
+            J = sp.csr_matrix((self._J.ravel(), cols, indptr), shape=shape)
+            # W as the transpose of M^-1 J^T's rows: compressed by columns, no conversion
+            W = sp.csr_matrix((self._M.ravel(), cols, indptr), shape=shape).T
+            self._matrices = (J, W)
+        return self._matrices
+
+    @property
+    def J(self):
+        """J (m x 6N), CSR."""
+        return self._sparse()[0]
+
+    @property
+    def W(self):
+        """M^-1 J^T (6N x m), CSC."""
+        return self._sparse()[1]
+
+    def times_J(self, u):
+        """J u (m,) for stacked body velocities u (6N,)."""
+        return self.layout.times(self._J, u)
+
+    def times_W(self, x):
+        """M^-1 J^T x (6N,) for row multipliers x (m,)."""
+        return self.layout.transpose_times(self._M, x)
+
+    def operator(self, scale=None, order=None, moves=None):
+        """(diag(scale) J, M^-1 J^T diag(scale)) of the rows taken in ``order`` (indices; None:
+        all, as they are; ``scale`` is per row taken), without the entries that cannot
+        contribute to J M^-1 J^T x (exact zeros, bodies that do not move; ``moves`` (N,) bool,
+        when the caller has it): the matrices of the solver's products, as CSR and CSC
+        ``Compressed``."""
+        Jd, Md, cols = self._J, self._M, self.layout.columns
+        if order is not None:
+            Jd, Md, cols = Jd.take(order, axis=0), Md.take(order, axis=0), cols.take(order, axis=0)
+        if scale is not None:
+            Jd = Jd * scale[:, None]
+            Md = Md * scale[:, None]
+        # a body without inverse mass and inertia (static) has zero rows in W
+        if moves is None:
+            moves = bodies_that_move(*self._inverse_mass)
+        sides = self._sides if order is None else self._sides.take(order, axis=0)
+        m = sides.shape[0]
+        keep_j = (Jd.reshape(m, 2, 6) != 0) & moves.take(sides)[:, :, None]
+        keep_m = Md != 0
+        J = _compressed_rows(keep_j.reshape(m, 12), cols, Jd, 6 * self.n)
+        Wt = _compressed_rows(keep_m, cols, Md, 6 * self.n)    # W^T in CSR is W in CSC
+        return J, Compressed(6 * self.n, m, Wt.indptr, Wt.indices, Wt.data)
+
+    def matrices(self):
+        """(J, M^-1 J^T) as CSR and CSC ``Compressed`` on the rows' own layout, exact zeros
+        included (no copies: what ``times_J`` and ``times_W`` multiply by)."""
+        L, width = self.layout, 6 * self.n
+        return (Compressed(self.m, width, L.indptr, L.indices, self._J.reshape(-1)),
+                Compressed(width, self.m, L.indptr, L.indices, self._M.reshape(-1)))
+
+    def impulse(self, lam):
+        """M^-1 J^T lambda as linear and angular parts (N, 3) each."""
+        u = self.times_W(lam).reshape(-1, 6)
+        return u[:, :3], u[:, 3:]
+
+
+class Compressed(NamedTuple):
+    """A sparse matrix as the leading arguments of scipy's csr_matvec (CSR: indptr over
+    rows) or csc_matvec (CSC: over columns), 32-bit indices. The solver's matrices are used
+    only by those kernels: no scipy matrix objects, whose construction checks its arrays
+    (five a solve: 0.2 ms of a ragdoll pile's 0.35 ms setup) and whose products dispatch."""
+    rows: int
+    cols: int
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+
+
+def _csr_times(M: Compressed, x):
+    """M x for M in CSR."""
+    out = np.zeros(M.rows)
+    _csr_matvec(*M, x, out)
+    return out
+
+
+def _csc_times(M: Compressed, x):
+    """M x for M in CSC."""
+    out = np.zeros(M.rows)
+    _csc_matvec(*M, x, out)
+    return out
+
+
+def _csr_csc_product(A: Compressed, B: Compressed) -> Compressed:
+    """A B in CSR for A in CSR and B in CSC: B turned to CSR, then scipy's CSR product
+    kernels (what ``A @ B`` of scipy matrices runs, without the matrices)."""
+    Bp = np.empty(B.rows + 1, dtype=np.int32)
+    Bj = np.empty(B.indices.shape[0], dtype=np.int32)
+    Bx = np.empty(B.indices.shape[0])
+    _csr_tocsc(B.cols, B.rows, B.indptr, B.indices, B.data, Bp, Bj, Bx)
+    nnz = _csr_matmat_maxnnz(A.rows, B.cols, A.indptr, A.indices, Bp, Bj)
+    Cp = np.empty(A.rows + 1, dtype=np.int32)
+    Cj = np.empty(nnz, dtype=np.int32)
+    Cx = np.empty(nnz)
+    _csr_matmat(A.rows, B.cols, A.indptr, A.indices, A.data, Bp, Bj, Bx, Cp, Cj, Cx)
+    nnz = Cp[-1]                         # (the kernel leaves out entries that sum to zero)
+    return Compressed(A.rows, B.cols, Cp, Cj[:nnz], Cx[:nnz])
+
+
+def _compressed_rows(keep, columns, values, width):
+    """The CSR matrix (m x width) of the entries ``values`` (m, 12) in ``columns`` (m, 12)
+    where ``keep`` (m, 12 bool)."""
+    at = np.flatnonzero(keep)
+    # the rows' counts by a matrix-vector product: a searchsorted of the row starts, or
+    # numpy's count along the short axis, took about four times as long for 10^4 rows
+    indptr = np.zeros(keep.shape[0] + 1, dtype=np.int32)
+    indptr[1:] = np.cumsum(keep.astype(float) @ _TWELVE_ONES)
+    return Compressed(keep.shape[0], width, indptr, columns.reshape(-1).take(at),
+                      values.reshape(-1).take(at))
+
+
+_TWELVE_ONES = np.ones(12)
+
+
+def bodies_that_move(inv_mass, Iinv):
+    """(N,) bool: the bodies with inverse mass or inertia (the static ones have neither)."""
+    return (inv_mass > 0) | (Iinv != 0).any(axis=(1, 2))
+
+
+class Reduced:
+    """z -> diag(s) (S + R) diag(s) z for the bounded rows (Jacobi-scaled), with the equality
+    rows eliminated; ``rows`` (indices into B's rows, in order): a working set of them (see
+    ``iterative._working_set``, long solves only), None: all. Built once per solve (and row
+    set): J_B and W_B (scaled and pruned, but for contacts alone in a short solve), with
+    joints J_E and the coupling matrix J_B W_E (three sparse products and one banded solve per product
+    instead of four and one; forming A_BB and J_E W_B as well saved a product but cost more in
+    the entries of those two and in the sparse matrix product); the banded factorisation's
+    row order is folded into J_E and J_B W_E."""
+
+    def __init__(self, B: BodySpace, cfm, s, E: BodySpace | None, factorizer, factor,
+                 long_solve=False, rows=None):
+        self.products = 0
+        self.d = s * cfm * s
+        self.E = E
+        self.n = B.n                       # bodies: body-space vectors have 6 n entries
+        m = B.m if rows is None else rows.shape[0]
+        # scratch for the products' vector operations (one product per MPRGP iteration)
+        self._diagonal = np.empty(m)
+        if E is None:
+            # contacts alone: B's own J and W (``matrices``), the scaling on the vectors
+            # (folding it into their entries saved ~3 % of an iteration of 1000 marbles, but
+            # its round-off alone sent a 55-box pyramid (bench contacts) into a resting state
+            # that takes ~50 iterations a step instead of 1). A solve expected to take its
+            # whole budget uses them without their exact zeros (``operator``; 1000 poured
+            # spheres: a third of the entries, the spheres' normal rows' torques and the
+            # walls' sides; a product 123 -> 97 us for 0.6 ms of building); the sums are the
+            # same bits either way.
+            self.s = s
+            self._scaled = np.empty(m)
+            self.J, self.W = B.operator(order=rows) if long_solve else B.matrices()
+            return
+        moves = bodies_that_move(*B._inverse_mass)
+        J, W = B.operator(s, order=rows, moves=moves)
+        self.banded = isinstance(factorizer, BandedCholesky)
+        JE, WE = E.operator(order=factorizer.order if self.banded else None, moves=moves)
+        # [A_BB; J_E W_B] z as [J_B; J_E] (W_B z) (the J_E rows in the factorisation's
+        # order): two products with fewer entries together than A_BB and J_E W_B have (a
+        # ragdoll pile: 8.7k against 11.3k), and no sparse matrix product to form them;
+        # R is added on the vectors
+        self.W = W
+        self.J = J                         # diag(s) J_B, for rows_from_bodies
+        self.JJ = Compressed(J.rows + JE.rows, J.cols,
+                             np.concatenate([J.indptr, JE.indptr[1:] + J.indptr[-1]]),
+                             np.concatenate([J.indices, JE.indices]),
+                             np.concatenate([J.data, JE.data]))
+        self.D = _csr_csc_product(J, WE)   # J_B W_E ...
+        np.negative(self.D.data, out=self.D.data)   # ... negated: added onto A z in place
+        self.mb = m
+        self.factorizer, self.factor = factorizer, factor
+        # a solve expected to take its whole budget (long_solve) among many small mechanisms
+        # applies A_EE^-1 by its diagonal blocks' inverses (linsolve.DiagonalBlocks)
+        self.blocks = factorizer.blocks if self.banded and long_solve else None
+        self.inverses = None if self.blocks is None else self.blocks.inverses(factor)
+
+    def rows_from_bodies(self, u):
+        """diag(s) J_B u (mb,) for body velocities u (6N,)."""
+        if self.E is None:                 # (contacts alone: the scaling on the vectors)
+            return self.s * _csr_times(self.J, u)
+        return _csr_times(self.J, u)
+
+    def bodies_from_rows(self, z):
+        """M^-1 J_B^T diag(s) z (6N,)."""
+        if self.E is None:
+            return _csc_times(self.W, self.s * z)
+        return _csc_times(self.W, z)
+
+    def __call__(self, z):
+        self.products += 1
+        if self.E is None:
+            y = _csr_times(self.J, _csc_times(self.W, np.multiply(self.s, z, out=self._scaled)))
+            y *= self.s
+            y += np.multiply(self.d, z, out=self._diagonal)
+            return y
+        r = _csr_times(self.JJ, _csc_times(self.W, z))
+        y = r[self.mb:]
+        if self.inverses is not None:
+            y = self.blocks.times(self.inverses, y)
+        elif self.banded:
+            y = lapack.dpbtrs(self.factor, y, lower=1, overwrite_b=1)[0]
+        else:
+            y = self.factorizer.solve(self.factor, y)
+        out = r[:self.mb]
+        _csr_matvec(*self.D, y, out)       # out += (-J_B W_E) y by the kernel itself
+        out += np.multiply(self.d, z, out=self._diagonal)
+        return out
