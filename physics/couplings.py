@@ -17,7 +17,6 @@ from __future__ import annotations
 import numpy as np
 
 from .joints import Hinge, Joint, Slider
-from .limits import hinge_angles
 from .math3d import cross, dot
 from .rows import Kinematics, Rows, line_rows
 from .validation import check_unit_direction, check_vector
@@ -128,9 +127,10 @@ def _coordinate(joint, k: Kinematics):
         return r.C[0], r, r.Jdu[0]
     # the continuous hinge angle: nearest to the angle at the end of the last step, so phi
     # sees no 2 pi jump when the hinge turns past +-pi
-    c, u = hinge_angles(joint.world, np.array([joint.index]), a, b, joint._axis_a[None],
-                        joint._perp_a[0][None], joint._perp_b[0][None], R=k.R)
-    angle = c[0]
+    angles = joint.world._turning_angles()
+    row = angles.row[joint.index]
+    c, u = angles.at(k.R)
+    angle, u = c[row], u[row:row + 1]
     z = np.zeros((1, 3))
     rows = Rows(a, b, np.array([angle]), np.concatenate([z, -u], 1), np.concatenate([z, u], 1),
                 np.zeros(1))

@@ -301,12 +301,8 @@ class _Turning:
     def angle(self) -> float:
         """Rotation of body_b relative to body_a about the axis, right-handed, zero at
         creation; continuous, counting whole turns (rad)."""
-        from .limits import hinge_angles
-        world = self.world
-        c, _ = hinge_angles(world, np.array([self.index]), np.array([self._rows_a]),
-                            np.array([self.body_b.row]), self._axis_a[None],
-                            self._perp_a[0][None], self._perp_b[0][None])
-        return float(c[0])
+        angles = self.world._turning_angles()
+        return float(angles.at()[0][angles.row[self.index]])
 
     def _angle_rate(self) -> float:
         return float(self._relative_angular_velocity() @ self.axis)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .contact_rows import BoundedRows
-from .math3d import cross, dot, quat_to_matrix, rotate
+from .math3d import cross, dot, rotate
 from .rows import Kinematics, Rows, StackedVectors, line_rows
 
 # A limit row is made within this of its limit (and when its present rate, LIMIT_REACH times
@@ -61,12 +61,6 @@ class CoordinateTable:
 def wrap_near(angle, reference):
     """angle + 2 pi k (elementwise) closest to ``reference``: unwraps a wrapped angle."""
     return reference + np.remainder(angle - reference + np.pi, 2.0 * np.pi) - np.pi
-
-
-def axis_angle(Ra, Rb, axis_a, ref_a, ref_b):
-    """Wrapped hinge angle in [-pi, pi] (k,) of ref_b (local to b) from ref_a (local to a)
-    about axis_a (local to a), and the world axis (k, 3). Ra, Rb (k, 3, 3)."""
-    return angle_about(rotate(Ra, axis_a), rotate(Ra, ref_a), rotate(Rb, ref_b))
 
 
 def angle_about(u, ra, rb):
@@ -104,17 +98,6 @@ def swing_of(ua, ub):
     return np.arctan2(s, dot(ua, ub)), axis / np.maximum(s, 1e-12)[:, None]
 
 
-def hinge_angles(world, owner, a, b, axis_a, ref_a, ref_b, R=None):
-    """Continuous hinge angles (k,) and world axes (k, 3): the wrapped angle at the current
-    (or given, R (N, 3, 3)) rotations, taken nearest to each hinge's last angle."""
-    if R is None:
-        Ra, Rb = quat_to_matrix(world._q.take(a, axis=0)), quat_to_matrix(world._q.take(b, axis=0))
-    else:
-        Ra, Rb = R.take(a, axis=0), R.take(b, axis=0)
-    c, u = axis_angle(Ra, Rb, axis_a, ref_a, ref_b)
-    return wrap_near(c, world._joint_angle.take(owner)), u
-
-
 # The body-fixed vectors each angular coordinate kind turns into the world: (side, argument)
 # pairs, side 0 body a, 1 body b, in the order its function (swing_of, twist_of,
 # angle_about) takes them
@@ -130,10 +113,44 @@ def angular_coordinate(table: CoordinateTable, turned):
         return swing_of(*turned)
     if table.kind == "twist":
         return twist_of(*turned)
-    c, g = angle_about(*turned)
     if table.world is not None:     # hinge angle, continuous: nearest to the last one
-        c = wrap_near(c, table.world._joint_angle.take(table.owner))
-    return c, g
+        return continuous_angle(table.world, table.owner, turned)
+    return angle_about(*turned)
+
+
+def continuous_angle(world, owner, turned):
+    """Continuous hinge angles (k,) of the joints ``owner`` and their world axes (k, 3), from
+    the world vectors TURNED["angle"] (axis and reference of a, reference of b): the wrapped
+    angle taken nearest to each joint's last one (``world._joint_angle``)."""
+    c, u = angle_about(*turned)
+    return wrap_near(c, world._joint_angle.take(owner)), u
+
+
+class TurningAngles:
+    """The continuous angles of a world's turning joints (Hinge, Cylindrical), with or
+    without limits, read outside the limit rows: by World._track_angles after every step, by
+    Hinge.angle and by couplings. Their vectors (TURNED["angle"]) are stacked once per
+    topology (rows.StackedVectors) and the angle is the limit rows' (continuous_angle)."""
+
+    def __init__(self, world, joints):
+        self.world = world
+        self.owner = np.array([j.index for j in joints], dtype=np.intp)
+        self.row = np.full(len(world._joints), -1, dtype=np.intp)     # joint -> its row here
+        self.row[self.owner] = np.arange(self.owner.size)
+        a = np.array([j._rows_a for j in joints], dtype=np.intp)
+        b = np.array([j.body_b.row for j in joints], dtype=np.intp)
+        args = (np.array([j._axis_a for j in joints]).reshape(-1, 3),
+                np.array([j._perp_a[0] for j in joints]).reshape(-1, 3),
+                np.array([j._perp_b[0] for j in joints]).reshape(-1, 3))
+        self._stack = StackedVectors([[(b if side else a, args[arg])
+                                       for side, arg in TURNED["angle"]]])
+
+    def at(self, R=None):
+        """Angles (k,) and world axes (k, 3) at body rotations R (N, 3, 3), or at the current
+        orientations (None), in the order of ``owner``."""
+        turned = (self._stack.rotated(R) if R is not None
+                  else self._stack.rotated_at(self.world._q))[1][0]
+        return continuous_angle(self.world, self.owner, turned)
 
 
 def angular_rate_blocks(g):

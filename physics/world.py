@@ -408,25 +408,25 @@ class World:
     def _track_angles(self):
         """Carry every hinge's (and cylindrical joint's) continuous angle to the new state (one
         vectorised call): the geometric angle's branch nearest to the last one, i.e. a
-        running turn count."""
-        if self._angle_table is None:
-            from .joints import _Turning
-            hinges = [(i, j) for i, j in enumerate(self._joints) if isinstance(j, _Turning)]
-            self._angle_table = (
-                np.array([i for i, _ in hinges], dtype=np.intp),
-                np.array([j._rows_a for _, j in hinges], dtype=np.intp),
-                np.array([j.body_b.row for _, j in hinges], dtype=np.intp),
-                np.array([j._axis_a for _, j in hinges]).reshape(-1, 3),
-                np.array([j._perp_a[0] for _, j in hinges]).reshape(-1, 3),
-                np.array([j._perp_b[0] for _, j in hinges]).reshape(-1, 3))
-        owner = self._angle_table[0]
-        if owner.size:
-            from .limits import hinge_angles
+        running turn count. (The step's limit and motor rows took their angles at the
+        rotations it started from; these are at the ones it ended with, which the next step
+        unwraps against: a second evaluation, not a repeat.)"""
+        table = self._turning_angles()
+        if table.owner.size:
             # the rotations the step ended with, if it kept them for the next one (the same
             # values as made afresh from the orientations)
             cache = self._start_cache
-            R = cache.R if cache is not None else None
-            self._joint_angle[owner] = hinge_angles(self, *self._angle_table, R=R)[0]
+            self._joint_angle[table.owner] = table.at(cache.R if cache is not None else None)[0]
+
+    def _turning_angles(self):
+        """The continuous angles of this world's hinges and cylindrical joints
+        (limits.TurningAngles), made once per topology."""
+        if self._angle_table is None:
+            from .joints import _Turning
+            from .limits import TurningAngles
+            self._angle_table = TurningAngles(
+                self, [j for j in self._joints if isinstance(j, _Turning)])
+        return self._angle_table
 
     @property
     def contact_iterations(self) -> int:

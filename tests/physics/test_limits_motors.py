@@ -274,3 +274,29 @@ def test_a_limit_is_a_row_only_near_its_bound_or_when_approached_fast(angle, rat
     hinge.set_motor(velocity=1.0, max_force=2.0)
     block, made_rows = made()
     assert made_rows == rows + ["motor"]
+
+
+def test_hinge_angle_is_the_angle_the_limit_rows_take_and_the_step_keeps():
+    """One continuous angle: Hinge.angle reads the coordinate a limit row takes at the same
+    rotations (to the bit), and the angle a step keeps for unwrapping is it, for hinges with
+    and without limits, past whole turns."""
+    from physics.limits import build_coordinate_tables
+    from physics.math3d import quat_to_matrix
+    from physics.rows import Kinematics
+
+    world = World(gravity=(0, 0, 0))
+    wheels = [world.add_body(Box((0.3, 0.3, 0.05)), mass=4.0, position=(x, 0, 0))
+              for x in (0.0, 1.0)]
+    limited = world.add_joint(Hinge(None, wheels[0], anchor=(0, 0, 0), axis=(0, 0, 1),
+                                    limits=(-30.0, 30.0)))
+    free = world.add_joint(Hinge(None, wheels[1], anchor=(1, 0, 0), axis=(0, 0, -1)))
+    for wheel in wheels:
+        wheel.angular_velocity = (0, 0, 12.0)
+    world.step(240)
+    assert limited.angle == pytest.approx(12.0, abs=1e-6)
+    assert free.angle == pytest.approx(-12.0, abs=1e-6)
+    kin = Kinematics(world._view("_x"), quat_to_matrix(world._view("_q")),
+                     world._view("_v"), world._view("_w"))
+    c, _ = build_coordinate_tables(world.joints).coordinates(kin)
+    assert c.tolist() == [limited.angle]
+    assert world._joint_angle.tolist() == pytest.approx([limited.angle, free.angle], abs=1e-12)
