@@ -136,8 +136,8 @@ def bounded_warm_start(world, uni):
     """What the bounded rows' solve starts from (and centres their softness on), either
     solver: the contacts' multipliers of last step (by feature key or position), and the limit
     and motor rows' of the same rows of the plan (0 where the row was not made; the world
-    drops them when the limits change, and a snapshot's that do not fit this plan are left
-    out)."""
+    drops them when the limits change, and World.set_state a snapshot's that do not fit the
+    plan)."""
     lam0 = np.zeros(uni.block.rows.count)
     kc = uni.n_contact_rows // 3
     if kc:
@@ -145,8 +145,7 @@ def bounded_warm_start(world, uni):
     if world._limit_warm is not None and lam0.size > 3 * kc:
         plan_rows, multipliers = world._limit_warm
         old = np.zeros(world._coordinate_tables.plan.entry.size)
-        if plan_rows.max(initial=-1) < old.size:
-            old[plan_rows] = multipliers
+        old[plan_rows] = multipliers
         lam0[3 * kc:] = old.take(uni.limit_rows)
     return lam0
 

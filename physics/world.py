@@ -510,7 +510,8 @@ class World:
         """Restore a snapshot taken with ``get_state`` from this world (same bodies). Every
         part is checked before anything is changed: a bad snapshot leaves the world as it was.
         (A snapshot without the contact solve's part, from an older version, restores the
-        bodies and starts the next contact solve cold.)"""
+        bodies and starts the next contact solve cold; one whose limit multipliers name rows
+        that the limits' plan no longer has starts the limit rows cold.)"""
         if state.get("n_bodies") != self._n - 1 or state.get("n_joints") != len(self._joints):
             raise ValueError("state was taken from a world with different bodies or joints")
         arrays = {name: _checked_array(state, name[1:], self._view(name).shape, required=True)
@@ -526,6 +527,10 @@ class World:
             raise ValueError(f"state['solve_settled'] must be True or False, got {settled!r}")
         contacts, warm = _checked_contacts(state.get("contacts"), self._n - 1)
         limit_warm = _checked_limit_multipliers(state.get("limit_multipliers"))
+        if limit_warm is not None and limit_warm[0].max(initial=-1) >= self._limit_plan_size():
+            # rows of another plan (the limits changed since it was taken): a warm start is
+            # only a hint, so the next step starts the limit rows cold
+            limit_warm = None
         for name, arr in arrays.items():
             getattr(self, name)[: self._n] = arr
         if angles is not None:
@@ -541,6 +546,15 @@ class World:
         self._limit_warm = limit_warm
         self._solver_memory.u = norm_vector
         self._solver_memory.settled = bool(settled)
+
+    def _limit_plan_size(self) -> int:
+        """How many rows the plan of the joints' limit and motor rows has (limits.bounded_plan,
+        whose row indices the limits' warm start is kept by)."""
+        if self._coordinate_tables is None:
+            from .limits import build_coordinate_tables
+            self._coordinate_tables = build_coordinate_tables(self._joints)
+        plan = self._coordinate_tables.plan
+        return 0 if plan is None else plan.entry.size
 
     def _joint_wrenches(self) -> np.ndarray:
         if self._wrench_cache is None:

@@ -189,6 +189,29 @@ def test_snapshot_of_a_contact_scene_restores_an_exact_replay(scene, params, bef
         assert np.array_equal(getattr(world.contacts, field), getattr(contacts, field)), field
 
 
+def test_a_snapshots_limit_multipliers_of_another_plan_are_dropped_when_restored():
+    """The limits' warm start is kept by plan row; a snapshot whose rows this world's plan
+    does not have (its limits changed since) restores without them, and the next steps start
+    the limit rows cold, as from a snapshot that has none."""
+    world = World(contact_solver="iterative")
+    arm = world.add_body(Box((0.05, 0.05, 0.2)), mass=1.0, position=(0.0, 0.0, 1.0))
+    world.add_joint(Hinge(None, arm, anchor=(0.0, 0.0, 1.2), axis=(0, 1, 0), limits=(-0.02, 0.02)))
+    arm.angular_velocity = (0.0, 1.0, 0.0)
+    world.step(20)
+    snapshot = world.get_state()
+    rows, multipliers = snapshot["limit_multipliers"]
+    assert np.any(multipliers)
+    snapshot["limit_multipliers"] = (rows + 2, multipliers)     # the plan has rows 0 and 1
+    world.set_state(snapshot)
+    assert world.get_state()["limit_multipliers"] is None
+    world.step(5)
+    cold = world.get_state()
+    snapshot["limit_multipliers"] = None
+    world.set_state(snapshot)
+    world.step(5)
+    assert_same_state(world.get_state(), cold)
+
+
 @pytest.mark.parametrize("damage, message", [
     pytest.param(lambda s: s["v"].__setitem__((0, 0), np.nan), "state\\['v'\\]", id="v"),
     pytest.param(lambda s: s["contacts"]["normal_force"].__setitem__(0, np.inf),
