@@ -568,8 +568,9 @@ class World:
 
 def _checked_clock(state, dt):
     """(time origin, steps) of a snapshot: its "clock" when that still gives its "time" (a
-    user may have set only the time), else (time, 0); ValueError for a time that is not a
-    finite number."""
+    user may have set only the time), else (time, 0), as for a snapshot without a clock (from
+    an older version); ValueError for a time that is not a finite number or a clock that is
+    not (a finite origin in s, a whole number of steps >= 0)."""
     try:
         time = float(state["time"])
     except (KeyError, TypeError, ValueError):
@@ -577,11 +578,17 @@ def _checked_clock(state, dt):
     if not np.isfinite(time):
         raise ValueError(f"state['time'] must be finite, got {time}")
     clock = state.get("clock")
-    try:
-        origin, steps = float(clock[0]), int(clock[1])
-    except (TypeError, ValueError, IndexError):
+    if clock is None:
         return time, 0
-    return (origin, steps) if steps >= 0 and origin + steps * dt == time else (time, 0)
+    try:
+        origin, steps = clock
+        origin, whole = float(origin), int(steps)
+    except (TypeError, ValueError, OverflowError):
+        origin, whole = np.nan, -1
+    if not (np.isfinite(origin) and whole >= 0 and whole == steps):
+        raise ValueError("state['clock'] must be (time origin in s, whole steps >= 0), got "
+                         f"{clock!r}")
+    return (origin, whole) if origin + whole * dt == time else (time, 0)
 
 
 def _checked_array(state, key, shape, required=False):

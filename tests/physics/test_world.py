@@ -228,6 +228,10 @@ def test_a_snapshots_limit_multipliers_of_another_plan_are_dropped_when_restored
     pytest.param(lambda s: s.__setitem__("solve_settled", "yes"), "solve_settled",
                  id="solve_settled"),
     pytest.param(lambda s: s.__setitem__("time", float("nan")), "time", id="time"),
+    pytest.param(lambda s: s.__setitem__("clock", (0.0, -20)), "clock", id="clock-steps"),
+    pytest.param(lambda s: s.__setitem__("clock", (float("nan"), 20)), "clock",
+                 id="clock-origin"),
+    pytest.param(lambda s: s.__setitem__("clock", "0.0, 20"), "clock", id="clock-malformed"),
 ])
 def test_a_damaged_snapshot_is_refused_whole_and_changes_nothing(damage, message):
     """Every part of a snapshot is checked before any is written: a bad one raises a
