@@ -15,7 +15,7 @@ from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows
                            positional_warm_start)
 from .contacts import contact_keys, detect, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
-from .limits import bounded_joint_rows, build_coordinate_tables
+from .limits import bounded_joint_rows
 from .rows import Rows
 
 
@@ -51,9 +51,7 @@ def unilateral_rows(world, model, kin, h):
         owners.append(np.full(block.rows.count, -1, dtype=np.intp))
         k = len(cs)
         tangents = (block.rows.Jb[k:2 * k, :3], block.rows.Jb[2 * k:, :3])
-    if world._coordinate_tables is None:
-        world._coordinate_tables = build_coordinate_tables(world._joints)
-    limit_block, limit_owner, limit_rows = bounded_joint_rows(world._coordinate_tables, kin, h, T)
+    limit_block, limit_owner, limit_rows = bounded_joint_rows(world._limit_tables(), kin, h, T)
     if limit_block is not None:
         blocks.append(limit_block)
         owners.append(limit_owner)
@@ -144,7 +142,7 @@ def bounded_warm_start(world, uni):
         lam0[:3 * kc] = uni.warm.T.reshape(-1)
     if world._limit_warm is not None and lam0.size > 3 * kc:
         plan_rows, multipliers = world._limit_warm
-        old = np.zeros(world._coordinate_tables.plan.entry.size)
+        old = np.zeros(world._limit_plan_size())
         old[plan_rows] = multipliers
         lam0[3 * kc:] = old.take(uni.limit_rows)
     return lam0

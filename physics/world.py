@@ -547,13 +547,18 @@ class World:
         self._solver_memory.u = norm_vector
         self._solver_memory.settled = bool(settled)
 
-    def _limit_plan_size(self) -> int:
-        """How many rows the plan of the joints' limit and motor rows has (limits.bounded_plan,
-        whose row indices the limits' warm start is kept by)."""
+    def _limit_tables(self):
+        """The joints' limit and motor coordinates and their plan of rows
+        (limits.CoordinateTables), made once per topology."""
         if self._coordinate_tables is None:
             from .limits import build_coordinate_tables
             self._coordinate_tables = build_coordinate_tables(self._joints)
-        plan = self._coordinate_tables.plan
+        return self._coordinate_tables
+
+    def _limit_plan_size(self) -> int:
+        """How many rows the plan of the joints' limit and motor rows has (limits.bounded_plan,
+        whose row indices the limits' warm start is kept by)."""
+        plan = self._limit_tables().plan
         return 0 if plan is None else plan.entry.size
 
     def _joint_wrenches(self) -> np.ndarray:
