@@ -144,13 +144,22 @@ def point_rows(k: Kinematics, layout, rotated, jdu=None) -> Rows:
     n = rotated.shape[0] // 2
     both, _, rows_a, rows_b = layout
     ra, rb = rotated[:n], rotated[n:]
-    x = k.x.take(both, axis=0)                          # xa and xb in one gather
-    pa, pb = x[:n] + ra, x[n:] + rb
     J = np.concatenate([ra, rb], axis=1) @ _POINT_J + _POINT_J_CONSTANT
     J = J.reshape(3 * n, 12)            # [Ja | Jb] of each row, Ja and Jb views of it
     if jdu is None:
         jdu = np.zeros(3 * n)
-    return Rows(rows_a, rows_b, (pb - pa).reshape(-1), J[:, :6], J[:, 6:], jdu, side_blocks=J)
+    return Rows(rows_a, rows_b, anchor_gap(k, both, rotated), J[:, :6], J[:, 6:], jdu,
+                side_blocks=J)
+
+
+def anchor_gap(k: Kinematics, both, rotated):
+    """C of point rows (3n,): the world anchor of b minus that of a, (xb + rb) - (xa + ra),
+    x-y-z per instance. both: the bodies [a; b] (2n,), rotated: the world offsets [ra; rb]
+    (2n, 3). (One expression for the rows and for the position iterations' values: the
+    same bits for the same state.)"""
+    n = rotated.shape[0] // 2
+    x = k.x.take(both, axis=0)                          # xa and xb in one gather
+    return ((x[n:] + rotated[n:]) - (x[:n] + rotated[:n])).reshape(-1)
 
 
 def point_layout(a, b, la, lb):
@@ -256,8 +265,7 @@ class PrimitiveTable:
             n, r = self.a.shape[0], rotated
             if self.kind == "perpendicular":
                 return dot(r[:n], r[n:])
-            x = k.x.take(self.point_layout()[0], axis=0)     # xa and xb in one gather
-            return (x[n:] + r[n:] - x[:n] - r[:n]).reshape(-1)
+            return anchor_gap(k, self.point_layout()[0], r)
         return self.evaluate(k).C
 
     def rotated(self, k: Kinematics) -> np.ndarray:
