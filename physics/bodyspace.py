@@ -30,6 +30,7 @@ from scipy.linalg import lapack
 
 from .assembly import COMPONENT_ROWS, Scatter, row_groups, side_blocks_and_inverse_mass
 from .linsolve import BandedCholesky
+from .rows import Rows
 
 
 # scipy's own CSR/CSC kernels (as assembly and stiffness use them): without the sparse
@@ -42,21 +43,25 @@ from scipy.sparse._sparsetools import csr_tocsc as _csr_tocsc
 
 
 class BodySpace:
-    """Rows (a, b, Ja, Jb) as two sparse matrices: J (m x 6N) and W = M^-1 J^T (6N x m).
+    """Rows (``rows.Rows``) as two sparse matrices: J (m x 6N) and W = M^-1 J^T (6N x m).
 
     Both share the layout of ``assembly.Scatter`` (12 entries a row: body a's six lanes, then
-    body b's). ``times_J`` and ``times_W`` run scipy's kernels on the raw arrays, and
-    ``operator`` gives the solver's pruned matrices as ``Compressed``. The scipy matrices ``J``
-    and ``W`` (to inspect, or to check against dense algebra) are built when first asked for:
-    building them checks their arrays, ~100 us for a pyramid's 1200 contact rows."""
+    body b's). J's entries are the rows' own blocks [Ja | Jb] where they have them
+    (``Rows.side_blocks``: point, perpendicular and limit rows; not copied), and only M^-1
+    applied to them is computed. ``times_J`` and ``times_W`` run scipy's kernels on the raw
+    arrays, and ``operator`` gives the solver's pruned matrices as ``Compressed``. The scipy
+    matrices ``J`` and ``W`` (to inspect, or to check against dense algebra) are built when
+    first asked for: building them checks their arrays, ~100 us for a pyramid's 1200 contact
+    rows."""
 
-    def __init__(self, a, b, Ja, Jb, inv_mass, Iinv, n):
+    def __init__(self, rows: Rows, inv_mass, Iinv, n):
+        a, b = rows.a, rows.b
         m = a.shape[0]
         self.m, self.n = m, n
         # a contact block's three rows of a contact share their bodies: gathered once
         group = row_groups(a, b) if m >= COMPONENT_ROWS else 1
         self.layout = Scatter(a, b, n, group)
-        Jd, Md = side_blocks_and_inverse_mass(Ja, Jb, a, b, inv_mass, Iinv, group)
+        Jd, Md = side_blocks_and_inverse_mass(rows, inv_mass, Iinv, group)
         self.diagonal = np.einsum("ij,ij->i", Jd, Md)
         self._J, self._M = Jd, Md
         self._inverse_mass = (inv_mass, Iinv)

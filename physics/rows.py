@@ -79,6 +79,10 @@ class Rows:
         """The rows ``index`` (a slice or row numbers) of these, as a block of their own."""
         return Rows(*(getattr(self, f)[index] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
 
+    def on_bodies(self, a: np.ndarray, b: np.ndarray) -> "Rows":
+        """These rows on bodies a, b (m,) of another numbering of the bodies (the same rows)."""
+        return Rows(a, b, self.C, self.Ja, self.Jb, self.Jdu, self.side_blocks)
+
     @property
     def blocks(self) -> np.ndarray:
         """[Ja | Jb] (m, 12): J in the layout of ``assembly.Scatter``'s products."""

@@ -159,7 +159,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     n = world._n
     block = uni.block
     rb = block.rows
-    B = BodySpace(rb.a, rb.b, rb.Ja, rb.Jb, inv_mass, Iinv, n)
+    B = BodySpace(rb, inv_mass, Iinv, n)
     block.body_space = B
     free_b = B.times_J(np.concatenate(free, axis=1).ravel())
     u = np.concatenate([v, w], axis=1).ravel()
@@ -167,7 +167,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     lam0 = bounded_warm_start(world, uni)
     E = None
     if rhs_e is not None:
-        E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
+        E = BodySpace(rows, inv_mass, Iinv, n)
     lam_e, lam_b, info = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
                                          friction_normal=block.friction_normal, mu=block.mu,
                                          lam0=lam0, E=E, rhs_e=rhs_e, tolerance=VELOCITY_TOLERANCE / h,
@@ -226,8 +226,8 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
         sub = normal.at(idx)
         if iterative:
             if E is None:
-                E = BodySpace(rows.a, rows.b, rows.Ja, rows.Jb, inv_mass, Iinv, n)
-            B = BodySpace(sub.a, sub.b, sub.Ja, sub.Jb, inv_mass, Iinv, n)
+                E = BodySpace(rows, inv_mass, Iinv, n)
+            B = BodySpace(sub, inv_mass, Iinv, n)
             u = np.concatenate([v, w], axis=1).ravel()
             _, p, _ = solve_iterative(
                 B, target - B.times_J(u), np.zeros(idx.size),
@@ -264,15 +264,16 @@ def _impact_among_bodies(world, normal, idx, target, inv_mass, Iinv, v, w):
     zero entries). The sums are the same, term for term, so the impulses are the same bits.
     Returns (v, w, the bodies whose velocity changed)."""
     c = idx.size
-    ends = np.concatenate([normal.a.take(idx), normal.b.take(idx)])
+    sub = normal.at(idx)
+    ends = np.concatenate([sub.a, sub.b])
     # (np.unique's sort costs more than marking the world's bodies)
     mark = np.zeros(world._n, dtype=np.intp)
     mark[ends] = 1
     bodies = np.flatnonzero(mark)
     mark[bodies] = np.arange(bodies.size)
     local = mark.take(ends)
-    B = BodySpace(local[:c], local[c:], normal.Ja.take(idx, axis=0), normal.Jb.take(idx, axis=0),
-                  inv_mass.take(bodies), Iinv.take(bodies, axis=0), bodies.size)
+    B = BodySpace(sub.on_bodies(local[:c], local[c:]), inv_mass.take(bodies),
+                  Iinv.take(bodies, axis=0), bodies.size)
     vb, wb = v.take(bodies, axis=0), w.take(bodies, axis=0)
     _, p, _ = solve_iterative(
         B, target - B.times_J(np.concatenate([vb, wb], axis=1).ravel()), np.zeros(c),

@@ -10,6 +10,7 @@ from physics.bounded import CONTACT_SOFTNESS
 from physics.iterative import SolverMemory, solve_iterative
 from physics.math3d import quat_to_matrix
 from physics.rotation import world_inverse_inertia
+from physics.rows import Rows
 from chain_helpers import hung_chains
 
 
@@ -62,12 +63,18 @@ def random_problem(seed, n_bodies=6, n_eq=8, n_contacts=5, n_limits=3, chains=0)
 CFM = 1e-9
 
 
+def body_space(p, a, b, Ja, Jb):
+    """The rows a, b, Ja, Jb of problem p's bodies in body space (``BodySpace``)."""
+    rows = Rows(a, b, np.zeros(a.shape[0]), Ja, Jb, np.zeros(a.shape[0]))
+    return BodySpace(rows, p["inv_mass"], p["Iinv"], p["n"])
+
+
 def operators(p):
     """The iterative solver's operators for problem p: the equality rows E and the bounded rows
     B in body space, and the joints' factorizer with its factorisation of A_EE."""
     ea, eb, eJa, eJb = p["eq"]
-    E = BodySpace(ea, eb, eJa, eJb, p["inv_mass"], p["Iinv"], p["n"])
-    B = BodySpace(*p["b"], p["inv_mass"], p["Iinv"], p["n"])
+    E = body_space(p, *p["eq"])
+    B = body_space(p, *p["b"])
     pattern = Pattern(ea, eb, p["inv_mass"] > 0, p["n"])
     fac = pattern.factorizer
     factor = fac.factor(pattern.values(eJa, eJb, p["inv_mass"], p["Iinv"], CFM))

@@ -3,8 +3,8 @@ S + R of the iterative solve, made with the joints' block inverses or without ex
 the same operator."""
 import numpy as np
 
-from physics.bodyspace import BodySpace, Reduced
-from bounded_helpers import CFM, assert_optimal, long_solve, operators, random_problem
+from physics.bodyspace import Reduced
+from bounded_helpers import CFM, assert_optimal, body_space, long_solve, operators, random_problem
 
 
 def test_long_solves_among_many_mechanisms_use_their_blocks_inverses(monkeypatch):
@@ -42,7 +42,7 @@ def test_long_solves_of_contacts_alone_skip_their_exact_zeros():
     Ja, Jb = Ja.copy(), Jb.copy()
     Ja[central, 3:] = 0.0
     Jb[central, 3:] = 0.0
-    B = BodySpace(a, b, Ja, Jb, p["inv_mass"], p["Iinv"], p["n"])
+    B = body_space(p, a, b, Ja, Jb)
     s = 1.0 / np.sqrt(B.diagonal + CFM)
     plain = Reduced(B, CFM, s, None, None, None)
     pruned = Reduced(B, CFM, s, None, None, None, long_solve=True)
