@@ -25,7 +25,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.linalg import lapack
 
 from .assembly import COMPONENT_ROWS, Scatter, row_groups, side_blocks_and_inverse_mass
@@ -49,10 +48,8 @@ class BodySpace:
     body b's). J's entries are the rows' own blocks [Ja | Jb] where they have them
     (``Rows.side_blocks``: point, perpendicular and limit rows; not copied), and only M^-1
     applied to them is computed. ``times_J`` and ``times_W`` run scipy's kernels on the raw
-    arrays, and ``operator`` gives the solver's pruned matrices as ``Compressed``. The scipy
-    matrices ``J`` and ``W`` (to inspect, or to check against dense algebra) are built when
-    first asked for: building them checks their arrays, ~100 us for a pyramid's 1200 contact
-    rows."""
+    arrays; ``matrices`` gives J and W as ``Compressed``, and ``operator`` the solver's pruned
+    matrices."""
 
     def __init__(self, rows: Rows, inv_mass, Iinv, n):
         a, b = rows.a, rows.b
@@ -62,31 +59,10 @@ class BodySpace:
         group = row_groups(a, b) if m >= COMPONENT_ROWS else 1
         self.layout = Scatter(a, b, n, group)
         Jd, Md = side_blocks_and_inverse_mass(rows, inv_mass, Iinv, group)
-        self.diagonal = np.einsum("ij,ij->i", Jd, Md)
+        self.diagonal = np.einsum("ij,ij->i", Jd, Md)        # (m,): J M^-1 J^T's diagonal
         self._J, self._M = Jd, Md
         self._inverse_mass = (inv_mass, Iinv)
         self._sides = np.stack([a, b], axis=1)
-        self._matrices = None
-
-    def _sparse(self):
-        if self._matrices is None:
-            shape = (self.m, 6 * self.n)
-            cols, indptr = self.layout.indices, self.layout.indptr
-            J = sp.csr_matrix((self._J.ravel(), cols, indptr), shape=shape)
-            # W as the transpose of M^-1 J^T's rows: compressed by columns, no conversion
-            W = sp.csr_matrix((self._M.ravel(), cols, indptr), shape=shape).T
-            self._matrices = (J, W)
-        return self._matrices
-
-    @property
-    def J(self):
-        """J (m x 6N), CSR."""
-        return self._sparse()[0]
-
-    @property
-    def W(self):
-        """M^-1 J^T (6N x m), CSC."""
-        return self._sparse()[1]
 
     def times_J(self, u):
         """J u (m,) for stacked body velocities u (6N,)."""

@@ -3,9 +3,10 @@ iterative solver and of its parts): equality rows (joints) between random bodies
 (contact normals lambda >= 0 with a friction pyramid, one-sided limits, bounded motors), and
 the check of an answer against the problem's optimality conditions on the dense system."""
 import numpy as np
+import scipy.sparse as sp
 
 from physics.assembly import Pattern
-from physics.bodyspace import BodySpace
+from physics.bodyspace import BodySpace, Compressed
 from physics.bounded import CONTACT_SOFTNESS
 from physics.iterative import SolverMemory, solve_iterative
 from physics.math3d import quat_to_matrix
@@ -100,9 +101,26 @@ def unsettled_memory():
     return memory
 
 
+def dense_csr(M: Compressed):
+    """M (``bodyspace.Compressed`` in CSR) as a dense array."""
+    return sp.csr_matrix((M.data, M.indices, M.indptr), shape=(M.rows, M.cols)).toarray()
+
+
+def dense_csc(M: Compressed):
+    """M (``bodyspace.Compressed`` in CSC) as a dense array."""
+    return sp.csc_matrix((M.data, M.indices, M.indptr), shape=(M.rows, M.cols)).toarray()
+
+
+def dense_matrices(B: BodySpace):
+    """J (m x 6N) and W = M^-1 J^T (6N x m) of B, dense: the arrays its products multiply by
+    (``BodySpace.matrices``), exact zeros included."""
+    J, W = B.matrices()
+    return dense_csr(J), dense_csc(W)
+
+
 def dense_system(p, E, B, softness=CONTACT_SOFTNESS):
     """A = J M^-1 J^T with the solvers' regularisation, dense, equality rows first."""
-    JE, JB, WE, WB = (M.toarray() for M in (E.J, B.J, E.W, B.W))
+    (JE, WE), (JB, WB) = dense_matrices(E), dense_matrices(B)
     A = np.block([[JE @ WE, JE @ WB], [JB @ WE, JB @ WB]])
     m_e = JE.shape[0]
     cfm = np.full(A.shape[0], CFM)

@@ -1,10 +1,93 @@
-"""Rows in body space and the products with them (physics/bodyspace.py): the reduced operator
-S + R of the iterative solve, made with the joints' block inverses or without exact zeros, is
-the same operator."""
+"""Rows in body space and the products with them (physics/bodyspace.py): J and M^-1 J^T of a
+set of rows agree with dense algebra, and the reduced operator S + R of the iterative solve,
+made with the joints' block inverses or without exact zeros, is the same operator."""
 import numpy as np
+import pytest
 
-from physics.bodyspace import Reduced
-from bounded_helpers import CFM, assert_optimal, body_space, long_solve, operators, random_problem
+from physics.assembly import COMPONENT_ROWS
+from physics.bodyspace import BodySpace, Reduced
+from physics.math3d import quat_to_matrix
+from physics.rotation import world_inverse_inertia
+from physics.rows import Rows
+from bounded_helpers import (CFM, assert_optimal, body_space, dense_csc, dense_csr,
+                             dense_matrices, long_solve, operators, random_problem)
+
+
+def random_rows(rng, n, count, contacts=0):
+    """``contacts`` contacts' rows (a normal, then a first and a second tangent row of each on
+    the same bodies, as contact_rows makes them), then ``count`` rows, on random pairs of
+    distinct bodies among n: Rows with random blocks."""
+    a = rng.integers(0, n, contacts + count)
+    b = (a + rng.integers(1, n, a.shape[0])) % n
+    a, b = (np.concatenate([np.tile(side[:contacts], 3), side[contacts:]]) for side in (a, b))
+    m = a.shape[0]
+    return Rows(a, b, np.zeros(m), rng.normal(size=(m, 6)), rng.normal(size=(m, 6)), np.zeros(m))
+
+
+def dense_rows(rows, inv_mass, Iinv, n):
+    """J (m x 6N) and M^-1 J^T (6N x m) of ``rows`` by dense algebra: each row's blocks in its
+    bodies' six columns, M^-1 block diagonal (inverse mass, world inverse inertia)."""
+    J = np.zeros((rows.count, 6 * n))
+    for r, (i, j) in enumerate(zip(rows.a, rows.b)):
+        J[r, 6 * i:6 * i + 6] += rows.Ja[r]
+        J[r, 6 * j:6 * j + 6] += rows.Jb[r]
+    M = np.zeros((6 * n, 6 * n))
+    for i in range(n):
+        M[6 * i:6 * i + 3, 6 * i:6 * i + 3] = inv_mass[i] * np.eye(3)
+        M[6 * i + 3:6 * i + 6, 6 * i + 3:6 * i + 6] = Iinv[i]
+    return J, M @ J.T
+
+
+def assert_close(x, y):
+    """x equals y to 1e-12 of y's largest entry (a sum's rounding depends on its order)."""
+    assert x.shape == y.shape
+    assert np.abs(x - y).max() <= 1e-12 * np.abs(y).max()
+
+
+@pytest.mark.parametrize("side_blocks", [False, True])
+@pytest.mark.parametrize("contacts, count", [(0, 7), (4, 3), (0, COMPONENT_ROWS + 5),
+                                             (COMPONENT_ROWS // 3 + 1, 0)])
+def test_products_agree_with_dense_algebra(contacts, count, side_blocks):
+    """Random rows on random bodies, two of them static, bodies on side a of some rows and
+    side b of others; short blocks (row by row) and long ones (by components), contacts'
+    rows among them, the rows with their blocks [Ja | Jb] at hand (``Rows.side_blocks``) or
+    not: J's entries are the rows' own, and J u, M^-1 J^T x, the impulse and the diagonal of
+    J M^-1 J^T are those of dense algebra, as are the solver's matrices (``matrices``;
+    ``operator`` scaled, reordered and without the static bodies' columns)."""
+    rng = np.random.default_rng(contacts + count)
+    n = 6
+    inv_mass = 1.0 / rng.uniform(0.5, 5.0, n)
+    q = rng.normal(size=(n, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    inertia = np.einsum("ni,ij->nij", 1.0 / rng.uniform(0.05, 0.5, (n, 3)), np.eye(3))
+    Iinv = world_inverse_inertia(quat_to_matrix(q), inertia)
+    static = np.array([0, 3])
+    inv_mass[static], Iinv[static] = 0.0, 0.0
+    rows = random_rows(rng, n, count, contacts)
+    assert np.isin(static, np.concatenate([rows.a, rows.b])).all()
+    assert np.intersect1d(rows.a, rows.b).size >= 3
+    if side_blocks:
+        rows = Rows(rows.a, rows.b, rows.C, rows.Ja, rows.Jb, rows.Jdu, side_blocks=rows.blocks)
+    J, W = dense_rows(rows, inv_mass, Iinv, n)
+    B = BodySpace(rows, inv_mass, Iinv, n)
+
+    assert B.m == rows.count and B.n == n
+    J_B, W_B = dense_matrices(B)
+    assert (J_B == J).all()
+    assert_close(W_B, W)
+    u, x = rng.normal(size=6 * n), rng.normal(size=rows.count)
+    assert_close(B.times_J(u), J @ u)
+    assert_close(B.times_W(x), W @ x)
+    dv, dw = B.impulse(x)
+    assert_close(np.concatenate([dv, dw], axis=1), (W @ x).reshape(n, 6))
+    assert_close(B.diagonal, np.diag(J @ W))
+
+    order = rng.permutation(rows.count)[:rows.count - 2]
+    scale = rng.uniform(0.5, 2.0, order.size)
+    J_op, W_op = B.operator(scale, order)
+    moving_columns = np.repeat(inv_mass > 0, 6)
+    assert (dense_csr(J_op) == scale[:, None] * J[order] * moving_columns).all()
+    assert_close(dense_csc(W_op), W[:, order] * scale)
 
 
 def test_long_solves_among_many_mechanisms_use_their_blocks_inverses(monkeypatch):

@@ -16,8 +16,9 @@ import pytest
 from physics import Box, Plane, Sphere, World
 from physics.assembly import Pattern
 from physics.bounded import solve_bounded
-from bounded_helpers import (CFM, assert_optimal, dense_system, long_solve, operators,
-                             projected_gradient, random_problem, reduced_qp, solve_iter)
+from bounded_helpers import (CFM, assert_optimal, dense_matrices, dense_system, long_solve,
+                             operators, projected_gradient, random_problem, reduced_qp,
+                             solve_iter)
 
 
 def solve_direct(p, lam0=None):
@@ -114,8 +115,9 @@ def test_equality_rows_are_exact_and_friction_bounded(seed):
     # a loose solve: the bounded rows are only approximate, the equality rows still exact
     (lam_e, lam_b, info), E, B, fac, factor = solve_iter(p, max_iterations=6, tolerance=1e-2)
     # A_EE lam_E + A_EB lam_B = r_E, with A = J M^-1 J^T + cfm on the diagonal
-    u = E.W @ lam_e + B.W @ lam_b
-    residual = E.J @ u + CFM * lam_e - p["rhs_e"]
+    (JE, WE), (_, WB) = dense_matrices(E), dense_matrices(B)
+    u = WE @ lam_e + WB @ lam_b
+    residual = JE @ u + CFM * lam_e - p["rhs_e"]
     assert np.abs(residual).max() <= 1e-9 * max(np.abs(p["rhs_e"]).max(), 1.0)
     fn, mu = p["fn"], p["mu"]
     fric = fn >= 0
