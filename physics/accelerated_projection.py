@@ -30,9 +30,12 @@ class FrictionBox:
     """lo <= z <= hi for the rows without friction, |z_t| <= ratio_t max(z_n, 0) for the
     friction rows t of normal row n (scaled multipliers): the box that moves with the normal
     forces. ``project`` clips the other rows first, then the friction rows to the bounds of
-    the normal forces just clipped."""
+    the normal forces just clipped. ``n_contact_rows``: the rows begin with contacts' rows as
+    ``contact_rows`` makes them (k normal rows, then their first and their second friction
+    rows, those of normal row i i-th in each run), and the rows after them have no friction
+    rows."""
 
-    def __init__(self, lo, hi, friction, ratio, normal_of):
+    def __init__(self, lo, hi, friction, ratio, normal_of, n_contact_rows=0):
         self.lo_first = np.where(friction, -np.inf, lo)
         self.hi_first = np.where(friction, np.inf, hi)
         # second pass: the friction rows' bounds are 0 -/+ ratio z_n; the others' their own
@@ -42,16 +45,12 @@ class FrictionBox:
         self.ratio, self.normal_of = ratio, normal_of
         m = lo.shape[0]
         self._limit, self._lo, self._hi = np.empty(m), np.empty(m), np.empty(m)
-        # the contact rows' own layout (contact_rows: k normal rows, then their first and
-        # their second friction rows, then rows without friction) lets the second pass work
-        # on the friction rows alone, by slices: no gather, and a third of the rows less.
-        # It takes more calls, which cost more than they save below SHORT_ROWS (a ragdoll
-        # pile's 150 rows: 4.8 against 3.1 us; 1000 spheres' 10^4: 11 against 24)
-        k = int(np.count_nonzero(friction)) // 2
-        self.contact_layout = (m >= SHORT_ROWS and k > 0
-                               and bool(friction[k:3 * k].all())
-                               and not friction[:k].any() and not friction[3 * k:].any()
-                               and np.array_equal(normal_of[k:3 * k], np.tile(np.arange(k), 2)))
+        # the contact rows' own layout lets the second pass work on the friction rows alone,
+        # by slices: no gather, and a third of the rows less. It takes more calls, which
+        # cost more than they save below SHORT_ROWS (a ragdoll pile's 150 rows: 4.8 against
+        # 3.1 us; 1000 spheres' 10^4: 11 against 24)
+        k = n_contact_rows // 3
+        self.contact_layout = m >= SHORT_ROWS and k > 0
         if self.contact_layout:
             self.k = k
             self._ratio2 = ratio[k:3 * k].reshape(2, k)

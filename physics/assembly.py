@@ -153,11 +153,11 @@ COMPONENT_ROWS = 256
 def inverse_mass_components(JT: np.ndarray, body: np.ndarray, inv_mass: np.ndarray,
                             inv_inertia: np.ndarray, out: np.ndarray, group: int = 1) -> None:
     """``apply_inverse_mass`` by components: JT (6, m) the rows' 6-vectors [linear; angular]
-    by component, C-contiguous; out (6, m) likewise (both are reshaped to (6, g, m / g) views:
-    a copy would lose the results). ``group`` g: the rows are g
-    runs of m / g rows on the same bodies (a contact's normal and tangent rows, see
-    ``row_groups``), so each body is gathered once for its g rows. Sums in the order of the
-    row-wise products (the same bits)."""
+    by component, each component contiguous; out (6, m) likewise (both are reshaped to (6, g,
+    m / g) views: a copy would lose the results). ``group`` g: the rows are g runs of m / g
+    rows on the same bodies (3: contacts' normal rows, then their first and second tangent
+    rows, as ``contact_rows`` makes them), so each body is gathered once for its g rows. Sums
+    in the order of the row-wise products (the same bits)."""
     m = JT.shape[1]
     k = m // group
     if group > 1:
@@ -175,25 +175,15 @@ def inverse_mass_components(JT: np.ndarray, body: np.ndarray, inv_mass: np.ndarr
         o += tmp
 
 
-def row_groups(a: np.ndarray, b: np.ndarray) -> int:
-    """3 when rows ``a``, ``b`` (m,) are three runs of m / 3 rows on the same bodies (a block
-    of contact rows: all normals, then all first and second tangents), else 1."""
-    m = a.shape[0]
-    if m < 3 or m % 3:
-        return 1
-    k = m // 3
-    a3, b3 = a.reshape(3, k), b.reshape(3, k)
-    same = ((a3[0] == a3[1]) & (a3[0] == a3[2]) & (b3[0] == b3[1]) & (b3[0] == b3[2])).all()
-    return 3 if same else 1
-
-
 def side_blocks_and_inverse_mass(rows, inv_mass: np.ndarray, inv_inertia: np.ndarray,
-                                 group: int = 1):
+                                 n_contact_rows: int = 0):
     """[Ja | Jb] and M^-1 applied to both sides, [M_a^-1 Ja | M_b^-1 Jb], (m, 12) each and
     C-contiguous, of ``rows`` (``rows.Rows``): [Ja | Jb] is the rows' own ``Rows.side_blocks``
-    where they have them (not copied). ``group``: see ``row_groups``. Long blocks go by whole
-    components (transposing to (12, m) and back costs less than the products on (m, 3)
-    columns), short ones row by row: the products of ``apply_inverse_mass``, the same bits."""
+    where they have them (not copied). ``n_contact_rows``: the rows begin with contacts'
+    rows, in three runs on the same bodies (see ``inverse_mass_components``). Long blocks go
+    by whole components (transposing to (12, m) and back costs less than the products on (m,
+    3) columns), short ones row by row: the products of ``apply_inverse_mass``, the same
+    bits."""
     a, b, J = rows.a, rows.b, rows.side_blocks
     m = a.shape[0]
     if m < COMPONENT_ROWS:
@@ -211,8 +201,14 @@ def side_blocks_and_inverse_mass(rows, inv_mass: np.ndarray, inv_inertia: np.nda
     else:
         JT[...] = J.T
     MT = np.empty((12, m))
-    inverse_mass_components(JT[:6], a, inv_mass, inv_inertia, MT[:6], group)
-    inverse_mass_components(JT[6:], b, inv_mass, inv_inertia, MT[6:], group)
+    c = n_contact_rows
+    for lanes, body in ((slice(0, 6), a), (slice(6, 12), b)):
+        if c:
+            inverse_mass_components(JT[lanes, :c], body[:c], inv_mass, inv_inertia,
+                                    MT[lanes, :c], group=3)
+        if c < m:
+            inverse_mass_components(JT[lanes, c:], body[c:], inv_mass, inv_inertia,
+                                    MT[lanes, c:])
     return J, np.ascontiguousarray(MT.T)
 
 
@@ -227,6 +223,14 @@ def inverse_mass_times(inv_mass: np.ndarray, inv_inertia: np.ndarray, F: np.ndar
 _LANES12 = np.tile(np.arange(6, dtype=np.int32), 2)
 
 
+def _columns(a, b, out):
+    """out (k, 12) <- the columns in J (m x 6N) of rows on bodies a, b (k,): body a's six
+    lanes, then body b's."""
+    out[:, :6] = 6 * a[:, None]
+    out[:, 6:] = 6 * b[:, None]
+    out += _LANES12
+
+
 class Scatter:
     """Products with the Jacobian J (m x 6N) of rows that touch bodies ``a`` and ``b`` (m,):
     J^T lambda per body and J u per row. J is held as the rows' two 6-blocks side by side,
@@ -235,19 +239,20 @@ class Scatter:
     no operator dispatch). J^T lambda sums each body's terms in row order, as a sparse
     scatter of the rows' forces would."""
 
-    def __init__(self, a: np.ndarray, b: np.ndarray, n_bodies: int, group: int = 1):
-        """``group``: see ``row_groups`` (the columns of one run, copied to the others)."""
+    def __init__(self, a: np.ndarray, b: np.ndarray, n_bodies: int, n_contact_rows: int = 0):
+        """``n_contact_rows``: the rows begin with contacts' rows, in three runs on the same
+        bodies (see ``inverse_mass_components``): the first run's columns are copied to the
+        others."""
         m = a.shape[0]
         self.m, self.n_bodies = m, n_bodies
         self.indptr = np.arange(0, 12 * m + 1, 12, dtype=np.int32)
-        columns = np.empty((m, 12), dtype=np.int32)     # body a's six lanes, then body b's
-        k = m // group
-        first = columns[:k]
-        first[:, :6] = 6 * a[:k, None]
-        first[:, 6:] = 6 * b[:k, None]
-        first += _LANES12
-        if group > 1:
-            columns.reshape(group, k, 12)[1:] = first
+        columns = np.empty((m, 12), dtype=np.int32)
+        k = n_contact_rows // 3
+        if k:
+            _columns(a[:k], b[:k], columns[:k])
+            columns[k:3 * k].reshape(2, k, 12)[:] = columns[:k]
+        if 3 * k < m:
+            _columns(a[3 * k:], b[3 * k:], columns[3 * k:])
         self.columns = columns                            # (m, 12)
         self.indices = columns.reshape(-1)
 

@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg import lapack
 
-from .assembly import COMPONENT_ROWS, Scatter, row_groups, side_blocks_and_inverse_mass
+from .assembly import COMPONENT_ROWS, Scatter, side_blocks_and_inverse_mass
 from .linsolve import BandedCholesky
 from .rows import Rows
 
@@ -51,14 +51,20 @@ class BodySpace:
     arrays; ``matrices`` gives J and W as ``Compressed``, and ``operator`` the solver's pruned
     matrices."""
 
-    def __init__(self, rows: Rows, inv_mass, Iinv, n):
+    def __init__(self, rows: Rows, inv_mass, Iinv, n, n_contact_rows=0):
+        """``n_contact_rows``: the rows begin with contacts' rows as ``contact_rows`` makes
+        them (k normal rows, then their first and their second friction rows, those of normal
+        row i i-th in each run), and the rows after them have no friction rows
+        (``unilateral.Unilateral``'s block)."""
         a, b = rows.a, rows.b
         m = a.shape[0]
         self.m, self.n = m, n
-        # a contact block's three rows of a contact share their bodies: gathered once
-        group = row_groups(a, b) if m >= COMPONENT_ROWS else 1
-        self.layout = Scatter(a, b, n, group)
-        Jd, Md = side_blocks_and_inverse_mass(rows, inv_mass, Iinv, group)
+        self.n_contact_rows = n_contact_rows
+        # the three rows of a contact share their bodies: gathered once (on long blocks: on
+        # short ones the calls cost more than they save)
+        contacts = n_contact_rows if m >= COMPONENT_ROWS else 0
+        self.layout = Scatter(a, b, n, contacts)
+        Jd, Md = side_blocks_and_inverse_mass(rows, inv_mass, Iinv, contacts)
         self.diagonal = np.einsum("ij,ij->i", Jd, Md)        # (m,): J M^-1 J^T's diagonal
         self._J, self._M = Jd, Md
         self._inverse_mass = (inv_mass, Iinv)

@@ -66,8 +66,9 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     """Solve the bounded problem of the module docstring.
 
     B: the bounded rows; rhs, lo, hi (mb,); cfm scalar or (mb,); friction_normal (mb,) int
-    index of the bounding normal row (-1 otherwise) and mu (mb,); lam0 (mb,) warm start,
-    which the softness is centred on.
+    index of the bounding normal row (-1 otherwise; it must follow the contacts' layout that B
+    was given, its n_contact_rows) and mu (mb,); lam0 (mb,) warm start, which the softness
+    is centred on.
     E, rhs_e, factorizer, factor: the equality rows, their right-hand side and the
     factorisation of A_EE + cfm (None when there are none). tolerance: the largest projected
     gradient accepted, in the units of rhs (VELOCITY_TOLERANCE / h for forces over a step h,
@@ -190,6 +191,7 @@ class _RowSet:
         if left_out is None:
             self.kept, self.normal_of, rows = slice(None), p.normal_of, None
             self.size = p.B.m
+            self.n_contact_rows = p.B.n_contact_rows
         else:
             self.kept, self.out = np.flatnonzero(~left_out), np.flatnonzero(left_out)
             rows = self.kept
@@ -197,6 +199,7 @@ class _RowSet:
             position = np.full(p.B.m, -1)
             position[rows] = np.arange(self.size)
             self.normal_of = np.maximum(position.take(p.normal_of.take(rows)), 0)
+            self.n_contact_rows = _kept_contact_rows(p.B.n_contact_rows, left_out)
         self.op = Reduced(p.B, p.cfm[self.kept], p.s[self.kept], p.E, p.factorizer, p.factor,
                            long_solve=p.long_solve, rows=rows)
         # (once an operator, if needed; the closure does not hold self: a reference cycle
@@ -238,7 +241,7 @@ def _solve_rows(p: _Problem, rows: _RowSet, z, max_iterations):
     if is_fric.any():
         # |s_t z_t| <= mu s_n z_n: the friction rows' bound per unit of scaled normal force
         ratio = np.where(is_fric & ~dead, p.mu[kept] * s.take(normal_of) / s, 0.0)
-        cone = FrictionBox(lo, hi, is_fric, ratio, normal_of)
+        cone = FrictionBox(lo, hi, is_fric, ratio, normal_of, rows.n_contact_rows)
         z = cone.project(z, np.empty(mb))
         iterations, residual, settled, method = 0, np.inf, False, ""
         if not p.long_solve:             # (else a violent phase: see SolverMemory)
@@ -293,6 +296,18 @@ def _working_set(p: _Problem, z, slack):
     if np.count_nonzero(out) < WORKING_SET_SHARE * z.shape[0]:
         return None
     return _RowSet(p, out)
+
+
+def _kept_contact_rows(n_contact_rows, left_out):
+    """The rows of the contacts that a working set keeps (all but ``left_out``, (mb,) bool),
+    which are then in the contact rows' layout (see ``BodySpace``), or 0 if it keeps some
+    contact's rows in part (a friction row left out while its normal row is kept: only a
+    dead one, which moves no dynamic body)."""
+    k = n_contact_rows // 3
+    out = left_out[:3 * k].reshape(3, k)
+    if (out[1:] != out[0]).any():
+        return 0
+    return 3 * (k - int(np.count_nonzero(out[0])))
 
 
 class SolverMemory:

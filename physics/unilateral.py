@@ -159,7 +159,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     n = world._n
     block = uni.block
     rb = block.rows
-    B = BodySpace(rb, inv_mass, Iinv, n)
+    B = BodySpace(rb, inv_mass, Iinv, n, uni.n_contact_rows)
     block.body_space = B
     free_b = B.times_J(np.concatenate(free, axis=1).ravel())
     u = np.concatenate([v, w], axis=1).ravel()

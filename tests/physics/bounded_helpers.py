@@ -58,16 +58,16 @@ def random_problem(seed, n_bodies=6, n_eq=8, n_contacts=5, n_limits=3, chains=0)
     rhs_b = rng.normal(size=mb) * 5.0
     rhs_e = rng.normal(size=ea.size)
     return dict(n=n, inv_mass=inv_mass, Iinv=Iinv, eq=(ea, eb, eJa, eJb), b=(a, b, Ja, Jb),
-                lo=lo, hi=hi, fn=fn, mu=mu, rhs_b=rhs_b, rhs_e=rhs_e)
+                n_contact_rows=3 * k, lo=lo, hi=hi, fn=fn, mu=mu, rhs_b=rhs_b, rhs_e=rhs_e)
 
 
 CFM = 1e-9
 
 
-def body_space(p, a, b, Ja, Jb):
+def body_space(p, a, b, Ja, Jb, n_contact_rows=0):
     """The rows a, b, Ja, Jb of problem p's bodies in body space (``BodySpace``)."""
     rows = Rows(a, b, np.zeros(a.shape[0]), Ja, Jb, np.zeros(a.shape[0]))
-    return BodySpace(rows, p["inv_mass"], p["Iinv"], p["n"])
+    return BodySpace(rows, p["inv_mass"], p["Iinv"], p["n"], n_contact_rows)
 
 
 def operators(p):
@@ -75,7 +75,7 @@ def operators(p):
     B in body space, and the joints' factorizer with its factorisation of A_EE."""
     ea, eb, eJa, eJb = p["eq"]
     E = body_space(p, *p["eq"])
-    B = body_space(p, *p["b"])
+    B = body_space(p, *p["b"], p["n_contact_rows"])
     pattern = Pattern(ea, eb, p["inv_mass"] > 0, p["n"])
     fac = pattern.factorizer
     factor = fac.factor(pattern.values(eJa, eJb, p["inv_mass"], p["Iinv"], CFM))

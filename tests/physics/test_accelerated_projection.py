@@ -1,11 +1,12 @@
-"""The accelerated projection's norm estimate (physics/accelerated_projection.py)."""
+"""The accelerated projection's box and norm estimate (physics/accelerated_projection.py)."""
 import numpy as np
 import pytest
 
-from physics.accelerated_projection import COLD_POWER_ITERATIONS, norm
+from physics.accelerated_projection import COLD_POWER_ITERATIONS, FrictionBox, norm
 from physics.bodyspace import Reduced
 from physics.bounded import CONTACT_SOFTNESS
 from physics.iterative import SolverMemory
+from physics.vectorops import SHORT_ROWS
 from bounded_helpers import CFM, operators, random_problem, reduced_qp
 
 
@@ -30,3 +31,29 @@ def test_a_carried_power_vector_estimates_the_norm_in_two_products(seed):
     warm, warm_is_warm = norm(op, B.m, carried)
     assert op.products - products == 2 and warm_is_warm and not cold_is_warm
     assert largest >= warm >= cold > 0.6 * largest
+
+
+def test_contact_rows_project_by_slices_as_the_general_box():
+    """Many rows that begin with contacts' rows as contact_rows makes them (k normal rows, a
+    few capped, then their first and second friction rows), then limit rows: told so
+    (n_contact_rows), the box projects the contacts' rows by slices, without gathers. It is
+    the projection of the box not told, bit for bit."""
+    rng = np.random.default_rng(3)
+    k, rest = SHORT_ROWS // 3 + 1, 5
+    m = 3 * k + rest
+    friction = np.zeros(m, dtype=bool)
+    friction[k:3 * k] = True
+    normal_of = np.zeros(m, dtype=np.intp)
+    normal_of[k:3 * k] = np.tile(np.arange(k), 2)
+    lo = np.concatenate([np.zeros(k), np.full(2 * k, -np.inf), -rng.uniform(0.5, 1.0, rest)])
+    hi = np.concatenate([np.full(3 * k, np.inf), rng.uniform(0.5, 1.0, rest)])
+    hi[:k:7] = 0.5
+    ratio = np.where(friction, rng.uniform(0.0, 1.0, m), 0.0)
+    told = FrictionBox(lo, hi, friction, ratio, normal_of, n_contact_rows=3 * k)
+    plain = FrictionBox(lo, hi, friction, ratio, normal_of)
+    assert told.contact_layout and not plain.contact_layout
+    for _ in range(3):
+        v = rng.normal(size=m)
+        projected = plain.project(v, np.empty(m))
+        assert told.project(v, np.empty(m)).tobytes() == projected.tobytes()
+        assert np.all(np.abs(projected[k:3 * k]) <= np.tile(np.maximum(projected[:k], 0.0), 2))

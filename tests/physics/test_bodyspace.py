@@ -46,7 +46,8 @@ def assert_close(x, y):
 
 @pytest.mark.parametrize("side_blocks", [False, True])
 @pytest.mark.parametrize("contacts, count", [(0, 7), (4, 3), (0, COMPONENT_ROWS + 5),
-                                             (COMPONENT_ROWS // 3 + 1, 0)])
+                                             (COMPONENT_ROWS // 3 + 1, 0),
+                                             (COMPONENT_ROWS // 3 + 1, 5)])
 def test_products_agree_with_dense_algebra(contacts, count, side_blocks):
     """Random rows on random bodies, two of them static, bodies on side a of some rows and
     side b of others; short blocks (row by row) and long ones (by components), contacts'
@@ -69,7 +70,7 @@ def test_products_agree_with_dense_algebra(contacts, count, side_blocks):
     if side_blocks:
         rows = Rows(rows.a, rows.b, rows.C, rows.Ja, rows.Jb, rows.Jdu, side_blocks=rows.blocks)
     J, W = dense_rows(rows, inv_mass, Iinv, n)
-    B = BodySpace(rows, inv_mass, Iinv, n)
+    B = BodySpace(rows, inv_mass, Iinv, n, n_contact_rows=3 * contacts)
 
     assert B.m == rows.count and B.n == n
     J_B, W_B = dense_matrices(B)
