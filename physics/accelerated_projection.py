@@ -96,12 +96,13 @@ class FrictionBox:
                         np.add(self.hi_second, limit, self._hi))
 
 
-def accelerated_projection(Q, c, z0, box: FrictionBox, tol, max_iterations, norm):
+def accelerated_projection(Q, c, z0, box: FrictionBox, tol, max_iterations, norm_estimate):
     """min 1/2 z^T Q z - c^T z over the friction box by accelerated projected gradients
     (Nesterov's momentum, restarted whenever a step goes uphill along the gradient; FISTA
     with O'Donoghue and Candes' gradient restart), every projection onto the box of the
-    normal forces it has just found. Returns (z, iterations, residual: the largest gradient
-    mapping |y - z_next| / step over tol, <= 1: converged).
+    normal forces it has just found. norm_estimate: called once, for the first step's
+    length, gives (est, warm) as ``norm`` does for Q. Returns (z, iterations, residual: the
+    largest gradient mapping |y - z_next| / step over tol, <= 1: converged).
 
     Why not MPRGP with the friction bounds held for rounds: the rounds' fixed point cycles in
     a pile (ragdolls), and friction of normal forces a round old is out of step with the
@@ -133,7 +134,7 @@ def accelerated_projection(Q, c, z0, box: FrictionBox, tol, max_iterations, norm
                 z[:] = y
                 g *= t
                 g -= (1.0 - t) * c
-            est, warm = norm()
+            est, warm = norm_estimate()
             step = 1.0 / (est * (WARM_NORM_MARGIN if warm else COLD_NORM_MARGIN))
         box.project(np.subtract(y, np.multiply(g, step, d), z_next), z_next)
         if not it & 1 or it >= max_iterations:

@@ -252,7 +252,7 @@ def _solve_rows(p: _Problem, rows: _RowSet, z, max_iterations):
             # the box moves with the normal forces (a pile landing, being poured) or rounds of
             # held boxes cycle (a ragdoll pile): steps that follow it
             z, more, residual = accelerated_projection(
-                op, c, z, cone, tol, max_iterations - iterations, rows.norm)
+                op, c, z, cone, tol, max_iterations - iterations, norm_estimate=rows.norm)
             iterations += more
             method = "MPRGP + accelerated projection" if method else "accelerated projection"
         elif not settled:
