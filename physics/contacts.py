@@ -50,8 +50,7 @@ def detect(world, model, x, R, v, h) -> ContactSet:
         return ContactSet.empty()
     return find_contacts(world._kind[:n], world._params[:n], x, R,
                          static=world._inv_mass[:n] == 0, group=world._group[:n],
-                         mask=world._mask[:n], excluded_pairs=model.excluded,
-                         margin=world.contact_margin, velocity=v, dt=h,
+                         mask=world._mask[:n], margin=world.contact_margin, velocity=v, dt=h,
                          pair_cache=model.pair_cache)
 
 

@@ -70,7 +70,6 @@ class Model:
     dynamic: np.ndarray | slice  # rows of bodies with finite mass (a slice when contiguous)
     joint_b: np.ndarray      # (nj,) body row of each joint's body_b
     joint_lb: np.ndarray     # (nj, 3) anchor on body_b, body_b frame
-    excluded: np.ndarray     # (P, 2) body rows that never collide
     collides: bool           # at least two bodies have shapes
     anchor_sides: tuple | None  # see anchor_sides()
     principal: np.ndarray | None  # (N, 3) body-frame inertia diagonals, if all are diagonal
@@ -99,7 +98,6 @@ def compile_model(world) -> Model:
     joints = world._joints
     shaped = int(np.count_nonzero(world._kind[:n] >= 0))
     dynamic = _slice_if_contiguous(np.flatnonzero(inv_mass > 0))
-    excluded = excluded_pairs(world)
     principal = principal_inv = None
     if _is_diagonal(world._inertia[:n]) and _is_diagonal(world._inv_inertia[:n]):
         principal = einsum("nii->ni", world._inertia[:n]).copy()
@@ -107,9 +105,9 @@ def compile_model(world) -> Model:
     return Model(tables, a, b, owner, pattern, scatter, dynamic,
                  np.array([j.body_b.row for j in joints], dtype=np.intp),
                  np.array([j._lb for j in joints]).reshape(-1, 3),
-                 excluded, shaped >= 2, anchor_sides(tables, world._inv_inertia[:n]),
+                 shaped >= 2, anchor_sides(tables, world._inv_inertia[:n]),
                  principal, principal_inv, _spinning(world._inertia[:n], inv_mass > 0),
-                 PairCache(world._kind[:n], world._params[:n], excluded))
+                 PairCache(world._kind[:n], world._params[:n], excluded_pairs(world)))
 
 
 def _slice_if_contiguous(rows):

@@ -31,15 +31,16 @@ for _kind, _rank in _RANK.items():
 _BY_TYPE = {4 * ra + rb: f for (ra, rb), f in _NARROWPHASE.items()}
 
 
-def find_contacts(kind, params, position, rotation, *, static, group, mask, excluded_pairs,
-                  margin=0.0, velocity=None, dt=None, pair_cache=None) -> ContactSet:
+def find_contacts(kind, params, position, rotation, *, static, group, mask,
+                  excluded_pairs=None, margin=0.0, velocity=None, dt=None, pair_cache=None) -> ContactSet:
     """All contacts between N bodies' shapes.
 
     kind (N,) int shape kinds (physics.shapes; NO_SHAPE never collides); params (N, 4);
     position (N, 3) world centres; rotation (N, 3, 3) body->world; static (N,) bool (two
     static bodies never collide; planes are always static); group, mask (N,) int bit masks: i
     and j collide only if group[i] & mask[j] and group[j] & mask[i]; excluded_pairs (P, 2)
-    index pairs that never collide, in either order.
+    index pairs that never collide, in either order (or None), for a call without a
+    pair_cache (a cache holds its own).
 
     margin: contacts are reported for gaps up to margin (then with depth -gap < 0).
     velocity (N, 3), dt: optional; a dynamic body's broadphase box grows by |v| dt, and the
@@ -64,6 +65,9 @@ def find_contacts(kind, params, position, rotation, *, static, group, mask, excl
     else:
         vel, reach = np.zeros((n, 3)), np.zeros(n)
 
+    if pair_cache is not None and excluded_pairs is not None:
+        raise ValueError("excluded_pairs belong to the PairCache (made with them) when a "
+                         "pair_cache is given: pass one or the other")
     cache = PairCache(kind, params, excluded_pairs) if pair_cache is None else pair_cache
     i, j, pp, pb = find_pairs(cache, position, rotation, static, group, mask, float(margin),
                               reach)

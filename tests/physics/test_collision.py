@@ -412,6 +412,19 @@ def test_contact_pairs_of_500_random_spheres_match_brute_force():
     np.testing.assert_allclose(c.depth, r[c.body_a] + r[c.body_b] - dist[c.body_a, c.body_b])
 
 
+def test_excluded_pairs_are_given_to_the_cache_or_to_the_call_not_both():
+    """A PairCache holds its bodies' excluded pairs; excluded pairs passed beside it would
+    be ignored, so the call refuses them, naming them."""
+    kind, params = np.full(2, SPHERE), np.array([[0.5, 0, 0, 0]] * 2)
+    cache = PairCache(kind, params, np.array([[0, 1]]))
+    args = (kind, params, np.array([[0.0, 0, 0], [0.5, 0, 0]]), np.tile(np.eye(3), (2, 1, 1)))
+    common = dict(static=np.zeros(2, bool), group=np.ones(2, int), mask=np.ones(2, int))
+    with pytest.raises(ValueError, match="excluded_pairs"):
+        find_contacts(*args, **common, excluded_pairs=np.zeros((0, 2), int), pair_cache=cache)
+    assert len(find_contacts(*args, **common, pair_cache=cache)) == 0      # excluded by it
+    assert len(find_contacts(*args, **common)) == 1
+
+
 def test_every_body_reaching_below_the_ground_touches_it_and_no_other():
     rng = np.random.default_rng(3)
     kind, params, pos, R = random_bodies(500, rng)
