@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .collision import ContactSet, find_contacts
+from .collision import ContactSet, find_contacts_with_cache
 
 
 @dataclass
@@ -48,10 +48,9 @@ def detect(world, model, x, R, v, h) -> ContactSet:
     n = world._n
     if not model.collides:
         return ContactSet.empty()
-    return find_contacts(world._kind[:n], world._params[:n], x, R,
-                         static=world._inv_mass[:n] == 0, group=world._group[:n],
-                         mask=world._mask[:n], margin=world.contact_margin, velocity=v, dt=h,
-                         pair_cache=model.pair_cache)
+    return find_contacts_with_cache(model.pair_cache, x, R, static=world._inv_mass[:n] == 0,
+                                    group=world._group[:n], mask=world._mask[:n],
+                                    margin=world.contact_margin, velocity=v, dt=h)
 
 
 def contact_keys(cs: ContactSet) -> np.ndarray:

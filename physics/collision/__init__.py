@@ -22,6 +22,6 @@ Modules: broadphase (sweep-and-prune, filters), plane, round (spheres and capsul
 boxround, sat + boxbox, cylround, cylconvex, with sdf / rim / geometry helpers.
 """
 from .contacts import ContactSet
-from .detect import find_contacts
+from .detect import find_contacts, find_contacts_with_cache
 
-__all__ = ["ContactSet", "find_contacts"]
+__all__ = ["ContactSet", "find_contacts", "find_contacts_with_cache"]

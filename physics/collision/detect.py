@@ -32,30 +32,40 @@ _BY_TYPE = {4 * ra + rb: f for (ra, rb), f in _NARROWPHASE.items()}
 
 
 def find_contacts(kind, params, position, rotation, *, static, group, mask,
-                  excluded_pairs=None, margin=0.0, velocity=None, dt=None, pair_cache=None) -> ContactSet:
+                  excluded_pairs=None, margin=0.0, velocity=None, dt=None) -> ContactSet:
     """All contacts between N bodies' shapes.
 
     kind (N,) int shape kinds (physics.shapes; NO_SHAPE never collides); params (N, 4);
     position (N, 3) world centres; rotation (N, 3, 3) body->world; static (N,) bool (two
     static bodies never collide; planes are always static); group, mask (N,) int bit masks: i
     and j collide only if group[i] & mask[j] and group[j] & mask[i]; excluded_pairs (P, 2)
-    index pairs that never collide, in either order (or None), for a call without a
-    pair_cache (a cache holds its own).
+    index pairs that never collide, in either order (or None).
 
     margin: contacts are reported for gaps up to margin (then with depth -gap < 0).
     velocity (N, 3), dt: optional; a dynamic body's broadphase box grows by |v| dt, and the
     margin of a pair grows by |v_a - v_b| dt (static bodies count as still), so that a fast
     body gets a speculative contact before it can tunnel.
 
-    pair_cache: a broadphase.PairCache(kind, params, excluded_pairs) made for these same
-    bodies, shapes and excluded pairs (which it holds fixed) and kept between calls; without
-    one, a fresh cache serves this call alone.
+    The broadphase sweeps afresh (through a PairCache made for this call alone); a caller that
+    detects the same bodies again and again keeps a cache and calls find_contacts_with_cache.
 
     Returns a ContactSet with normals from body_a to body_b (planes are always body a).
     """
-    kind = np.asarray(kind)
+    return find_contacts_with_cache(PairCache(kind, params, excluded_pairs), position, rotation,
+                                    static=static, group=group, mask=mask, margin=margin,
+                                    velocity=velocity, dt=dt)
+
+
+def find_contacts_with_cache(pair_cache: PairCache, position, rotation, *, static, group, mask,
+                             margin=0.0, velocity=None, dt=None) -> ContactSet:
+    """find_contacts of the bodies a broadphase.PairCache(kind, params, excluded_pairs) was
+    made for, kept between calls: the shapes and excluded pairs are the cache's alone (fixed
+    for its lifetime, so the pairs it sweeps and the narrowphase see the same shapes), and it
+    sweeps again only when a body has left its skin. The other arguments and the result are
+    find_contacts'.
+    """
+    kind, params = pair_cache.kind, pair_cache.params
     n = len(kind)
-    params = np.asarray(params, dtype=float)
     position = np.asarray(position, dtype=float)
     rotation = np.asarray(rotation, dtype=float)
     static = np.asarray(static, dtype=bool) | (kind == PLANE)
@@ -65,12 +75,8 @@ def find_contacts(kind, params, position, rotation, *, static, group, mask,
     else:
         vel, reach = np.zeros((n, 3)), np.zeros(n)
 
-    if pair_cache is not None and excluded_pairs is not None:
-        raise ValueError("excluded_pairs belong to the PairCache (made with them) when a "
-                         "pair_cache is given: pass one or the other")
-    cache = PairCache(kind, params, excluded_pairs) if pair_cache is None else pair_cache
-    i, j, pp, pb = find_pairs(cache, position, rotation, static, group, mask, float(margin),
-                              reach)
+    i, j, pp, pb = find_pairs(pair_cache, position, rotation, static, group, mask,
+                              float(margin), reach)
     if len(i) + len(pp) == 0:
         return ContactSet.empty()
     a, b, types, counts = _by_pair_type(kind, i, j, pp, pb)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from physics.collision import ContactSet, find_contacts
+from physics.collision import ContactSet, find_contacts, find_contacts_with_cache
 from physics.collision.broadphase import PairCache, find_pairs, half_extents, sweep_and_prune
 from physics.shapes import BOX, CAPSULE, CYLINDER, NO_SHAPE, PLANE, SPHERE
 
@@ -412,17 +412,22 @@ def test_contact_pairs_of_500_random_spheres_match_brute_force():
     np.testing.assert_allclose(c.depth, r[c.body_a] + r[c.body_b] - dist[c.body_a, c.body_b])
 
 
-def test_excluded_pairs_are_given_to_the_cache_or_to_the_call_not_both():
-    """A PairCache holds its bodies' excluded pairs; excluded pairs passed beside it would
-    be ignored, so the call refuses them, naming them."""
+def test_a_kept_pair_cache_alone_gives_the_shapes_and_excluded_pairs():
+    """A PairCache is made for its bodies' shapes and excluded pairs and holds them fixed; the
+    call with a kept cache takes none of them (a second copy could differ from the one the
+    cache sweeps with), and honours the cache's."""
     kind, params = np.full(2, SPHERE), np.array([[0.5, 0, 0, 0]] * 2)
-    cache = PairCache(kind, params, np.array([[0, 1]]))
-    args = (kind, params, np.array([[0.0, 0, 0], [0.5, 0, 0]]), np.tile(np.eye(3), (2, 1, 1)))
+    pose = (np.array([[0.0, 0, 0], [0.5, 0, 0]]), np.tile(np.eye(3), (2, 1, 1)))
     common = dict(static=np.zeros(2, bool), group=np.ones(2, int), mask=np.ones(2, int))
-    with pytest.raises(ValueError, match="excluded_pairs"):
-        find_contacts(*args, **common, excluded_pairs=np.zeros((0, 2), int), pair_cache=cache)
-    assert len(find_contacts(*args, **common, pair_cache=cache)) == 0      # excluded by it
-    assert len(find_contacts(*args, **common)) == 1
+    cache = PairCache(kind, params, np.array([[0, 1]]))
+    for name, value in (("kind", kind), ("params", params),
+                        ("excluded_pairs", np.zeros((0, 2), int))):
+        with pytest.raises(TypeError, match=name):
+            find_contacts_with_cache(cache, *pose, **common, **{name: value})
+    assert len(find_contacts_with_cache(cache, *pose, **common)) == 0      # excluded by it
+    assert len(find_contacts(kind, params, *pose, **common)) == 1
+    kept = find_contacts_with_cache(PairCache(kind, params), *pose, **common)
+    np.testing.assert_array_equal(kept.depth, [0.5])                        # its radii
 
 
 def test_every_body_reaching_below_the_ground_touches_it_and_no_other():
