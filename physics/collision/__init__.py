@@ -1,11 +1,15 @@
 """Collision detection: broadphase pairs, then narrowphase contact manifolds.
 
     contacts = find_contacts(kind, params, position, rotation, *, static, group, mask,
-                             excluded_pairs, margin=0.0, velocity=None, dt=None)
+                             excluded_pairs=None, margin=0.0, velocity=None, dt=None)
+    contacts = find_contacts_with_cache(pair_cache, position, rotation, *, static, group,
+                                        mask, margin=0.0, velocity=None, dt=None)
 
-returns a `ContactSet`: world points midway between the surfaces, unit normals from body_a
-to body_b, depths (> 0 overlap, < 0 a speculative gap within the margin) and feature ids that
-stay the same from step to step for the same contact point of a pair.
+(the second for bodies detected again and again: a broadphase.PairCache(kind, params,
+excluded_pairs) kept between calls holds their shapes and excluded pairs) return a
+`ContactSet`: world points midway between the surfaces, unit normals from body_a to body_b,
+depths (> 0 overlap, < 0 a speculative gap within the margin) and feature ids that stay the
+same from step to step for the same contact point of a pair.
 
 Pairs and the points each gives (body a first; planes are always body a):
     plane - sphere      1                  plane - capsule     1 or 2 (end spheres)
