@@ -84,7 +84,7 @@ def _box_points_against(cyl, box, margin):
     return point, normal, depth, ok & (depth >= -margin[:, None])
 
 
-def _finish(parts, m):
+def _finish(parts):
     point, normal, depth, valid = (np.concatenate(x, axis=1) for x in zip(*parts))
     valid = keep_deepest(depth, valid, MAX_POINTS)
     return point, normal, depth, slot_features(depth.shape[1]), valid
@@ -93,7 +93,7 @@ def _finish(parts, m):
 def cylinder_box(a, b, margin):
     """Candidates (C = 30): features 0..9 a's rim, 10..17 b's corners, 18..29 b's edges."""
     rims = _rims_against(a, b, _box(b), margin, flip=True)
-    return _finish([rims, _box_points_against(a, b, margin)], len(margin))
+    return _finish([rims, _box_points_against(a, b, margin)])
 
 
 def cylinder_cylinder(a, b, margin):
@@ -107,4 +107,4 @@ def cylinder_cylinder(a, b, margin):
                           a.params[:, 0], b.params[:, 0], da, db)
     ok = (np.abs(s) < la * (1 - 1e-9)) & (np.abs(t) < lb * (1 - 1e-9)) & (d >= -margin)
     axes = (p[:, None], n[:, None], d[:, None], ok[:, None])
-    return _finish([rims_a, rims_b, axes], len(margin))
+    return _finish([rims_a, rims_b, axes])
