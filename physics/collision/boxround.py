@@ -16,7 +16,8 @@ from .sdf import box_closest
 
 
 def box_round(a, b, margin):
-    """Candidates (C = 3): feature 0 single point, or features 1 + 2 face + {0, 1} clipped."""
+    """Candidates (C = 3): feature 0 single point, or features 1 + 2 face + {0, 1} clipped;
+    C = 1 (feature 0, through single_candidate) when no b has a segment (all spheres)."""
     h = a.params[:, :3]
     r, hl = b.params[:, 0], b.params[:, 1]
     c = to_local(a.rot, a.pos, b.pos)                    # segment centre, box frame
