@@ -83,12 +83,6 @@ def _body_groups(kind, params):
     return _groups(kind, np.arange(len(kind)), params)
 
 
-def half_extents(kind, params, rotation):
-    """(N, 3) half sizes of each body's world AABB about its centre (0 for unbounded kinds;
-    a read-only view when all are spheres)."""
-    return _grouped(_kind_extents, _body_groups(kind, params), (len(kind), 3), rotation)
-
-
 def bounding_radius(kind, params):
     """(N,) radius of a sphere about each body's centre that holds its shape (0: unbounded)."""
     return _grouped(_kind_radius, _body_groups(kind, params), (len(kind),))

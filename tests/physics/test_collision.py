@@ -9,7 +9,8 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from physics.collision import ContactSet, find_contacts, find_contacts_with_cache
-from physics.collision.broadphase import PairCache, find_pairs, half_extents, sweep_and_prune
+from physics.collision import broadphase
+from physics.collision.broadphase import PairCache, find_pairs, kind_groups, sweep_and_prune
 from physics.shapes import BOX, CAPSULE, CYLINDER, NO_SHAPE, PLANE, SPHERE
 
 Z_UP = (0.0, 0.0, 1.0)
@@ -312,6 +313,15 @@ def random_bodies(n, rng, spread=4.0, kinds=(SPHERE, BOX, CAPSULE, CYLINDER)):
     return kind, params, pos, R
 
 
+def half_extents(kind, params, R):
+    """(N, 3) half sizes of each body's world AABB about its centre, by the broadphase's own
+    formula for each bounded kind."""
+    ext = np.zeros((len(kind), 3))
+    for k, rows in kind_groups(kind, np.arange(len(kind))):
+        ext[rows] = broadphase._kind_extents(k, params[rows], R[rows])
+    return ext
+
+
 def brute_force_pairs(lo, hi):
     """Every pair (i, j), i < j, whose boxes [lo, hi] overlap or touch, by the all-pairs test,
     in sorted order."""
@@ -339,7 +349,6 @@ def test_block_sweep_matches_brute_force_with_walls_and_touching_boxes(monkeypat
     crowded bodies of mixed sizes, a few bin-sized walls overlapping nearly everything (their
     runs outgrow the block), boxes that touch exactly (lo == hi) and coincident lower bounds
     on the sweep axis, in scenes of different sizes."""
-    from physics.collision import broadphase
     monkeypatch.setattr(broadphase, "BLOCK_SWEEP_PAIRS", block_from)
     rng = np.random.default_rng(11)
     for n, spread in ((40, 0.5), (700, 1.2), (300, 0.6), (1100, 1.3)):
