@@ -53,14 +53,10 @@ def detect(world, model, x, R, v, h) -> ContactSet:
                                     margin=world.contact_margin, velocity=v, dt=h)
 
 
-def contact_keys(cs: ContactSet) -> np.ndarray:
-    """One int64 per contact identifying (body_a, body_b, feature) across steps."""
-    return cs.packed_keys
-
-
 def warm_start(world, keys: np.ndarray):
     """(K, 3) multipliers (normal, tangent 1, tangent 2) of the same contacts last step, and
-    (K,) bool which contacts were there last step."""
+    (K,) bool which contacts were there last step. keys (K,) int64: the contacts'
+    ContactSet.packed_keys (last step's are in world._warm)."""
     old_keys, old_lam = world._warm
     if not (old_keys.size and keys.size):
         return np.zeros((keys.shape[0], 3)), np.zeros(keys.shape[0], dtype=bool)

@@ -554,7 +554,7 @@ def _store_contacts(world, report):
         return
     k = uni.n_contact_rows // 3
     lam = report.lam_b[:3 * k].reshape(3, k).T
-    world._warm = (uni.keys, lam)
+    world._warm = (uni.contacts.packed_keys, lam)
     world._contacts = contact_report(uni.contacts, lam, uni.tangents)
 
 

@@ -13,7 +13,7 @@ from .bodyspace import BodySpace
 from .bounded import solve_bounded
 from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows,
                            positional_warm_start)
-from .contacts import contact_keys, detect, warm_start
+from .contacts import detect, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
 from .limits import bounded_joint_rows
 from .rows import Rows
@@ -24,9 +24,8 @@ class Unilateral:
     """This sub-step's bounded rows (contacts first, then limits and motors)."""
     block: BoundedRows
     owner: np.ndarray            # (mb,) joint index of each row, -1 for contacts
-    contacts: object             # ContactSet
+    contacts: object             # ContactSet (its packed_keys are the warm-starting keys)
     n_contact_rows: int
-    keys: np.ndarray
     tangents: tuple
     warm: np.ndarray             # (K, 3) last step's multipliers of the same contacts
     warm_found: np.ndarray       # (K,) bool: the contact was there last step (same key)
@@ -41,11 +40,10 @@ def unilateral_rows(world, model, kin, h):
     blocks, owners = [], []
     tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
     warm, found, e = np.zeros((0, 3)), np.zeros(0, dtype=bool), np.zeros(0)
-    keys = contact_keys(cs)
     if len(cs):
         mu = np.sqrt(world._friction[cs.body_a] * world._friction[cs.body_b])
         e = np.maximum(world._restitution[cs.body_a], world._restitution[cs.body_b])
-        warm, found = warm_start(world, keys)
+        warm, found = warm_start(world, cs.packed_keys)
         block = contact_rows(kin, cs.body_a, cs.body_b, cs.point, cs.normal, cs.depth, mu, h, T)
         blocks.append(block)
         owners.append(np.full(block.rows.count, -1, dtype=np.intp))
@@ -58,8 +56,8 @@ def unilateral_rows(world, model, kin, h):
     merged = BoundedRows.concatenate(blocks)
     if merged is None:
         return None
-    return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), keys, tangents, warm,
-                      found, e, limit_rows)
+    return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), tangents, warm, found,
+                      e, limit_rows)
 
 
 def cached_pattern(world, a, b, inv_mass):

@@ -59,15 +59,11 @@ class ContactSet:
 
     @cached_property
     def packed_keys(self) -> np.ndarray:
-        """(K,) int64 (body_a << 42) | (body_b << 21) | (feature mod 2^21): the keys of
-        ``keys()`` packed into one integer each (for sorting and searching). Kept once
-        computed: the step asks for them more than once."""
+        """(K,) int64 (body_a << 42) | (body_b << 21) | (feature mod 2^21): the warm-starting
+        key (body_a, body_b, feature) of each contact packed into one integer (for sorting and
+        searching). Kept once computed: the step asks for them more than once."""
         return (self.body_a.astype(np.int64) << 42) | (self.body_b.astype(np.int64) << 21) \
             | (self.feature.astype(np.int64) & ((1 << 21) - 1))
-
-    def keys(self) -> np.ndarray:
-        """(K, 3) int64 rows (body_a, body_b, feature): the warm-starting key of each contact."""
-        return np.stack([self.body_a, self.body_b, self.feature], axis=1)
 
 
 _FIELDS = tuple(f.name for f in fields(ContactSet))
