@@ -330,37 +330,30 @@ def brute_force_pairs(lo, hi):
     return list(zip(bi.tolist(), bj.tolist()))
 
 
-def test_sweep_and_prune_matches_brute_force_on_500_bodies():
-    rng = np.random.default_rng(1)
-    kind, params, pos, R = random_bodies(500, rng)
-    ext = half_extents(kind, params, R)
-    lo, hi = pos - ext, pos + ext
-    i, j = sweep_and_prune(lo, hi)
-    found = {(min(p), max(p)) for p in zip(i.tolist(), j.tolist())}
-    assert len(found) == len(i)                 # each pair once
-    assert found == set(brute_force_pairs(lo, hi))
-    assert len(found) > 100
-
-
-@pytest.mark.parametrize("block_from", [0, 10 ** 9], ids=["blocks", "lists"])
-def test_block_sweep_matches_brute_force_with_walls_and_touching_boxes(monkeypatch, block_from):
+@pytest.mark.parametrize("block_from", [0, 10 ** 9, None], ids=["blocks", "lists", "default"])
+def test_sweep_and_prune_matches_brute_force_with_walls_and_touching_boxes(monkeypatch,
+                                                                           block_from):
     """Either sweep, the dense-block one (forced with block_from 0) and the pair-list one
-    (block_from out of reach), gives exactly the all-pairs box test's pairs, each once:
-    crowded bodies of mixed sizes, a few bin-sized walls overlapping nearly everything (their
-    runs outgrow the block), boxes that touch exactly (lo == hi) and coincident lower bounds
-    on the sweep axis, in scenes of different sizes."""
-    monkeypatch.setattr(broadphase, "BLOCK_SWEEP_PAIRS", block_from)
+    (block_from out of reach), and the choice between them by the default BLOCK_SWEEP_PAIRS
+    (None), gives exactly the all-pairs box test's pairs, each once: crowded bodies of mixed
+    sizes, a few bin-sized walls overlapping nearly everything (their runs outgrow the block),
+    boxes that touch exactly (lo == hi) and coincident lower bounds on the sweep axis, in
+    scenes of different sizes, the last one sparse (most first-axis overlaps are pruned on
+    the other axes)."""
+    if block_from is not None:
+        monkeypatch.setattr(broadphase, "BLOCK_SWEEP_PAIRS", block_from)
     rng = np.random.default_rng(11)
-    for n, spread in ((40, 0.5), (700, 1.2), (300, 0.6), (1100, 1.3)):
+    for n, spread in ((40, 0.5), (700, 1.2), (300, 0.6), (1100, 1.3), (500, 4.0)):
         kind, params, pos, R = random_bodies(n, rng, spread=spread)
         ext = half_extents(kind, params, R)
         ext[:4] = rng.uniform(0.6, 0.9, (4, 3))            # walls
         pos[4:20] = np.round(pos[4:20] * 4) / 4            # shared coordinates
         ext[4:20] = 0.125                                  # touching exactly
         lo, hi = pos - ext, pos + ext
-        i, j = broadphase.sweep_and_prune(lo, hi)
+        i, j = sweep_and_prune(lo, hi)
         found = sorted(zip(np.minimum(i, j).tolist(), np.maximum(i, j).tolist()))
-        assert found == sorted(brute_force_pairs(lo, hi))           # each pair once
+        assert found == brute_force_pairs(lo, hi)                   # each pair once
+        assert len(found) > 100
         assert i.dtype == j.dtype == np.int64
 
 
