@@ -127,10 +127,8 @@ def _coordinate(joint, k: Kinematics):
         return r.C[0], r, r.Jdu[0]
     # the continuous hinge angle: nearest to the angle at the end of the last step, so phi
     # sees no 2 pi jump when the hinge turns past +-pi
-    angles = joint.world._turning_angles()
-    row = angles.row[joint.index]
-    c, u = angles.at(k.R)
-    angle, u = c[row], u[row:row + 1]
+    c, u = joint.world._turning_angles().at(k.R, [joint.index])
+    angle = c[0]
     z = np.zeros((1, 3))
     rows = Rows(a, b, np.array([angle]), np.concatenate([z, -u], 1), np.concatenate([z, u], 1),
                 np.zeros(1))

@@ -301,8 +301,7 @@ class _Turning:
     def angle(self) -> float:
         """Rotation of body_b relative to body_a about the axis, right-handed, zero at
         creation; continuous, counting whole turns (rad)."""
-        angles = self.world._turning_angles()
-        return float(angles.at()[0][angles.row[self.index]])
+        return float(self.world._turning_angles().at(joints=[self.index])[0][0])
 
     def _angle_rate(self) -> float:
         return float(self._relative_angular_velocity() @ self.axis)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .contact_rows import BoundedRows
-from .math3d import cross, dot, rotate
+from .math3d import cross, dot, quat_to_matrix, rotate
 from .rows import Kinematics, Rows, StackedVectors, line_rows
 
 # A limit row is made within this of its limit (and when its present rate, LIMIT_REACH times
@@ -130,7 +130,7 @@ class TurningAngles:
     """The continuous angles of a world's turning joints (Hinge, Cylindrical), with or
     without limits, read outside the limit rows: by World._track_angles after every step, by
     Hinge.angle and by couplings. Their vectors (TURNED["angle"]) are stacked once per
-    topology (rows.StackedVectors) and the angle is the limit rows' (continuous_angle)."""
+    topology and the angle is the limit rows' (continuous_angle)."""
 
     def __init__(self, world, joints):
         self.world = world
@@ -142,15 +142,34 @@ class TurningAngles:
         args = (np.array([j._axis_a for j in joints]).reshape(-1, 3),
                 np.array([j._perp_a[0] for j in joints]).reshape(-1, 3),
                 np.array([j._perp_b[0] for j in joints]).reshape(-1, 3))
-        self._stack = StackedVectors([[(b if side else a, args[arg])
-                                       for side, arg in TURNED["angle"]]])
+        # the vectors part after part (axis of a, reference of a, reference of b): joint
+        # row i's are the rows i, i + H and i + 2 H of the H joints' (_parts: 0, H, 2 H)
+        self._bodies = np.concatenate([b if side else a for side, _ in TURNED["angle"]])
+        self._local = np.concatenate([args[arg] for _, arg in TURNED["angle"]])
+        self._parts = self.owner.size * np.arange(len(TURNED["angle"]))[:, None]
+        # the bodies that carry them, once each (a hinge chain's inner links carry three)
+        self._carriers, self._carried = np.unique(self._bodies, return_inverse=True)
 
-    def at(self, R=None):
+    def at(self, R=None, joints=None):
         """Angles (k,) and world axes (k, 3) at body rotations R (N, 3, 3), or at the current
-        orientations (None), in the order of ``owner``."""
-        turned = (self._stack.rotated(R) if R is not None
-                  else self._stack.rotated_at(self.world._q))[1][0]
-        return continuous_angle(self.world, self.owner, turned)
+        orientations (None), of the turning joints ``joints`` (world joint indices), or of
+        all in the order of ``owner`` (None). A joint's angle is the same alone as among all
+        (row by row arithmetic)."""
+        if joints is None:
+            owner, bodies, local = self.owner, self._bodies, self._local
+        else:
+            owner = np.asarray(joints, dtype=np.intp)
+            picked = (self.row.take(owner) + self._parts).reshape(-1)
+            bodies, local = self._bodies.take(picked), self._local.take(picked, axis=0)
+        if R is not None:
+            R = R.take(bodies, axis=0)
+        elif joints is None:        # each carrier's rotation made once, then spread
+            R = quat_to_matrix(self.world._q.take(self._carriers, axis=0))
+            R = R.take(self._carried, axis=0)
+        else:
+            R = quat_to_matrix(self.world._q.take(bodies, axis=0))
+        turned = rotate(R, local).reshape(len(TURNED["angle"]), -1, 3)
+        return continuous_angle(self.world, owner, turned)
 
 
 def angular_rate_blocks(g):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .math3d import cross, dot, einsum, quat_to_matrix, rotate, skew
+from .math3d import cross, dot, einsum, rotate, skew
 
 
 @dataclass
@@ -319,13 +319,6 @@ class StackedVectors:
         if self.bodies is None:
             return None, [()] * len(self.spans)
         return self._split(rotate(R.take(self.bodies, axis=0), self.local))
-
-    def rotated_at(self, q: np.ndarray):
-        """``rotated`` at body orientations q (N, 4), unit quaternions: only the bodies that
-        carry vectors have their rotations made (the rows quat_to_matrix(q) would give)."""
-        if self.bodies is None:
-            return None, [()] * len(self.spans)
-        return self._split(rotate(quat_to_matrix(q.take(self.bodies, axis=0)), self.local))
 
     def _split(self, r):
         return r, [tuple(r[i:j] for i, j in span) for span in self.spans]

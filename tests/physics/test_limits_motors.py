@@ -299,4 +299,7 @@ def test_hinge_angle_is_the_angle_the_limit_rows_take_and_the_step_keeps():
                      world._view("_v"), world._view("_w"))
     c, _ = build_coordinate_tables(world.joints).coordinates(kin)
     assert c.tolist() == [limited.angle]
+    # a hinge's angle read alone (Hinge.angle) is its angle among all, to the bit
+    assert world._turning_angles().at()[0].tolist() == [limited.angle, free.angle]
+    assert world._turning_angles().at(kin.R)[0].tolist() == [limited.angle, free.angle]
     assert world._joint_angle.tolist() == pytest.approx([limited.angle, free.angle], abs=1e-12)
