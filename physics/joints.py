@@ -306,6 +306,11 @@ class _Turning:
     def _angle_rate(self) -> float:
         return float(self._relative_angular_velocity() @ self.axis)
 
+    def _angle_frame(self):
+        """What the angle is taken from (limits.TURNED["angle"]): the body rows of a and b,
+        then the axis and the reference direction local to a and the reference local to b."""
+        return self._rows_a, self.body_b.row, self._axis_a, self._perp_a[0], self._perp_b[0]
+
 
 class _Sliding:
     """The displacement of an axis joint that slides along its axis (Slider, Cylindrical)."""
@@ -351,8 +356,7 @@ class Hinge(_Turning, _AxisJoint, _Actuated):
         spec = self._actuation_spec()
         if spec is None:
             return []
-        return [("angle", (self._rows_a, self.body_b.row, self._axis_a, self._perp_a[0],
-                           self._perp_b[0], *spec))]
+        return [("angle", (*self._angle_frame(), *spec))]
 
     def _instances(self, owner):
         return [self._point(owner)] + self._axis_alignment(owner)

@@ -137,11 +137,10 @@ class TurningAngles:
         self.owner = np.array([j.index for j in joints], dtype=np.intp)
         self.row = np.full(len(world._joints), -1, dtype=np.intp)     # joint -> its row here
         self.row[self.owner] = np.arange(self.owner.size)
-        a = np.array([j._rows_a for j in joints], dtype=np.intp)
-        b = np.array([j.body_b.row for j in joints], dtype=np.intp)
-        args = (np.array([j._axis_a for j in joints]).reshape(-1, 3),
-                np.array([j._perp_a[0] for j in joints]).reshape(-1, 3),
-                np.array([j._perp_b[0] for j in joints]).reshape(-1, 3))
+        frames = [j._angle_frame() for j in joints]
+        a, b = (np.array([f[i] for f in frames], dtype=np.intp) for i in (0, 1))
+        args = tuple(np.array([f[i] for f in frames], dtype=float).reshape(-1, 3)
+                     for i in (2, 3, 4))
         # the vectors part after part (axis of a, reference of a, reference of b): joint
         # row i's are the rows i, i + H and i + 2 H of the H joints' (_parts: 0, H, 2 H)
         self._bodies = np.concatenate([b if side else a for side, _ in TURNED["angle"]])
