@@ -55,7 +55,7 @@ class CoordinateTable:
     hi: np.ndarray
     motor: np.ndarray       # (k, 4): mode (0 none, 1 velocity motor, 2 servo), value, k, d
     max_force: np.ndarray
-    world: object = None    # for 'angle': the world whose _joint_angle holds the last angles
+    world: object           # for 'angle': the world whose _joint_angle holds the last angles
 
 
 def wrap_near(angle, reference):
@@ -113,9 +113,8 @@ def angular_coordinate(table: CoordinateTable, turned):
         return swing_of(*turned)
     if table.kind == "twist":
         return twist_of(*turned)
-    if table.world is not None:     # hinge angle, continuous: nearest to the last one
-        return continuous_angle(table.world, table.owner, turned)
-    return angle_about(*turned)
+    # "angle": a hinge's continuous angle (its world always given), nearest to its last one
+    return continuous_angle(table.world, table.owner, turned)
 
 
 def continuous_angle(world, owner, turned):
