@@ -474,7 +474,7 @@ class World:
             return 0.0
         k = Kinematics(self._view("_x"), quat_to_matrix(self._view("_q")),
                        self._view("_v"), self._view("_w"), velocity_terms=False)
-        return float(np.max(np.abs(evaluate_tables(model.tables, k).C)))
+        return float(np.max(np.abs(evaluate_tables(model.tables, k, c_only=True))))
 
     # -- state snapshots -----------------------------------------------------------------
     _STATE = ("_x", "_q", "_v", "_w", "_force", "_torque")
