@@ -193,6 +193,16 @@ def _perpendicular_jdu(u, v, wxu, wxv, wa, wb):
     return dot(cross(wxu, v) + cross(u, wxv), wa - wb)
 
 
+def _rotated_jdu(kind, rotated, w, wxr, wwxr):
+    """Jdu of the rows of one point or perpendicular table (``kind``) from its rotated
+    vectors [side a; side b] (2n, 3) (PrimitiveTable.rotated), the angular velocities w
+    (2n, 3) of the bodies that carry them and how they turn, wxr and wwxr (``_turning``)."""
+    n = rotated.shape[0] // 2
+    if kind == "point":
+        return _centripetal(wwxr[:n], wwxr[n:]).reshape(-1)
+    return _perpendicular_jdu(rotated[:n], rotated[n:], wxr[:n], wxr[n:], w[:n], w[n:])
+
+
 def line_rows(k: Kinematics, a, b, la, lb, ta) -> Rows:
     """Anchor of b stays in the plane through the anchor of a with normal ta (local to a)."""
     ra, rb, pa, pb = _anchors(k, a, b, la, lb)
@@ -252,7 +262,8 @@ class PrimitiveTable:
         if rotated is None:
             rotated = self.rotated(k)
         if jdu is None and k.velocity_terms:
-            jdu = Tables([self]).velocity_products(rotated, k)[0]
+            w = k.w.take(self.rotation_layout()[0], axis=0)
+            jdu = _rotated_jdu(self.kind, rotated, w, *_turning(w, rotated))
         if self.kind == "point":
             return point_rows(k, self.point_layout(), rotated, jdu)
         return perpendicular_rows(self.a, self.b, rotated, jdu)
@@ -363,13 +374,7 @@ class Tables(list):
                 out.append(None)
                 continue
             (i, j), = span
-            n = (j - i) // 2
-            if table.kind == "point":
-                out.append(_centripetal(wwxr[i:i + n], wwxr[i + n:j]).reshape(-1))
-            else:
-                out.append(_perpendicular_jdu(turned[i:i + n], turned[i + n:j],
-                                              wxr[i:i + n], wxr[i + n:j],
-                                              w[i:i + n], w[i + n:j]))
+            out.append(_rotated_jdu(table.kind, turned[i:j], w[i:j], wxr[i:j], wwxr[i:j]))
         return out
 
 
