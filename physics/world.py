@@ -610,7 +610,15 @@ def _checked_array(state, key, shape, required=False):
     return value
 
 
-_CONTACT_FIELDS = tuple(f.name for f in dataclasses.fields(ContactReport))
+def _contact_fields():
+    """Per ContactReport field its shape per contact and dtype, read off an empty report:
+    what a snapshot keeps of the last contacts and what a restored one is checked against."""
+    empty = ContactReport.empty()
+    return {f.name: (getattr(empty, f.name).shape[1:], getattr(empty, f.name).dtype)
+            for f in dataclasses.fields(ContactReport)}
+
+
+_CONTACT_FIELDS = _contact_fields()
 
 
 def _checked_contacts(saved, n_bodies):
@@ -620,17 +628,15 @@ def _checked_contacts(saved, n_bodies):
         return None, None
     try:
         k = len(saved["depth"])
-        report = ContactReport(*(np.array(saved[f], dtype=float if f[:4] != "body" else np.intp)
-                                 for f in _CONTACT_FIELDS))
+        report = ContactReport(*(np.array(saved[f], dtype=dtype)
+                                 for f, (_, dtype) in _CONTACT_FIELDS.items()))
         keys = np.array(saved["keys"], dtype=np.int64)
         multipliers = np.array(saved["multipliers"], dtype=float)
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"state['contacts'] is malformed: {exc}") from None
-    shapes = {"point": (k, 3), "normal": (k, 3), "friction_force": (k, 3), "depth": (k,),
-              "normal_force": (k,), "body_a": (k,), "body_b": (k,)}
-    for f, shape in shapes.items():
+    for f, (shape, _) in _CONTACT_FIELDS.items():
         value = getattr(report, f)
-        if value.shape != shape or not np.all(np.isfinite(value)):
+        if value.shape != (k, *shape) or not np.all(np.isfinite(value)):
             raise ValueError(f"state['contacts'][{f!r}] has the wrong shape or is not finite")
     for f in ("body_a", "body_b"):
         if np.any(getattr(report, f) < -1) or np.any(getattr(report, f) >= n_bodies):
