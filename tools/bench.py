@@ -100,8 +100,7 @@ def bench_chain_energy(links: int = 100, seconds: float = 60.0) -> dict:
     horizontal (self-collision off) for ``seconds`` at dt 1/240. Reports the largest rise and
     the final change of the energy in % of E_s = m g L / 2, the largest constraint error, and
     how many steps had to be split."""
-    import scenes
-    scene = scenes.load("chain", links=links, self_collision=False)
+    scene = load_scene("chain", links=links, self_collision=False)    # (as maxcoord run loads it)
     world = scene.world
     e_s = links * 0.1 * 9.81 * links * 0.1 / 2
     e0, highest, worst = world.energy(), -np.inf, 0.0
