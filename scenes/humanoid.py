@@ -74,10 +74,6 @@ def quat_from_z(d):
     return q / np.linalg.norm(q)
 
 
-def _mirror(p):
-    return np.array([p[0], -p[1], p[2]])
-
-
 def layout(arms: str = "down"):
     """Joint centres (name -> (3,)) of the standing pose for ``arms`` "down" (at the sides)
     or "forward" (upper arms 0.3 rad forward, forearms level: holding something)."""
