@@ -12,6 +12,14 @@ def swinging_door(limits):
     return world, door, hinge
 
 
+def kinematics_now(world):
+    """The world's body kinematics (rows.Kinematics) at its current state."""
+    from physics.math3d import quat_to_matrix
+    from physics.rows import Kinematics
+    return Kinematics(world._view("_x"), quat_to_matrix(world._view("_q")),
+                      world._view("_v"), world._view("_w"))
+
+
 def test_hinge_limit_holds_and_reports_the_limit_torque():
     world = World(gravity=(0, 0, 0))
     arm = world.add_body(Box((0.4, 0.05, 0.05)), mass=2.0, position=(0.4, 0, 0),
@@ -244,8 +252,6 @@ def test_a_limit_is_a_row_only_near_its_bound_or_when_approached_fast(angle, rat
     a motor is always a row."""
     from physics.limits import (ANGULAR_LIMIT_MARGIN, LIMIT_REACH, bounded_joint_rows,
                                 build_coordinate_tables)
-    from physics.math3d import quat_to_matrix
-    from physics.rows import Kinematics
 
     world = World(gravity=(0, 0, 0))
     arm = world.add_body(Box((0.4, 0.05, 0.05)), mass=2.0, position=(0.4, 0, 0))
@@ -259,8 +265,7 @@ def test_a_limit_is_a_row_only_near_its_bound_or_when_approached_fast(angle, rat
 
     def made():
         tables = build_coordinate_tables(world.joints)
-        kin = Kinematics(world._view("_x"), quat_to_matrix(world._view("_q")),
-                         world._view("_v"), world._view("_w"))
+        kin = kinematics_now(world)
         block, owner, kept = bounded_joint_rows(tables, kin, world.dt, 4 * world.dt)
         plan = tables.plan           # each kept row named by the plan (motor, or its sign)
         return block, ["motor" if i in plan.motor else "lo" if plan.sign[i] > 0 else "hi"
@@ -281,8 +286,6 @@ def test_hinge_angle_is_the_angle_the_limit_rows_take_and_the_step_keeps():
     rotations (to the bit), and the angle a step keeps for unwrapping is it, for hinges with
     and without limits, past whole turns."""
     from physics.limits import build_coordinate_tables
-    from physics.math3d import quat_to_matrix
-    from physics.rows import Kinematics
 
     world = World(gravity=(0, 0, 0))
     wheels = [world.add_body(Box((0.3, 0.3, 0.05)), mass=4.0, position=(x, 0, 0))
@@ -295,8 +298,7 @@ def test_hinge_angle_is_the_angle_the_limit_rows_take_and_the_step_keeps():
     world.step(240)
     assert limited.angle == pytest.approx(12.0, abs=1e-6)
     assert free.angle == pytest.approx(-12.0, abs=1e-6)
-    kin = Kinematics(world._view("_x"), quat_to_matrix(world._view("_q")),
-                     world._view("_v"), world._view("_w"))
+    kin = kinematics_now(world)
     c, _ = build_coordinate_tables(world.joints).coordinates(kin)
     assert c.tolist() == [limited.angle]
     # a hinge's angle read alone (Hinge.angle) is its angle among all, to the bit

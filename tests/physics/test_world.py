@@ -189,14 +189,21 @@ def test_snapshot_of_a_contact_scene_restores_an_exact_replay(scene, params, bef
         assert np.array_equal(getattr(world.contacts, field), getattr(contacts, field)), field
 
 
+def swing_against_hinge_limits(world, x):
+    """An arm hung at (x, 0, 1.2) from the world by a hinge about y limited to +-0.02 rad,
+    swinging at 1 rad/s: within steps it is against its limits, whose rows then carry
+    multipliers (the limits' warm start)."""
+    arm = world.add_body(Box((0.05, 0.05, 0.2)), mass=1.0, position=(x, 0.0, 1.0))
+    world.add_joint(Hinge(None, arm, anchor=(x, 0.0, 1.2), axis=(0, 1, 0), limits=(-0.02, 0.02)))
+    arm.angular_velocity = (0.0, 1.0, 0.0)
+
+
 def test_a_snapshots_limit_multipliers_of_another_plan_are_dropped_when_restored():
     """The limits' warm start is kept by plan row; a snapshot whose rows this world's plan
     does not have (its limits changed since) restores without them, and the next steps start
     the limit rows cold, as from a snapshot that has none."""
     world = World(contact_solver="iterative")
-    arm = world.add_body(Box((0.05, 0.05, 0.2)), mass=1.0, position=(0.0, 0.0, 1.0))
-    world.add_joint(Hinge(None, arm, anchor=(0.0, 0.0, 1.2), axis=(0, 1, 0), limits=(-0.02, 0.02)))
-    arm.angular_velocity = (0.0, 1.0, 0.0)
+    swing_against_hinge_limits(world, x=0.0)
     world.step(20)
     snapshot = world.get_state()
     rows, multipliers = snapshot["limit_multipliers"]
@@ -240,10 +247,7 @@ def test_a_damaged_snapshot_is_refused_whole_and_changes_nothing(damage, message
     world.add_body(Plane())
     for i in range(3):
         world.add_body(Sphere(0.1), mass=1.0, position=(0.3 * i, 0, 0.099))
-    # a swinging arm against hinge limits: the limit rows' warm start
-    arm = world.add_body(Box((0.05, 0.05, 0.2)), mass=1.0, position=(2.0, 0.0, 1.0))
-    world.add_joint(Hinge(None, arm, anchor=(2.0, 0.0, 1.2), axis=(0, 1, 0), limits=(-0.02, 0.02)))
-    arm.angular_velocity = (0.0, 1.0, 0.0)
+    swing_against_hinge_limits(world, x=2.0)       # the limit rows' warm start
     world.step(20)
     snapshot = world.get_state()
     world.step(5)
