@@ -79,9 +79,9 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     SolverMemory, carried from solve to solve. slack: in the units of rhs, how far beyond its
     target a one-sided row must be at the warm start to be left out of a long solve's
     working set (``_working_set``; None: no working set).
-    Returns (lambda_E or None, lambda_B, info dict: iterations, products (of S + R),
-    residual (largest projected gradient / tolerance at the end; <= 1: converged), method,
-    rows: how many rows the solve worked on, see ``_working_set``).
+    Returns (lambda_E or None, lambda_B, info dict: iterations, residual (largest projected
+    gradient / tolerance at the end; <= 1: converged), method, rows: how many rows the solve
+    worked on, see ``_working_set``).
     """
     mb = B.m
     max_iterations = MAX_ITERATIONS if max_iterations is None else max_iterations
@@ -134,8 +134,8 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     lam_e = None
     if E is not None:
         lam_e = factorizer.solve(factor, rhs_e - E.times_J(B.times_W(x)))
-    return lam_e, x, {"iterations": iterations, "products": problem.products,
-                      "residual": residual, "method": method, "rows": rows.size}
+    return lam_e, x, {"iterations": iterations, "residual": residual, "method": method,
+                      "rows": rows.size}
 
 
 class _Problem:
@@ -150,12 +150,10 @@ class _Problem:
         self.is_fric, self.normal_of, self.mu, self.dead, self.rel = is_fric, normal_of, mu, dead, rel
         self.memory, self.long_solve = memory, long_solve
         self.one_sided = (lo == 0.0) & (hi == np.inf) & ~is_fric
-        self.products = 0
 
     def gradient(self, z):
         """(S + R) z - c on every row: one product without pruned matrices (what a working
         set starts from)."""
-        self.products += 1
         g = self.s * self.B.times_J(self.eliminated(self.B.times_W(self.s * z)))
         g += self.s * self.cfm * self.s * z
         g -= self.c
@@ -171,9 +169,7 @@ class _Problem:
     def solve(self, rows: _RowSet, z, max_iterations):
         """Solve on ``rows`` with the other rows' z held at 0, from z (mb,), for at most
         max_iterations: (z (mb,), iterations, residual, method)."""
-        before = rows.op.products
         zk, *info = _solve_rows(self, rows, z[rows.kept], max_iterations)
-        self.products += rows.op.products - before
         if rows.size == z.shape[0]:
             return (zk, *info)
         z = np.zeros(z.shape[0])
@@ -213,7 +209,6 @@ class _RowSet:
         their tolerance; the worst of their misses over tolerance, 0 if none). One product:
         the set's impulses in body space, then the left-out rows' J."""
         p = self.problem
-        p.products += 1
         u = p.eliminated(self.op.bodies_from_rows(z.take(self.kept)))
         out = self.out
         g = p.s.take(out) * p.B.times_J(u).take(out) - p.c.take(out)
