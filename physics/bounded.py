@@ -57,23 +57,15 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
     Returns (lambda, factorisations used).
     """
     m = rhs.shape[0]
-    if friction_normal is None:
-        friction_normal = np.full(m, -1)
-    is_fric = friction_normal >= 0
-    normal_of = np.where(is_fric, friction_normal, 0)
-    mu = np.zeros(m) if mu is None else mu
+    is_fric, normal_of, mu = friction_rows(friction_normal, mu, m)
     contrib = np.einsum("ij,ij->i", JM[pattern.side_i], J[pattern.side_j])
     ri, rj = pattern.side_i // 2, pattern.side_j // 2
     A = _full_matrix(ri, rj, contrib, m, mirror=pattern.half_stored)
     # Redundant contact rows (four corners of a box on the ground) make A singular; a soft
     # diagonal relative to each row's own stiffness keeps the split between them bounded.
     bounded = np.isfinite(lo) | np.isfinite(hi) | is_fric
-    soft = softness * bounded * A.diagonal()
-    cfm = np.broadcast_to(np.asarray(cfm, dtype=float), (m,)) + soft
+    cfm, rhs, lam = softened(cfm, bounded * A.diagonal(), softness, rhs, lam0)
     A_reg = (A + sp.diags(cfm)).tocsr()
-    lam = np.zeros(m) if lam0 is None else lam0.astype(float)
-    if lam0 is not None:        # the softness is centred on the warm start (CONTACT_SOFTNESS)
-        rhs = rhs + soft * lam
 
     def bounds(lam):
         limit = mu * np.maximum(lam[normal_of], 0.0)
@@ -103,6 +95,30 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
             break
     blo, bhi = bounds(lam)
     return np.clip(lam, blo, bhi), used
+
+
+def friction_rows(friction_normal, mu, m):
+    """The friction rows among m rows, from the bounded solvers' arguments friction_normal
+    and mu (None: none): (is_fric (m,) bool, normal_of (m,) int: each friction row's normal
+    row, 0 on the others, mu (m,))."""
+    if friction_normal is None:
+        friction_normal = np.full(m, -1)
+    is_fric = friction_normal >= 0
+    return is_fric, np.where(is_fric, friction_normal, 0), np.zeros(m) if mu is None else mu
+
+
+def softened(cfm, stiffness, softness, rhs, lam0):
+    """The bounded rows' softness (see CONTACT_SOFTNESS), softness times each row's own
+    ``stiffness`` (m,; 0 on a row that takes none) on the diagonal, centred on the warm start
+    lam0 (None: cold): (cfm + the softness (m,), rhs + the softness times lam0, lam0 as floats
+    (zeros when cold))."""
+    soft = softness * stiffness
+    m = soft.shape[0]
+    cfm = np.broadcast_to(np.asarray(cfm, dtype=float), (m,)) + soft
+    if lam0 is None:
+        return cfm, rhs, np.zeros(m)
+    lam = np.asarray(lam0, dtype=float)
+    return cfm, rhs + soft * lam, lam
 
 
 class _BoxQP:

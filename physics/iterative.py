@@ -50,7 +50,7 @@ import numpy as np
 
 from .accelerated_projection import FrictionBox, accelerated_projection, best_multiple, norm
 from .bodyspace import BodySpace, Reduced
-from .bounded import CONTACT_SOFTNESS
+from .bounded import CONTACT_SOFTNESS, friction_rows, softened
 from .mprgp import MPRGP, held_boxes
 
 VELOCITY_TOLERANCE = 1e-6   # m/s (rad/s): how far a row may miss its velocity target ...
@@ -85,17 +85,13 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     """
     mb = B.m
     max_iterations = MAX_ITERATIONS if max_iterations is None else max_iterations
-    if friction_normal is None:
-        friction_normal = np.full(mb, -1)
-    is_fric = friction_normal >= 0
-    normal_of = np.where(is_fric, friction_normal, 0)
-    mu = np.zeros(mb) if mu is None else mu
-    soft = softness * B.diagonal
-    cfm = np.broadcast_to(np.asarray(cfm, dtype=float), (mb,)) + soft
+    is_fric, normal_of, mu = friction_rows(friction_normal, mu, mb)
     b = rhs
     if E is not None:
         # b_B = r_B - A_BE A_EE^-1 r_E
         b = rhs - B.times_J(E.times_W(factorizer.solve(factor, rhs_e)))
+    # (the tolerance is of b itself, without the softness' centring)
+    cfm, b_centred, x = softened(cfm, B.diagonal, softness, b, lam0)
     # rows that move no dynamic body (both sides static) do nothing: held at zero
     dead = B.diagonal <= 1e-12 * B.diagonal.max(initial=0.0)
     lo = np.where(dead, 0.0, lo)
@@ -106,12 +102,9 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     # (a friction row's fraction also counts mu times its normal row's: a friction row asks
     # for zero, and its force is measured against the normal force)
     tol = tolerance + rel * (np.abs(b) + np.where(is_fric, mu * np.abs(b.take(normal_of)), 0.0))
-    x = np.zeros(mb) if lam0 is None else np.asarray(lam0, dtype=float)
-    if lam0 is not None:        # the softness is centred on the warm start (CONTACT_SOFTNESS)
-        b = b + soft * x
     # (after a solve that did not finish, the next is expected to take its budget too)
     long_solve = memory is not None and not memory.settled
-    problem = _Problem(B, E, factorizer, factor, s, cfm, s * b, lo / s, hi / s, tol * s,
+    problem = _Problem(B, E, factorizer, factor, s, cfm, s * b_centred, lo / s, hi / s, tol * s,
                        is_fric, normal_of, mu, dead, rel, memory, long_solve)
     z = x / s
     working = _working_set(problem, z, slack) if long_solve and slack is not None else None
