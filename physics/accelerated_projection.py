@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .vectorops import SHORT_ROWS, best_scale, clip_to, dot, dot_long, dot_short
+from .vectorops import SHORT_ROWS, best_scale, clip_to, dot, dot_for
 
 # the accelerated projection's step is 1 / (margin est): est is from below, and a step past
 # 2 / ||s A s|| diverges
@@ -115,7 +115,7 @@ def accelerated_projection(Q, c, z0, box: FrictionBox, tol, max_iterations, norm
     cycle (small random problems: residual 1e-16 against ~1 of |b|)."""
     m = c.shape[0]
     inv_tol = 1.0 / tol
-    dot = dot_short if m <= 8192 else dot_long
+    dot = dot_for(m)
     z = box.project(z0, np.empty(m))
     y = z.copy()
     z_next, d = np.empty(m), np.empty(m)

@@ -20,7 +20,7 @@ finish a resting pile, whose box stays put; a box that keeps moving is left to
 """
 import numpy as np
 
-from .vectorops import best_scale, clip, clip_to, dot, dot_long, dot_short
+from .vectorops import best_scale, clip, clip_to, dot_for
 
 # MPRGP iterations on the box of the current normal forces before it is moved to the normal
 # forces found, for at most MPRGP_ROUNDS boxes; if the box still moves (or moves by more than
@@ -37,7 +37,7 @@ class MPRGP:
 
     def __init__(self, Q, c, step_length):
         self.Q, self.c, self.step_length = Q, c, step_length
-        self.dot = dot_short if c.shape[0] <= 8192 else dot_long   # (dot, chosen once)
+        self.dot = dot_for(c.shape[0])
         self.alpha = None             # computed when first needed: a converged warm start skips it
 
     def _alpha(self):
@@ -48,7 +48,7 @@ class MPRGP:
     def solve(self, lo, hi, z0, tol, max_iterations):
         """tol: (m,) per-row bound on the projected gradient. Returns (z, iterations, max
         |projected gradient| / tol)."""
-        Q, c = self.Q, self.c
+        Q, c, dot = self.Q, self.c, self.dot
         z = clip(z0, lo, hi)
         g = Q(z) - c
         # a warm start worse than no impulses at all (f(z) > 0) is replaced by its best
@@ -209,9 +209,9 @@ class MPRGP:
                 fz = None
 
 
-def _bb_length(step, change, dot=dot):
+def _bb_length(step, change, dot):
     """The Barzilai-Borwein step length s.y / y.y of a step s that changed the gradient by y
-    (None when s.y <= 0)."""
+    (None when s.y <= 0), by the dot product ``dot``."""
     sy = dot(step, change)
     if not sy > 0.0:
         return None

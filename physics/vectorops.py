@@ -19,26 +19,36 @@ from .math3d import clip as _clip_ufunc
 # Below this many rows numpy's per-call cost outweighs the per-element cost of its operations:
 # short vectors take the fewest calls, long ones the fastest operations
 SHORT_ROWS = 1500
+# OpenBLAS threads its ddot above 10^4 entries, and on a busy machine those threads spun for
+# whole seconds (seen on the 1000-sphere bin): longer vectors' dot products go to BLAS in
+# pieces of this many entries
+DOT_PIECE = 8192
 
 
 def dot(a, b):
-    """a . b, single-threaded: OpenBLAS threads its ddot above 10^4 entries, and on a busy
-    machine those threads spun for whole seconds (seen on the 1000-sphere bin), so long
-    vectors go to BLAS in pieces of 8192 entries (einsum's own loop, used before, took twice
-    as long). (A given size always takes the same path: runs stay bitwise reproducible.)"""
-    return dot_short(a, b) if a.shape[0] <= 8192 else dot_long(a, b)
+    """a . b, single-threaded (``dot_for``)."""
+    return dot_for(a.shape[0])(a, b)
+
+
+def dot_for(m):
+    """The dot product of vectors of m entries, single-threaded: ``dot_short`` up to DOT_PIECE
+    entries, else ``dot_long`` (einsum's own loop, used before, took twice as long). A loop
+    of many dot products of one size chooses once. (A given size always takes the same path:
+    runs stay bitwise reproducible.)"""
+    return dot_short if m <= DOT_PIECE else dot_long
 
 
 def dot_short(a, b):
-    """dot for at most 8192 entries (ndarray.dot: the BLAS call of @ at half its overhead)."""
+    """dot for at most DOT_PIECE entries (ndarray.dot: the BLAS call of @ at half its
+    overhead)."""
     return float(a.dot(b))
 
 
 def dot_long(a, b):
-    """dot for more than 8192 entries: BLAS on pieces of 8192 (half einsum's time)."""
+    """dot for more than DOT_PIECE entries: BLAS on pieces of DOT_PIECE (half einsum's time)."""
     total = 0.0
-    for i in range(0, a.shape[0], 8192):
-        total += float(a[i:i + 8192].dot(b[i:i + 8192]))
+    for i in range(0, a.shape[0], DOT_PIECE):
+        total += float(a[i:i + DOT_PIECE].dot(b[i:i + DOT_PIECE]))
     return total
 
 
