@@ -21,6 +21,12 @@ from .vectorops import SHORT_ROWS, best_scale, clip_to, dot, dot_for
 # 2 / ||s A s|| diverges
 WARM_NORM_MARGIN = 1.1
 COLD_NORM_MARGIN = 1.6
+# MPRGP's expansion step is MPRGP_STEP / (WARM_NORM_MARGIN est) (``mprgp_step_length``), which
+# must stay below 2 / ||s A s||
+MPRGP_STEP = 1.9
+# what ``norm`` gives without an estimate (no rows, or an operator that gives zero): the
+# estimate for which MPRGP's step is 1
+NO_ESTIMATE = MPRGP_STEP / WARM_NORM_MARGIN
 # products of the power iteration (``norm``): from a flat start, from the carried vector
 COLD_POWER_ITERATIONS = 6
 WARM_POWER_ITERATIONS = 2
@@ -176,12 +182,17 @@ def best_multiple(op, c, z):
     return z if t is None else t * z
 
 
+def mprgp_step_length(est):
+    """MPRGP's expansion step length for the estimate est of ||s A s|| (``norm``)."""
+    return MPRGP_STEP / (WARM_NORM_MARGIN * est)
+
+
 def norm(op, m, carried=None):
     """(est, warm): a power-iteration estimate of ||s A s|| (from below), and whether it
     started from the carried vector (then within a few per cent; from a flat start six
     products can fall a third short)."""
     if m == 0:
-        return 1.9 / 1.1, True
+        return NO_ESTIMATE, True
     x, iterations = None, COLD_POWER_ITERATIONS
     if carried is not None and carried.u is not None and carried.u.shape[0] == 6 * op.n:
         x = op.rows_from_bodies(carried.u)
@@ -195,7 +206,7 @@ def norm(op, m, carried=None):
         y = op(x)
         est = float(np.sqrt(dot(y, y)))
         if est == 0.0:
-            return 1.9 / 1.1, True
+            return NO_ESTIMATE, True
         x = y / est
     if carried is not None:
         carried.u = op.bodies_from_rows(x)

@@ -48,7 +48,8 @@ import functools
 
 import numpy as np
 
-from .accelerated_projection import FrictionBox, accelerated_projection, best_multiple, norm
+from .accelerated_projection import (FrictionBox, accelerated_projection, best_multiple,
+                                     mprgp_step_length, norm)
 from .bodyspace import BodySpace, Reduced
 from .bounded import CONTACT_SOFTNESS, friction_rows, softened
 from .mprgp import MPRGP, held_boxes
@@ -225,7 +226,7 @@ def _solve_rows(p: _Problem, rows: _RowSet, z, max_iterations):
     kept, op, normal_of, mb = rows.kept, rows.op, rows.normal_of, rows.size
     s, c, tol = p.s[kept], p.c[kept], p.tol[kept]
     lo, hi, is_fric, dead = p.lo[kept], p.hi[kept], p.is_fric[kept], p.dead[kept]
-    qp = MPRGP(op, c, lambda: 1.9 / (1.1 * rows.norm()[0]))
+    qp = MPRGP(op, c, lambda: mprgp_step_length(rows.norm()[0]))
     if is_fric.any():
         # |s_t z_t| <= mu s_n z_n: the friction rows' bound per unit of scaled normal force
         ratio = np.where(is_fric & ~dead, p.mu[kept] * s.take(normal_of) / s, 0.0)
@@ -305,8 +306,8 @@ class SolverMemory:
     u: the power iteration's vector in body space (6N,). A pile's largest mode barely
     changes in a step, so started from last step's vector two products estimate ||s A s||
     better than six from a flat start (1000 poured spheres: 4.26 against 4.00 of 4.28; a
-    ragdoll pile: 4.29 against 3.44 of 4.30, when 1.9 / (1.1 est) must stay below
-    2 / ||s A s||).
+    ragdoll pile: 4.29 against 3.44 of 4.30, when MPRGP's step, 1.9 / (1.1 est), must stay
+    below 2 / ||s A s||: ``accelerated_projection.mprgp_step_length``).
 
     settled: whether the last solve finished within its tolerance. After one that did not (a
     pile landing, spheres pouring in) the next goes straight to the accelerated projection:
