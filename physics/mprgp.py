@@ -233,17 +233,19 @@ def held_boxes(qp, cone, z, tol, rel, s, friction, max_iterations):
     iterations, residual = 0, np.inf
     fric_s = s.compress(friction)
     fric_tol = tol.compress(friction)
+    limit = cone.limits(z)
     for _ in range(MPRGP_ROUNDS):
-        limit = cone.limits(z)
         z, used, residual = qp.solve(*cone.bounds(limit), z, tol,
                                      min(ROUND_ITERATIONS, max_iterations - iterations))
         iterations += used
         z = cone.project(z, z)
-        change = np.abs(cone.limits(z) - limit).compress(friction)
+        found = cone.limits(z)            # (the next round's box)
+        change = np.abs(found - limit).compress(friction)
         largest = np.abs(s * z).max()
         if residual <= 1.0 and np.all(change <= fric_tol + rel * largest / fric_s):
             return z, iterations, residual, True
         if (iterations >= max_iterations or used == 0
                 or (fric_s * change).max() > MOVING_BOX * largest):
             break
+        limit = found
     return z, iterations, residual, False
