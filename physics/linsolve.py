@@ -14,6 +14,8 @@ gives the inverses of its diagonal blocks, for solves that apply A^-1 many times
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import lapack
@@ -38,17 +40,27 @@ def make_factorizer(graph: sp.csr_matrix):
     coo = graph.tocoo()
     bandwidth = int(np.max(np.abs(pos[coo.row] - pos[coo.col]), initial=0))
     if m * bandwidth**2 <= BANDED_WORK_LIMIT:
-        return BandedCholesky(order, pos, bandwidth, DiagonalBlocks.find(graph, order, bandwidth))
+        return BandedCholesky(order, pos, bandwidth, graph)
     return SparseLU(graph)
 
 
 class BandedCholesky:
     def __init__(self, order: np.ndarray, pos: np.ndarray, bandwidth: int,
-                 blocks: DiagonalBlocks | None = None):
+                 graph: sp.csr_matrix | None = None):
+        """``graph``: the symmetric pattern (m x m) that ``order`` numbers, for ``blocks``."""
         self.order, self.pos, self.bandwidth = order, pos, bandwidth
         self.m = order.shape[0]
         self.size = self.m * (bandwidth + 1)
-        self.blocks = blocks
+        self._graph = graph
+
+    @functools.cached_property
+    def blocks(self) -> DiagonalBlocks | None:
+        """The band's ``DiagonalBlocks``, or None (no graph, or they would not pay). Found
+        when first asked: only the joints' factorizer in long solves uses them, and finding
+        them (connected components, ~50 us) would otherwise cost every pattern made, e.g.
+        every direct impact pass."""
+        graph, self._graph = self._graph, None
+        return None if graph is None else DiagonalBlocks.find(graph, self.order, self.bandwidth)
 
     def slots(self, ri, rj):
         si, sj = self.pos[ri], self.pos[rj]
