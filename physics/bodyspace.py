@@ -180,11 +180,12 @@ class Reduced:
     """z -> diag(s) (S + R) diag(s) z for the bounded rows (Jacobi-scaled), with the equality
     rows eliminated; ``rows`` (indices into B's rows, in order): a working set of them (see
     ``iterative._working_set``, long solves only), None: all. Built once per solve (and row
-    set): J_B and W_B (scaled and pruned, but for contacts alone in a short solve), with
-    joints J_E and the coupling matrix J_B W_E (three sparse products and one banded solve per product
-    instead of four and one; forming A_BB and J_E W_B as well saved a product but cost more in
-    the entries of those two and in the sparse matrix product); the banded factorisation's
-    row order is folded into J_E and J_B W_E."""
+    set). With joints: J_B and W_B scaled and pruned (``BodySpace.operator``), J_E and the
+    coupling matrix J_B W_E (three sparse products and one banded solve per product instead
+    of four and one; forming A_BB and J_E W_B as well saved a product but cost more in the
+    entries of those two and in the sparse matrix product); the banded factorisation's row
+    order is folded into J_E and J_B W_E. Contacts alone: J_B and W_B unscaled (the scaling
+    is on the vectors), pruned only in a long solve."""
 
     def __init__(self, B: BodySpace, cfm, s, E: BodySpace | None, factorizer, factor,
                  long_solve=False, rows=None):
