@@ -22,6 +22,7 @@ banded solve dominate.
 """
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -51,24 +52,34 @@ class BodySpace:
     arrays; ``matrices`` gives J and W as ``Compressed``, and ``operator`` the solver's pruned
     matrices."""
 
-    def __init__(self, rows: Rows, inv_mass, Iinv, n, n_contact_rows=0):
+    def __init__(self, rows: Rows, inv_mass, Iinv, n, n_contact_rows=0,
+                 layout: Scatter | None = None):
         """``n_contact_rows``: the rows begin with contacts' rows as ``contact_rows`` makes
         them (k normal rows, then their first and their second friction rows, those of normal
         row i i-th in each run), and the rows after them have no friction rows
-        (``unilateral.Unilateral``'s block)."""
-        a, b = rows.a, rows.b
-        m = a.shape[0]
+        (``unilateral.Unilateral``'s block). ``layout``: the rows' ``assembly.Scatter`` (of
+        their a, b and n), when the caller has it (the joints' rows: the step's Model holds
+        theirs); else it is made here."""
+        m = rows.a.shape[0]
         self.m, self.n = m, n
         self.n_contact_rows = n_contact_rows
+        self._rows = rows
         # the three rows of a contact share their bodies: gathered once (on long blocks: on
         # short ones the calls cost more than they save)
         contacts = n_contact_rows if m >= COMPONENT_ROWS else 0
-        self.layout = Scatter(a, b, n, contacts)
-        Jd, Md = side_blocks_and_inverse_mass(rows, inv_mass, Iinv, contacts)
-        self.diagonal = np.einsum("ij,ij->i", Jd, Md)        # (m,): J M^-1 J^T's diagonal
-        self._J, self._M = Jd, Md
+        self.layout = Scatter(rows.a, rows.b, n, contacts) if layout is None else layout
+        self._J, self._M = side_blocks_and_inverse_mass(rows, inv_mass, Iinv, contacts)
         self._inverse_mass = (inv_mass, Iinv)
-        self._sides = np.stack([a, b], axis=1)
+
+    @functools.cached_property
+    def diagonal(self):
+        """(m,): J M^-1 J^T's diagonal (made when first asked: the joints' is not)."""
+        return np.einsum("ij,ij->i", self._J, self._M)
+
+    @functools.cached_property
+    def _sides(self):
+        """(m, 2): the rows' bodies a and b (for ``operator``)."""
+        return np.stack([self._rows.a, self._rows.b], axis=1)
 
     def times_J(self, u):
         """J u (m,) for stacked body velocities u (6N,)."""

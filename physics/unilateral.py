@@ -165,7 +165,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     lam0 = bounded_warm_start(world, uni)
     E = None
     if rhs_e is not None:
-        E = BodySpace(rows, inv_mass, Iinv, n)
+        E = BodySpace(rows, inv_mass, Iinv, n, layout=model.scatter)
     lam_e, lam_b, info = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
                                          friction_normal=block.friction_normal, mu=block.mu,
                                          lam0=lam0, E=E, rhs_e=rhs_e, tolerance=VELOCITY_TOLERANCE / h,
@@ -224,7 +224,7 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
         sub = normal.at(idx)
         if iterative:
             if E is None:
-                E = BodySpace(rows, inv_mass, Iinv, n)
+                E = BodySpace(rows, inv_mass, Iinv, n, layout=model.scatter)
             B = BodySpace(sub, inv_mass, Iinv, n)
             u = np.concatenate([v, w], axis=1).ravel()
             _, p, _ = solve_iterative(
