@@ -15,17 +15,26 @@ from physics.rows import Rows
 from chain_helpers import hung_chains
 
 
-def random_problem(seed, n_bodies=6, n_eq=8, n_contacts=5, n_limits=3, chains=0):
-    """chains > 0: the equality rows join the bodies into that many separate chains hung from
-    the world (three rows a joint) instead of n_eq rows between random bodies."""
-    rng = np.random.default_rng(seed)
-    n = n_bodies + 1                                  # row 0: the static world
+def random_bodies(rng, n_bodies):
+    """The static world (row 0: no inverse mass or inertia) and n_bodies bodies of random
+    mass, inertia and orientation: inverse masses (n_bodies + 1,) and world inverse inertias
+    (n_bodies + 1, 3, 3)."""
+    n = n_bodies + 1
     inv_mass = np.concatenate([[0.0], 1.0 / rng.uniform(0.5, 5.0, n_bodies)])
     q = rng.normal(size=(n, 4))
     q /= np.linalg.norm(q, axis=1, keepdims=True)
     inertia = rng.uniform(0.05, 0.5, (n, 3))
     Iinv = world_inverse_inertia(quat_to_matrix(q), np.einsum("ni,ij->nij", 1 / inertia, np.eye(3)))
     Iinv[0] = 0.0
+    return inv_mass, Iinv
+
+
+def random_problem(seed, n_bodies=6, n_eq=8, n_contacts=5, n_limits=3, chains=0):
+    """chains > 0: the equality rows join the bodies into that many separate chains hung from
+    the world (three rows a joint) instead of n_eq rows between random bodies."""
+    rng = np.random.default_rng(seed)
+    n = n_bodies + 1                                  # row 0: the static world
+    inv_mass, Iinv = random_bodies(rng, n_bodies)
 
     def rows(count, allow_world=True):
         a = rng.integers(0 if allow_world else 1, n, count)
@@ -61,6 +70,18 @@ def random_problem(seed, n_bodies=6, n_eq=8, n_contacts=5, n_limits=3, chains=0)
                 n_contact_rows=3 * k, lo=lo, hi=hi, fn=fn, mu=mu, rhs_b=rhs_b, rhs_e=rhs_e)
 
 
+def frictionless(p, bound=1e9):
+    """Problem p made a box QP (in place; returns p): the friction rows lose their friction
+    bounds and keep finite ones, -bound and bound (wide by default, so that both solvers
+    regularise them as bounded rows)."""
+    friction = p["fn"] >= 0
+    p["lo"] = np.where(friction, -bound, p["lo"])
+    p["hi"] = np.where(friction, bound, p["hi"])
+    p["mu"] = np.zeros_like(p["mu"])
+    p["fn"] = np.full_like(p["fn"], -1)
+    return p
+
+
 CFM = 1e-9
 
 
@@ -92,13 +113,6 @@ def solve_iter(p, max_iterations=5000, tolerance=1e-10, lam0=None, memory=None, 
                            tolerance=tolerance, relative_tolerance=0.0, lam0=lam0,
                            max_iterations=max_iterations, memory=memory,
                            slack=slack), E, B, fac, factor
-
-
-def unsettled_memory():
-    """The solver's memory after a solve that did not finish: the next is a long solve."""
-    memory = SolverMemory()
-    memory.settled = False
-    return memory
 
 
 def dense_csr(M: Compressed):
@@ -146,13 +160,20 @@ def projected_gradient(gb, lam_b, lo, hi):
     return np.where(at_lo & (gb > 0), 0.0, np.where(at_hi & (gb < 0), 0.0, gb))
 
 
+def gradient(p, E, B, lam_e, lam_b, softness=CONTACT_SOFTNESS):
+    """A lambda - rhs of problem p on the dense system (``dense_system``), equality rows
+    first: (gradient, the number of equality rows). Its first rows are what the equality
+    rows miss."""
+    A, m_e = dense_system(p, E, B, softness)
+    return A @ np.concatenate([lam_e, lam_b]) - np.concatenate([p["rhs_e"], p["rhs_b"]]), m_e
+
+
 def assert_optimal(p, E, B, lam_e, lam_b):
     """(lam_e, lam_b) meets the optimality conditions of problem p (with friction, those of the
     friction fixed point; without, the box QP's KKT conditions): within the box whose friction
     bounds are mu times lam_b's own normal forces, the equality rows solved to 1e-9 and the
     projected gradient of the dense system under 1e-8 of the right-hand side."""
-    A, m_e = dense_system(p, E, B)
-    g = A @ np.concatenate([lam_e, lam_b]) - np.concatenate([p["rhs_e"], p["rhs_b"]])
+    g, m_e = gradient(p, E, B, lam_e, lam_b)
     fric = p["fn"] >= 0
     limit = p["mu"] * np.maximum(lam_b[np.where(fric, p["fn"], 0)], 0.0)
     lo, hi = np.where(fric, -limit, p["lo"]), np.where(fric, limit, p["hi"])
@@ -165,6 +186,7 @@ def assert_optimal(p, E, B, lam_e, lam_b):
 def long_solve(p, slack, max_iterations=5000, ops=None):
     """solve_iter on p as a long solve (the memory of an unfinished one) with ``slack``:
     (its answer, E, B)."""
-    answer, E, B, _, _ = solve_iter(p, max_iterations, memory=unsettled_memory(), ops=ops,
-                                    slack=slack)
+    memory = SolverMemory()
+    memory.settled = False               # (the last solve did not finish)
+    answer, E, B, _, _ = solve_iter(p, max_iterations, memory=memory, ops=ops, slack=slack)
     return answer, E, B

@@ -19,11 +19,11 @@ def test_a_carried_power_vector_estimates_the_norm_in_two_products(seed):
     for an estimate at least as close."""
     p = random_problem(100 + seed, n_bodies=30, n_eq=20, n_contacts=60, n_limits=6)
     E, B, fac, factor = operators(p)
-    S, _ = reduced_qp(p, E, B)
-    cfm = CFM + CONTACT_SOFTNESS * B.diagonal
+    Q, _ = reduced_qp(p, E, B)              # (S + R: the softness and cfm included)
+    cfm = CFM + CONTACT_SOFTNESS * B.diagonal     # (as the solver regularises the rows)
     s = 1.0 / np.sqrt(B.diagonal + cfm)
-    largest = np.linalg.eigvalsh(s[:, None] * (S + np.diag(cfm)) * s[None, :]).max()
-    op = Reduced(B, CFM, s, E, fac, factor)
+    largest = np.linalg.eigvalsh(s[:, None] * Q * s[None, :]).max()
+    op = Reduced(B, cfm, s, E, fac, factor)
     carried = SolverMemory()
     cold, cold_is_warm = norm(op, B.m, carried)
     products = op.products
@@ -56,4 +56,5 @@ def test_contact_rows_project_by_slices_as_the_general_box():
         v = rng.normal(size=m)
         projected = plain.project(v, np.empty(m))
         assert told.project(v, np.empty(m)).tobytes() == projected.tobytes()
-        assert np.all(np.abs(projected[k:3 * k]) <= np.tile(np.maximum(projected[:k], 0.0), 2))
+        assert np.all(np.abs(projected[k:3 * k])
+                      <= ratio[k:3 * k] * np.tile(np.maximum(projected[:k], 0.0), 2))

@@ -6,11 +6,10 @@ import pytest
 
 from physics.assembly import COMPONENT_ROWS
 from physics.bodyspace import BodySpace, Reduced
-from physics.math3d import quat_to_matrix
-from physics.rotation import world_inverse_inertia
 from physics.rows import Rows
 from bounded_helpers import (CFM, assert_optimal, body_space, dense_csc, dense_csr,
-                             dense_matrices, long_solve, operators, random_problem)
+                             dense_matrices, long_solve, operators, random_bodies,
+                             random_problem)
 
 
 def random_rows(rng, n, count, contacts=0):
@@ -57,11 +56,7 @@ def test_products_agree_with_dense_algebra(contacts, count, side_blocks):
     ``operator`` scaled, reordered and without the static bodies' columns)."""
     rng = np.random.default_rng(contacts + count)
     n = 6
-    inv_mass = 1.0 / rng.uniform(0.5, 5.0, n)
-    q = rng.normal(size=(n, 4))
-    q /= np.linalg.norm(q, axis=1, keepdims=True)
-    inertia = np.einsum("ni,ij->nij", 1.0 / rng.uniform(0.05, 0.5, (n, 3)), np.eye(3))
-    Iinv = world_inverse_inertia(quat_to_matrix(q), inertia)
+    inv_mass, Iinv = random_bodies(rng, n - 1)     # (body 0 static)
     static = np.array([0, 3])
     inv_mass[static], Iinv[static] = 0.0, 0.0
     rows = random_rows(rng, n, count, contacts)
@@ -104,7 +99,7 @@ def test_long_solves_among_many_mechanisms_use_their_blocks_inverses(monkeypatch
     blocks = Reduced(B, CFM, s, E, fac, factor, long_solve=True)
     assert band.inverses is None and blocks.inverses is not None
     z = np.random.default_rng(0).normal(size=B.m)
-    assert np.abs(blocks(z) - band(z)).max() <= 1e-12 * np.abs(band(z)).max()
+    assert_close(blocks(z), band(z))
     made = []
     inverses = fac.blocks.inverses
     monkeypatch.setattr(fac.blocks, "inverses", lambda f: made.append(f) or inverses(f))

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import physics.iterative as iterative
-from bounded_helpers import operators, random_problem, reduced_qp, solve_iter
+from bounded_helpers import frictionless, operators, random_problem, reduced_qp, solve_iter
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -16,10 +16,8 @@ def test_an_expansion_step_too_long_for_the_problem_is_halved_not_taken(monkeypa
     # (patched where the solve reads it: physics.iterative's row sets estimate the norm)
     real = iterative.norm
     monkeypatch.setattr(iterative, "norm", lambda op, m, carried=None: (real(op, m)[0] / 8, True))
-    k = 60
-    p = random_problem(seed, n_bodies=30, n_eq=20, n_contacts=k, n_limits=6)
-    p["fn"][:], p["mu"][:] = -1, 0.0
-    p["lo"][k:3 * k], p["hi"][k:3 * k] = -1.0, 1.0
+    p = frictionless(random_problem(seed, n_bodies=30, n_eq=20, n_contacts=60, n_limits=6),
+                     bound=1.0)
     ops = E, B, *_ = operators(p)
     Q, c = reduced_qp(p, E, B)
     last = np.inf
