@@ -178,7 +178,7 @@ def best_multiple(op, c, z):
     """z, or its best multiple when z is worse than no impulses at all (one product): a
     solve cut short by its budget must not put energy in (a ragdoll pile whose friction was
     far from its normal forces blew up within five steps when it could)."""
-    t = best_scale(float(z @ op(z)), float(c @ z))
+    t = best_scale(dot(z, op(z)), dot(c, z))
     return z if t is None else t * z
 
 
