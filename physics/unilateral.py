@@ -31,6 +31,15 @@ class Unilateral:
     warm_found: np.ndarray       # (K,) bool: the contact was there last step (same key)
     restitution: np.ndarray      # (K,)
     limit_rows: np.ndarray       # each limit and motor row's index in the coordinate plan
+    joint_space: object = None   # the joints' BodySpace, once an iterative solve needed it
+
+
+def joint_space(uni, model, rows, inv_mass, Iinv, n):
+    """The joints' rows in body space (BodySpace on the model's columns), made once a
+    sub-step: the impact passes and the bounded solve share it."""
+    if uni.joint_space is None:
+        uni.joint_space = BodySpace(rows, inv_mass, Iinv, n, layout=model.scatter)
+    return uni.joint_space
 
 
 def unilateral_rows(world, model, kin, h):
@@ -163,9 +172,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     u = np.concatenate([v, w], axis=1).ravel()
     rhs_b = (block.target - B.times_J(u)) / h - free_b
     lam0 = bounded_warm_start(world, uni)
-    E = None
-    if rhs_e is not None:
-        E = BodySpace(rows, inv_mass, Iinv, n, layout=model.scatter)
+    E = None if rhs_e is None else joint_space(uni, model, rows, inv_mass, Iinv, n)
     lam_e, lam_b, info = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
                                          friction_normal=block.friction_normal, mu=block.mu,
                                          lam0=lam0, E=E, rhs_e=rhs_e, tolerance=VELOCITY_TOLERANCE / h,
@@ -204,7 +211,6 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     depth = uni.contacts.depth
     iterative = world.contact_solver != "direct"
     joints = rows is not None and rows.count
-    E = None
     touching = depth > -SPECULATIVE_TOUCH
     # the normal rows' velocities once, then again only for the rows of bodies a pass moved
     # (a pass is a handful of hits among thousands of contacts)
@@ -223,8 +229,7 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
             continue
         sub = normal.at(idx)
         if iterative:
-            if E is None:
-                E = BodySpace(rows, inv_mass, Iinv, n, layout=model.scatter)
+            E = joint_space(uni, model, rows, inv_mass, Iinv, n)
             B = BodySpace(sub, inv_mass, Iinv, n)
             u = np.concatenate([v, w], axis=1).ravel()
             _, p, _ = solve_iterative(
