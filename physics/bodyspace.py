@@ -200,7 +200,6 @@ class Reduced:
 
     def __init__(self, B: BodySpace, cfm, s, E: BodySpace | None, factorizer, factor,
                  long_solve=False, rows=None):
-        self.products = 0
         self.d = s * cfm * s
         self.E = E
         self.n = B.n                       # bodies: body-space vectors have 6 n entries
@@ -256,7 +255,6 @@ class Reduced:
         return _csc_times(self.W, z)
 
     def __call__(self, z):
-        self.products += 1
         if self.E is None:
             y = _csr_times(self.J, _csc_times(self.W, np.multiply(self.s, z, out=self._scaled)))
             y *= self.s

@@ -10,6 +10,15 @@ from physics.vectorops import SHORT_ROWS
 from bounded_helpers import CFM, operators, random_problem, reduced_qp
 
 
+class CountedReduced(Reduced):
+    """The solver's operator, counting its products."""
+    products = 0
+
+    def __call__(self, z):
+        self.products += 1
+        return super().__call__(z)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_a_carried_power_vector_estimates_the_norm_in_two_products(seed):
     """The step lengths want ||s (S + R) s||: MPRGP's expansion step below 2 / ||.||, the
@@ -23,7 +32,7 @@ def test_a_carried_power_vector_estimates_the_norm_in_two_products(seed):
     cfm = CFM + CONTACT_SOFTNESS * B.diagonal     # (as the solver regularises the rows)
     s = 1.0 / np.sqrt(B.diagonal + cfm)
     largest = np.linalg.eigvalsh(s[:, None] * Q * s[None, :]).max()
-    op = Reduced(B, cfm, s, E, fac, factor)
+    op = CountedReduced(B, cfm, s, E, fac, factor)
     carried = SolverMemory()
     cold, cold_is_warm = norm(op, B.m, carried)
     products = op.products
