@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import check_quaternion, check_vector
+from .validation import check_bits, check_positive, check_quaternion, check_vector
 
 
 class Body:
@@ -114,7 +114,6 @@ class Body:
 
     @friction.setter
     def friction(self, value):
-        from .validation import check_positive
         self._world._friction[self.row] = check_positive("friction", value, allow_zero=True)
 
     @property
@@ -123,7 +122,6 @@ class Body:
 
     @restitution.setter
     def restitution(self, value):
-        from .validation import check_positive
         r = check_positive("restitution", value, allow_zero=True)
         if r > 1:
             raise ValueError(f"restitution must be between 0 and 1, got {value!r}")
@@ -131,19 +129,22 @@ class Body:
 
     @property
     def collision_group(self) -> int:
+        """The groups this body belongs to, as bits (default 1). Two bodies collide when
+        each one's group shares a bit with the other's mask."""
         return int(self._world._group[self.row])
 
     @collision_group.setter
     def collision_group(self, value):
-        self._world._group[self.row] = int(value)
+        self._world._group[self.row] = check_bits("collision_group", value)
 
     @property
     def collision_mask(self) -> int:
+        """The groups this body collides with, as bits (default -1: all; 0: none)."""
         return int(self._world._mask[self.row])
 
     @collision_mask.setter
     def collision_mask(self, value):
-        self._world._mask[self.row] = int(value)
+        self._world._mask[self.row] = check_bits("collision_mask", value)
 
     # -- loads ---------------------------------------------------------------------------
     def apply_force(self, force, point=None):

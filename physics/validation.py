@@ -44,6 +44,23 @@ def check_count(name: str, value) -> int:
     return n
 
 
+def check_bits(name: str, value) -> int:
+    """A 64-bit mask of collision groups as a signed int64: a whole number from -2**63 to
+    2**64 - 1 (3.0 is taken as 3; True is not). Masks of bit 63, such as 2**64 - 1 (every
+    group), are taken as the int64 of the same bits (-1)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be an integer bit mask, got {value!r}")
+    try:
+        n = int(value)
+        whole = n == value
+    except (TypeError, ValueError, OverflowError):
+        whole = False
+    if not whole or not -2**63 <= n < 2**64:
+        raise ValueError(f"{name} must be an integer bit mask of 64 groups (-1: all), "
+                         f"got {value!r}")
+    return n - 2**64 if n >= 2**63 else n
+
+
 def check_unit_direction(name: str, value) -> np.ndarray:
     """A direction vector, normalised; rejects zero and near-zero length."""
     v = check_vector(name, value, 3)

@@ -107,6 +107,25 @@ def test_bad_body_input_names_the_parameter(kwargs, match):
         World().add_body(Sphere(0.1), **kwargs)
 
 
+@pytest.mark.parametrize("field", ["collision_group", "collision_mask"])
+@pytest.mark.parametrize("value", ["a", 1.5, True, None, 2**64, -2**63 - 1])
+def test_bad_collision_bits_name_the_parameter(field, value):
+    body = World().add_body(Sphere(0.1), mass=1.0)
+    before = getattr(body, field)
+    with pytest.raises(ValueError, match=f"{field} must be an integer bit mask"):
+        setattr(body, field, value)
+    assert getattr(body, field) == before
+
+
+def test_collision_bits_take_whole_numbers_and_all_64_bits():
+    body = World().add_body(Sphere(0.1), mass=1.0)
+    body.collision_group = 4.0
+    body.collision_mask = 2**64 - 1          # every group: the int64 of the same bits
+    assert (body.collision_group, body.collision_mask) == (4, -1)
+    body.collision_mask = np.int64(6)
+    assert body.collision_mask == 6
+
+
 @pytest.mark.parametrize("make, match", [
     (lambda: Sphere(0.0), "radius must be positive"),
     (lambda: Box((1, 0, 1)), "half_extents must all be positive"),
