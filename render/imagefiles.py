@@ -4,6 +4,7 @@ of numbered PNGs. Frames are (h, w, 3) uint8 arrays, top row first.
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import struct
@@ -139,11 +140,7 @@ class GifWriter:
         self.path = str(path)
         self.fps = fps
         if use_pillow is None:
-            try:
-                import PIL.Image  # noqa: F401
-                use_pillow = True
-            except ImportError:
-                use_pillow = False
+            use_pillow = importlib.util.find_spec("PIL") is not None
         self.use_pillow = use_pillow
         self.frames = []
         self._f = None
