@@ -15,7 +15,9 @@ factorisations. Pivoting can cycle on the degenerate systems of piles (many redu
 contacts), so after ``PIVOT_BUDGET`` rounds Bertsekas' projected Newton method takes over:
 it never raises the QP's objective, so an unfinished solve is still an improvement on the
 warm start and never a wild guess. Either way the equality rows keep the exactness of a
-direct solve.
+direct solve: when the answer is not a converged round's as it stands (a round left
+unfinished, or friction rows clipped to the bounds of the final normal forces), the equality
+rows are solved once more with the bounded rows held where they end (one factorisation).
 
 This is ``World(contact_solver="direct")``: exact, but each factorisation of the full system
 costs milliseconds once there are hundreds of contacts, and piles need dozens; the default
@@ -94,7 +96,14 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
                 np.array_equal(lam, previous):
             break
     blo, bhi = bounds(lam)
-    return np.clip(lam, blo, bhi), used
+    clipped = np.clip(lam, blo, bhi)
+    if not (np.array_equal(clipped, lam) and converged) and bounded.any() and not bounded.all():
+        # an unfinished round (projected Newton's steps are cut short by its line search) or
+        # the friction rows clipped to their final normal forces leave the equality rows off
+        # their own equation: solved again with the bounded rows held where they end
+        clipped = solver._clamped_solution(clipped, clipped, bounded, np.zeros(m, dtype=bool))
+        used += 1
+    return clipped, used
 
 
 def friction_rows(friction_normal, mu, m):

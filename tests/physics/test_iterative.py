@@ -21,7 +21,7 @@ from bounded_helpers import (CFM, assert_optimal, frictionless, gradient, long_s
 from snapshot_helpers import assert_same_state
 
 
-def solve_direct(p, lam0=None):
+def solve_direct(p, lam0=None, newton_iterations=200, friction_rounds=50):
     ea, eb, eJa, eJb = p["eq"]
     a, b, Ja, Jb = p["b"]
     m_eq = ea.size
@@ -35,7 +35,7 @@ def solve_direct(p, lam0=None):
                                                            np.where(p["fn"] >= 0, p["fn"] + m_eq, -1)]),
                            mu=np.concatenate([np.zeros(m_eq), p["mu"]]),
                            lam0=None if lam0 is None else np.concatenate([np.zeros(m_eq), lam0]),
-                           newton_iterations=200, friction_rounds=50)
+                           newton_iterations=newton_iterations, friction_rounds=friction_rounds)
     return lam[:m_eq], lam[m_eq:]
 
 
@@ -49,6 +49,23 @@ def test_friction_problems_meet_the_conditions_of_their_fixed_point(seed):
     p = random_problem(seed)
     (lam_e, lam_b, info), E, B, *_ = solve_iter(p)
     assert_optimal(p, E, B, lam_e, lam_b)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_direct_solves_within_the_steps_budget_keep_the_joint_rows_exact(seed):
+    """With the budget the step gives it (four friction rounds, 32 projected Newton steps a
+    round), the direct solver's equality rows are the exact solve given its bounded rows as
+    they end, to 1e-9 of the right-hand side: also when a round stops unfinished (its Newton
+    steps shortened by their line search) and when its friction rows are clipped to the
+    bounds of its final normal forces. Before, 7 of these 16 problems ended with the equality
+    rows off their equation by 1e-3 to 1e-1 of |b| (and a 10-ragdoll pile solved directly
+    drifted its joints up to 0.5 m apart within a step, which SHAKE had to pull back)."""
+    p = random_problem(seed)
+    E, B, *_ = operators(p)
+    lam_e, lam_b = solve_direct(p, newton_iterations=32, friction_rounds=4)
+    g, m_e = gradient(p, E, B, lam_e, lam_b)
+    scale = np.abs(np.concatenate([p["rhs_e"], p["rhs_b"]])).max()
+    assert np.abs(g[:m_e]).max() <= 1e-9 * scale
 
 
 @pytest.mark.parametrize("solver", ["iterative", "direct"])
