@@ -30,16 +30,21 @@ def check_positive(name: str, value, allow_zero: bool = False) -> float:
     return x
 
 
-def check_count(name: str, value) -> int:
-    """A positive whole number (1, 2, ...; 3.0 is taken as 3, True is not)."""
+def _whole_number(value):
+    """value as an int when it is a whole number (3.0 is 3; True is not one), else None."""
     if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        return None
     try:
         n = int(value)
-        whole = n == value
+        return n if n == value else None
     except (TypeError, ValueError, OverflowError):
-        whole = False
-    if not whole or n < 1:
+        return None
+
+
+def check_count(name: str, value) -> int:
+    """A positive whole number (1, 2, ...; 3.0 is taken as 3, True is not)."""
+    n = _whole_number(value)
+    if n is None or n < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return n
 
@@ -48,14 +53,8 @@ def check_bits(name: str, value) -> int:
     """A 64-bit mask of collision groups as a signed int64: a whole number from -2**63 to
     2**64 - 1 (3.0 is taken as 3; True is not). Masks of bit 63, such as 2**64 - 1 (every
     group), are taken as the int64 of the same bits (-1)."""
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be an integer bit mask, got {value!r}")
-    try:
-        n = int(value)
-        whole = n == value
-    except (TypeError, ValueError, OverflowError):
-        whole = False
-    if not whole or not -2**63 <= n < 2**64:
+    n = _whole_number(value)
+    if n is None or not -2**63 <= n < 2**64:
         raise ValueError(f"{name} must be an integer bit mask of 64 groups (-1: all), "
                          f"got {value!r}")
     return n - 2**64 if n >= 2**63 else n
