@@ -232,12 +232,16 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
             E = joint_space(uni, model, rows, inv_mass, Iinv, n)
             B = BodySpace(sub, inv_mass, Iinv, n)
             u = np.concatenate([v, w], axis=1).ravel()
-            _, p, _ = solve_iterative(
+            lam_e, p, _ = solve_iterative(
                 B, target - B.times_J(u), np.zeros(idx.size),
                 np.full(idx.size, np.inf), world.cfm, E=E, tolerance=VELOCITY_TOLERANCE,
                 rhs_e=-E.times_J(u), factorizer=model.pattern.factorizer, factor=factor,
                 softness=IMPACT_SOFTNESS, relative_tolerance=IMPACT_TOLERANCE)
+            # the joints' impulses with the contacts' (as the direct path's response of all
+            # rows): the bodies leave the pass meeting their joints
             dv, dw = B.impulse(p)
+            dv_e, dw_e = E.impulse(lam_e)
+            dv, dw = dv + dv_e, dw + dw_e
         else:
             parts = [r for r in (rows, sub) if r is not None]
             all_rows = Rows.concatenate(parts)
