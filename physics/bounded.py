@@ -74,7 +74,7 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
         return np.where(is_fric, -limit, lo), np.where(is_fric, limit, hi)
 
     solver = _BoxQP(pattern, A, A_reg, contrib, ri, rj, cfm, rhs)
-    used, settled = 0, None
+    used, settled, converged = 0, None, False
     for round_ in range(friction_rounds):
         blo, bhi = bounds(lam)
         previous = lam
