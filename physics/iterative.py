@@ -141,7 +141,8 @@ class _Problem:
                  mu, dead, rel, memory, long_solve):
         self.B, self.E, self.factorizer, self.factor = B, E, factorizer, factor
         self.s, self.cfm, self.c, self.lo, self.hi, self.tol = s, cfm, c, lo, hi, tol
-        self.is_fric, self.normal_of, self.mu, self.dead, self.rel = is_fric, normal_of, mu, dead, rel
+        self.is_fric, self.normal_of, self.mu = is_fric, normal_of, mu
+        self.dead, self.rel = dead, rel
         self.memory, self.long_solve = memory, long_solve
         self.one_sided = (lo == 0.0) & (hi == np.inf) & ~is_fric
 

@@ -148,7 +148,8 @@ class MPRGP:
                 bb_len = None
             if proportional:
                 if p is None:
-                    p = _copy_to(p_buf, phi)
+                    p = p_buf
+                    np.copyto(p, phi)
                 Ap = Q(p)
                 pAp = dot(p, Ap)
                 if not pAp > 0:
@@ -216,11 +217,6 @@ def _bb_length(step, change, dot):
     if not sy > 0.0:
         return None
     return sy / dot(change, change)
-
-
-def _copy_to(buffer, x):
-    np.copyto(buffer, x)
-    return buffer
 
 
 def held_boxes(qp, cone, z, tol, rel, s, friction, max_iterations):

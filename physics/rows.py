@@ -329,9 +329,7 @@ class StackedVectors:
         if there are none), and per table a tuple of its parts (empty for none)."""
         if self.bodies is None:
             return None, [()] * len(self.spans)
-        return self._split(rotate(R.take(self.bodies, axis=0), self.local))
-
-    def _split(self, r):
+        r = rotate(R.take(self.bodies, axis=0), self.local)
         return r, [tuple(r[i:j] for i, j in span) for span in self.spans]
 
 

@@ -50,8 +50,9 @@ class World:
         "iterative": the joint rows are eliminated exactly with their own banded
         factorisation and the bounded rows solved by projected gradient methods in body
         space (accelerated projected gradients with friction, MPRGP without); its work
-        grows about linearly with the contacts, so piles and stacks run many times faster. "direct": active-set / projected Newton with a sparse factorisation of
-        the whole system per iteration; exact, but each factorisation costs milliseconds once
+        grows about linearly with the contacts, so piles and stacks run many times faster.
+        "direct": active-set / projected Newton with a sparse factorisation of the whole
+        system per iteration; exact, but each factorisation costs milliseconds once
         there are hundreds of contacts. "auto" (default): each step, "direct" while there are
         fewer than ``unilateral.DIRECT_BELOW`` bounded rows and ``DIRECT_ALL_BELOW`` rows in
         all (a car, a ragdoll: faster there, and exact where the iterative budget would leave
