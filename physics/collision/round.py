@@ -86,9 +86,7 @@ def round_round(a, b, margin):
     depth = np.full((m, 3), -np.inf)
     point[:, 0], normal[:, 0], depth[:, 0] = point0, normal0, depth0
     centre = dot(b.pos[par] - a.pos[par], da[par])
-    # (cos of these rows again, not cos.take(par): einsum over a few rows and over the whole
-    # stack can differ in the last bit, and the pile's runs are kept as they were)
-    half = lb[par] * np.abs(dot(da[par], db[par]))
+    half = lb[par] * np.abs(cos.take(par))
     lo, hi = np.maximum(centre - half, -la[par]), np.minimum(centre + half, la[par])
     par, lo, hi = (x[hi - lo > 1e-9 * la[par]] for x in (par, lo, hi))
     for end, s_end in ((1, lo), (2, hi)):
