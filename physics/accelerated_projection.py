@@ -38,8 +38,8 @@ class FrictionBox:
     forces. ``project`` clips the other rows first, then the friction rows to the bounds of
     the normal forces just clipped. ``n_contact_rows``: the rows begin with contacts' rows as
     ``contact_rows`` makes them (k normal rows, then their first and their second friction
-    rows, those of normal row i i-th in each run), and the rows after them have no friction
-    rows."""
+    rows, those of normal row i i-th in each run); the fast path of that layout also needs
+    the rows after them to have no friction rows."""
 
     def __init__(self, lo, hi, friction, ratio, normal_of, n_contact_rows=0):
         self.lo_first = np.where(friction, -np.inf, lo)
@@ -56,7 +56,9 @@ class FrictionBox:
         # cost more than they save below SHORT_ROWS (a ragdoll pile's 150 rows: 4.8 against
         # 3.1 us; 1000 spheres' 10^4: 11 against 24)
         k = n_contact_rows // 3
-        self.contact_layout = m >= SHORT_ROWS and k > 0
+        # (rows after the contacts' with friction bounds, rolling and spin friction's, take
+        # the general path)
+        self.contact_layout = m >= SHORT_ROWS and k > 0 and not friction[3 * k:].any()
         if self.contact_layout:
             self.k = k
             self._ratio2 = ratio[k:3 * k].reshape(2, k)

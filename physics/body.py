@@ -128,6 +128,29 @@ class Body:
         self._world._restitution[self.row] = r
 
     @property
+    def rolling_friction(self) -> float:
+        """m: a contact of this body resists rolling with a torque of up to this length times
+        its normal force (the larger of the two bodies' values; 0: rolls freely)."""
+        return float(self._world._rolling_friction[self.row])
+
+    @rolling_friction.setter
+    def rolling_friction(self, value):
+        self._world._rolling_friction[self.row] = check_positive("rolling_friction", value,
+                                                                 allow_zero=True)
+
+    @property
+    def spin_friction(self) -> float:
+        """m: a contact of this body resists turning about its normal with a torque of up to
+        this length times its normal force (the larger of the two bodies' values; 0: spins
+        freely, as a point contact does)."""
+        return float(self._world._spin_friction[self.row])
+
+    @spin_friction.setter
+    def spin_friction(self, value):
+        self._world._spin_friction[self.row] = check_positive("spin_friction", value,
+                                                              allow_zero=True)
+
+    @property
     def collision_group(self) -> int:
         """The groups this body belongs to, as bits (default 1). Two bodies collide when
         each one's group shares a bit with the other's mask."""

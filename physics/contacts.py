@@ -15,7 +15,9 @@ class ContactReport:
     point (K, 3) m; normal (K, 3) unit, from body_a to body_b; depth (K,) m (negative: a
     speculative contact still separated by that gap); body_a, body_b (K,) indices into
     ``world.bodies``; normal_force (K,) N pushing body_b along +normal; friction_force (K, 3) N
-    on body_b (body_a receives the opposite of both).
+    on body_b; friction_torque (K, 3) N m on body_b, the rolling and spin friction's (zero
+    unless a body has ``rolling_friction`` or ``spin_friction``). body_a receives the opposite
+    of all three.
     """
     point: np.ndarray
     normal: np.ndarray
@@ -24,12 +26,13 @@ class ContactReport:
     body_b: np.ndarray
     normal_force: np.ndarray
     friction_force: np.ndarray
+    friction_torque: np.ndarray
 
     @staticmethod
     def empty() -> "ContactReport":
         z3, z = np.zeros((0, 3)), np.zeros(0)
         i = np.zeros(0, dtype=np.intp)
-        return ContactReport(z3, z3, z, i, i, z, z3)
+        return ContactReport(z3, z3, z, i, i, z, z3, z3)
 
     def __len__(self):
         return self.depth.shape[0]
@@ -54,12 +57,16 @@ def detect(world, model, x, R, v, h) -> ContactSet:
 
 
 def warm_start(world, keys: np.ndarray):
-    """(K, 3) multipliers (normal, tangent 1, tangent 2) of the same contacts last step, and
-    (K,) bool which contacts were there last step. keys (K,) int64: the contacts'
-    ContactSet.packed_keys (last step's are in world._warm)."""
+    """(K, 6) multipliers of the same contacts last step (normal, tangent 1, tangent 2, then
+    the spin and the two rolling torques, zero where last step had no such rows), and (K,)
+    bool which contacts were there last step. keys (K,) int64: the contacts'
+    ContactSet.packed_keys (last step's are in world._warm, with (K, 3) multipliers when
+    none of its contacts had torque rows)."""
     old_keys, old_lam = world._warm
     if not (old_keys.size and keys.size):
-        return np.zeros((keys.shape[0], 3)), np.zeros(keys.shape[0], dtype=bool)
+        return np.zeros((keys.shape[0], 6)), np.zeros(keys.shape[0], dtype=bool)
+    if old_lam.shape[1] == 3:
+        old_lam = np.concatenate([old_lam, np.zeros_like(old_lam)], axis=1)
     order = np.argsort(old_keys)
     sorted_keys = old_keys.take(order)
     pos = np.minimum(np.searchsorted(sorted_keys, keys), old_keys.size - 1)
@@ -72,7 +79,11 @@ def warm_start(world, keys: np.ndarray):
 
 
 def report(cs: ContactSet, lam: np.ndarray, tangents) -> ContactReport:
-    """Build the user-facing report from the contact set and its (K, 3) multipliers."""
+    """Build the user-facing report from the contact set and its (K, 3) multipliers, or (K, 6)
+    with the torque rows' (see ``warm_start``)."""
     t1, t2 = tangents
+    torque = np.zeros_like(cs.normal)
+    if lam.shape[1] == 6:
+        torque = lam[:, 3, None] * cs.normal + lam[:, 4, None] * t1 + lam[:, 5, None] * t2
     return ContactReport(cs.point, cs.normal, cs.depth, cs.body_a - 1, cs.body_b - 1,
-                         lam[:, 0], lam[:, 1, None] * t1 + lam[:, 2, None] * t2)
+                         lam[:, 0], lam[:, 1, None] * t1 + lam[:, 2, None] * t2, torque)

@@ -12,7 +12,7 @@ from .assembly import Pattern, Scatter
 from .bodyspace import BodySpace
 from .bounded import solve_bounded
 from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows,
-                           positional_warm_start)
+                           positional_warm_start, with_torque_rows)
 from .contacts import detect, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
 from .limits import bounded_joint_rows
@@ -21,17 +21,25 @@ from .rows import Rows
 
 @dataclass
 class Unilateral:
-    """This sub-step's bounded rows (contacts first, then limits and motors)."""
+    """This sub-step's bounded rows (contacts first, then their rolling and spin friction,
+    then limits and motors)."""
     block: BoundedRows
     owner: np.ndarray            # (mb,) joint index of each row, -1 for contacts
     contacts: object             # ContactSet (its packed_keys are the warm-starting keys)
     n_contact_rows: int
     tangents: tuple
-    warm: np.ndarray             # (K, 3) last step's multipliers of the same contacts
+    warm: np.ndarray             # (K, 6) last step's multipliers of the same contacts: normal,
+    #                              tangents, then spin and rolling torques (0 without)
     warm_found: np.ndarray       # (K,) bool: the contact was there last step (same key)
     restitution: np.ndarray      # (K,)
     limit_rows: np.ndarray       # each limit and motor row's index in the coordinate plan
+    torque_contacts: np.ndarray  # the contacts with rolling or spin friction rows, in order
     joint_space: object = None   # the joints' BodySpace, once an iterative solve needed it
+
+    @property
+    def first_limit_row(self) -> int:
+        """The first limit or motor row (after the contacts' and their torque rows)."""
+        return self.n_contact_rows + 3 * self.torque_contacts.size
 
 
 def joint_space(uni, model, rows, inv_mass, Iinv, n):
@@ -48,16 +56,21 @@ def unilateral_rows(world, model, kin, h):
     cs = detect(world, model, kin.x, kin.R, kin.v, h)
     blocks, owners = [], []
     tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
-    warm, found, e = np.zeros((0, 3)), np.zeros(0, dtype=bool), np.zeros(0)
+    warm, found, e = np.zeros((0, 6)), np.zeros(0, dtype=bool), np.zeros(0)
+    torque_contacts = np.zeros(0, dtype=np.intp)
     if len(cs):
-        mu = np.sqrt(world._friction[cs.body_a] * world._friction[cs.body_b])
-        e = np.maximum(world._restitution[cs.body_a], world._restitution[cs.body_b])
+        a, b = cs.body_a, cs.body_b
+        mu = np.sqrt(world._friction[a] * world._friction[b])
+        e = np.maximum(world._restitution[a], world._restitution[b])
         warm, found = warm_start(world, cs.packed_keys)
-        block = contact_rows(kin, cs.body_a, cs.body_b, cs.point, cs.normal, cs.depth, mu, h, T)
-        blocks.append(block)
-        owners.append(np.full(block.rows.count, -1, dtype=np.intp))
+        block = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T)
         k = len(cs)
         tangents = (block.rows.Jb[k:2 * k, :3], block.rows.Jb[2 * k:, :3])
+        block, torque_contacts = with_torque_rows(
+            block, tangents, np.maximum(world._spin_friction[a], world._spin_friction[b]),
+            np.maximum(world._rolling_friction[a], world._rolling_friction[b]))
+        blocks.append(block)
+        owners.append(np.full(block.rows.count, -1, dtype=np.intp))
     limit_block, limit_owner, limit_rows = bounded_joint_rows(world._limit_tables(), kin, h, T)
     if limit_block is not None:
         blocks.append(limit_block)
@@ -66,7 +79,7 @@ def unilateral_rows(world, model, kin, h):
     if merged is None:
         return None
     return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), tangents, warm, found,
-                      e, limit_rows)
+                      e, limit_rows, torque_contacts)
 
 
 def cached_pattern(world, a, b, inv_mass):
@@ -106,8 +119,8 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     block = uni.block
     if uni.n_contact_rows:
         uni.warm = positional_warm_start(world._contacts, uni.contacts.body_a, uni.contacts.body_b,
-                                         uni.contacts.point, *uni.tangents, uni.warm,
-                                         uni.warm_found)
+                                         uni.contacts.point, (uni.contacts.normal, *uni.tangents),
+                                         uni.warm, uni.warm_found)
     solver = world.contact_solver
     if solver == "auto":
         few = block.rows.count < DIRECT_BELOW and block.rows.count + model.m < DIRECT_ALL_BELOW
@@ -146,12 +159,14 @@ def bounded_warm_start(world, uni):
     lam0 = np.zeros(uni.block.rows.count)
     kc = uni.n_contact_rows // 3
     if kc:
-        lam0[:3 * kc] = uni.warm.T.reshape(-1)
-    if world._limit_warm is not None and lam0.size > 3 * kc:
+        lam0[:3 * kc] = uni.warm[:, :3].T.reshape(-1)
+        lam0[3 * kc:uni.first_limit_row] = uni.warm[uni.torque_contacts, 3:].T.reshape(-1)
+    first = uni.first_limit_row
+    if world._limit_warm is not None and lam0.size > first:
         plan_rows, multipliers = world._limit_warm
         old = np.zeros(world._limit_plan_size())
         old[plan_rows] = multipliers
-        lam0[3 * kc:] = old.take(uni.limit_rows)
+        lam0[first:] = old.take(uni.limit_rows)
     return lam0
 
 

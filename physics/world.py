@@ -161,6 +161,7 @@ class World:
         "_inertia": ((3, 3), float), "_inv_inertia": ((3, 3), float),
         "_kind": ((), np.int64), "_params": ((4,), float),
         "_friction": ((), float), "_restitution": ((), float),
+        "_rolling_friction": ((), float), "_spin_friction": ((), float),
         "_group": ((), np.int64), "_mask": ((), np.int64),
     }
 
@@ -200,12 +201,18 @@ class World:
     def add_body(self, shape: Shape | None = None, *, mass=None, density=None, inertia=None,
                  position=(0, 0, 0), orientation=(1, 0, 0, 0), linear_velocity=(0, 0, 0),
                  angular_velocity=(0, 0, 0), static: bool = False, friction: float = 0.5,
-                 restitution: float = 0.0, name: str | None = None) -> Body:
+                 restitution: float = 0.0, rolling_friction: float = 0.0,
+                 spin_friction: float = 0.0, name: str | None = None) -> Body:
         """Add a rigid body and return its handle.
 
         Mass properties come from ``shape`` with ``mass`` (kg) or ``density`` (kg/m^3); an
         explicit body-frame ``inertia`` (3x3 or 3 diagonal values, kg m^2, about the centre of
         mass) overrides the shape's. Planes, and bodies with ``static=True``, never move.
+        Material: ``friction`` (Coulomb, the pair's is the geometric mean of the two bodies'),
+        ``restitution`` (0..1, the pair's is the larger), ``rolling_friction`` and
+        ``spin_friction`` (m: a contact resists rolling, and turning about its normal, with up
+        to that length times its normal force; the pair's is the larger; 0: none, and no rows
+        for it).
         """
         if shape is not None and not isinstance(shape, Shape):
             raise ValueError(f"shape must be a Sphere, Box, Capsule, Cylinder or Plane, got {shape!r}")
@@ -229,6 +236,8 @@ class World:
         self._handles.append(body)
         body.friction = friction
         body.restitution = restitution
+        body.rolling_friction = rolling_friction
+        body.spin_friction = spin_friction
         self._topology_changed()
         return body
 
@@ -629,6 +638,8 @@ def _checked_contacts(saved, n_bodies):
         return None, None
     try:
         k = len(saved["depth"])
+        # (a snapshot from before contacts reported friction torques has none)
+        saved = {"friction_torque": np.zeros((k, 3)), **saved}
         report = ContactReport(*(np.array(saved[f], dtype=dtype)
                                  for f, (_, dtype) in _CONTACT_FIELDS.items()))
         keys = np.array(saved["keys"], dtype=np.int64)
@@ -642,7 +653,9 @@ def _checked_contacts(saved, n_bodies):
     for f in ("body_a", "body_b"):
         if np.any(getattr(report, f) < -1) or np.any(getattr(report, f) >= n_bodies):
             raise ValueError(f"state['contacts'][{f!r}] names bodies this world does not have")
-    if keys.shape != (k,) or multipliers.shape != (k, 3) or not np.all(np.isfinite(multipliers)):
+    # (multipliers (k, 6) when the contacts had rolling or spin friction rows)
+    if (keys.shape != (k,) or multipliers.shape not in ((k, 3), (k, 6))
+            or not np.all(np.isfinite(multipliers))):
         raise ValueError("state['contacts'] keys and multipliers do not match its contacts")
     return report, (keys, multipliers)
 

@@ -67,3 +67,26 @@ def test_contact_rows_project_by_slices_as_the_general_box():
         assert told.project(v, np.empty(m)).tobytes() == projected.tobytes()
         assert np.all(np.abs(projected[k:3 * k])
                       <= ratio[k:3 * k] * np.tile(np.maximum(projected[:k], 0.0), 2))
+
+
+def test_friction_rows_after_the_contacts_rows_are_bounded_by_their_normal_forces():
+    """Rolling and spin friction rows follow the contacts' rows, bounded by the contacts'
+    normal forces: the box leaves its contact-rows slices for the general path, which bounds
+    them too."""
+    rng = np.random.default_rng(4)
+    k, torque = SHORT_ROWS // 3 + 1, 30
+    m = 3 * k + torque
+    friction = np.zeros(m, dtype=bool)
+    friction[k:] = True
+    normal_of = np.zeros(m, dtype=np.intp)
+    normal_of[k:3 * k] = np.tile(np.arange(k), 2)
+    normal_of[3 * k:] = rng.integers(0, k, torque)
+    lo = np.concatenate([np.zeros(k), np.full(2 * k + torque, -np.inf)])
+    hi = np.full(m, np.inf)
+    ratio = np.where(friction, rng.uniform(0.0, 1.0, m), 0.0)
+    box = FrictionBox(lo, hi, friction, ratio, normal_of, n_contact_rows=3 * k)
+    assert not box.contact_layout
+    projected = box.project(rng.normal(size=m), np.empty(m))
+    assert np.all(projected[:k] >= 0.0)
+    assert np.all(np.abs(projected[k:]) <= ratio[k:] * projected.take(normal_of[k:]))
+    assert np.any(projected[3 * k:] != 0.0)

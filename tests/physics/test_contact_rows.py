@@ -1,9 +1,13 @@
-"""Contact rows (physics/contact_rows.py): a normal row and two friction rows per contact point."""
+"""Contact rows (physics/contact_rows.py): a normal row and two friction rows per contact point,
+and the rows of rolling and spin friction."""
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
+from physics import Plane, Sphere, World
 from physics.contact_rows import contact_rows
+from snapshot_helpers import assert_same_state, replay_from_snapshot
 
 
 def _rows_for(centres, a, b, point, normal):
@@ -41,3 +45,138 @@ def test_a_normal_just_off_the_centre_keeps_its_torque():
     rows = _rows_for(centres, np.array([0]), np.array([1]), point, n)
     np.testing.assert_allclose(rows.Ja[0, 3:], -np.cross(point[0] - centres[0], n[0]), rtol=1e-12)
     np.testing.assert_allclose(rows.Jb[0, 3:], np.cross(point[0] - centres[1], n[0]), rtol=1e-12)
+
+
+# -- rolling and spin friction: a contact resists rolling, and turning about its normal, with
+# a torque of up to a length (m) times its normal force. Analytic cases for a solid ball of
+# radius R (I = 2/5 m R^2) on the ground, with both contact solvers.
+G = 9.81
+R = 0.1
+SOLVERS = ("direct", "iterative")
+
+
+def _ball(solver, ground=None, slope_deg=0.0, **ball):
+    """A 1 kg ball of radius R resting on a plane tilted by slope_deg about y (friction 0.8)."""
+    th = np.radians(slope_deg)
+    n = np.array([-np.sin(th), 0.0, np.cos(th)])
+    world = World(contact_solver=solver)
+    world.add_body(Plane(normal=n), friction=0.8, **(ground or {}))
+    body = world.add_body(Sphere(R), mass=1.0, position=R * n, friction=0.8, **ball)
+    return world, body, n
+
+
+def _rate(world, read, steps=120):
+    """d(read())/dt over ``steps`` steps."""
+    start, t0 = read(), world.time
+    world.step(steps)
+    return (read() - start) / (world.time - t0)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a_rolling_ball_slows_at_five_sevenths_of_mu_r_g_over_r(solver):
+    """Rolling without slipping, the torque mu_r m g about the contact brakes the ball at
+    a = mu_r m g r / (I + m r^2) = 5 mu_r g / (7 r); the contact reports that torque."""
+    mu_r = 0.01
+    world, ball, _ = _ball(solver, rolling_friction=mu_r, linear_velocity=(2.0, 0, 0),
+                           angular_velocity=(0, 2.0 / R, 0))
+    world.step(24)
+    a = _rate(world, lambda: ball.linear_velocity[0])
+    assert a == pytest.approx(-5 * mu_r * G / (7 * R), rel=1e-3)
+    assert ball.angular_velocity[1] * R == pytest.approx(ball.linear_velocity[0], abs=1e-4)
+    torque = world.contacts.friction_torque[0]
+    assert torque == pytest.approx([0.0, -mu_r * world.contacts.normal_force[0], 0.0], abs=1e-6)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a_ball_without_rolling_friction_keeps_rolling(solver):
+    world, ball, _ = _ball(solver, linear_velocity=(2.0, 0, 0), angular_velocity=(0, 2.0 / R, 0))
+    world.step(24)
+    # (the iterative solve's tolerance: 1e-4 is 1/7000 of the braking above)
+    assert abs(_rate(world, lambda: ball.linear_velocity[0])) < 1e-4
+    assert np.all(world.contacts.friction_torque == 0.0)
+
+
+def test_the_pair_takes_the_larger_rolling_friction():
+    """A ball without rolling friction slows on a ground that has it as one with it does."""
+    rates = []
+    for ground, ball in (({"rolling_friction": 0.01}, {}), ({}, {"rolling_friction": 0.01})):
+        world, body, _ = _ball("iterative", ground, linear_velocity=(2.0, 0, 0),
+                               angular_velocity=(0, 2.0 / R, 0), **ball)
+        world.step(24)
+        rates.append(_rate(world, lambda: body.linear_velocity[0]))
+    assert rates[0] == rates[1] == pytest.approx(-5 * 0.01 * G / (7 * R), rel=1e-3)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a_rolling_ball_comes_to_rest_and_stays(solver):
+    """From v0 it stops after v0^2 / (2 a) and does not roll back or creep."""
+    mu_r, v0 = 0.01, 0.3
+    world, ball, _ = _ball(solver, rolling_friction=mu_r, linear_velocity=(v0, 0, 0),
+                           angular_velocity=(0, v0 / R, 0))
+    world.step(240)
+    stop = ball.position[0]
+    assert stop == pytest.approx(v0 ** 2 / (2 * 5 * mu_r * G / (7 * R)), rel=0.02)
+    world.step(480)
+    assert abs(ball.position[0] - stop) < 1e-6
+    assert np.linalg.norm(ball.angular_velocity) < 1e-5
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a_ball_on_a_slope_holds_below_tan_theta_of_mu_r_over_r_and_rolls_above(solver):
+    """Gravity's torque about the contact, m g r sin(theta), against mu_r m g cos(theta):
+    mu_r = 0.02 on r = 0.1 holds up to tan(theta) = 0.2 (11.3 degrees); above, the ball rolls
+    down at 5/7 g (sin(theta) - mu_r cos(theta) / r)."""
+    mu_r = 0.02
+    world, ball, _ = _ball(solver, slope_deg=8.0, rolling_friction=mu_r)
+    start = ball.position
+    world.step(2 * 240)
+    assert np.linalg.norm(ball.position - start) < 1e-3
+    th = np.radians(20.0)
+    world, ball, n = _ball(solver, slope_deg=20.0, rolling_friction=mu_r)
+    downhill = np.array([-np.cos(th), 0.0, -np.sin(th)])
+    world.step(24)
+    a = _rate(world, lambda: ball.linear_velocity @ downhill)
+    assert a == pytest.approx(5 / 7 * G * (np.sin(th) - mu_r * np.cos(th) / R), rel=0.02)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_spin_friction_stops_a_spinning_ball_at_mu_s_m_g_over_i(solver):
+    """A ball spinning about the vertical on one point of contact: without spin friction
+    nothing brakes it; with mu_s the torque mu_s m g slows it at mu_s m g / I, to a stop."""
+    world, ball, _ = _ball(solver, angular_velocity=(0, 0, 20.0))
+    world.step(24)
+    assert abs(_rate(world, lambda: ball.angular_velocity[2])) < 1e-6
+    mu_s = 0.005
+    world, ball, _ = _ball(solver, spin_friction=mu_s, angular_velocity=(0, 0, 20.0))
+    world.step(24)
+    alpha = _rate(world, lambda: ball.angular_velocity[2])
+    assert alpha == pytest.approx(-mu_s * G / (0.4 * R * R), rel=1e-3)
+    assert world.contacts.friction_torque[0, 2] == pytest.approx(
+        -mu_s * world.contacts.normal_force[0], rel=1e-6)
+    world.step(2 * 240)                   # 20 rad/s stops within 1.7 s
+    assert np.linalg.norm(ball.angular_velocity) < 1e-5
+
+
+def test_a_pile_with_rolling_friction_replays_bit_for_bit():
+    """The torque rows are warm started with the contacts (and kept in snapshots)."""
+    world = World(contact_solver="iterative")
+    world.add_body(Plane(), friction=0.6)
+    rng = np.random.default_rng(0)
+    for i in range(12):
+        world.add_body(Sphere(0.05), mass=0.2, rolling_friction=0.002, spin_friction=0.001,
+                       position=(*rng.uniform(-0.08, 0.08, 2), 0.06 + 0.1 * i))
+    first, again = replay_from_snapshot(world, 200, 60)
+    assert_same_state(first, again)
+    assert np.any(world.contacts.friction_torque != 0.0)
+
+
+@pytest.mark.parametrize("name", ["rolling_friction", "spin_friction"])
+@pytest.mark.parametrize("value", [-0.01, float("nan"), "grippy"])
+def test_bad_rolling_or_spin_friction_is_refused_by_name(name, value):
+    world = World()
+    with pytest.raises(ValueError, match=name):
+        world.add_body(Sphere(R), mass=1.0, **{name: value})
+    ball = world.add_body(Sphere(R), mass=1.0)
+    with pytest.raises(ValueError, match=name):
+        setattr(ball, name, value)
+    assert getattr(ball, name) == 0.0
