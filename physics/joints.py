@@ -66,7 +66,8 @@ class Joint:
         raise NotImplementedError
 
     def _coordinate_specs(self) -> list[tuple]:
-        """(kind, (a, b, *args, lo, hi, motor(4), max_force)) for limits and motors."""
+        """(kind, (a, b, *args, lo, hi, motor(4), max_force, friction)) for limits, motors
+        and joint friction."""
         return []
 
     def _coordinates_changed(self):
@@ -143,13 +144,33 @@ def _check_limits(limits):
     return (float(lo), float(hi))
 
 
-class _Actuated:
-    """Limits, a velocity motor and a position servo on a joint's single coordinate."""
+class _Frictional:
+    """Dry friction in the joint: its relative motion is resisted with up to ``friction``
+    (N m for rotation, N for sliding), as a bounded row aiming at no motion (MuJoCo's
+    frictionloss)."""
+    _friction = 0.0
 
-    def _init_actuation(self, limits):
+    @property
+    def friction(self) -> float:
+        """The largest torque (N m) or force (N) the joint's friction resists motion with
+        (0: none, and no rows for it)."""
+        return self._friction
+
+    @friction.setter
+    def friction(self, value):
+        self._friction = check_positive("friction", value, allow_zero=True)
+        self._coordinates_changed()
+
+
+class _Actuated(_Frictional):
+    """Limits, a velocity motor, a position servo and friction on a joint's single
+    coordinate."""
+
+    def _init_actuation(self, limits, friction):
         self.limits = limits
         self._motor = NO_MOTOR
         self._max_force = 0.0
+        self.friction = friction
 
     @property
     def limits(self):
@@ -186,12 +207,12 @@ class _Actuated:
         self._coordinates_changed()
 
     def _actuation_spec(self):
-        if np.isinf(self._limits).all() and self._motor[0] == 0:
+        if np.isinf(self._limits).all() and self._motor[0] == 0 and self._friction == 0:
             return None
-        return (*self._limits, np.array(self._motor), self._max_force)
+        return (*self._limits, np.array(self._motor), self._max_force, self._friction)
 
 
-class Ball(Joint):
+class Ball(_Frictional, Joint):
     """Spherical joint: the anchor points coincide, all rotations free (3 rows).
 
     Ragdoll limits: ``swing_limit`` (rad) bounds the angle between ``twist_axis`` carried by
@@ -204,11 +225,15 @@ class Ball(Joint):
     the swing is undone by the shortest rotation taking body_b's twist axis back onto
     body_a's; it is well defined for every swing below pi (``swing`` and ``twist`` report
     both, rad).
+
+    ``friction`` (N m) resists the relative rotation about each of body_a's axes with up to
+    that torque (a box, as the contacts' friction pyramid).
     """
 
     def __init__(self, body_a, body_b, anchor=None, swing_limit=None, twist_limits=None,
-                 twist_axis=None, name=None):
+                 twist_axis=None, friction=0.0, name=None):
         super().__init__(body_a, body_b, anchor, name)
+        self.friction = friction
         self.swing_limit = None if swing_limit is None else check_positive("swing_limit", swing_limit)
         self.twist_limits = None if twist_limits is None else _check_limits(twist_limits)
         self._twist_axis_world = None if twist_axis is None else check_unit_direction(
@@ -261,10 +286,13 @@ class Ball(Joint):
         specs = []
         if self.swing_limit is not None:
             specs.append(("swing", (a, b, self._ta, self._tb, -np.inf, self.swing_limit,
-                                    np.array(NO_MOTOR), 0.0)))
+                                    np.array(NO_MOTOR), 0.0, 0.0)))
         if self.twist_limits is not None:
             specs.append(("twist", (a, b, self._ta, self._tb, self._ra, self._rb,
-                                    *self.twist_limits, np.array(NO_MOTOR), 0.0)))
+                                    *self.twist_limits, np.array(NO_MOTOR), 0.0, 0.0)))
+        if self._friction:
+            specs += [("axis", (a, b, axis, -np.inf, np.inf, np.array(NO_MOTOR), 0.0,
+                                self._friction)) for axis in np.eye(3)]
         return specs
 
 
@@ -338,7 +366,8 @@ class Hinge(_Turning, _AxisJoint, _Actuated):
 
     ``angle`` is the rotation of body_b relative to body_a about the axis, right-handed,
     zero at creation (rad); ``rate`` its time derivative (rad/s). ``limits=(lo, hi)`` in rad;
-    ``set_motor`` / ``set_servo`` drive the angle (torques in N m).
+    ``set_motor`` / ``set_servo`` drive the angle (torques in N m); ``friction`` (N m) resists
+    its turning.
 
     The angle is continuous and counts whole turns: a wheel driven for three turns reports
     about 6 pi, not a value wrapped into (-pi, pi]. The world keeps each hinge's angle from
@@ -348,9 +377,10 @@ class Hinge(_Turning, _AxisJoint, _Actuated):
     restores the turn count of its snapshot.)
     """
 
-    def __init__(self, body_a, body_b, anchor=None, axis=(0, 0, 1), limits=None, name=None):
+    def __init__(self, body_a, body_b, anchor=None, axis=(0, 0, 1), limits=None, friction=0.0,
+                 name=None):
         super().__init__(body_a, body_b, anchor, axis, name)
-        self._init_actuation(limits)
+        self._init_actuation(limits, friction)
 
     def _coordinate_specs(self):
         spec = self._actuation_spec()
@@ -372,12 +402,13 @@ class Slider(_Sliding, _AxisJoint, _Actuated):
 
     ``position`` is the displacement of body_b's anchor along the axis from where it was at
     creation (m); ``rate`` its time derivative (m/s). ``limits=(lo, hi)`` in m; motors and
-    servos push with forces in N.
+    servos push with forces in N; ``friction`` (N) resists its sliding.
     """
 
-    def __init__(self, body_a, body_b, anchor=None, axis=(0, 0, 1), limits=None, name=None):
+    def __init__(self, body_a, body_b, anchor=None, axis=(0, 0, 1), limits=None, friction=0.0,
+                 name=None):
         super().__init__(body_a, body_b, anchor, axis, name)
-        self._init_actuation(limits)
+        self._init_actuation(limits, friction)
 
     def _bind(self, world):
         super()._bind(world)

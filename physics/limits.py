@@ -8,12 +8,15 @@ or swing angle of a ball joint) through its rate Jacobian J (dc/dt = J u):
   the world's stabilisation time T;
 - motor: drives dc/dt to a velocity with |lambda| <= max_force;
 - servo: an implicit spring-damper towards a target coordinate (soft row with compliance
-  1 / (h (k h + d))), |lambda| <= max_force.
+  1 / (h (k h + d))), |lambda| <= max_force;
+- friction: drives dc/dt to zero with |lambda| <= friction (a joint's dry friction; a ball
+  joint's acts on three ``axis`` coordinates, the rates about body a's axes, which have no
+  value of their own).
 
 All joints of one coordinate kind are evaluated in one vectorised call. A limit becomes a row
 only near its bound (within ANGULAR_LIMIT_MARGIN / LINEAR_LIMIT_MARGIN) or when twice its
 present rate would reach the bound within the step (LIMIT_REACH, ``bounded_joint_rows``);
-motors and servos always are rows.
+motors, servos and friction always are rows.
 
 Hinge angles are continuous (multi-turn): the world keeps each hinge's angle from the end of
 the last step (``World._joint_angle``) and every evaluation takes the branch of the wrapped
@@ -35,6 +38,9 @@ from .contact_rows import BoundedRows
 from .math3d import cross, dot, quat_to_matrix, rotate
 from .rows import Kinematics, Rows, StackedVectors, line_rows
 
+# a joint's friction is a velocity motor at 0 (mode, value, k, d; see CoordinateTable.motor)
+FRICTION_MOTOR = (1.0, 0.0, 0.0, 0.0)
+
 # A limit row is made within this of its limit (and when its present rate, LIMIT_REACH times
 # over, would reach it within the step): rad for angles, m for slider positions
 ANGULAR_LIMIT_MARGIN = 0.05
@@ -45,7 +51,8 @@ LIMIT_REACH = 2.0
 @dataclass
 class CoordinateTable:
     """One coordinate per entry. kind: 'angle' (hinge, continuous), 'position' (slider),
-    'twist', 'swing' (ball). a, b body rows; owner joint indices; args per kind (local vectors)."""
+    'twist', 'swing', 'axis' (ball; an axis only has a rate). a, b body rows; owner joint
+    indices; args per kind (local vectors)."""
     kind: str
     owner: np.ndarray
     a: np.ndarray
@@ -55,6 +62,7 @@ class CoordinateTable:
     hi: np.ndarray
     motor: np.ndarray       # (k, 4): mode (0 none, 1 velocity motor, 2 servo), value, k, d
     max_force: np.ndarray
+    friction: np.ndarray    # (k,) N m or N (0: none)
     world: object           # for 'angle': the world whose _joint_angle holds the last angles
 
 
@@ -102,7 +110,7 @@ def swing_of(ua, ub):
 # pairs, side 0 body a, 1 body b, in the order its function (swing_of, twist_of,
 # angle_about) takes them
 TURNED = {"swing": ((0, 0), (1, 1)), "twist": ((0, 0), (1, 1), (0, 2), (1, 3)),
-          "angle": ((0, 0), (0, 1), (1, 2))}
+          "angle": ((0, 0), (0, 1), (1, 2)), "axis": ((0, 0),)}
 
 
 def angular_coordinate(table: CoordinateTable, turned):
@@ -113,6 +121,9 @@ def angular_coordinate(table: CoordinateTable, turned):
         return swing_of(*turned)
     if table.kind == "twist":
         return twist_of(*turned)
+    if table.kind == "axis":
+        axis, = turned
+        return np.zeros(axis.shape[0]), axis
     # "angle": a hinge's continuous angle (its world always given), nearest to its last one
     return continuous_angle(table.world, table.owner, turned)
 
@@ -192,7 +203,8 @@ def coordinate_blocks(table: CoordinateTable, kin: Kinematics, turned):
 class BoundedPlan:
     """Which coordinates of a list of tables (their entries stacked in table order) become
     bounded rows, in the order the rows are made: per table its lower limits, upper limits,
-    velocity motors, then servos. What only changes with the topology is kept here."""
+    velocity motors, servos, then friction (a velocity motor at 0). What only changes with
+    the topology is kept here."""
     entry: np.ndarray       # (mb,) stacked coordinate of each row
     sign: np.ndarray        # (mb,) +1 (lower limit, motor) or -1 (upper limit): row = sign c
     bound: np.ndarray       # (mb,) the limit (0 for motors)
@@ -210,21 +222,27 @@ class BoundedPlan:
 def bounded_plan(tables) -> BoundedPlan | None:
     """The rows bounded_joint_rows makes from these tables, or None when there are none."""
     entry, sign, bound, is_motor, lo, hi, owner, margin = [], [], [], [], [], [], [], []
+    settings = []
     start = 0
     for t in tables:
         unit = LINEAR_LIMIT_MARGIN if t.kind == "position" else ANGULAR_LIMIT_MARGIN
-        groups = [(np.flatnonzero(np.isfinite(t.lo)), 1.0, t.lo),
-                  (np.flatnonzero(np.isfinite(t.hi)), -1.0, t.hi)]
-        groups += [(np.flatnonzero(t.motor[:, 0] == m), 1.0, None) for m in (1, 2)]
-        for on, s, limit in groups:
+        groups = [(np.flatnonzero(np.isfinite(t.lo)), 1.0, t.lo, None),
+                  (np.flatnonzero(np.isfinite(t.hi)), -1.0, t.hi, None)]
+        groups += [(on, 1.0, None, (t.motor.take(on, axis=0), t.max_force.take(on)))
+                   for on in (np.flatnonzero(t.motor[:, 0] == m) for m in (1, 2))]
+        on = np.flatnonzero(t.friction > 0)
+        groups.append((on, 1.0, None, (np.tile(FRICTION_MOTOR, (on.size, 1)),
+                                       t.friction.take(on))))
+        for on, s, limit, drive in groups:
             entry.append(start + on)
             sign.append(np.full(on.size, s))
             owner.append(t.owner.take(on))
             margin.append(np.full(on.size, unit))
             is_motor.append(np.full(on.size, limit is None))
             if limit is None:
+                setting, f = drive
+                settings.append(setting)
                 bound.append(np.zeros(on.size))
-                f = t.max_force.take(on)
                 lo.append(-f)
                 hi.append(f)
             else:
@@ -239,7 +257,7 @@ def bounded_plan(tables) -> BoundedPlan | None:
     stacked_a = np.concatenate([t.a for t in tables])
     stacked_b = np.concatenate([t.b for t in tables])
     motor = np.flatnonzero(is_motor)
-    settings = np.concatenate([t.motor for t in tables]).take(entry.take(motor), axis=0)
+    settings = np.concatenate(settings) if settings else np.zeros((0, 4))
     return BoundedPlan(entry, np.concatenate(sign), np.concatenate(bound),
                        motor, settings[:, 0], settings[:, 1:].copy(),
                        stacked_a.take(entry), stacked_b.take(entry), np.concatenate(lo),
@@ -333,10 +351,11 @@ def build_coordinate_tables(joints) -> CoordinateTables:
     for kind, items in groups.items():
         cols = list(zip(*items))
         owner, a, b = (np.array(c, dtype=np.intp) for c in cols[:3])
-        nargs = len(cols) - 7
+        nargs = len(cols) - 8
         args = tuple(np.array(c, dtype=float) for c in cols[3:3 + nargs])
-        lo, hi, motor, max_force = (np.array(c, dtype=float) for c in cols[3 + nargs:])
+        lo, hi, motor, max_force, friction = (np.array(c, dtype=float)
+                                              for c in cols[3 + nargs:])
         world = joints[int(owner[0])]._world if kind == "angle" else None
         tables.append(CoordinateTable(kind, owner, a, b, args, lo, hi, motor.reshape(-1, 4),
-                                      max_force, world))
+                                      max_force, friction, world))
     return CoordinateTables(tables)

@@ -99,7 +99,8 @@ def layout(arms: str = "down"):
 
 
 def add_ragdoll(world, position, scale=1.0, yaw=0.0, *, orientation=None, friction=0.8,
-                arms="down", standing=False, self_collision=True, prefix="") -> Ragdoll:
+                arms="down", standing=False, self_collision=True, joint_friction=0.0,
+                prefix="") -> Ragdoll:
     """Add a 15-body capsule humanoid to ``world`` and return its bodies and joints.
 
     position: world position of the pelvis centre (m); scale: lengths scale by it, masses by
@@ -114,7 +115,9 @@ def add_ragdoll(world, position, scale=1.0, yaw=0.0, *, orientation=None, fricti
     neck, shoulders, wrists and hips too), each with a servo holding its starting angle, so the
     figure can keep a pose; ``arms`` "down" or "forward" picks the starting arm pose.
     ``self_collision=False`` stops the segments colliding with each other (jointed neighbours
-    never do). ``prefix`` is put before every body and joint name.
+    never do). ``joint_friction`` (N m, scaled with the masses by ``scale`` to the fourth) is
+    every joint's dry friction: with none the limp joints let a pile sag for seconds. ``prefix``
+    is put before every body and joint name.
     """
     s = float(scale)
     if not s > 0:
@@ -160,19 +163,21 @@ def add_ragdoll(world, position, scale=1.0, yaw=0.0, *, orientation=None, fricti
         capsule(f"foot_{side}", "foot", (-0.05, y, 0.04), (0.17, y, 0.04), inset=False)
 
     lateral = R @ np.array([0.0, 1.0, 0.0])       # flexion axis of every hinge
+    # (a torque: mass times length times an acceleration)
+    joint_torque = float(joint_friction) * s ** 4
     joints = {}
 
     def hinge(name, a, b, at, limits, sign=1.0):
         joints[name] = world.add_joint(Hinge(bodies[a], bodies[b], anchor=world_point(pts[at]),
                                              axis=sign * lateral, limits=limits,
-                                             name=prefix + name))
+                                             friction=joint_torque, name=prefix + name))
 
     def ball(name, a, b, at, swing, twist):
         if standing:
             return hinge(name, a, b, at, (-swing, swing))
         joints[name] = world.add_joint(Ball(bodies[a], bodies[b], anchor=world_point(pts[at]),
                                             swing_limit=swing, twist_limits=twist,
-                                            name=prefix + name))
+                                            friction=joint_torque, name=prefix + name))
 
     ball("spine", "pelvis", "torso", "spine", 0.6, (-0.6, 0.6))
     ball("neck", "torso", "head", "neck", 0.7, (-1.0, 1.0))

@@ -326,3 +326,75 @@ def test_hinge_angle_is_the_angle_the_limit_rows_take_and_the_step_keeps():
     assert world._turning_angles().at()[0].tolist() == [limited.angle, free.angle]
     assert world._turning_angles().at(kin.R)[0].tolist() == [limited.angle, free.angle]
     assert world._joint_angle.tolist() == pytest.approx([limited.angle, free.angle], abs=1e-12)
+
+
+# -- joint friction: dry friction resists the joint's motion with up to ``friction`` (N m or N)
+@pytest.mark.parametrize("solver", ["direct", "iterative"])
+def test_joint_friction_brakes_each_joint_at_friction_over_inertia_and_stops_it(solver):
+    """A wheel on a hinge, a block on a slider and a ball on a ball joint, no gravity: each
+    slows at f / I (f / m) and stops; the hinge reports the friction torque."""
+    world = World(gravity=(0, 0, 0), contact_solver=solver)
+    wheel = world.add_body(Box((0.2, 0.2, 0.05)), mass=2.0, angular_velocity=(0, 0, 5.0))
+    hinge = world.add_joint(Hinge(None, wheel, anchor=(0, 0, 0), axis=(0, 0, 1), friction=0.3))
+    block = world.add_body(Box((0.1, 0.1, 0.1)), mass=2.0, position=(2, 0, 0),
+                           linear_velocity=(1.0, 0, 0))
+    world.add_joint(Slider(None, block, anchor=(2, 0, 0), axis=(1, 0, 0), friction=1.0))
+    ball = world.add_body(Capsule(0.05, 0.1), mass=1.0, position=(-2, 0, 0),
+                          angular_velocity=(0, 0, 20.0))
+    world.add_joint(Ball(None, ball, anchor=(-2, 0, 0), friction=0.02))
+    world.step(24)
+    start = wheel.angular_velocity[2], block.linear_velocity[0], ball.angular_velocity[2]
+    t0 = world.time
+    world.step(48)
+    dt = world.time - t0
+    assert (wheel.angular_velocity[2] - start[0]) / dt == pytest.approx(
+        -0.3 / wheel.inertia[2, 2], rel=1e-6)
+    assert (block.linear_velocity[0] - start[1]) / dt == pytest.approx(-1.0 / 2.0, rel=1e-6)
+    assert (ball.angular_velocity[2] - start[2]) / dt == pytest.approx(
+        -0.02 / ball.inertia[2, 2], rel=1e-6)
+    assert hinge.torque == pytest.approx([0, 0, -0.3], abs=1e-9)
+    world.step(480)                        # all three stop within 2 s
+    for body in (wheel, block, ball):
+        assert np.linalg.norm(body.linear_velocity) < 1e-6
+        assert np.linalg.norm(body.angular_velocity) < 1e-6
+
+
+@pytest.mark.parametrize("friction, holds", [(3.0, True), (2.0, False)])
+def test_ball_joint_friction_holds_a_rod_out_only_above_its_gravity_torque(friction, holds):
+    """A 1 kg rod held out level from a ball joint, its centre 0.25 m out: gravity's torque
+    m g L = 2.45 N m. Friction of 3 N m holds it still; 2 N m lets it fall."""
+    world = World()
+    rod = world.add_body(Capsule(0.02, 0.2), mass=1.0, position=(0.25, 0, 0),
+                         orientation=(np.cos(np.pi / 4), 0, np.sin(np.pi / 4), 0))
+    world.add_joint(Ball(None, rod, anchor=(0, 0, 0), friction=friction))
+    world.step(240)
+    if holds:
+        assert abs(rod.position[2]) < 1e-6
+    else:
+        assert rod.position[2] < -0.2
+
+
+def test_a_ragdoll_pile_with_joint_friction_comes_to_rest():
+    """Limp joints let a pile sag for seconds (hands rolling under it); with friction in the
+    joints two dropped ragdolls lie still within 3 s."""
+    import scenes
+    scene = scenes.load("ragdoll_pile", count=2, joint_friction=1.0)
+    scene.step(3 * 240)
+    world = scene.world
+    assert np.abs(world.linear_velocities).max() < 1e-3
+    assert np.abs(world.angular_velocities).max() < 1e-2
+
+
+@pytest.mark.parametrize("value", [-1.0, float("inf"), "sticky"])
+def test_bad_joint_friction_is_refused_by_name(value):
+    world = World()
+    body = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0)
+    for make in (lambda: Hinge(None, body, anchor=(0, 0, 0), friction=value),
+                 lambda: Slider(None, body, anchor=(0, 0, 0), friction=value),
+                 lambda: Ball(None, body, anchor=(0, 0, 0), friction=value)):
+        with pytest.raises(ValueError, match="friction"):
+            make()
+    joint = world.add_joint(Ball(None, body, anchor=(0, 0, 0)))
+    with pytest.raises(ValueError, match="friction"):
+        joint.friction = value
+    assert joint.friction == 0.0
