@@ -374,17 +374,6 @@ def test_ball_joint_friction_holds_a_rod_out_only_above_its_gravity_torque(frict
         assert rod.position[2] < -0.2
 
 
-def test_a_ragdoll_pile_with_joint_friction_comes_to_rest():
-    """Limp joints let a pile sag for seconds (hands rolling under it); with friction in the
-    joints two dropped ragdolls lie still within 3 s."""
-    import scenes
-    scene = scenes.load("ragdoll_pile", count=2, joint_friction=1.0)
-    scene.step(3 * 240)
-    world = scene.world
-    assert np.abs(world.linear_velocities).max() < 1e-3
-    assert np.abs(world.angular_velocities).max() < 1e-2
-
-
 @pytest.mark.parametrize("value", [-1.0, float("inf"), "sticky"])
 def test_bad_joint_friction_is_refused_by_name(value):
     world = World()

@@ -228,3 +228,14 @@ def test_whiteboard_eraser_stays_on_the_board_and_presses():
             press.append(contact.force @ np.array([-1.0, 0.0, 0.0]))   # board pushes back
     assert far < 0.015
     assert min(press) > 0
+
+
+# -- ragdoll pile ----------------------------------------------------------------------------
+def test_a_ragdoll_pile_with_joint_friction_comes_to_rest():
+    """Limp joints let a pile sag for seconds (hands rolling under it); with friction in the
+    joints two dropped ragdolls lie still within 3 s."""
+    scene = scenes.load("ragdoll_pile", count=2, joint_friction=1.0)
+    run(scene, 3.0)
+    world = scene.world
+    assert np.abs(world.linear_velocities).max() < 1e-3
+    assert np.abs(world.angular_velocities).max() < 1e-2
