@@ -19,6 +19,7 @@ import numpy as np
 
 from physics import Ball, Capsule, Hinge
 from physics.math3d import quat_multiply, quat_to_matrix
+from physics.validation import check_positive
 
 STANDING_PELVIS_HEIGHT = 0.95          # m at scale 1, pelvis centre above the soles
 
@@ -164,7 +165,7 @@ def add_ragdoll(world, position, scale=1.0, yaw=0.0, *, orientation=None, fricti
 
     lateral = R @ np.array([0.0, 1.0, 0.0])       # flexion axis of every hinge
     # (a torque: mass times length times an acceleration)
-    joint_torque = float(joint_friction) * s ** 4
+    joint_torque = check_positive("joint_friction", joint_friction, allow_zero=True) * s ** 4
     joints = {}
 
     def hinge(name, a, b, at, limits, sign=1.0):

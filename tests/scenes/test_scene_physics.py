@@ -239,3 +239,8 @@ def test_a_ragdoll_pile_with_joint_friction_comes_to_rest():
     world = scene.world
     assert np.abs(world.linear_velocities).max() < 1e-3
     assert np.abs(world.angular_velocities).max() < 1e-2
+
+
+def test_a_bad_joint_friction_is_refused_by_its_scene_name():
+    with pytest.raises(ValueError, match="joint_friction"):
+        scenes.load("ragdoll_pile", count=1, joint_friction=-1.0)
