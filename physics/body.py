@@ -11,6 +11,17 @@ import numpy as np
 from .validation import check_bits, check_positive, check_quaternion, check_vector
 
 
+def _material(name: str, field: str, doc: str) -> property:
+    """A body's non-negative material value ``name``, held in the world array ``field``."""
+    def get(self) -> float:
+        return float(getattr(self._world, field)[self.row])
+
+    def set(self, value):
+        getattr(self._world, field)[self.row] = check_positive(name, value, allow_zero=True)
+
+    return property(get, set, doc=doc)
+
+
 class Body:
     __slots__ = ("_world", "_row", "shape", "name")
 
@@ -108,13 +119,15 @@ class Body:
         return bool(self._world._inv_mass[self.row] == 0)
 
     # -- material and filtering ----------------------------------------------------------
-    @property
-    def friction(self) -> float:
-        return float(self._world._friction[self.row])
-
-    @friction.setter
-    def friction(self, value):
-        self._world._friction[self.row] = check_positive("friction", value, allow_zero=True)
+    friction = _material("friction", "_friction", """Coulomb friction coefficient (the
+        pair's is the geometric mean of the two bodies').""")
+    rolling_friction = _material("rolling_friction", "_rolling_friction", """m: a contact of
+        this body resists rolling with a torque of up to this length times its normal force
+        (the larger of the two bodies' values; 0: rolls freely).""")
+    spin_friction = _material("spin_friction", "_spin_friction", """m: a contact of this body
+        resists turning about its normal with a torque of up to this length times its normal
+        force (the larger of the two bodies' values; 0: spins freely, as a point contact
+        does).""")
 
     @property
     def restitution(self) -> float:
@@ -126,29 +139,6 @@ class Body:
         if r > 1:
             raise ValueError(f"restitution must be between 0 and 1, got {value!r}")
         self._world._restitution[self.row] = r
-
-    @property
-    def rolling_friction(self) -> float:
-        """m: a contact of this body resists rolling with a torque of up to this length times
-        its normal force (the larger of the two bodies' values; 0: rolls freely)."""
-        return float(self._world._rolling_friction[self.row])
-
-    @rolling_friction.setter
-    def rolling_friction(self, value):
-        self._world._rolling_friction[self.row] = check_positive("rolling_friction", value,
-                                                                 allow_zero=True)
-
-    @property
-    def spin_friction(self) -> float:
-        """m: a contact of this body resists turning about its normal with a torque of up to
-        this length times its normal force (the larger of the two bodies' values; 0: spins
-        freely, as a point contact does)."""
-        return float(self._world._spin_friction[self.row])
-
-    @spin_friction.setter
-    def spin_friction(self, value):
-        self._world._spin_friction[self.row] = check_positive("spin_friction", value,
-                                                              allow_zero=True)
 
     @property
     def collision_group(self) -> int:

@@ -130,26 +130,24 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T) -> BoundedRows
     )
 
 
-def with_torque_rows(block: BoundedRows, tangents, spin, rolling):
+def with_torque_rows(block: BoundedRows, spin, rolling):
     """The contact block of ``contact_rows`` followed by rows for the rolling and spin friction
     of the contacts that have any, and those contacts (indices, in order).
 
     Per such contact c: a spin row about its normal n and two rolling rows about its tangents
-    t1, t2 (the block's frame), each on the relative angular velocity w_b - w_a along its
-    direction d ([0, d] for b, -[0, d] for a), aiming at zero and bounded by |tau| <= spin_c
-    lambda_n (the spin row) or rolling_c lambda_n (the others, a pyramid) of c's normal row.
-    The new rows are ordered all spin rows, then all first and all second rolling rows.
-    tangents: (t1, t2) (k, 3) each; spin, rolling (k,) m. The block itself when no contact
-    has either."""
+    t1, t2 (the block's frame, its rows' directions), each on the relative angular velocity
+    w_b - w_a along its direction d ([0, d] for b, -[0, d] for a), aiming at zero and bounded
+    by |tau| <= spin_c lambda_n (the spin row) or rolling_c lambda_n (the others, a pyramid)
+    of c's normal row. The new rows are ordered all spin rows, then all first and all second
+    rolling rows, as the block's. spin, rolling (k,) m. The block itself when no contact has
+    either."""
     has = np.flatnonzero((spin > 0) | (rolling > 0))
     if has.size == 0:
         return block, has
-    c = has.size
-    normal = block.rows.at(slice(block.rows.count // 3))
-    a, b = normal.a.take(has), normal.b.take(has)
+    c, k = has.size, block.rows.count // 3
+    a, b = block.rows.a[:k].take(has), block.rows.b[:k].take(has)
     Jb = np.zeros((3 * c, 6))
-    for i, d in enumerate((normal.Jb[:, :3], *tangents)):
-        Jb[i * c:(i + 1) * c, 3:] = d.take(has, axis=0)
+    Jb[:, 3:] = block.rows.Jb[:, :3].reshape(3, k, 3)[:, has].reshape(3 * c, 3)
     torque = Rows(np.concatenate((a, a, a)), np.concatenate((b, b, b)), np.zeros(3 * c), -Jb,
                   Jb, np.zeros(3 * c))
     unbounded = np.full(3 * c, np.inf)
@@ -165,13 +163,13 @@ def with_torque_rows(block: BoundedRows, tangents, spin, rolling):
 
 
 def positional_warm_start(previous, body_a, body_b, point, frame, warm, found, reach=2e-3):
-    """Fill the warm start (K, 6) of contacts not ``found`` (K,) under their feature key last
-    step with the multipliers of last step's contact of the same two bodies nearest to their
-    point (within ``reach`` m). Box manifolds can renumber their features from step to step
-    while the points stay where they were; a cold row in a resting stack costs the iterative
-    solver many iterations. ``previous`` is last step's ``ContactReport`` (user indices),
-    body_a, body_b (K,) body rows, frame (normal, t1, t2) (K, 3) each. Returns the (K, 6) warm
-    start (see ``contacts.warm_start``)."""
+    """Fill the warm start (K, 3) or (K, 6) (``contacts.warm_start``) of contacts not
+    ``found`` (K,) under their feature key last step with the multipliers of last step's
+    contact of the same two bodies nearest to their point (within ``reach`` m). Box manifolds
+    can renumber their features from step to step while the points stay where they were; a
+    cold row in a resting stack costs the iterative solver many iterations. ``previous`` is
+    last step's ``ContactReport`` (user indices), body_a, body_b (K,) body rows, frame
+    (normal, t1, t2) (K, 3) each. Returns the warm start."""
     cold = np.flatnonzero(~found)
     if previous is None or len(previous) == 0 or cold.size == 0:
         return warm
@@ -197,9 +195,11 @@ def positional_warm_start(previous, body_a, body_b, point, frame, warm, found, r
     warm = warm.copy()
     warm[dst, 0] = previous.normal_force[src]
     f, tau = previous.friction_force.take(src, axis=0), previous.friction_torque.take(src, axis=0)
+    torques = warm.shape[1] == 6           # (last step had rolling or spin friction rows)
     for i, d in enumerate(frame):
         d = d.take(dst, axis=0)
         if i:
             warm[dst, i] = dot(f, d)
-        warm[dst, 3 + i] = dot(tau, d)
+        if torques:
+            warm[dst, 3 + i] = dot(tau, d)
     return warm

@@ -57,16 +57,13 @@ def detect(world, model, x, R, v, h) -> ContactSet:
 
 
 def warm_start(world, keys: np.ndarray):
-    """(K, 6) multipliers of the same contacts last step (normal, tangent 1, tangent 2, then
-    the spin and the two rolling torques, zero where last step had no such rows), and (K,)
-    bool which contacts were there last step. keys (K,) int64: the contacts'
-    ContactSet.packed_keys (last step's are in world._warm, with (K, 3) multipliers when
-    none of its contacts had torque rows)."""
+    """(K, 3) multipliers (normal, tangent 1, tangent 2) of the same contacts last step, or
+    (K, 6) with the spin and the two rolling torques when last step had rows for them (zero
+    where a contact had none), and (K,) bool which contacts were there last step. keys (K,)
+    int64: the contacts' ContactSet.packed_keys (last step's are in world._warm)."""
     old_keys, old_lam = world._warm
     if not (old_keys.size and keys.size):
-        return np.zeros((keys.shape[0], 6)), np.zeros(keys.shape[0], dtype=bool)
-    if old_lam.shape[1] == 3:
-        old_lam = np.concatenate([old_lam, np.zeros_like(old_lam)], axis=1)
+        return np.zeros((keys.shape[0], 3)), np.zeros(keys.shape[0], dtype=bool)
     order = np.argsort(old_keys)
     sorted_keys = old_keys.take(order)
     pos = np.minimum(np.searchsorted(sorted_keys, keys), old_keys.size - 1)

@@ -28,8 +28,8 @@ class Unilateral:
     contacts: object             # ContactSet (its packed_keys are the warm-starting keys)
     n_contact_rows: int
     tangents: tuple
-    warm: np.ndarray             # (K, 6) last step's multipliers of the same contacts: normal,
-    #                              tangents, then spin and rolling torques (0 without)
+    warm: np.ndarray             # (K, 3) last step's multipliers of the same contacts, (K, 6)
+    #                              with spin and rolling torques (contacts.warm_start)
     warm_found: np.ndarray       # (K,) bool: the contact was there last step (same key)
     restitution: np.ndarray      # (K,)
     limit_rows: np.ndarray       # each limit and motor row's index in the coordinate plan
@@ -56,7 +56,7 @@ def unilateral_rows(world, model, kin, h):
     cs = detect(world, model, kin.x, kin.R, kin.v, h)
     blocks, owners = [], []
     tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
-    warm, found, e = np.zeros((0, 6)), np.zeros(0, dtype=bool), np.zeros(0)
+    warm, found, e = np.zeros((0, 3)), np.zeros(0, dtype=bool), np.zeros(0)
     torque_contacts = np.zeros(0, dtype=np.intp)
     if len(cs):
         a, b = cs.body_a, cs.body_b
@@ -67,7 +67,7 @@ def unilateral_rows(world, model, kin, h):
         k = len(cs)
         tangents = (block.rows.Jb[k:2 * k, :3], block.rows.Jb[2 * k:, :3])
         block, torque_contacts = with_torque_rows(
-            block, tangents, np.maximum(world._spin_friction[a], world._spin_friction[b]),
+            block, np.maximum(world._spin_friction[a], world._spin_friction[b]),
             np.maximum(world._rolling_friction[a], world._rolling_friction[b]))
         blocks.append(block)
         owners.append(np.full(block.rows.count, -1, dtype=np.intp))
@@ -160,7 +160,8 @@ def bounded_warm_start(world, uni):
     kc = uni.n_contact_rows // 3
     if kc:
         lam0[:3 * kc] = uni.warm[:, :3].T.reshape(-1)
-        lam0[3 * kc:uni.first_limit_row] = uni.warm[uni.torque_contacts, 3:].T.reshape(-1)
+        if uni.torque_contacts.size and uni.warm.shape[1] == 6:
+            lam0[3 * kc:uni.first_limit_row] = uni.warm[uni.torque_contacts, 3:].T.reshape(-1)
     first = uni.first_limit_row
     if world._limit_warm is not None and lam0.size > first:
         plan_rows, multipliers = world._limit_warm
