@@ -135,12 +135,12 @@ class Joint:
 NO_MOTOR = (0.0, 0.0, 0.0, 0.0)
 
 
-def _check_limits(limits):
+def _check_limits(limits, name="limits"):
     if limits is None:
         return (-np.inf, np.inf)
-    lo, hi = check_vector("limits", limits, 2)
+    lo, hi = check_vector(name, limits, 2)
     if not lo < hi:
-        raise ValueError(f"limits must be (lower, upper) with lower < upper, got {tuple(limits)}")
+        raise ValueError(f"{name} must be (lower, upper) with lower < upper, got {tuple(limits)}")
     return (float(lo), float(hi))
 
 
@@ -149,6 +149,7 @@ class _Frictional:
     (N m for rotation, N for sliding), as a bounded row aiming at no motion (MuJoCo's
     frictionloss)."""
     _friction = 0.0
+    _prefix = ""            # of the parameter names errors give ("angle_": Cylindrical.turning)
 
     @property
     def friction(self) -> float:
@@ -158,7 +159,7 @@ class _Frictional:
 
     @friction.setter
     def friction(self, value):
-        self._friction = check_positive("friction", value, allow_zero=True)
+        self._friction = check_positive(self._prefix + "friction", value, allow_zero=True)
         self._coordinates_changed()
 
 
@@ -179,7 +180,7 @@ class _Actuated(_Frictional):
 
     @limits.setter
     def limits(self, value):
-        self._limits = _check_limits(value)
+        self._limits = _check_limits(value, self._prefix + "limits")
         self._coordinates_changed()
 
     def set_motor(self, velocity: float, max_force: float):
@@ -210,6 +211,24 @@ class _Actuated(_Frictional):
         if np.isinf(self._limits).all() and self._motor[0] == 0 and self._friction == 0:
             return None
         return (*self._limits, np.array(self._motor), self._max_force, self._friction)
+
+
+class Actuator(_Actuated):
+    """Limits, a velocity motor or a position servo, and dry friction on one coordinate of a
+    joint that has two: ``Cylindrical.turning`` (its angle: rad, rad/s, N m) and
+    ``Cylindrical.sliding`` (its position: m, m/s, N). The same ``limits``, ``friction``,
+    ``set_motor``, ``set_servo`` and ``disable_motor`` as a Hinge or a Slider has for its one."""
+
+    def __init__(self, joint, coordinate: str, limits=None, friction=0.0):
+        self._joint, self._coordinate = joint, coordinate
+        self._prefix = coordinate + "_"
+        self._init_actuation(limits, friction)
+
+    def _coordinates_changed(self):
+        self._joint._coordinates_changed()
+
+    def __repr__(self):
+        return f"<Actuator of {self._joint!r}'s {self._coordinate}>"
 
 
 class Ball(_Frictional, Joint):
@@ -339,6 +358,10 @@ class _Turning:
         then the axis and the reference direction local to a and the reference local to b."""
         return self._rows_a, self.body_b.row, self._axis_a, self._perp_a[0], self._perp_b[0]
 
+    def _angle_specs(self, actuation: _Actuated):
+        spec = actuation._actuation_spec()
+        return [] if spec is None else [("angle", (*self._angle_frame(), *spec))]
+
 
 class _Sliding:
     """The displacement of an axis joint that slides along its axis (Slider, Cylindrical)."""
@@ -359,6 +382,11 @@ class _Sliding:
         wa = np.zeros(3) if self.body_a is None else self.body_a.angular_velocity
         # d/dt (axis . d) with the axis carried by body_a
         return float((vb - va) @ self.axis + np.cross(wa, self.axis) @ self._separation())
+
+    def _position_specs(self, actuation: _Actuated):
+        spec = actuation._actuation_spec()
+        return [] if spec is None else [("position", (self._rows_a, self.body_b.row, self._la,
+                                                      self._lb, self._axis_a, *spec))]
 
 
 class Hinge(_Turning, _AxisJoint, _Actuated):
@@ -383,10 +411,7 @@ class Hinge(_Turning, _AxisJoint, _Actuated):
         self._init_actuation(limits, friction)
 
     def _coordinate_specs(self):
-        spec = self._actuation_spec()
-        if spec is None:
-            return []
-        return [("angle", (*self._angle_frame(), *spec))]
+        return self._angle_specs(self)
 
     def _instances(self, owner):
         return [self._point(owner)] + self._axis_alignment(owner)
@@ -415,11 +440,7 @@ class Slider(_Sliding, _AxisJoint, _Actuated):
         self._lock_rotation()
 
     def _coordinate_specs(self):
-        spec = self._actuation_spec()
-        if spec is None:
-            return []
-        return [("position", (self._rows_a, self.body_b.row, self._la, self._lb, self._axis_a,
-                              *spec))]
+        return self._position_specs(self)
 
     def _instances(self, owner):
         return self._no_rotation(owner) + self._across_axis(owner)
@@ -435,7 +456,22 @@ class Cylindrical(_Turning, _Sliding, _AxisJoint):
 
     ``angle`` (rad, continuous through whole turns, as ``Hinge.angle``) and ``position`` (m,
     as ``Slider.position``) are its two coordinates, zero at creation; ``angle_rate``
-    (rad/s) and ``position_rate`` (m/s) their time derivatives."""
+    (rad/s) and ``position_rate`` (m/s) their time derivatives.
+
+    Each coordinate has its own limits, motor or servo and friction, as a Hinge's angle and
+    a Slider's position have: ``turning`` acts on the angle (rad, N m), ``sliding`` on the
+    position (m, N), e.g. ``joint.sliding.set_motor(velocity=0.1, max_force=50.0)``; the
+    constructor takes their limits and friction as ``angle_limits``, ``position_limits``,
+    ``angle_friction`` and ``position_friction``."""
+
+    def __init__(self, body_a, body_b, anchor=None, axis=(0, 0, 1), angle_limits=None,
+                 position_limits=None, angle_friction=0.0, position_friction=0.0, name=None):
+        super().__init__(body_a, body_b, anchor, axis, name)
+        self.turning = Actuator(self, "angle", angle_limits, angle_friction)
+        self.sliding = Actuator(self, "position", position_limits, position_friction)
+
+    def _coordinate_specs(self):
+        return self._angle_specs(self.turning) + self._position_specs(self.sliding)
 
     def _instances(self, owner):
         return self._axis_alignment(owner) + self._across_axis(owner)
@@ -460,12 +496,17 @@ class Fixed(Joint):
         return [self._point(owner)] + self._no_rotation(owner)
 
 
-class Universal(Joint):
+class Universal(_Frictional, Joint):
     """Cardan joint: anchors coincide, ``axis_a`` (fixed in body_a) stays perpendicular to
-    ``axis_b`` (fixed in body_b); the two must be perpendicular at creation (4 rows)."""
+    ``axis_b`` (fixed in body_b); the two must be perpendicular at creation (4 rows).
 
-    def __init__(self, body_a, body_b, anchor=None, axis_a=(1, 0, 0), axis_b=(0, 1, 0), name=None):
+    ``friction`` (N m) resists the turning about each of the two axes with up to that torque
+    (the relative angular velocity is a rate about axis_a plus one about axis_b)."""
+
+    def __init__(self, body_a, body_b, anchor=None, axis_a=(1, 0, 0), axis_b=(0, 1, 0),
+                 friction=0.0, name=None):
         super().__init__(body_a, body_b, anchor, name)
+        self.friction = friction
         self._axis_a_world = check_unit_direction("axis_a", axis_a)
         self._axis_b_world = check_unit_direction("axis_b", axis_b)
         if abs(self._axis_a_world @ self._axis_b_world) > 1e-6:
@@ -478,6 +519,13 @@ class Universal(Joint):
 
     def _instances(self, owner):
         return [self._point(owner), self._perpendicular(owner, self._ua, self._vb)]
+
+    def _coordinate_specs(self):
+        if not self._friction:
+            return []
+        a, b, free = self._rows_a, self.body_b.row, (-np.inf, np.inf, np.array(NO_MOTOR), 0.0)
+        return [("axis", (a, b, self._ua, *free, self._friction)),
+                ("axis_b", (a, b, self._vb, *free, self._friction))]
 
 
 class Distance(Joint):

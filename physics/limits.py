@@ -11,7 +11,8 @@ or swing angle of a ball joint) through its rate Jacobian J (dc/dt = J u):
   1 / (h (k h + d))), |lambda| <= max_force;
 - friction: drives dc/dt to zero with |lambda| <= friction (a joint's dry friction; a ball
   joint's acts on three ``axis`` coordinates, the rates about body a's axes, which have no
-  value of their own).
+  value of their own; a universal joint's on the rates about its axis in a (``axis``) and
+  its axis in b (``axis_b``)).
 
 All joints of one coordinate kind are evaluated in one vectorised call. A limit becomes a row
 only near its bound (within ANGULAR_LIMIT_MARGIN / LINEAR_LIMIT_MARGIN) or when twice its
@@ -51,7 +52,8 @@ LIMIT_REACH = 2.0
 @dataclass
 class CoordinateTable:
     """One coordinate per entry. kind: 'angle' (hinge, continuous), 'position' (slider),
-    'twist', 'swing', 'axis' (ball; an axis only has a rate). a, b body rows; owner joint
+    'twist', 'swing', 'axis' (ball, universal), 'axis_b' (universal; an axis only has a
+    rate: about a vector fixed in a, or in b). a, b body rows; owner joint
     indices; args per kind (local vectors)."""
     kind: str
     owner: np.ndarray
@@ -110,7 +112,7 @@ def swing_of(ua, ub):
 # pairs, side 0 body a, 1 body b, in the order its function (swing_of, twist_of,
 # angle_about) takes them
 TURNED = {"swing": ((0, 0), (1, 1)), "twist": ((0, 0), (1, 1), (0, 2), (1, 3)),
-          "angle": ((0, 0), (0, 1), (1, 2)), "axis": ((0, 0),)}
+          "angle": ((0, 0), (0, 1), (1, 2)), "axis": ((0, 0),), "axis_b": ((1, 0),)}
 
 
 def angular_coordinate(table: CoordinateTable, turned):
@@ -121,7 +123,7 @@ def angular_coordinate(table: CoordinateTable, turned):
         return swing_of(*turned)
     if table.kind == "twist":
         return twist_of(*turned)
-    if table.kind == "axis":
+    if table.kind in ("axis", "axis_b"):
         axis, = turned
         return np.zeros(axis.shape[0]), axis
     # "angle": a hinge's continuous angle (its world always given), nearest to its last one

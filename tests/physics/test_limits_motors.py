@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from physics import Ball, Box, Capsule, Hinge, Slider, World
+from physics import Ball, Box, Capsule, Cylindrical, Hinge, Slider, Universal, World
 
 
 def swinging_door(limits):
@@ -380,10 +380,130 @@ def test_bad_joint_friction_is_refused_by_name(value):
     body = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0)
     for make in (lambda: Hinge(None, body, anchor=(0, 0, 0), friction=value),
                  lambda: Slider(None, body, anchor=(0, 0, 0), friction=value),
-                 lambda: Ball(None, body, anchor=(0, 0, 0), friction=value)):
+                 lambda: Ball(None, body, anchor=(0, 0, 0), friction=value),
+                 lambda: Universal(None, body, anchor=(0, 0, 0), friction=value)):
         with pytest.raises(ValueError, match="friction"):
             make()
     joint = world.add_joint(Ball(None, body, anchor=(0, 0, 0)))
     with pytest.raises(ValueError, match="friction"):
         joint.friction = value
     assert joint.friction == 0.0
+
+
+@pytest.mark.parametrize("solver", ["direct", "iterative"])
+def test_universal_joint_friction_brakes_the_turning_about_either_axis(solver):
+    """A box on a universal joint (axis_a = world x, axis_b = its own y), no gravity, spun
+    about one axis and then the other: it slows at f / I about that axis and stops."""
+    for spin, axis in (((4.0, 0, 0), 0), ((0, 4.0, 0), 1)):
+        world = World(gravity=(0, 0, 0), contact_solver=solver)
+        box = world.add_body(Box((0.1, 0.2, 0.3)), mass=2.0, angular_velocity=spin)
+        world.add_joint(Universal(None, box, anchor=(0, 0, 0), axis_a=(1, 0, 0),
+                                  axis_b=(0, 1, 0), friction=0.5))
+        world.step(24)
+        start, t0 = box.angular_velocity[axis], world.time
+        world.step(48)
+        assert (box.angular_velocity[axis] - start) / (world.time - t0) == pytest.approx(
+            -0.5 / box.inertia[axis, axis], rel=1e-6)
+        world.step(480)
+        assert np.linalg.norm(box.angular_velocity) < 1e-6
+
+
+def test_universal_joint_friction_follows_axis_b_as_body_b_turns():
+    """Turning about both axes at once, axis_b is carried by the box away from where it was
+    at creation: the friction rows' power is -f (|rate about axis_a| + |rate about axis_b|),
+    with axis_b where the box has carried it."""
+    world = World(gravity=(0, 0, 0))
+    box = world.add_body(Box((0.1, 0.2, 0.3)), mass=2.0, angular_velocity=(4.0, 3.0, 0))
+    joint = world.add_joint(Universal(None, box, anchor=(0, 0, 0), axis_a=(1, 0, 0),
+                                      axis_b=(0, 1, 0), friction=0.1))
+    world.step(60)                      # a quarter turn and more about axis_a
+    vb = box.rotation @ np.array([0.0, 1.0, 0.0])
+    assert abs(vb[1]) < 0.5             # axis_b has left the world's y
+    w = box.angular_velocity
+    power = -0.1 * (abs(w[0]) + abs(w @ vb))
+    e0 = world.kinetic_energy()
+    world.step()
+    assert (world.kinetic_energy() - e0) / world.dt == pytest.approx(power, rel=0.02)
+    assert joint.friction == 0.1
+
+
+# -- a cylindrical joint's two coordinates: limits, motors, servos and friction on each
+def carriage_on_a_post(**actuation):
+    """A 2 kg block on a vertical cylindrical joint through the origin."""
+    world = World()
+    block = world.add_body(Box((0.2, 0.1, 0.05)), mass=2.0)
+    joint = world.add_joint(Cylindrical(None, block, anchor=(0, 0, 0), axis=(0, 0, 1),
+                                        **actuation))
+    return world, block, joint
+
+
+def test_cylindrical_limits_hold_each_coordinate_and_report_the_limit_load():
+    world, block, joint = carriage_on_a_post(position_limits=(-0.3, 0.5),
+                                             angle_limits=(-np.pi / 4, np.pi / 4))
+    block.angular_velocity = (0, 0, 3.0)
+    worst_angle = worst_position = 0.0
+    for _ in range(480):                     # it falls onto its lower stop, turning
+        world.step()
+        worst_angle = max(worst_angle, abs(joint.angle) - np.pi / 4)
+        worst_position = max(worst_position, -0.3 - joint.position)
+    assert worst_angle < 0.01
+    assert worst_position < 1e-3
+    assert joint.position == pytest.approx(-0.3, abs=1e-4)
+    assert joint.force[2] == pytest.approx(2.0 * 9.81, rel=1e-6)   # the stop carries it
+    for _ in range(120):                     # pushed against the upper angle limit
+        block.apply_torque((0, 0, 5.0))
+        world.step()
+    assert joint.angle == pytest.approx(np.pi / 4, abs=0.01)
+    assert joint.torque[2] == pytest.approx(-5.0, rel=1e-6)
+
+
+def test_cylindrical_motor_and_servo_drive_each_coordinate_and_saturate():
+    world, block, joint = carriage_on_a_post()
+    world.gravity = (0, 0, 0)
+    joint.turning.set_motor(velocity=2.0, max_force=1.0)
+    joint.sliding.set_servo(target=0.2, stiffness=400.0, damping=60.0)
+    world.step(12)                                   # the motor saturates: d rate/dt = f / I
+    assert joint.angle_rate == pytest.approx(12 * world.dt * 1.0 / block.inertia[2, 2], rel=1e-6)
+    world.step(960)
+    assert joint.angle_rate == pytest.approx(2.0, rel=0.01)
+    assert joint.position == pytest.approx(0.2, abs=1e-4)
+    joint.turning.disable_motor()
+    rate = joint.angle_rate
+    world.step(24)
+    assert joint.angle_rate == pytest.approx(rate, rel=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["direct", "iterative"])
+def test_cylindrical_friction_brakes_turning_and_sliding_each_by_its_own(solver):
+    """No gravity: spinning at 5 rad/s and sliding at 1 m/s along the axis, the block slows
+    at f_angle / I and f_position / m, and the joint reports both friction loads."""
+    world, block, joint = carriage_on_a_post(angle_friction=0.3, position_friction=1.0)
+    world.gravity = (0, 0, 0)
+    world.contact_solver = solver
+    block.angular_velocity, block.linear_velocity = (0, 0, 5.0), (0, 0, 1.0)
+    world.step(24)
+    start, t0 = (joint.angle_rate, joint.position_rate), world.time
+    world.step(48)
+    dt = world.time - t0
+    assert (joint.angle_rate - start[0]) / dt == pytest.approx(-0.3 / block.inertia[2, 2],
+                                                               rel=1e-6)
+    assert (joint.position_rate - start[1]) / dt == pytest.approx(-1.0 / 2.0, rel=1e-6)
+    assert joint.torque[2] == pytest.approx(-0.3, abs=1e-9)
+    assert joint.force[2] == pytest.approx(-1.0, abs=1e-9)
+    world.step(480)
+    assert abs(joint.angle_rate) < 1e-6 and abs(joint.position_rate) < 1e-6
+
+
+def test_bad_cylindrical_actuation_is_refused_by_its_parameter_name():
+    world, block, joint = carriage_on_a_post()
+    for kwargs, name in (({"angle_friction": -1.0}, "angle_friction"),
+                         ({"position_friction": float("nan")}, "position_friction"),
+                         ({"position_limits": (0.3, 0.0)}, "position_limits"),
+                         ({"angle_limits": "wide"}, "angle_limits")):
+        with pytest.raises(ValueError, match=name):
+            Cylindrical(None, block, anchor=(0, 0, 0), **kwargs)
+    with pytest.raises(ValueError, match="position_friction"):
+        joint.sliding.friction = -2.0
+    with pytest.raises(ValueError, match="max_force"):
+        joint.turning.set_motor(velocity=1.0, max_force=0.0)
+    assert joint.sliding.friction == 0.0 and joint.turning.limits is None
