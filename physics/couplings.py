@@ -9,8 +9,9 @@ coupled joints; it may move at most two bodies (the others must be static or the
 ``PointOnPlane(body_a, body_b, point, normal)`` keeps a point of body_b on a plane fixed in
 body_a (None: the world): a pen on paper, an eraser on a whiteboard.
 
-Couplings carry user functions, so their rows are evaluated coupling by coupling (they are
-few); everything else in the step stays vectorised.
+The coupled coordinates of all couplings, their rate rows and the rows they combine into are
+evaluated at once (``CouplingTable``); only a ``Coupling``'s own functions phi, grad and
+hessian are called coupling by coupling (a ``Gear`` is linear and calls none).
 """
 from __future__ import annotations
 
@@ -72,6 +73,8 @@ class Coupling(Joint):
         super().__init__(body_a, bodies[-1], anchor=bodies[-1].position, name=name)
         self.coupled = joints
         self.phi, self.grad, self.hessian = phi, grad, hessian
+    # a linear coupling's constant gradient (phi = weights . q), None: call the functions
+    _weights = None
 
     def _bind(self, world):
         for j in self.coupled:
@@ -90,53 +93,6 @@ class Coupling(Joint):
     def error(self) -> float:
         return float(self.phi(self.q))
 
-    def _evaluate(self, k: Kinematics) -> Rows:
-        """The coupling's row at kinematics k."""
-        q, qd, Jk, jdu = [], [], [], []
-        for j in self.coupled:
-            value, rate_rows, Jdu = _coordinate(j, k)
-            q.append(value)
-            qd.append(rate_rows.velocity(k.v, k.w)[0])
-            Jk.append(rate_rows)
-            jdu.append(Jdu)
-        q, qd = np.array(q), np.array(qd)
-        g = np.asarray(self.grad(q), dtype=float)
-        if self.hessian is not None:
-            curvature = qd @ np.asarray(self.hessian(q), dtype=float) @ qd
-        else:
-            eps = 1e-6
-            curvature = (np.asarray(self.grad(q + eps * qd)) - np.asarray(self.grad(q - eps * qd))) @ qd / (2 * eps)
-        a, b = self._rows_a, self.body_b.row
-        Ja, Jb = np.zeros(6), np.zeros(6)
-        for gk, r in zip(g, Jk):
-            for body, block in ((r.a[0], r.Ja[0]), (r.b[0], r.Jb[0])):
-                if body == b:
-                    Jb += gk * block
-                elif body == a:
-                    Ja += gk * block
-        return Rows(np.array([a]), np.array([b]), np.array([float(self.phi(q))]), Ja[None], Jb[None],
-                    np.array([g @ np.array(jdu) + curvature]))
-
-
-def _coordinate(joint, k: Kinematics):
-    """(value, its rate row as Rows, Jdot u of that row) for a hinge angle or slider position."""
-    a = np.array([joint._rows_a])
-    b = np.array([joint.body_b.row])
-    if isinstance(joint, Slider):
-        r = line_rows(k, a, b, joint._la[None], joint._lb[None], joint._axis_a[None])
-        return r.C[0], r, r.Jdu[0]
-    # the continuous hinge angle: nearest to the angle at the end of the last step, so phi
-    # sees no 2 pi jump when the hinge turns past +-pi
-    c, u = joint.world._turning_angles().at(k.R, [joint.index])
-    angle = c[0]
-    z = np.zeros((1, 3))
-    rows = Rows(a, b, np.array([angle]), np.concatenate([z, -u], 1), np.concatenate([z, u], 1),
-                np.zeros(1))
-    wa, wb = k.w[a], k.w[b]
-    jdu = dot(wb - wa, cross(wa, u))[0]      # the axis turns with body_a
-    return angle, rows, jdu
-
-
 class Gear(Coupling):
     """q2 = ratio * q1 for two hinges or sliders (a gear pair, a rack and pinion)."""
 
@@ -145,10 +101,15 @@ class Gear(Coupling):
         super().__init__([joint1, joint2], lambda q: q[1] - r * q[0],
                          lambda q: np.array([-r, 1.0]), lambda q: np.zeros((2, 2)), name=name)
         self.ratio = r
+        self._weights = np.array([-r, 1.0])
 
 
 class CouplingTable:
-    """Rows of all couplings (one user callback each)."""
+    """Rows of all couplings. Their coupled coordinates (hinge angles, slider positions) are
+    listed once per topology as entries, coupling by coupling; each step evaluates every
+    entry's value and rate row at once, then combines them into one row per coupling,
+    sum_k dphi/dq_k (rate row of entry k), onto the coupling's two bodies (the entries' other
+    bodies are static or the world)."""
     kind = "coupling"
     ROWS_PER_INSTANCE = {"coupling": 1}
 
@@ -157,9 +118,94 @@ class CouplingTable:
         self.a = np.array([i[1] for i in items], dtype=np.intp)
         self.b = np.array([i[2] for i in items], dtype=np.intp)
         self.couplings = [i[3] for i in items]
+        joints = [j for c in self.couplings for j in c.coupled]
+        self.of = np.repeat(np.arange(len(items)), [len(c.coupled) for c in self.couplings])
+        self.bounds = np.cumsum([0] + [len(c.coupled) for c in self.couplings])
+        sliding = np.array([isinstance(j, Slider) for j in joints])
+        self.hinges, self.sliders = np.flatnonzero(~sliding), np.flatnonzero(sliding)
+        self.hinge_joints = np.array([joints[e].index for e in self.hinges], dtype=np.intp)
+        self.entry_a = np.array([j._rows_a for j in joints], dtype=np.intp)
+        self.entry_b = np.array([j.body_b.row for j in joints], dtype=np.intp)
+        self.slider_args = (self.entry_a.take(self.sliders), self.entry_b.take(self.sliders),
+                            *(np.array([getattr(joints[e], name) for e in self.sliders],
+                                       dtype=float).reshape(-1, 3)
+                              for name in ("_la", "_lb", "_axis_a")))
+        # each entry side's block goes to the coupling's b if it moves that body, else to its
+        # a if it moves that, else nowhere (side a of entry e is 2 e, side b 2 e + 1)
+        bodies = np.stack([self.entry_a, self.entry_b], 1).reshape(-1)
+        coupling_of_side = np.repeat(self.of, 2)
+        on_b = bodies == self.b.take(coupling_of_side)
+        on_a = ~on_b & (bodies == self.a.take(coupling_of_side))
+        self._to_b, self._to_a = np.flatnonzero(on_b), np.flatnonzero(on_a)
+        self._b_of, self._a_of = coupling_of_side[on_b], coupling_of_side[on_a]
+        # linear couplings (gears) by their constant weights, the others by their functions
+        linear = np.array([c._weights is not None for c in self.couplings])
+        self.weights = np.concatenate([np.full(len(c.coupled), np.nan) if c._weights is None
+                                       else c._weights for c in self.couplings])
+        self._linear_entries = np.flatnonzero(linear.take(self.of))
+        self._nonlinear = [(c, self.couplings[c]) for c in np.flatnonzero(~linear)]
+        self._world = joints[0]._world
+
+    def _entries(self, k: Kinematics):
+        """Every entry's value q (e,) and rate row as Rows (its Jdu when k wants it)."""
+        e = self.of.size
+        q, jdu = np.empty(e), np.zeros(e)
+        J = np.zeros((e, 12))
+        if self.hinges.size:
+            # the continuous hinge angle: nearest to the angle at the end of the last step, so
+            # phi sees no 2 pi jump when the hinge turns past +-pi
+            angle, u = self._world._turning_angles().at(k.R, self.hinge_joints)
+            q[self.hinges] = angle
+            J[self.hinges, 3:6] = -u
+            J[self.hinges, 9:] = u
+            if k.velocity_terms:
+                wa = k.w.take(self.entry_a.take(self.hinges), axis=0)
+                wb = k.w.take(self.entry_b.take(self.hinges), axis=0)
+                jdu[self.hinges] = dot(wb - wa, cross(wa, u))     # the axis turns with body_a
+        if self.sliders.size:
+            r = line_rows(k, *self.slider_args)
+            q[self.sliders] = r.C
+            J[self.sliders, :6], J[self.sliders, 6:] = r.Ja, r.Jb
+            jdu[self.sliders] = r.Jdu
+        return q, Rows(self.entry_a, self.entry_b, q, J[:, :6], J[:, 6:], jdu)
+
+    def _gradients(self, q, rates, velocities):
+        """Per entry dphi/dq (e,), per coupling phi (c,) and the curvature q-dot^T H q-dot
+        (c,; zero for linear couplings, and without ``velocities``, (v, w), as Jdot u may
+        be left out then)."""
+        g, phi, curvature = self.weights.copy(), np.zeros(self.a.size), np.zeros(self.a.size)
+        on = self._linear_entries
+        np.add.at(phi, self.of.take(on), g.take(on) * q.take(on))
+        if not self._nonlinear:
+            return g, phi, curvature
+        qd = rates.velocity(*velocities) if velocities is not None else None
+        for c, coupling in self._nonlinear:        # the user's functions, coupling by coupling
+            span = slice(self.bounds[c], self.bounds[c + 1])
+            qc = q[span]
+            g[span] = np.asarray(coupling.grad(qc), dtype=float)
+            phi[c] = float(coupling.phi(qc))
+            if qd is None:
+                continue
+            v = qd[span]
+            if coupling.hessian is not None:
+                curvature[c] = v @ np.asarray(coupling.hessian(qc), dtype=float) @ v
+            else:
+                eps = 1e-6
+                curvature[c] = (np.asarray(coupling.grad(qc + eps * v))
+                                - np.asarray(coupling.grad(qc - eps * v))) @ v / (2 * eps)
+        return g, phi, curvature
 
     def evaluate(self, k: Kinematics) -> Rows:
-        return Rows.concatenate([c._evaluate(k) for c in self.couplings])
+        q, rates = self._entries(k)
+        g, phi, curvature = self._gradients(q, rates, (k.v, k.w) if k.velocity_terms else None)
+        sides = np.stack([rates.Ja, rates.Jb], 1).reshape(-1, 6) * np.repeat(g, 2)[:, None]
+        n = self.a.size
+        Ja, Jb = np.zeros((n, 6)), np.zeros((n, 6))
+        np.add.at(Jb, self._b_of, sides.take(self._to_b, axis=0))
+        np.add.at(Ja, self._a_of, sides.take(self._to_a, axis=0))
+        jdu = np.zeros(n)
+        np.add.at(jdu, self.of, g * rates.Jdu)
+        return Rows(self.a, self.b, phi, Ja, Jb, jdu + curvature)
 
     @property
     def row_owner(self):

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from physics import Box, Coupling, Gear, Hinge, PointOnPlane, Sphere, World
+from physics import Box, Coupling, Gear, Hinge, PointOnPlane, Slider, Sphere, World
 from physics.math3d import quat_to_matrix, rotate_quat
 from physics.rows import Kinematics
 
@@ -52,6 +52,69 @@ def test_coupling_row_matches_finite_differences():
     np.testing.assert_allclose(r.velocity(v, w), fd_rate, rtol=1e-6, atol=1e-8)
     fd_jdu = (moved(1).velocity(v, w) - moved(-1).velocity(v, w)) / (2 * eps)
     np.testing.assert_allclose(r.Jdu, fd_jdu, rtol=1e-5, atol=1e-7)
+
+
+def test_rows_of_many_couplings_evaluated_together_match_finite_differences():
+    """One world, one table: a gear whose driving hinge moves both of its bodies, a rack
+    and pinion (hinge and slider), a nonlinear coupling of a hinge and a slider with no
+    hessian (curvature by differences of grad): every row's rate and Jdot u against finite
+    differences of its value."""
+    world = World(gravity=(0, 0, 0))
+    g1 = world.add_body(Box((0.2, 0.2, 0.05)), mass=1.0, position=(0, 0, 0))
+    g2 = world.add_body(Box((0.1, 0.1, 0.05)), mass=0.5, position=(0.3, 0, 0))
+    h1 = world.add_joint(Hinge(None, g1, anchor=(0, 0, 0), axis=(0, 0, 1)))
+    h2 = world.add_joint(Hinge(g1, g2, anchor=(0.3, 0, 0), axis=(0, 0, 1)))
+    pinion = world.add_body(Box((0.1, 0.1, 0.05)), mass=0.5, position=(2, 0, 0))
+    rack = world.add_body(Box((0.5, 0.05, 0.05)), mass=1.0, position=(2, 0.2, 0))
+    h3 = world.add_joint(Hinge(None, pinion, anchor=(2, 0, 0), axis=(0, 0, 1)))
+    s3 = world.add_joint(Slider(None, rack, anchor=(2, 0.2, 0), axis=(1, 0, 0)))
+    crank = world.add_body(Box((0.2, 0.05, 0.05)), mass=1.0, position=(4, 0, 0))
+    slide = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(4, 1, 0))
+    h4 = world.add_joint(Hinge(None, crank, anchor=(4, 0, 0), axis=(0, 0, 1)))
+    s4 = world.add_joint(Slider(None, slide, anchor=(4, 1, 0), axis=(0, 1, 0)))
+    world.add_joint(Gear(h1, h2, ratio=-2.0))
+    world.add_joint(Gear(h3, s3, ratio=0.1))
+    world.add_joint(Coupling([h4, s4], phi=lambda q: q[1] - 0.3 * np.sin(q[0]) ** 2,
+                             grad=lambda q: np.array([-0.6 * np.sin(q[0]) * np.cos(q[0]), 1.0])))
+    rng = np.random.default_rng(5)
+    for b in world.bodies:
+        b.angular_velocity = rng.normal(size=3)
+        b.linear_velocity = rng.normal(size=3) * 0.3
+    world.step(3)                          # turned off zero; the couplings hold
+    table, = [t for t in world._model().tables if t.kind == "coupling"]
+    x, q, v, w = (world._view(k).copy() for k in ("_x", "_q", "_v", "_w"))
+
+    def rows(x, q):
+        return table.evaluate(Kinematics(x, quat_to_matrix(q), v, w))
+
+    r = rows(x, q)
+    assert r.C.shape == (3,) and np.abs(r.C).max() < 1e-9
+    eps = 1e-6
+    moved = lambda s: rows(x + s * eps * v, rotate_quat(q, s * eps * w))
+    np.testing.assert_allclose(r.velocity(v, w), (moved(1).C - moved(-1).C) / (2 * eps),
+                               rtol=1e-6, atol=1e-8)
+    fd_jdu = (moved(1).velocity(v, w) - moved(-1).velocity(v, w)) / (2 * eps)
+    np.testing.assert_allclose(r.Jdu, fd_jdu, rtol=1e-5, atol=1e-6)
+
+
+def test_a_train_of_twenty_gears_keeps_every_ratio():
+    """20 disks on hinges, each meshing with the next (ratio -1.5 and -1 / 1.5 in turn),
+    the first driven by a motor: every ratio holds and the last turns as the product says."""
+    world = World(gravity=(0, 0, -9.81))
+    hinges = []
+    for i in range(20):
+        disk = world.add_body(Box((0.1, 0.1, 0.02)), mass=1.0, position=(0.25 * i, 0, 0))
+        hinges.append(world.add_joint(Hinge(None, disk, anchor=(0.25 * i, 0, 0),
+                                            axis=(0, 0, 1))))
+    ratios = [-1.5 if i % 2 == 0 else -1 / 1.5 for i in range(19)]
+    for i, r in enumerate(ratios):
+        world.add_joint(Gear(hinges[i], hinges[i + 1], ratio=r))
+    hinges[0].set_motor(velocity=2.0, max_force=50.0)
+    world.step(240)
+    for i, r in enumerate(ratios):
+        assert hinges[i + 1].angle == pytest.approx(r * hinges[i].angle, abs=1e-9)
+    assert hinges[0].rate == pytest.approx(2.0, rel=1e-6)
+    assert hinges[-1].rate == pytest.approx(2.0 * np.prod(ratios), rel=1e-6)
 
 
 def test_gear_keeps_its_ratio_under_load():
