@@ -52,6 +52,11 @@ class Body:
 
     def _set(self, array, name, value, size):
         array[self.row] = check_vector(name, value, size)
+        self._touched()
+
+    def _touched(self):
+        """The user moved or pushed this body: wake it (and its island), forget caches."""
+        self._world._wake([self.row])
         self._world._state_changed()
 
     # -- state ---------------------------------------------------------------------------
@@ -72,7 +77,7 @@ class Body:
     @orientation.setter
     def orientation(self, value):
         self._world._q[self.row] = check_quaternion("orientation", value)
-        self._world._state_changed()
+        self._touched()
 
     @property
     def rotation(self) -> np.ndarray:
@@ -116,7 +121,17 @@ class Body:
 
     @property
     def static(self) -> bool:
-        return bool(self._world._inv_mass[self.row] == 0)
+        """Whether the body never moves (static=True or a plane; a sleeping body is not)."""
+        return bool(np.isinf(self._world._mass[self.row]))
+
+    @property
+    def asleep(self) -> bool:
+        """Whether the body sleeps (``World(sleeping=True)``; see physics.sleeping)."""
+        return bool(self._world._asleep[self.row])
+
+    def wake(self):
+        """Wake this body and the island it fell asleep with (nothing if awake)."""
+        self._world._wake([self.row])
 
     # -- material and filtering ----------------------------------------------------------
     friction = _material("friction", "_friction", """Coulomb friction coefficient (the
@@ -165,6 +180,7 @@ class Body:
         centre of mass, so no torque)."""
         f = check_vector("force", force, 3)
         i = self.row
+        self._world._wake([i])
         self._world._force[i] += f
         if point is not None:
             p = check_vector("point", point, 3)
@@ -172,7 +188,9 @@ class Body:
 
     def apply_torque(self, torque):
         """Add a world-frame torque (N m) for the next step."""
-        self._world._torque[self.row] += check_vector("torque", torque, 3)
+        torque = check_vector("torque", torque, 3)
+        self._world._wake([self.row])
+        self._world._torque[self.row] += torque
 
     def __repr__(self):
         label = f" {self.name!r}" if self.name else ""

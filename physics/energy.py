@@ -34,7 +34,8 @@ def kinetic_energy(world, q, v, w, R=None) -> float:
 def potential_energy(world, x) -> float:
     """J, gravitational, zero at the world origin."""
     n = world._n
-    dyn = _dynamic(world)
+    # (sleeping bodies are static to the step but keep their weight)
+    dyn = np.isfinite(world._mass[:n]) if world._asleep[:n].any() else _dynamic(world)
     return float(-(world._mass[:n][dyn] * (x[dyn] @ world.gravity)).sum())
 
 

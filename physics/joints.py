@@ -72,6 +72,7 @@ class Joint:
 
     def _coordinates_changed(self):
         if self._world is not None:
+            self._world._wake([self._rows_a, self.body_b.row])
             self._world._limits_changed()
 
     def _point(self, owner):

@@ -343,10 +343,13 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
     return block, plan.owner.take(kept), kept
 
 
-def build_coordinate_tables(joints) -> CoordinateTables:
-    """Gather the joints' coordinate specs (done once per topology change)."""
+def build_coordinate_tables(joints, resting=None) -> CoordinateTables:
+    """Gather the joints' coordinate specs (done once per topology change), but those of the
+    ``resting`` joints ((J,) bool, or None: none rest; see sleeping.resting_joints)."""
     groups: dict[str, list] = {}
     for index, joint in enumerate(joints):
+        if resting is not None and resting[index]:
+            continue
         for kind, spec in joint._coordinate_specs():
             groups.setdefault(kind, []).append((index, *spec))
     tables = []

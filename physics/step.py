@@ -26,6 +26,7 @@ from .assembly import Pattern, Scatter, inverse_mass_times
 from .collision.broadphase import PairCache
 from .contacts import excluded_pairs, report as contact_report
 from .energy import restore_energy, state_energy
+from .sleeping import resting_joints
 from .linsolve import SingularSystemError
 from .math3d import einsum, quat_multiply, quat_to_matrix, rotate_quat
 from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation,
@@ -85,7 +86,10 @@ class Model:
 def compile_model(world) -> Model:
     """Flatten the joints into primitive tables and cache the sparsity of A."""
     instances = defaultdict(list)
+    resting = resting_joints(world)
     for index, joint in enumerate(world._joints):
+        if resting is not None and resting[index]:
+            continue                    # between sleeping and static bodies: no rows
         for kind, inst in joint._instances(index):
             instances[kind].append(inst)
     tables = build_tables(instances)

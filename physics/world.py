@@ -10,6 +10,7 @@ import dataclasses
 
 import numpy as np
 
+from . import sleeping
 from . import step as pipeline
 from .body import Body
 from .contacts import ContactReport
@@ -19,6 +20,7 @@ from .joints import Joint
 from .math3d import quat_to_matrix
 from .rows import Kinematics, evaluate_tables
 from .shapes import NO_SHAPE, Plane, Shape
+from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
 from .validation import check_count, check_inertia, check_positive, check_quaternion, check_vector
 
 INTEGRATORS = ("symplectic", "rk4")
@@ -67,6 +69,10 @@ class World:
         solve leaves out the speculative contacts that start well apart; when some of them
         turn out to push, it takes up to ``iterative.WORKING_SET_ROUND`` (10) iterations
         more for them.
+    sleeping : let islands of bodies that have stayed still sleep until something touches
+        them (off by default; see ``physics.sleeping``): a settled pile then costs next to
+        nothing. ``sleep_speed`` (m/s), ``sleep_spin`` (rad/s) and ``sleep_time`` (s): how
+        slow, for how long (defaults 0.02, 0.05, 0.5).
 
     Attributes worth knowing: ``geometric_stiffness`` (default True) lets bodies pulled by
     more joint tension than the step can resolve (a long chain or a heavy load hanging from
@@ -79,8 +85,9 @@ class World:
                  integrator: str = "symplectic", cfm: float = 1e-9,
                  stabilization_time: float | None = None, baumgarte=None,
                  post_stabilization: bool = True, gyroscopic: str = "implicit",
-                 contact_solver: str = "auto", contact_iterations: int = MAX_ITERATIONS):
-        self.gravity = check_vector("gravity", gravity, 3)
+                 contact_solver: str = "auto", contact_iterations: int = MAX_ITERATIONS,
+                 sleeping: bool = False):
+        self._gravity = check_vector("gravity", gravity, 3)
         self.dt = check_positive("dt", dt)
         self.substeps = check_count("substeps", substeps)
         if integrator not in INTEGRATORS:
@@ -140,6 +147,11 @@ class World:
         self._start_cache = None
         self._stiffness = None          # stiffness.unresolved_stiffness handed to the next step
         self._allowed: set[frozenset] = set()
+        self._links = None              # sleeping.joint_links
+        self._next_island = 0           # the first id of the next islands to fall asleep
+        self._held_wrenches = None      # the joints' wrenches and errors when their island
+        self._held_errors = None        # fell asleep (sleeping.update_sleep)
+        self.sleep_speed, self.sleep_spin, self.sleep_time = SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
         self.contact_margin = 0.01      # m: gap below which a contact row is made (speculative)
         # the last step's ContactReport, the warm start of its contacts (keys, multipliers)
         # and of its limit rows (plan rows, multipliers)
@@ -152,6 +164,7 @@ class World:
         self._allocate(16)
         self._append_row(NO_SHAPE, np.zeros(4), 0.0, np.zeros((3, 3)), static=True)
         self._handles.append(None)
+        self.sleeping = sleeping
 
     # -- body arrays ---------------------------------------------------------------------
     _FIELDS = {  # name: (shape per body, dtype)
@@ -163,6 +176,8 @@ class World:
         "_friction": ((), float), "_restitution": ((), float),
         "_rolling_friction": ((), float), "_spin_friction": ((), float),
         "_group": ((), np.int64), "_mask": ((), np.int64),
+        # sleeping: asleep, still for how long (s), the island it fell asleep with (-1 awake)
+        "_asleep": ((), bool), "_still_time": ((), float), "_island": ((), np.int64),
     }
 
     def _allocate(self, capacity):
@@ -185,6 +200,7 @@ class World:
         self._group[i] = 1
         self._mask[i] = -1
         self._friction[i] = 0.5
+        self._island[i] = -1
         if static:
             self._mass[i] = np.inf
         else:
@@ -309,6 +325,8 @@ class World:
         self._topology_changed()
 
     def _topology_changed(self):
+        sleeping.wake_all(self)
+        self._links = None
         self._compiled = None
         self._coordinate_tables = None
         self._angle_table = None
@@ -319,6 +337,58 @@ class World:
     def _limits_changed(self):
         self._coordinate_tables = None
         self._limit_warm = None
+
+    def _sleep_changed(self):
+        """Bodies fell asleep or woke: what the step compiled from who moves is made again
+        (the contacts' warm start is kept)."""
+        self._compiled = None
+        self._coordinate_tables = None
+        self._pattern_cache = {}
+        self._limit_warm = None
+        self._state_changed()
+
+    # -- sleeping (physics.sleeping) -----------------------------------------------------
+    @property
+    def sleeping(self) -> bool:
+        """Whether islands of still bodies sleep (see physics.sleeping); turning it off wakes
+        them all."""
+        return self._sleeping
+
+    @sleeping.setter
+    def sleeping(self, value):
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"sleeping must be True or False, got {value!r}")
+        self._sleeping = bool(value)
+        if not value:
+            sleeping.wake_all(self)
+
+    sleep_speed = property(lambda self: self._sleep_speed,
+                           lambda self, v: setattr(self, "_sleep_speed",
+                                                   check_positive("sleep_speed", v)),
+                           doc="m/s: a body slower than this (and sleep_spin) is still.")
+    sleep_spin = property(lambda self: self._sleep_spin,
+                          lambda self, v: setattr(self, "_sleep_spin",
+                                                  check_positive("sleep_spin", v)),
+                          doc="rad/s: a body turning slower than this (and sleep_speed) is still.")
+    sleep_time = property(lambda self: self._sleep_time,
+                          lambda self, v: setattr(self, "_sleep_time",
+                                                  check_positive("sleep_time", v)),
+                          doc="s: an island still this long falls asleep.")
+
+    @property
+    def gravity(self) -> np.ndarray:
+        """(3,) m/s^2, world frame. Setting it wakes every sleeping body."""
+        return self._gravity
+
+    @gravity.setter
+    def gravity(self, value):
+        self._gravity = check_vector("gravity", value, 3)
+        sleeping.wake_all(self)
+
+    def _wake(self, rows):
+        """Wake the islands the bodies of these rows fell asleep with (a user's touch)."""
+        if self._sleeping:
+            sleeping.wake_islands(self, rows)
 
     def _forget_contacts(self):
         """No last contacts (nor their warm start), and no limit multipliers to start from."""
@@ -414,6 +484,8 @@ class World:
         for _ in range(int(n)):
             pipeline.advance(self)
             self._track_angles()
+            if self._sleeping:
+                sleeping.update_sleep(self)
 
     def _track_angles(self):
         """Carry every hinge's (and cylindrical joint's) continuous angle to the new state (one
@@ -480,11 +552,18 @@ class World:
         """Largest position-level joint violation now (metres for points, ~radians for
         angular rows)."""
         model = self._model()
-        if not model.tables:
-            return 0.0
+        error = float(np.max(np.abs(self._joint_values(model)))) if model.tables else 0.0
+        resting = sleeping.resting_joints(self)
+        if resting is not None and resting.any() and self._held_errors is not None:
+            # a sleeping island's joints: the errors they had when it fell asleep
+            error = max(error, float(self._held_errors[resting].max()))
+        return error
+
+    def _joint_values(self, model):
+        """The joint rows' values C (m,) now (model.owner: their joints)."""
         k = Kinematics(self._view("_x"), quat_to_matrix(self._view("_q")),
                        self._view("_v"), self._view("_w"), velocity_terms=False)
-        return float(np.max(np.abs(evaluate_tables(model.tables, k, c_only=True))))
+        return evaluate_tables(model.tables, k, c_only=True)
 
     # -- state snapshots -----------------------------------------------------------------
     _STATE = ("_x", "_q", "_v", "_w", "_force", "_torque")
@@ -514,6 +593,7 @@ class World:
         u = self._solver_memory.u
         state["norm_vector"] = None if u is None else u.copy()
         state["solve_settled"] = self._solver_memory.settled
+        state["sleep"] = sleeping.snapshot(self)
         return state
 
     def set_state(self, state: dict):
@@ -537,14 +617,16 @@ class World:
             raise ValueError(f"state['solve_settled'] must be True or False, got {settled!r}")
         contacts, warm = _checked_contacts(state.get("contacts"), self._n - 1)
         limit_warm = _checked_limit_multipliers(state.get("limit_multipliers"))
-        if limit_warm is not None and limit_warm[0].max(initial=-1) >= self._limit_plan_size():
-            # rows of another plan (the limits changed since it was taken): a warm start is
-            # only a hint, so the next step starts the limit rows cold
-            limit_warm = None
+        asleep = sleeping.checked_snapshot(state.get("sleep"), self)
         for name, arr in arrays.items():
             getattr(self, name)[: self._n] = arr
         if angles is not None:
             self._joint_angle[:] = angles
+        sleeping.restore(self, asleep)
+        if limit_warm is not None and limit_warm[0].max(initial=-1) >= self._limit_plan_size():
+            # rows of another plan (the limits changed since it was taken): a warm start is
+            # only a hint, so the next step starts the limit rows cold
+            limit_warm = None
         self._time_origin, self._steps = clock
         self._state_changed()
         # the energy level a conservative system holds through fallback steps (step.advance)
@@ -562,7 +644,8 @@ class World:
         (limits.CoordinateTables), made once per topology."""
         if self._coordinate_tables is None:
             from .limits import build_coordinate_tables
-            self._coordinate_tables = build_coordinate_tables(self._joints)
+            self._coordinate_tables = build_coordinate_tables(
+                self._joints, sleeping.resting_joints(self))
         return self._coordinate_tables
 
     def _limit_plan_size(self) -> int:
@@ -574,6 +657,10 @@ class World:
     def _joint_wrenches(self) -> np.ndarray:
         if self._wrench_cache is None:
             self._wrench_cache = pipeline.joint_wrenches(self)
+            resting = sleeping.resting_joints(self)
+            if resting is not None and self._held_wrenches is not None:
+                # a sleeping island's joints report the wrenches they had when it fell asleep
+                self._wrench_cache[resting] = self._held_wrenches[resting]
         return self._wrench_cache
 
     def __repr__(self):

@@ -77,6 +77,7 @@ def cmd_run(args):
     world = scene.world
     if args.contact_iterations is not None:
         world.contact_iterations = args.contact_iterations
+    world.sleeping = bool(args.sleeping)
     steps = int(round(args.seconds / world.dt))
     e0 = world.energy()
     worst_error, max_contacts = world.constraint_error(), 0
@@ -122,6 +123,9 @@ def cmd_run(args):
         ("max constraint error", f"{worst_error:.2e} m"),
         ("contacts (max)", f"{max_contacts}"),
     ]
+    if world.sleeping:
+        asleep = sum(b.asleep for b in world.bodies)
+        rows.append(("asleep at the end", f"{asleep} of {len(world.bodies)} bodies"))
     rows += scene.summary()          # the scene's own figures, under the generic ones
     width = max(len(k) for k, _ in rows)
     print("\n".join(f"{k:<{width}}  {v}" for k, v in rows))
@@ -252,6 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--contact-iterations", type=int, default=None, metavar="N",
                    help="iteration budget of the iterative contact solve per step (default "
                         "60; 20-30 trade accuracy for speed in big piles, 120 buys accuracy)")
+    s.add_argument("--sleeping", action="store_true",
+                   help="let islands of bodies that have stayed still sleep until touched")
     s.set_defaults(func=cmd_run)
     s = sub.add_parser("bench", help="benchmarks, JSON out (chain, chain_energy, contacts, render)")
     s.add_argument("names", nargs="*", help="which benchmarks (default: all physics benchmarks)")

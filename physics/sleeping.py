@@ -1,0 +1,239 @@
+"""Sleeping: islands of bodies that have stayed still for a while drop out of the step until
+something touches them (``World(sleeping=True)``).
+
+An island is a connected set of dynamic bodies, linked by joints and by the step's contacts
+(speculative ones too: bodies about to touch belong together); static bodies and the ground
+link nothing. After every step each awake body's still time grows by dt while its speed is
+below ``world.sleep_speed`` (m/s) and its spin below ``world.sleep_spin`` (rad/s), and drops
+to zero otherwise. An island whose bodies have all been still for ``world.sleep_time`` (s)
+falls asleep: its velocities are zeroed and the step treats its bodies as static (no
+integration, no rows for its joints, no contacts among its bodies or with static ones) until
+it is woken, all of it at once:
+
+- by a contact with an awake body (found by the step that made it, so the next step moves
+  both: the contact margin makes it a step before they touch);
+- by the user: a sleeping body's position, orientation or velocity set, a force or torque
+  applied, ``body.wake()``, a joint's motor, servo, limits or friction changed;
+- by the world: gravity changed, a body or joint added or removed, sleeping turned off.
+
+Every stage is a function over the body arrays: the islands are scipy's connected components
+of the link graph.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+# default thresholds (the World's sleep_speed, sleep_spin, sleep_time)
+SLEEP_SPEED = 0.02      # m/s
+SLEEP_SPIN = 0.05       # rad/s
+SLEEP_TIME = 0.5        # s
+
+
+def joint_links(world) -> np.ndarray:
+    """(J, 2) body rows of every joint (row 0, the world frame, for body_a None), made once
+    per topology."""
+    if world._links is None:
+        world._links = np.array([(j._rows_a, j.body_b.row) for j in world._joints],
+                                dtype=np.intp).reshape(-1, 2)
+    return world._links
+
+
+def resting_joints(world) -> np.ndarray | None:
+    """(J,) bool: the joints between two bodies that do not move in the step, one of them
+    asleep (they make no rows), or None when no body is asleep."""
+    n = world._n
+    if not world._asleep[:n].any():
+        return None
+    links = joint_links(world)
+    return ((world._inv_mass[:n].take(links) == 0).all(axis=1)
+            & world._asleep[:n].take(links).any(axis=1))
+
+
+def islands(world, movable) -> np.ndarray:
+    """Island label (n,) of every body row: dynamic bodies linked by joints or by last step's
+    contacts share one; static rows get labels of their own (they link nothing)."""
+    n = world._n
+    links = [joint_links(world)]
+    report = world._contacts
+    if report is not None and len(report):
+        # (the report's bodies are indices into world.bodies: rows minus one)
+        links.append(np.stack([report.body_a + 1, report.body_b + 1], 1))
+    links = np.concatenate(links)
+    links = links[movable.take(links[:, 0]) & movable.take(links[:, 1])]
+    graph = coo_matrix((np.ones(len(links)), (links[:, 0], links[:, 1])), shape=(n, n))
+    return connected_components(graph, directed=False)[1]
+
+
+def update_sleep(world) -> bool:
+    """After a step: count still time, wake the islands that an awake body reached, put the
+    islands that stayed still long enough to sleep. Returns whether any body changed. (The
+    islands are only found when some body has been still long enough.)"""
+    n = world._n
+    movable = np.isfinite(world._mass[:n])
+    asleep = world._asleep[:n]
+    awake = movable & ~asleep
+    v, w = world._v[:n], world._w[:n]
+    still = ((np.einsum("ij,ij->i", v, v) < world.sleep_speed ** 2)
+             & (np.einsum("ij,ij->i", w, w) < world.sleep_spin ** 2))
+    still_time = world._still_time[:n]
+    still_time[:] = np.where(awake & still, still_time + world.dt, 0.0)
+    woken = _reached(world, asleep, awake)
+    ready = awake & (still_time >= world.sleep_time)
+    falling = np.zeros(n, dtype=bool)
+    if ready.any():
+        label = islands(world, movable)
+        # an island sleeps when all its bodies are awake and ready (none asleep or moving)
+        unready = np.bincount(label, weights=movable & ~ready, minlength=n) > 0
+        falling = ready & ~unready.take(label)
+    if not (woken.any() or falling.any()):
+        return False
+    # the joints' wrenches and errors of this step, which the joints that stop making rows
+    # keep reporting
+    world._held_wrenches = world._joint_wrenches().copy()
+    world._held_errors = joint_errors(world)
+    if woken.any():
+        wake(world, woken)
+    if falling.any():
+        put_to_sleep(world, falling, label)
+    world._wrench_cache = world._held_wrenches.copy()    # (until the next step)
+    return True
+
+
+def _reached(world, asleep, awake) -> np.ndarray:
+    """(n,) bool: the sleeping bodies whose islands an awake body reached, by a contact of
+    the last step (the whole island each of them fell asleep with)."""
+    report = world._contacts
+    if report is None or not len(report) or not asleep.any():
+        return np.zeros(asleep.shape[0], dtype=bool)
+    a, b = report.body_a + 1, report.body_b + 1        # (rows: indices into world.bodies + 1)
+    touched = np.concatenate([a[awake.take(b)], b[awake.take(a)]])
+    touched = touched[asleep.take(touched)]
+    if not touched.size:
+        return np.zeros(asleep.shape[0], dtype=bool)
+    return asleep & np.isin(world._island[:asleep.shape[0]], world._island.take(touched))
+
+
+def joint_errors(world) -> np.ndarray:
+    """(J,) each joint's largest position-level violation now (m, ~rad): 0 for joints that
+    make no rows."""
+    errors = np.zeros(len(world._joints))
+    model = world._model()
+    if model.tables:
+        c = np.abs(world._joint_values(model))
+        np.maximum.at(errors, model.owner, c)
+    return errors
+
+
+def put_to_sleep(world, rows, label):
+    """Bodies ``rows`` (mask (n,)) fall asleep, each with the island ``label`` it has now:
+    still, and static to the step."""
+    world._v[:world._n][rows] = 0.0
+    world._w[:world._n][rows] = 0.0
+    world._asleep[:world._n][rows] = True
+    # island ids that stay unique across sleeps: this step's labels after all used before
+    world._island[:world._n][rows] = world._next_island + label[rows]
+    world._next_island += world._n
+    world._inv_mass[:world._n][rows] = 0.0
+    world._inv_inertia[:world._n][rows] = 0.0
+    world._sleep_changed()
+
+
+def wake(world, rows):
+    """Bodies ``rows`` (mask (n,)) wake: dynamic again, their still time reset."""
+    n = world._n
+    world._asleep[:n][rows] = False
+    world._still_time[:n][rows] = 0.0
+    world._island[:n][rows] = -1
+    world._inv_mass[:n][rows] = 1.0 / world._mass[:n][rows]
+    world._inv_inertia[:n][rows] = np.linalg.inv(world._inertia[:n][rows])
+    world._sleep_changed()
+
+
+def wake_islands(world, rows):
+    """Wake the islands that body rows ``rows`` (int array) fell asleep with."""
+    n = world._n
+    asleep = world._asleep[:n]
+    rows = np.asarray(rows, dtype=np.intp)
+    islands = world._island[:n].take(rows[asleep.take(rows)])
+    if islands.size:
+        wake(world, asleep & np.isin(world._island[:n], islands))
+
+
+def wake_all(world):
+    asleep = world._asleep[:world._n]
+    if asleep.any():
+        wake(world, asleep.copy())
+
+
+def snapshot(world) -> dict:
+    """What ``World.get_state`` keeps of sleeping: who sleeps, with which island, how long
+    each awake body has been still, and what the sleeping joints report."""
+    n = world._n
+    held, errors = world._held_wrenches, world._held_errors
+    return {"asleep": world._asleep[:n].copy(), "still_time": world._still_time[:n].copy(),
+            "island": world._island[:n].copy(), "next_island": world._next_island,
+            "held_wrenches": None if held is None else held.copy(),
+            "held_errors": None if errors is None else errors.copy()}
+
+
+def checked_snapshot(saved, world):
+    """``snapshot``'s dict checked against this world (None: a snapshot from before sleeping,
+    everything awake); ValueError naming the part that does not fit."""
+    n, nj = world._n, len(world._joints)
+    if saved is None:
+        return None
+    try:
+        asleep = np.array(saved["asleep"])
+        still = np.array(saved["still_time"], dtype=float)
+        island = np.array(saved["island"])
+        next_island = saved["next_island"]
+        held, errors = saved["held_wrenches"], saved["held_errors"]
+    except (KeyError, TypeError, ValueError):
+        raise ValueError("state['sleep'] must be a snapshot's sleep part (asleep, still_time, "
+                         "island, next_island, held_wrenches, held_errors)") from None
+    if asleep.shape != (n,) or asleep.dtype != bool:
+        raise ValueError(f"state['sleep']['asleep'] must be ({n},) booleans")
+    if still.shape != (n,) or not np.all(np.isfinite(still)) or np.any(still < 0):
+        raise ValueError(f"state['sleep']['still_time'] must be ({n},) times >= 0 (s)")
+    if island.shape != (n,) or not np.issubdtype(island.dtype, np.integer):
+        raise ValueError(f"state['sleep']['island'] must be ({n},) integers")
+    if not isinstance(next_island, (int, np.integer)) or next_island < 0:
+        raise ValueError("state['sleep']['next_island'] must be a whole number >= 0")
+    if asleep.any() and not np.isfinite(world._mass[:n][asleep]).all():
+        raise ValueError("state['sleep']['asleep'] puts a static body to sleep")
+    if held is not None:
+        held = np.array(held, dtype=float)
+        if held.shape != (nj, 6) or not np.all(np.isfinite(held)):
+            raise ValueError(f"state['sleep']['held_wrenches'] must be ({nj}, 6) and finite")
+    if errors is not None:
+        errors = np.array(errors, dtype=float)
+        if errors.shape != (nj,) or not np.all(np.isfinite(errors)):
+            raise ValueError(f"state['sleep']['held_errors'] must be ({nj},) and finite")
+    return asleep, still, island, int(next_island), held, errors
+
+
+def restore(world, checked):
+    """Put the bodies to sleep or wake them as the checked snapshot says (all awake for
+    None, and in a world that does not sleep)."""
+    n = world._n
+    if checked is None or not world._sleeping:
+        wake_all(world)
+        world._still_time[:n] = 0.0
+        return
+    asleep, still, island, next_island, held, errors = checked
+    changed = asleep != world._asleep[:n]
+    if changed.any():
+        if (changed & ~asleep).any():
+            wake(world, changed & ~asleep)
+        falling = changed & asleep
+        if falling.any():
+            world._inv_mass[:n][falling] = 0.0
+            world._inv_inertia[:n][falling] = 0.0
+            world._asleep[:n][falling] = True
+            world._sleep_changed()
+    world._still_time[:n] = still
+    world._island[:n] = island
+    world._next_island = next_island
+    world._held_wrenches, world._held_errors = held, errors

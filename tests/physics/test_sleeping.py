@@ -1,0 +1,191 @@
+"""Sleeping: islands of still bodies drop out of the step until something touches them."""
+import numpy as np
+import pytest
+
+from physics import Ball, Box, Hinge, Plane, Sphere, World
+
+from snapshot_helpers import assert_same_state, replay_from_snapshot
+
+
+def stack(height=3, sleeping=True):
+    """``height`` 0.2 m boxes of 1 kg stacked on the ground."""
+    world = World(sleeping=sleeping)
+    world.add_body(Plane(), friction=0.6)
+    boxes = [world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(0, 0, 0.1 + 0.2 * i),
+                            friction=0.6) for i in range(height)]
+    return world, boxes
+
+
+def test_a_settled_stack_falls_asleep_and_stays_exactly_where_it_was():
+    world, boxes = stack()
+    world.step(240)                                   # still from the start: asleep by 0.5 s
+    assert all(b.asleep for b in boxes)
+    assert len({int(world._island[b.row]) for b in boxes}) == 1     # one island
+    assert len(world.contacts) == 0                   # no contacts among sleeping bodies
+    x, energy = world.positions.copy(), world.energy()
+    world.step(1200)
+    assert np.array_equal(world.positions, x)
+    assert np.all(world.linear_velocities == 0) and np.all(world.angular_velocities == 0)
+    assert world.energy() == energy                   # the weights still count
+    assert not any(b.static for b in boxes)
+
+
+def test_without_sleeping_nothing_sleeps():
+    world, boxes = stack(sleeping=False)
+    world.step(480)
+    assert not any(b.asleep for b in boxes)
+    assert len(world.contacts) > 0
+
+
+def test_a_ball_dropped_on_a_sleeping_stack_wakes_all_of_it_before_it_touches():
+    world, boxes = stack()
+    world.step(240)
+    assert all(b.asleep for b in boxes)
+    ball = world.add_body(Sphere(0.05), mass=0.5, position=(0.02, 0, 4.0))
+    # (adding a body wakes everything; let the stack sleep again while the ball falls)
+    world.step(150)
+    assert all(b.asleep for b in boxes) and not ball.asleep
+    top = boxes[-1].position
+    woke_at = None
+    while woke_at is None and world.time < 3.0:
+        world.step()
+        if not boxes[-1].asleep:                     # the top box, which the ball reaches
+            woke_at = ball.position[2] - 0.05 - (top[2] + 0.1)    # the gap left
+    assert all(not b.asleep for b in boxes)           # the whole island, the bottom box too
+    assert 0.0 < woke_at < 0.1                        # woken by the speculative contact
+    world.step(240)
+    assert ball.position[2] > top[2] + 0.1 + 0.05 - 1e-3    # it landed on the top box
+    world.step(480)                                  # and all of it sleeps again
+    assert all(b.asleep for b in boxes) and ball.asleep
+
+
+def test_islands_sleep_on_their_own():
+    """A box that keeps being pushed does not keep another one, apart from it, awake."""
+    world = World(sleeping=True)
+    world.add_body(Plane(), friction=0.6)
+    still = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(0, 0, 0.1))
+    pushed = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(2, 0, 0.1))
+    for _ in range(240):
+        pushed.apply_force((10.0, 0, 0))           # more than friction's 5.9 N: it slides
+        world.step()
+    assert still.asleep and not pushed.asleep
+
+
+@pytest.mark.parametrize("touch", ["velocity", "position", "force", "torque", "wake", "gravity"])
+def test_the_user_wakes_a_sleeping_island(touch):
+    world, boxes = stack()
+    world.step(240)
+    assert all(b.asleep for b in boxes)
+    top = boxes[-1]
+    if touch == "velocity":
+        top.linear_velocity = (0.5, 0, 0)
+    elif touch == "position":
+        top.position = top.position + (0, 0, 0.01)
+    elif touch == "force":
+        top.apply_force((0, 0, 30.0))
+    elif touch == "torque":
+        top.apply_torque((0, 0, 1.0))
+    elif touch == "wake":
+        top.wake()
+    else:
+        world.gravity = (0, 0, -3.0)
+    assert not any(b.asleep for b in boxes)
+    world.step()
+    if touch == "velocity":
+        assert top.linear_velocity[0] > 0.4
+    if touch == "force":                     # 30 N up against 9.81 N of weight: it rises
+        assert top.linear_velocity[2] > 0
+
+
+def test_turning_sleeping_off_wakes_everything():
+    world, boxes = stack()
+    world.step(240)
+    world.sleeping = False
+    assert not any(b.asleep for b in boxes)
+    world.step(240)
+    assert not any(b.asleep for b in boxes)
+
+
+def hanging_chain(links=4):
+    """A chain of 0.3 m boxes on hinges from the world, hanging at rest."""
+    world = World(sleeping=True)
+    bodies, joints = [], []
+    for i in range(links):
+        body = world.add_body(Box((0.02, 0.02, 0.15)), mass=1.0, position=(0, 0, -0.15 - 0.3 * i))
+        a = bodies[-1] if bodies else None
+        joints.append(world.add_joint(Hinge(a, body, anchor=(0, 0, -0.3 * i), axis=(1, 0, 0))))
+        bodies.append(body)
+    return world, bodies, joints
+
+
+def test_a_sleeping_chain_reports_its_joint_forces_and_wakes_all_of_it_when_pushed():
+    world, bodies, joints = hanging_chain()
+    world.step(240)
+    assert all(b.asleep for b in bodies)
+    assert world._model().tables == []                # its joints make no rows
+    # the top hinge carries the whole chain, 4 kg, while it sleeps as when it did not
+    world.step(24)
+    assert joints[0].force == pytest.approx([0, 0, 4 * 9.81], rel=1e-6)
+    assert world.constraint_error() < 1e-8
+    bodies[-1].apply_force((0, 20.0, 0))             # the lowest link: the top one wakes too
+    assert not any(b.asleep for b in bodies)
+    world.step(120)
+    assert abs(joints[0].angle) > 1e-3               # it swung
+    assert world.constraint_error() < 1e-8
+
+
+def test_changing_a_joints_motor_wakes_its_island():
+    world, bodies, joints = hanging_chain(2)
+    world.step(240)
+    assert all(b.asleep for b in bodies)
+    joints[0].set_motor(velocity=1.0, max_force=100.0)
+    assert not any(b.asleep for b in bodies)
+    world.step(48)
+    assert joints[0].rate == pytest.approx(1.0, rel=1e-3)
+
+
+def test_a_replay_from_a_snapshot_sleeps_and_wakes_bit_for_bit():
+    world, boxes = stack()
+    ball = world.add_body(Sphere(0.05), mass=0.5, position=(0.02, 0, 1.5))
+    # a snapshot while the stack sleeps and the ball falls, replayed through the impact
+    first, second = replay_from_snapshot(world, 200, 300)
+    assert_same_state(first, second)
+    assert np.array_equal(first["sleep"]["asleep"], second["sleep"]["asleep"])
+    assert ball.position[2] < 1.0
+
+
+def test_a_snapshot_taken_asleep_restores_the_sleep():
+    world, boxes = stack()
+    world.step(240)
+    state = world.get_state()
+    boxes[0].wake()
+    world.step(10)
+    world.set_state(state)
+    assert all(b.asleep for b in boxes)
+    assert len(world.contacts) == 0 and world.constraint_error() == 0.0
+    old = dict(state)
+    del old["sleep"]                                 # a snapshot from before sleeping
+    world.set_state(old)
+    assert not any(b.asleep for b in boxes)
+
+
+@pytest.mark.parametrize("name, value", [("sleeping", "yes"), ("sleep_speed", -1.0),
+                                         ("sleep_spin", float("nan")), ("sleep_time", 0.0)])
+def test_bad_sleep_settings_are_refused_by_name(name, value):
+    world = World()
+    with pytest.raises(ValueError, match=name):
+        setattr(world, name, value)
+    if name == "sleeping":
+        with pytest.raises(ValueError, match=name):
+            World(sleeping=value)
+
+
+def test_a_damaged_sleep_snapshot_is_refused_and_changes_nothing():
+    world, boxes = stack()
+    world.step(240)
+    state = world.get_state()
+    state["sleep"] = dict(state["sleep"], asleep=np.ones(len(world.bodies) + 1, dtype=bool))
+    x = world.positions.copy()
+    with pytest.raises(ValueError, match="static"):   # the ground and the world frame
+        world.set_state(state)
+    assert np.array_equal(world.positions, x) and all(b.asleep for b in boxes)
