@@ -10,8 +10,9 @@ falls asleep: its velocities are zeroed and the step treats its bodies as static
 integration, no rows for its joints, no contacts among its bodies or with static ones) until
 it is woken, all of it at once:
 
-- by a contact with an awake body (found by the step that made it, so the next step moves
-  both: the contact margin makes it a step before they touch);
+- by a contact with an awake body: when a step's collision stage finds one (speculative: the
+  contact margin and the closing speed find it before they touch), the step starts again
+  with that island awake (``Woken``), so the impact moves both;
 - by the user: a sleeping body's position, orientation or velocity set, a force or torque
   applied, ``body.wake()``, a joint's motor, servo, limits or friction changed;
 - by the world: gravity changed, a body or joint added or removed, sleeping turned off.
@@ -29,6 +30,30 @@ from scipy.sparse.csgraph import connected_components
 SLEEP_SPEED = 0.02      # m/s
 SLEEP_SPIN = 0.05       # rad/s
 SLEEP_TIME = 0.5        # s
+
+
+class Woken(Exception):
+    """Raised by a step's collision stage when awake bodies reach sleeping ones (``rows``:
+    those sleeping bodies); World.step wakes their islands and runs the step again."""
+
+    def __init__(self, rows):
+        super().__init__(f"awake bodies reached sleeping ones: {rows}")
+        self.rows = rows
+
+
+def check_reached(world, a, b):
+    """Raise Woken if a contact of body rows a, b (K,) joins an awake body to a sleeping one."""
+    if not world._sleeping:
+        return
+    asleep = world._asleep[:world._n]
+    hit_a, hit_b = asleep.take(a), asleep.take(b)
+    if not (hit_a.any() or hit_b.any()):
+        return
+    movable = np.isfinite(world._mass[:world._n])
+    awake = movable & ~asleep
+    rows = np.concatenate([a[hit_a & awake.take(b)], b[hit_b & awake.take(a)]])
+    if rows.size:
+        raise Woken(np.unique(rows))
 
 
 def joint_links(world) -> np.ndarray:

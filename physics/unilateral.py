@@ -17,6 +17,7 @@ from .contacts import detect, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
 from .limits import bounded_joint_rows
 from .rows import Rows
+from .sleeping import check_reached
 
 
 @dataclass
@@ -54,6 +55,7 @@ def unilateral_rows(world, model, kin, h):
     """Bounded rows of this sub-step, or None when there are none."""
     T = 1.0 / world.baumgarte[1] * 2.0 if world.baumgarte[1] > 0 else 4 * h
     cs = detect(world, model, kin.x, kin.R, kin.v, h)
+    check_reached(world, cs.body_a, cs.body_b)      # (an awake body reaching a sleeping one)
     blocks, owners = [], []
     tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
     warm, found, e = np.zeros((0, 3)), np.zeros(0, dtype=bool), np.zeros(0)

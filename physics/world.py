@@ -290,12 +290,14 @@ class World:
         joint._index = len(self._joints)
         self._joints.append(joint)
         self._joint_angle = np.append(self._joint_angle, 0.0)   # hinge angles start at zero
+        self._wake([joint._rows_a, joint.body_b.row])
         self._topology_changed()
         return joint
 
     def remove_joint(self, joint: Joint):
         if joint._world is not self or joint._index < 0:
             raise ValueError(f"{joint!r} is not a joint of this world")
+        self._wake([joint._rows_a, joint.body_b.row])
         del self._joints[joint._index]
         self._joint_angle = np.delete(self._joint_angle, joint._index)
         for i, j in enumerate(self._joints):
@@ -322,10 +324,10 @@ class World:
         for i in range(r, self._n):
             self._handles[i]._row = i
         body._row = -1
+        sleeping.wake_all(self)          # (what rested on it)
         self._topology_changed()
 
     def _topology_changed(self):
-        sleeping.wake_all(self)
         self._links = None
         self._compiled = None
         self._coordinate_tables = None
@@ -482,7 +484,13 @@ class World:
         if int(n) != n or n < 0:
             raise ValueError(f"n must be a non-negative integer, got {n!r}")
         for _ in range(int(n)):
-            pipeline.advance(self)
+            while True:
+                try:
+                    pipeline.advance(self)
+                    break
+                except sleeping.Woken as woken:
+                    # awake bodies reached a sleeping island: the step again, with it awake
+                    sleeping.wake_islands(self, woken.rows)
             self._track_angles()
             if self._sleeping:
                 sleeping.update_sleep(self)

@@ -42,21 +42,54 @@ def test_a_ball_dropped_on_a_sleeping_stack_wakes_all_of_it_before_it_touches():
     world.step(240)
     assert all(b.asleep for b in boxes)
     ball = world.add_body(Sphere(0.05), mass=0.5, position=(0.02, 0, 4.0))
-    # (adding a body wakes everything; let the stack sleep again while the ball falls)
+    # (adding a body wakes nothing: the ball falls for 0.8 s, the stack sleeps on)
     world.step(150)
     assert all(b.asleep for b in boxes) and not ball.asleep
-    top = boxes[-1].position
-    woke_at = None
-    while woke_at is None and world.time < 3.0:
+    top = boxes[-1].position[2] + 0.1
+    gap = None
+    while gap is None and world.time < 3.0:
+        before = ball.position[2] - 0.05 - top
         world.step()
         if not boxes[-1].asleep:                     # the top box, which the ball reaches
-            woke_at = ball.position[2] - 0.05 - (top[2] + 0.1)    # the gap left
+            gap = before
     assert all(not b.asleep for b in boxes)           # the whole island, the bottom box too
-    assert 0.0 < woke_at < 0.1                        # woken by the speculative contact
+    assert 0.0 < gap < 0.1                            # the step that woke it started apart
     world.step(240)
-    assert ball.position[2] > top[2] + 0.1 + 0.05 - 1e-3    # it landed on the top box
-    world.step(480)                                  # and all of it sleeps again
+    assert ball.position[2] == pytest.approx(top + 0.05, abs=1e-3)    # it landed on the top
+    world.step(480)                                   # and all of it sleeps again
     assert all(b.asleep for b in boxes) and ball.asleep
+
+
+def test_momentum_goes_into_a_sleeping_body_that_is_hit():
+    """No gravity: a box left still falls asleep; a ball flying into it wakes it in the
+    step that finds their contact, which then runs with both awake: the impact keeps the
+    momentum (a box still static in that step would have taken the ball's)."""
+    world = World(gravity=(0, 0, 0), sleeping=True)
+    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, restitution=0.0)
+    world.step(150)
+    assert box.asleep
+    ball = world.add_body(Sphere(0.05), mass=2.0, position=(-1.0, 0.02, 0),
+                          linear_velocity=(3.0, 0, 0), restitution=0.0)
+    world.step(120)
+    assert not box.asleep and box.linear_velocity[0] > 1.0
+    assert world.linear_momentum() == pytest.approx([6.0, 0, 0], abs=1e-9)
+
+
+def test_a_step_that_finds_an_awake_body_on_a_sleeping_one_runs_with_both_awake():
+    """A ball put by hand right against a sleeping box, moving into it: the very step that
+    finds their contact wakes the box and runs again, so the push moves the box and the
+    momentum is kept."""
+    world = World(gravity=(0, 0, 0), sleeping=True)
+    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, restitution=0.0)
+    ball = world.add_body(Sphere(0.05), mass=2.0, position=(-5.0, 0, 0), restitution=0.0)
+    world.step(150)
+    assert box.asleep and ball.asleep
+    ball.position = (-0.1495, 0.02, 0)               # 0.5 mm deep already
+    ball.linear_velocity = (3.0, 0, 0)
+    assert box.asleep                                  # (placing the ball woke only its island)
+    world.step()
+    assert not box.asleep and box.linear_velocity[0] > 1.0
+    assert world.linear_momentum() == pytest.approx([6.0, 0, 0], abs=1e-9)
 
 
 def test_islands_sleep_on_their_own():
