@@ -43,17 +43,20 @@ class Woken(Exception):
 
 def check_reached(world, a, b):
     """Raise Woken if a contact of body rows a, b (K,) joins an awake body to a sleeping one."""
-    if not world._sleeping:
-        return
+    if world._sleeping:
+        rows = reached(world, a, b)
+        if rows.size:
+            raise Woken(rows)
+
+
+def reached(world, a, b) -> np.ndarray:
+    """The sleeping bodies (rows) that contacts of body rows a, b (K,) join to awake ones."""
     asleep = world._asleep[:world._n]
     hit_a, hit_b = asleep.take(a), asleep.take(b)
     if not (hit_a.any() or hit_b.any()):
-        return
-    movable = np.isfinite(world._mass[:world._n])
-    awake = movable & ~asleep
-    rows = np.concatenate([a[hit_a & awake.take(b)], b[hit_b & awake.take(a)]])
-    if rows.size:
-        raise Woken(np.unique(rows))
+        return np.zeros(0, dtype=np.intp)
+    awake = np.isfinite(world._mass[:world._n]) & ~asleep
+    return np.unique(np.concatenate([a[hit_a & awake.take(b)], b[hit_b & awake.take(a)]]))
 
 
 def joint_links(world) -> np.ndarray:
@@ -104,7 +107,9 @@ def update_sleep(world) -> bool:
              & (np.einsum("ij,ij->i", w, w) < world.sleep_spin ** 2))
     still_time = world._still_time[:n]
     still_time[:] = np.where(awake & still, still_time + world.dt, 0.0)
-    woken = _reached(world, asleep, awake)
+    report = world._contacts       # (its bodies are indices into world.bodies: rows - 1)
+    woken = (np.zeros(0, dtype=np.intp) if report is None
+             else reached(world, report.body_a + 1, report.body_b + 1))
     ready = awake & (still_time >= world.sleep_time)
     falling = np.zeros(n, dtype=bool)
     if ready.any():
@@ -112,32 +117,18 @@ def update_sleep(world) -> bool:
         # an island sleeps when all its bodies are awake and ready (none asleep or moving)
         unready = np.bincount(label, weights=movable & ~ready, minlength=n) > 0
         falling = ready & ~unready.take(label)
-    if not (woken.any() or falling.any()):
+    if not (woken.size or falling.any()):
         return False
     # the joints' wrenches and errors of this step, which the joints that stop making rows
     # keep reporting
     world._held_wrenches = world._joint_wrenches().copy()
     world._held_errors = joint_errors(world)
-    if woken.any():
-        wake(world, woken)
+    if woken.size:
+        wake_islands(world, woken)
     if falling.any():
         put_to_sleep(world, falling, label)
     world._wrench_cache = world._held_wrenches.copy()    # (until the next step)
     return True
-
-
-def _reached(world, asleep, awake) -> np.ndarray:
-    """(n,) bool: the sleeping bodies whose islands an awake body reached, by a contact of
-    the last step (the whole island each of them fell asleep with)."""
-    report = world._contacts
-    if report is None or not len(report) or not asleep.any():
-        return np.zeros(asleep.shape[0], dtype=bool)
-    a, b = report.body_a + 1, report.body_b + 1        # (rows: indices into world.bodies + 1)
-    touched = np.concatenate([a[awake.take(b)], b[awake.take(a)]])
-    touched = touched[asleep.take(touched)]
-    if not touched.size:
-        return np.zeros(asleep.shape[0], dtype=bool)
-    return asleep & np.isin(world._island[:asleep.shape[0]], world._island.take(touched))
 
 
 def joint_errors(world) -> np.ndarray:
@@ -181,9 +172,9 @@ def wake_islands(world, rows):
     n = world._n
     asleep = world._asleep[:n]
     rows = np.asarray(rows, dtype=np.intp)
-    islands = world._island[:n].take(rows[asleep.take(rows)])
-    if islands.size:
-        wake(world, asleep & np.isin(world._island[:n], islands))
+    ids = world._island[:n].take(rows[asleep.take(rows)])
+    if ids.size:
+        wake(world, asleep & np.isin(world._island[:n], ids))
 
 
 def wake_all(world):

@@ -449,6 +449,11 @@ class World:
         return self._readonly("_x")
 
     @property
+    def asleep(self) -> np.ndarray:
+        """(n,) bool: which bodies sleep (see ``sleeping``), a read-only view."""
+        return self._readonly("_asleep")
+
+    @property
     def orientations(self) -> np.ndarray:
         """(n, 4) quaternions (w, x, y, z), a read-only view."""
         return self._readonly("_q")

@@ -145,6 +145,12 @@ class WorldGeometry:
             if len(idx) == 0:
                 continue
             color = self.color[idx]
+            if self.world.sleeping:
+                # sleeping bodies drawn paler, most of the way to the static grey
+                dim = np.asarray(self.world.asleep)[idx]
+                if dim.any():
+                    color = color.copy()
+                    color[dim, :3] = 0.3 * color[dim, :3] + 0.7 * np.asarray(STATIC_COLOR)
             if highlight:
                 color = color.copy()
                 for i, rgb in highlight.items():

@@ -68,6 +68,9 @@ def _progress(done: int, total: int, start: float):
     sys.stderr.flush()
 
 
+SLEEPING_HELP = "let islands of bodies that have stayed still sleep until something touches them"
+
+
 def cmd_run(args):
     if args.seconds <= 0:
         raise UsageError(f"--seconds must be positive, got {args.seconds}")
@@ -217,6 +220,7 @@ def cmd_view(args):
         view_command(scene, playback=playback)
         return
     scene = _load(args.scene, _params(args.param))
+    scene.world.sleeping = bool(args.sleeping)
     from render.commands import view_command
     # started on a registry scene, N / P step through the registry
     listed = scenes.names() if args.scene in scenes.names() else None
@@ -231,6 +235,7 @@ def cmd_render(args):
         render_command(scene, seconds=seconds, out=args.out, fps=args.fps, playback=playback)
         return
     scene = _load(args.scene, _params(args.param))
+    scene.world.sleeping = bool(args.sleeping)
     seconds = 5.0 if args.seconds is None else args.seconds
     render_command(scene, seconds=seconds, out=args.out, fps=args.fps)
 
@@ -256,8 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--contact-iterations", type=int, default=None, metavar="N",
                    help="iteration budget of the iterative contact solve per step (default "
                         "60; 20-30 trade accuracy for speed in big piles, 120 buys accuracy)")
-    s.add_argument("--sleeping", action="store_true",
-                   help="let islands of bodies that have stayed still sleep until touched")
+    s.add_argument("--sleeping", action="store_true", help=SLEEPING_HELP)
     s.set_defaults(func=cmd_run)
     s = sub.add_parser("bench", help="benchmarks, JSON out (chain, chain_energy, contacts, render)")
     s.add_argument("names", nargs="*", help="which benchmarks (default: all physics benchmarks)")
@@ -267,6 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "recording (.npz from `run --record`) with a timeline")
     s.add_argument("scene", help="scene name, a .py scene file, or a .npz recording")
     s.add_argument("--param", action="append", metavar="KEY=VALUE")
+    s.add_argument("--sleeping", action="store_true", help=SLEEPING_HELP + " (drawn paler)")
     s.set_defaults(func=cmd_view)
     s = sub.add_parser("render", help="render a scene (or a .npz recording's playback) "
                        "offscreen to .png/.gif/.mp4 or a folder")
@@ -276,6 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True)
     s.add_argument("--fps", type=int, default=30)
     s.add_argument("--param", action="append", metavar="KEY=VALUE")
+    s.add_argument("--sleeping", action="store_true", help=SLEEPING_HELP + " (drawn paler)")
     s.set_defaults(func=cmd_render)
     s = sub.add_parser("plot", help="plot energy, constraint error and joint coordinates of a recording")
     s.add_argument("recording", help="a .npz written by `maxcoord run --record`")

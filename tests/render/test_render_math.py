@@ -139,3 +139,18 @@ def test_meshes_closed_without_zero_area_triangles_and_lod_choice():
     n = np.array(meshes.LOD_SEGMENTS)[level]
     err = r * (1 - np.cos(np.pi / n))
     assert np.all((err <= meshes.LOD_MAX_ERROR) | (level == 0))
+
+
+def test_sleeping_bodies_are_drawn_paler_and_awake_ones_in_their_own_colour():
+    from render.scenedata import STATIC_COLOR
+    world = World(sleeping=True)
+    world.add_body(Plane())
+    resting = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 0.1))
+    g = WorldGeometry(world)
+    own = g.instances()["sphere"][0, 20:23].copy()
+    world.step(240)
+    assert resting.asleep
+    drawn = g.instances()["sphere"][0, 20:23]
+    np.testing.assert_allclose(drawn, 0.3 * own + 0.7 * np.array(STATIC_COLOR), atol=1e-6)
+    resting.wake()
+    np.testing.assert_allclose(g.instances()["sphere"][0, 20:23], own, atol=1e-7)

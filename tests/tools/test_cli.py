@@ -19,6 +19,15 @@ def test_run_prints_a_summary_and_records(tmp_path, capsys):
     assert np.linalg.norm(data["position"][-1, 1] - data["position"][0, 1]) > 0.05
 
 
+def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
+    """The pyramid stands still from the start: with --sleeping all of it (and the ball
+    waiting for its shot) sleeps by 0.9 s; without, the line is not printed."""
+    assert main(["run", "box_pyramid", "--seconds", "0.9", "--quiet", "--sleeping"]) == 0
+    assert "asleep at the end     56 of 57 bodies" in capsys.readouterr().out
+    assert main(["run", "box_pyramid", "--seconds", "0.1", "--quiet"]) == 0
+    assert "asleep" not in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("argv, message", [
     (["run", "nosuch"], "unknown scene 'nosuch'"),
     (["run", "chain", "--param", "foo=1"], "has no parameter 'foo'"),
