@@ -27,6 +27,17 @@ INTEGRATORS = ("symplectic", "rk4")
 CONTACT_SOLVERS = ("auto", "iterative", "direct")
 
 
+def _positive_setting(name: str, doc: str) -> property:
+    """A World setting that must be a positive number, held as ``_name``."""
+    def get(self) -> float:
+        return getattr(self, "_" + name)
+
+    def set(self, value):
+        setattr(self, "_" + name, check_positive(name, value))
+
+    return property(get, set, doc=doc)
+
+
 class World:
     """A set of rigid bodies and the joints between them.
 
@@ -364,18 +375,11 @@ class World:
         if not value:
             sleeping.wake_all(self)
 
-    sleep_speed = property(lambda self: self._sleep_speed,
-                           lambda self, v: setattr(self, "_sleep_speed",
-                                                   check_positive("sleep_speed", v)),
-                           doc="m/s: a body slower than this (and sleep_spin) is still.")
-    sleep_spin = property(lambda self: self._sleep_spin,
-                          lambda self, v: setattr(self, "_sleep_spin",
-                                                  check_positive("sleep_spin", v)),
-                          doc="rad/s: a body turning slower than this (and sleep_speed) is still.")
-    sleep_time = property(lambda self: self._sleep_time,
-                          lambda self, v: setattr(self, "_sleep_time",
-                                                  check_positive("sleep_time", v)),
-                          doc="s: an island still this long falls asleep.")
+    sleep_speed = _positive_setting("sleep_speed", "m/s: a body slower than this (and than "
+                                    "sleep_spin) is still.")
+    sleep_spin = _positive_setting("sleep_spin", "rad/s: a body turning slower than this (and "
+                                   "moving slower than sleep_speed) is still.")
+    sleep_time = _positive_setting("sleep_time", "s: an island still this long falls asleep.")
 
     @property
     def gravity(self) -> np.ndarray:

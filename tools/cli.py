@@ -80,7 +80,8 @@ def cmd_run(args):
     world = scene.world
     if args.contact_iterations is not None:
         world.contact_iterations = args.contact_iterations
-    world.sleeping = bool(args.sleeping)
+    if args.sleeping:
+        world.sleeping = True
     steps = int(round(args.seconds / world.dt))
     e0 = world.energy()
     worst_error, max_contacts = world.constraint_error(), 0
@@ -220,7 +221,8 @@ def cmd_view(args):
         view_command(scene, playback=playback)
         return
     scene = _load(args.scene, _params(args.param))
-    scene.world.sleeping = bool(args.sleeping)
+    if args.sleeping:
+        scene.world.sleeping = True
     from render.commands import view_command
     # started on a registry scene, N / P step through the registry
     listed = scenes.names() if args.scene in scenes.names() else None
@@ -235,7 +237,8 @@ def cmd_render(args):
         render_command(scene, seconds=seconds, out=args.out, fps=args.fps, playback=playback)
         return
     scene = _load(args.scene, _params(args.param))
-    scene.world.sleeping = bool(args.sleeping)
+    if args.sleeping:
+        scene.world.sleeping = True
     seconds = 5.0 if args.seconds is None else args.seconds
     render_command(scene, seconds=seconds, out=args.out, fps=args.fps)
 
