@@ -53,6 +53,8 @@ KEY_BINDINGS = (
     KeyBinding("-", (key.MINUS, key.NUM_SUBTRACT), "slower", "time scale /2"),
     KeyBinding("C", (key.C,), "toggle_contacts", "show contacts and contact forces"),
     KeyBinding("J", (key.J,), "toggle_joints", "show joint anchors and axes"),
+    KeyBinding("Z", (key.Z,), "toggle_sleeping",
+               "sleeping on / off (still islands sleep; drawn paler)"),
     KeyBinding("W", (key.W,), "toggle_wireframe", "wireframe"),
     KeyBinding("Q", (key.Q,), "toggle_quality", "render quality: fast / full (shadow map)"),
     KeyBinding("F", (key.F,), "frame_scene", "frame all bodies"),
@@ -81,6 +83,7 @@ PLAYBACK_HELP = {
     "slower": "playback speed /2",
     "next_scene": None,
     "previous_scene": None,
+    "toggle_sleeping": None,
 }
 
 TIMELINE_HEIGHT = 30        # px, the playback timeline along the bottom of the window
@@ -244,6 +247,10 @@ class Viewer:
 
     def toggle_joints(self):
         self.options.joints = not self.options.joints
+
+    def toggle_sleeping(self):
+        if self.playback is None:
+            self.world.sleeping = not self.world.sleeping
 
     def toggle_wireframe(self):
         self.options.wireframe = not self.options.wireframe
@@ -578,7 +585,8 @@ class Viewer:
             f"t {world.time:9.3f} s   dt {world.dt * 1e3:.3g} ms   {state}",
             f"fps {fps:5.1f}   real time x{sim.realtime_factor:.2f}   step {sim.step_seconds * 1e3:.2f} ms"
             f"   {self.renderer.quality}",
-            f"bodies {len(world.bodies)}   joints {len(world.joints)}   contacts {n_contacts}",
+            f"bodies {len(world.bodies)}   joints {len(world.joints)}   contacts {n_contacts}"
+            + (f"   asleep {int(np.count_nonzero(world.asleep))}" if world.sleeping else ""),
             f"energy {energy}   constraint error {err}",
         ]
         if sim.slower_than_real_time:

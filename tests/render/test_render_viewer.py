@@ -101,10 +101,23 @@ def test_help_lists_every_binding_and_only_bound_keys_are_handled(make_viewer, k
             continue
         for sym in b.symbols:
             assert v.on_key_press(sym, 0), f"{key.symbol_string(sym)} not handled"
-    assert v.on_key_press(key.Z, 0) is None   # unbound keys fall through
+    assert v.on_key_press(key.K, 0) is None   # unbound keys fall through
     assert list(tmp_path.glob("*.png")), "S wrote no screenshot"
     v.on_key_press(key.ESCAPE, 0)
     assert v.window.context is None or v.window.has_exit
+
+
+def test_z_turns_sleeping_on_and_off_and_the_hud_counts_the_sleepers(make_viewer, key):
+    world = drop_world(body="box", position=(0.0, 0.0, 0.5))     # resting on the ground
+    v = make_viewer(world)
+    assert "asleep" not in v.hud_text()
+    v.on_key_press(key.Z, 0)
+    assert world.sleeping
+    world.step(240)
+    assert world.bodies[1].asleep and "asleep 1" in v.hud_text()
+    assert v.draw_frame(read=True).std() > 5
+    v.on_key_press(key.Z, 0)
+    assert not world.sleeping and not world.bodies[1].asleep
 
 
 def test_ctrl_drag_pulls_the_body_toward_the_cursor(make_viewer, mouse, key):
