@@ -122,7 +122,7 @@ class Body:
     @property
     def static(self) -> bool:
         """Whether the body never moves (static=True or a plane; a sleeping body is not)."""
-        return bool(np.isinf(self._world._mass[self.row]))
+        return bool(np.isinf(self._world._mass[self.row]))    # (sleeping.movable, one body)
 
     @property
     def asleep(self) -> bool:

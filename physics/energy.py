@@ -7,6 +7,7 @@ import numpy as np
 
 from .math3d import einsum, quat_to_matrix
 from .rotation import body_inertia, inertia_times
+from .sleeping import movable
 
 
 def _dynamic(world):
@@ -34,9 +35,9 @@ def kinetic_energy(world, q, v, w, R=None) -> float:
 def potential_energy(world, x) -> float:
     """J, gravitational, zero at the world origin."""
     n = world._n
-    # (sleeping bodies are static to the step but keep their weight)
-    dyn = np.isfinite(world._mass[:n]) if world._asleep[:n].any() else _dynamic(world)
-    return float(-(world._mass[:n][dyn] * (x[dyn] @ world.gravity)).sum())
+    # all bodies that are not static: a sleeping one is static to the step, not weightless
+    moves = movable(world)
+    return float(-(world._mass[:n][moves] * (x[moves] @ world.gravity)).sum())
 
 
 def state_energy(world, state) -> float:

@@ -343,13 +343,12 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
     return block, plan.owner.take(kept), kept
 
 
-def build_coordinate_tables(joints, resting=None) -> CoordinateTables:
-    """Gather the joints' coordinate specs (done once per topology change), but those of the
-    ``resting`` joints ((J,) bool, or None: none rest; see sleeping.resting_joints)."""
+def build_coordinate_tables(indexed_joints) -> CoordinateTables:
+    """Gather the coordinate specs of the joints (index, joint) (done once per topology
+    change; sleeping.joints_with_rows: a world's joints that make rows)."""
     groups: dict[str, list] = {}
-    for index, joint in enumerate(joints):
-        if resting is not None and resting[index]:
-            continue
+    joints = dict(indexed_joints)
+    for index, joint in joints.items():
         for kind, spec in joint._coordinate_specs():
             groups.setdefault(kind, []).append((index, *spec))
     tables = []

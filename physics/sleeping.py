@@ -42,21 +42,23 @@ class Woken(Exception):
 
 
 def check_reached(world, a, b):
-    """Raise Woken if a contact of body rows a, b (K,) joins an awake body to a sleeping one."""
-    if world._sleeping:
-        rows = reached(world, a, b)
-        if rows.size:
-            raise Woken(rows)
-
-
-def reached(world, a, b) -> np.ndarray:
-    """The sleeping bodies (rows) that contacts of body rows a, b (K,) join to awake ones."""
+    """Raise Woken if a contact of body rows a, b (K,) joins an awake body to a sleeping one
+    (the only way a contact wakes an island: the contacts a step keeps have passed it)."""
+    if not world._sleeping:
+        return
     asleep = world._asleep[:world._n]
     hit_a, hit_b = asleep.take(a), asleep.take(b)
     if not (hit_a.any() or hit_b.any()):
-        return np.zeros(0, dtype=np.intp)
-    awake = np.isfinite(world._mass[:world._n]) & ~asleep
-    return np.unique(np.concatenate([a[hit_a & awake.take(b)], b[hit_b & awake.take(a)]]))
+        return
+    awake = movable(world) & ~asleep
+    rows = np.concatenate([a[hit_a & awake.take(b)], b[hit_b & awake.take(a)]])
+    if rows.size:
+        raise Woken(np.unique(rows))
+
+
+def movable(world) -> np.ndarray:
+    """(n,) bool: the bodies that are not static (finite mass), asleep or not."""
+    return np.isfinite(world._mass[:world._n])
 
 
 def joint_links(world) -> np.ndarray:
@@ -79,7 +81,14 @@ def resting_joints(world) -> np.ndarray | None:
             & world._asleep[:n].take(links).any(axis=1))
 
 
-def islands(world, movable) -> np.ndarray:
+def joints_with_rows(world) -> list:
+    """(index, joint) of the world's joints but those between two bodies that do not move in
+    the step, one of them asleep (they make no rows while it sleeps)."""
+    resting = resting_joints(world)
+    return [(i, j) for i, j in enumerate(world._joints) if resting is None or not resting[i]]
+
+
+def islands(world, moves) -> np.ndarray:
     """Island label (n,) of every body row: dynamic bodies linked by joints or by last step's
     contacts share one; static rows get labels of their own (they link nothing)."""
     n = world._n
@@ -89,44 +98,38 @@ def islands(world, movable) -> np.ndarray:
         # (the report's bodies are indices into world.bodies: rows minus one)
         links.append(np.stack([report.body_a + 1, report.body_b + 1], 1))
     links = np.concatenate(links)
-    links = links[movable.take(links[:, 0]) & movable.take(links[:, 1])]
+    links = links[moves.take(links[:, 0]) & moves.take(links[:, 1])]
     graph = coo_matrix((np.ones(len(links)), (links[:, 0], links[:, 1])), shape=(n, n))
     return connected_components(graph, directed=False)[1]
 
 
 def update_sleep(world) -> bool:
-    """After a step: count still time, wake the islands that an awake body reached, put the
-    islands that stayed still long enough to sleep. Returns whether any body changed. (The
-    islands are only found when some body has been still long enough.)"""
+    """After a step: count still time, put the islands that stayed still long enough to
+    sleep. Returns whether any fell asleep. (The islands are only found when some body has
+    been still long enough.)"""
     n = world._n
-    movable = np.isfinite(world._mass[:n])
+    moves = movable(world)
     asleep = world._asleep[:n]
-    awake = movable & ~asleep
+    awake = moves & ~asleep
     v, w = world._v[:n], world._w[:n]
     still = ((np.einsum("ij,ij->i", v, v) < world.sleep_speed ** 2)
              & (np.einsum("ij,ij->i", w, w) < world.sleep_spin ** 2))
     still_time = world._still_time[:n]
     still_time[:] = np.where(awake & still, still_time + world.dt, 0.0)
-    report = world._contacts       # (its bodies are indices into world.bodies: rows - 1)
-    woken = (np.zeros(0, dtype=np.intp) if report is None
-             else reached(world, report.body_a + 1, report.body_b + 1))
     ready = awake & (still_time >= world.sleep_time)
-    falling = np.zeros(n, dtype=bool)
-    if ready.any():
-        label = islands(world, movable)
-        # an island sleeps when all its bodies are awake and ready (none asleep or moving)
-        unready = np.bincount(label, weights=movable & ~ready, minlength=n) > 0
-        falling = ready & ~unready.take(label)
-    if not (woken.size or falling.any()):
+    if not ready.any():
+        return False
+    label = islands(world, moves)
+    # an island sleeps when all its bodies are awake and ready (none asleep or moving)
+    unready = np.bincount(label, weights=moves & ~ready, minlength=n) > 0
+    falling = ready & ~unready.take(label)
+    if not falling.any():
         return False
     # the joints' wrenches and errors of this step, which the joints that stop making rows
     # keep reporting
     world._held_wrenches = world._joint_wrenches().copy()
     world._held_errors = joint_errors(world)
-    if woken.size:
-        wake_islands(world, woken)
-    if falling.any():
-        put_to_sleep(world, falling, label)
+    put_to_sleep(world, falling, label)
     world._wrench_cache = world._held_wrenches.copy()    # (until the next step)
     return True
 
@@ -153,7 +156,7 @@ def put_to_sleep(world, rows, label):
     world._next_island += world._n
     world._inv_mass[:world._n][rows] = 0.0
     world._inv_inertia[:world._n][rows] = 0.0
-    world._sleep_changed()
+    world._recompile()
 
 
 def wake(world, rows):
@@ -164,7 +167,7 @@ def wake(world, rows):
     world._island[:n][rows] = -1
     world._inv_mass[:n][rows] = 1.0 / world._mass[:n][rows]
     world._inv_inertia[:n][rows] = np.linalg.inv(world._inertia[:n][rows])
-    world._sleep_changed()
+    world._recompile()
 
 
 def wake_islands(world, rows):
@@ -217,7 +220,7 @@ def checked_snapshot(saved, world):
         raise ValueError(f"state['sleep']['island'] must be ({n},) integers")
     if not isinstance(next_island, (int, np.integer)) or next_island < 0:
         raise ValueError("state['sleep']['next_island'] must be a whole number >= 0")
-    if asleep.any() and not np.isfinite(world._mass[:n][asleep]).all():
+    if (asleep & ~movable(world)).any():
         raise ValueError("state['sleep']['asleep'] puts a static body to sleep")
     if held is not None:
         held = np.array(held, dtype=float)
@@ -248,7 +251,7 @@ def restore(world, checked):
             world._inv_mass[:n][falling] = 0.0
             world._inv_inertia[:n][falling] = 0.0
             world._asleep[:n][falling] = True
-            world._sleep_changed()
+            world._recompile()
     world._still_time[:n] = still
     world._island[:n] = island
     world._next_island = next_island

@@ -26,11 +26,11 @@ from .assembly import Pattern, Scatter, inverse_mass_times
 from .collision.broadphase import PairCache
 from .contacts import excluded_pairs, report as contact_report
 from .energy import restore_energy, state_energy
-from .sleeping import resting_joints
 from .linsolve import SingularSystemError
 from .math3d import einsum, quat_multiply, quat_to_matrix, rotate_quat
 from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation,
                        gyroscopic_torque_explicit, midpoint_turn, world_inverse_inertia)
+from .sleeping import joints_with_rows
 from .rows import (Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables,
                    velocity_products)
 from .stiffness import (anchor_sides, augmented_inverse_inertia, stiffness_carries,
@@ -86,10 +86,7 @@ class Model:
 def compile_model(world) -> Model:
     """Flatten the joints into primitive tables and cache the sparsity of A."""
     instances = defaultdict(list)
-    resting = resting_joints(world)
-    for index, joint in enumerate(world._joints):
-        if resting is not None and resting[index]:
-            continue                    # between sleeping and static bodies: no rows
+    for index, joint in joints_with_rows(world):
         for kind, inst in joint._instances(index):
             instances[kind].append(inst)
     tables = build_tables(instances)

@@ -340,20 +340,18 @@ class World:
 
     def _topology_changed(self):
         self._links = None
-        self._compiled = None
-        self._coordinate_tables = None
         self._angle_table = None
-        self._pattern_cache = {}
         self._forget_contacts()
-        self._state_changed()
+        self._recompile()
 
     def _limits_changed(self):
         self._coordinate_tables = None
         self._limit_warm = None
 
-    def _sleep_changed(self):
-        """Bodies fell asleep or woke: what the step compiled from who moves is made again
-        (the contacts' warm start is kept)."""
+    def _recompile(self):
+        """What the step compiled from the joints and from which bodies move is made again
+        (after a topology change, or bodies falling asleep or waking: the contacts' warm
+        start is kept then)."""
         self._compiled = None
         self._coordinate_tables = None
         self._pattern_cache = {}
@@ -661,8 +659,7 @@ class World:
         (limits.CoordinateTables), made once per topology."""
         if self._coordinate_tables is None:
             from .limits import build_coordinate_tables
-            self._coordinate_tables = build_coordinate_tables(
-                self._joints, sleeping.resting_joints(self))
+            self._coordinate_tables = build_coordinate_tables(sleeping.joints_with_rows(self))
         return self._coordinate_tables
 
     def _limit_plan_size(self) -> int:

@@ -139,15 +139,16 @@ class WorldGeometry:
         self.refresh()
         x = np.asarray(self.world.positions)
         q = np.asarray(self.world.orientations)
+        asleep = self.world.asleep if self.world.sleeping else None
         out = {}
         for kind in KINDS:
             idx = self.members[kind]
             if len(idx) == 0:
                 continue
             color = self.color[idx]
-            if self.world.sleeping:
+            if asleep is not None:
                 # sleeping bodies drawn paler, most of the way to the static grey
-                dim = np.asarray(self.world.asleep)[idx]
+                dim = asleep[idx]
                 if dim.any():
                     color = color.copy()
                     color[dim, :3] = 0.3 * color[dim, :3] + 0.7 * np.asarray(STATIC_COLOR)

@@ -36,11 +36,22 @@ def _params(pairs: list[str]) -> dict:
     return out
 
 
-def _load(target: str, params: dict, dt: float | None = None):
+def _load(target: str, params: dict, dt: float | None = None, sleeping: bool = False):
+    """The scene, with its world set to sleep when asked (``--sleeping``; a scene that
+    sleeps by itself keeps it)."""
     try:
-        return load_scene(target, dt=dt, **params)
+        scene = load_scene(target, dt=dt, **params)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if sleeping:
+        scene.world.sleeping = True
+    return scene
+
+
+def _add_sleeping(parser, drawn: bool):
+    parser.add_argument("--sleeping", action="store_true",
+                        help="let islands of bodies that have stayed still sleep until something "
+                             "touches them" + (" (drawn paler)" if drawn else ""))
 
 
 def cmd_list(args):
@@ -68,20 +79,15 @@ def _progress(done: int, total: int, start: float):
     sys.stderr.flush()
 
 
-SLEEPING_HELP = "let islands of bodies that have stayed still sleep until something touches them"
-
-
 def cmd_run(args):
     if args.seconds <= 0:
         raise UsageError(f"--seconds must be positive, got {args.seconds}")
     if args.dt is not None and args.dt <= 0:
         raise UsageError(f"--dt must be positive, got {args.dt}")
-    scene = _load(args.scene, _params(args.param), args.dt)
+    scene = _load(args.scene, _params(args.param), args.dt, args.sleeping)
     world = scene.world
     if args.contact_iterations is not None:
         world.contact_iterations = args.contact_iterations
-    if args.sleeping:
-        world.sleeping = True
     steps = int(round(args.seconds / world.dt))
     e0 = world.energy()
     worst_error, max_contacts = world.constraint_error(), 0
@@ -128,8 +134,8 @@ def cmd_run(args):
         ("contacts (max)", f"{max_contacts}"),
     ]
     if world.sleeping:
-        asleep = sum(b.asleep for b in world.bodies)
-        rows.append(("asleep at the end", f"{asleep} of {len(world.bodies)} bodies"))
+        rows.append(("asleep at the end",
+                     f"{np.count_nonzero(world.asleep)} of {len(world.bodies)} bodies"))
     rows += scene.summary()          # the scene's own figures, under the generic ones
     width = max(len(k) for k, _ in rows)
     print("\n".join(f"{k:<{width}}  {v}" for k, v in rows))
@@ -220,9 +226,7 @@ def cmd_view(args):
         from render.commands import view_command
         view_command(scene, playback=playback)
         return
-    scene = _load(args.scene, _params(args.param))
-    if args.sleeping:
-        scene.world.sleeping = True
+    scene = _load(args.scene, _params(args.param), sleeping=args.sleeping)
     from render.commands import view_command
     # started on a registry scene, N / P step through the registry
     listed = scenes.names() if args.scene in scenes.names() else None
@@ -236,9 +240,7 @@ def cmd_render(args):
         seconds = playback.duration if args.seconds is None else args.seconds
         render_command(scene, seconds=seconds, out=args.out, fps=args.fps, playback=playback)
         return
-    scene = _load(args.scene, _params(args.param))
-    if args.sleeping:
-        scene.world.sleeping = True
+    scene = _load(args.scene, _params(args.param), sleeping=args.sleeping)
     seconds = 5.0 if args.seconds is None else args.seconds
     render_command(scene, seconds=seconds, out=args.out, fps=args.fps)
 
@@ -264,7 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--contact-iterations", type=int, default=None, metavar="N",
                    help="iteration budget of the iterative contact solve per step (default "
                         "60; 20-30 trade accuracy for speed in big piles, 120 buys accuracy)")
-    s.add_argument("--sleeping", action="store_true", help=SLEEPING_HELP)
+    _add_sleeping(s, drawn=False)
     s.set_defaults(func=cmd_run)
     s = sub.add_parser("bench", help="benchmarks, JSON out (chain, chain_energy, contacts, render)")
     s.add_argument("names", nargs="*", help="which benchmarks (default: all physics benchmarks)")
@@ -274,7 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "recording (.npz from `run --record`) with a timeline")
     s.add_argument("scene", help="scene name, a .py scene file, or a .npz recording")
     s.add_argument("--param", action="append", metavar="KEY=VALUE")
-    s.add_argument("--sleeping", action="store_true", help=SLEEPING_HELP + " (drawn paler)")
+    _add_sleeping(s, drawn=True)
     s.set_defaults(func=cmd_view)
     s = sub.add_parser("render", help="render a scene (or a .npz recording's playback) "
                        "offscreen to .png/.gif/.mp4 or a folder")
@@ -284,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", required=True)
     s.add_argument("--fps", type=int, default=30)
     s.add_argument("--param", action="append", metavar="KEY=VALUE")
-    s.add_argument("--sleeping", action="store_true", help=SLEEPING_HELP + " (drawn paler)")
+    _add_sleeping(s, drawn=True)
     s.set_defaults(func=cmd_render)
     s = sub.add_parser("plot", help="plot energy, constraint error and joint coordinates of a recording")
     s.add_argument("recording", help="a .npz written by `maxcoord run --record`")

@@ -214,7 +214,7 @@ def test_ball_swing_and_twist_match_the_quaternion_decomposition_and_their_rates
     x, _, _, w = Rotation.from_matrix(Q).as_quat()
     assert np.angle(np.exp(1j * 2 * np.arctan2(x, w))) == pytest.approx(twist, abs=1e-7)
 
-    tables = {t.kind: CoordinateTables([t]) for t in build_coordinate_tables(world.joints)}
+    tables = {t.kind: CoordinateTables([t]) for t in build_coordinate_tables(enumerate(world.joints))}
     for body in (a, b):
         body.angular_velocity = rng.normal(size=3) * 2
         body.linear_velocity = rng.normal(size=3)
@@ -285,7 +285,7 @@ def test_a_limit_is_a_row_only_near_its_bound_or_when_approached_fast(angle, rat
     assert LIMIT_REACH * 70.0 * world.dt > 0.5 > 0.5 * LIMIT_REACH * 70.0 * world.dt
 
     def made():
-        tables = build_coordinate_tables(world.joints)
+        tables = build_coordinate_tables(enumerate(world.joints))
         kin = kinematics_now(world)
         block, owner, kept = bounded_joint_rows(tables, kin, world.dt, 4 * world.dt)
         plan = tables.plan           # each kept row named by the plan (motor, or its sign)
@@ -320,7 +320,7 @@ def test_hinge_angle_is_the_angle_the_limit_rows_take_and_the_step_keeps():
     assert limited.angle == pytest.approx(12.0, abs=1e-6)
     assert free.angle == pytest.approx(-12.0, abs=1e-6)
     kin = kinematics_now(world)
-    c, _ = build_coordinate_tables(world.joints).coordinates(kin)
+    c, _ = build_coordinate_tables(enumerate(world.joints)).coordinates(kin)
     assert c.tolist() == [limited.angle]
     # a hinge's angle read alone (Hinge.angle) is its angle among all, to the bit
     assert world._turning_angles().at()[0].tolist() == [limited.angle, free.angle]
