@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .joints import Hinge, Joint, Slider
+from .limits import angular_rate_blocks
 from .math3d import cross, dot
 from .rows import Kinematics, Rows, line_rows
 from .validation import check_unit_direction, check_vector
@@ -73,6 +74,7 @@ class Coupling(Joint):
         super().__init__(body_a, bodies[-1], anchor=bodies[-1].position, name=name)
         self.coupled = joints
         self.phi, self.grad, self.hessian = phi, grad, hessian
+
     # a linear coupling's constant gradient (phi = weights . q), None: call the functions
     _weights = None
 
@@ -101,7 +103,10 @@ class Gear(Coupling):
         super().__init__([joint1, joint2], lambda q: q[1] - r * q[0],
                          lambda q: np.array([-r, 1.0]), lambda q: np.zeros((2, 2)), name=name)
         self.ratio = r
-        self._weights = np.array([-r, 1.0])
+
+    @property
+    def _weights(self):
+        return np.array([-self.ratio, 1.0])
 
 
 class CouplingTable:
@@ -120,7 +125,6 @@ class CouplingTable:
         self.couplings = [i[3] for i in items]
         joints = [j for c in self.couplings for j in c.coupled]
         self.of = np.repeat(np.arange(len(items)), [len(c.coupled) for c in self.couplings])
-        self.bounds = np.cumsum([0] + [len(c.coupled) for c in self.couplings])
         sliding = np.array([isinstance(j, Slider) for j in joints])
         self.hinges, self.sliders = np.flatnonzero(~sliding), np.flatnonzero(sliding)
         self.hinge_joints = np.array([joints[e].index for e in self.hinges], dtype=np.intp)
@@ -143,7 +147,9 @@ class CouplingTable:
         self.weights = np.concatenate([np.full(len(c.coupled), np.nan) if c._weights is None
                                        else c._weights for c in self.couplings])
         self._linear_entries = np.flatnonzero(linear.take(self.of))
-        self._nonlinear = [(c, self.couplings[c]) for c in np.flatnonzero(~linear)]
+        ends = np.cumsum([0] + [len(c.coupled) for c in self.couplings])
+        self._nonlinear = [(c, slice(ends[c], ends[c + 1]), self.couplings[c])
+                           for c in np.flatnonzero(~linear)]
         self._world = joints[0]._world
 
     def _entries(self, k: Kinematics):
@@ -156,8 +162,7 @@ class CouplingTable:
             # phi sees no 2 pi jump when the hinge turns past +-pi
             angle, u = self._world._turning_angles().at(k.R, self.hinge_joints)
             q[self.hinges] = angle
-            J[self.hinges, 3:6] = -u
-            J[self.hinges, 9:] = u
+            J[self.hinges] = angular_rate_blocks(u)
             if k.velocity_terms:
                 wa = k.w.take(self.entry_a.take(self.hinges), axis=0)
                 wb = k.w.take(self.entry_b.take(self.hinges), axis=0)
@@ -165,7 +170,7 @@ class CouplingTable:
         if self.sliders.size:
             r = line_rows(k, *self.slider_args)
             q[self.sliders] = r.C
-            J[self.sliders, :6], J[self.sliders, 6:] = r.Ja, r.Jb
+            J[self.sliders] = r.blocks
             jdu[self.sliders] = r.Jdu
         return q, Rows(self.entry_a, self.entry_b, q, J[:, :6], J[:, 6:], jdu)
 
@@ -179,8 +184,7 @@ class CouplingTable:
         if not self._nonlinear:
             return g, phi, curvature
         qd = rates.velocity(*velocities) if velocities is not None else None
-        for c, coupling in self._nonlinear:        # the user's functions, coupling by coupling
-            span = slice(self.bounds[c], self.bounds[c + 1])
+        for c, span, coupling in self._nonlinear:  # the user's functions, coupling by coupling
             qc = q[span]
             g[span] = np.asarray(coupling.grad(qc), dtype=float)
             phi[c] = float(coupling.phi(qc))

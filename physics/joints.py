@@ -163,6 +163,16 @@ class _Frictional:
         self._friction = check_positive(self._prefix + "friction", value, allow_zero=True)
         self._coordinates_changed()
 
+    def _axis_friction_specs(self, axes):
+        """The friction rows' specs on rates about (kind, axis) pairs, a kind of
+        limits.TURNED that only has a rate ('axis': fixed in body a, 'axis_b': in b); none
+        without friction."""
+        if not self._friction:
+            return []
+        a, b = self._rows_a, self.body_b.row
+        return [(kind, (a, b, axis, -np.inf, np.inf, np.array(NO_MOTOR), 0.0, self._friction))
+                for kind, axis in axes]
+
 
 class _Actuated(_Frictional):
     """Limits, a velocity motor, a position servo and friction on a joint's single
@@ -310,10 +320,7 @@ class Ball(_Frictional, Joint):
         if self.twist_limits is not None:
             specs.append(("twist", (a, b, self._ta, self._tb, self._ra, self._rb,
                                     *self.twist_limits, np.array(NO_MOTOR), 0.0, 0.0)))
-        if self._friction:
-            specs += [("axis", (a, b, axis, -np.inf, np.inf, np.array(NO_MOTOR), 0.0,
-                                self._friction)) for axis in np.eye(3)]
-        return specs
+        return specs + self._axis_friction_specs(("axis", axis) for axis in np.eye(3))
 
 
 class _AxisJoint(Joint):
@@ -522,11 +529,7 @@ class Universal(_Frictional, Joint):
         return [self._point(owner), self._perpendicular(owner, self._ua, self._vb)]
 
     def _coordinate_specs(self):
-        if not self._friction:
-            return []
-        a, b, free = self._rows_a, self.body_b.row, (-np.inf, np.inf, np.array(NO_MOTOR), 0.0)
-        return [("axis", (a, b, self._ua, *free, self._friction)),
-                ("axis_b", (a, b, self._vb, *free, self._friction))]
+        return self._axis_friction_specs((("axis", self._ua), ("axis_b", self._vb)))
 
 
 class Distance(Joint):
