@@ -217,7 +217,9 @@ class Reduced:
             # same bits either way.
             self.s = s
             self._scaled = np.empty(m)
-            self.J, self.W = B.operator(order=rows) if long_solve else B.matrices()
+            # (a working set, rows, comes only with a long solve; either prunes)
+            self.J, self.W = (B.operator(order=rows) if long_solve or rows is not None
+                              else B.matrices())
             return
         moves = bodies_that_move(*B._inverse_mass)
         J, W = B.operator(s, order=rows, moves=moves)

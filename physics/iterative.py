@@ -201,13 +201,11 @@ class _RowSet:
 
     def left_out_pulling(self, z):
         """((mb,) bool: the rows left out that would pull in at z (zero on them), beyond
-        their tolerance; the worst of their misses over tolerance, 0 if none). One product:
-        the set's impulses in body space, then the left-out rows' J."""
+        their tolerance; the worst of their misses over tolerance, 0 if none). One product
+        (``_Problem.gradient``; z is zero on the rows left out, so their cfm adds nothing)."""
         p = self.problem
-        u = p.eliminated(self.op.bodies_from_rows(z.take(self.kept)))
         out = self.out
-        g = p.s.take(out) * p.B.times_J(u).take(out) - p.c.take(out)
-        miss = -g / p.tol.take(out)
+        miss = -p.gradient(z).take(out) / p.tol.take(out)
         pulling_out = p.one_sided.take(out) & (miss > 1.0)
         pulling = np.zeros(p.B.m, dtype=bool)
         pulling[out] = pulling_out

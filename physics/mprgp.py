@@ -60,10 +60,6 @@ class MPRGP:
         if t is not None:
             z = t * z
             g = t * (g + c) - c
-        return self._iterate(lo, hi, z, g, tol, max_iterations)
-
-    def _iterate(self, lo, hi, z, g, tol, max_iterations):
-        Q, c, dot = self.Q, self.c, self.dot
         inv_tol = 1.0 / tol
         m = z.shape[0]
         # The vectors of an iteration live in buffers allocated once per solve, written by
@@ -72,9 +68,8 @@ class MPRGP:
         # costs ~0.1 us a call, and a ragdoll pile's iteration is ~30 calls of well under a
         # microsecond of work each (np.maximum/np.minimum warn, deprecated, and keep out=).
         # z moves between two buffers, p keeps its own, the others are scratch. The arithmetic
-        # is the same as with temporaries, operation by operation.
-        z = z.copy()                  # (the caller's z and g stay as they were)
-        g = g.copy()                  # updated in place (or replaced by a product's result)
+        # is the same as with temporaries, operation by operation. (z and g are this solve's
+        # own arrays: g is updated in place or replaced by a product's result.)
         z_next = np.empty(m)          # the candidate z of a step, swapped with z when taken
         p_buf = np.empty(m)           # the conjugate direction, updated in place
         p = None
