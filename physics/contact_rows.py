@@ -194,12 +194,11 @@ def positional_warm_start(previous, body_a, body_b, point, frame, warm, found, r
     dst = cold[near]
     warm = warm.copy()
     warm[dst, 0] = previous.normal_force[src]
-    f, tau = previous.friction_force.take(src, axis=0), previous.friction_torque.take(src, axis=0)
-    torques = warm.shape[1] == 6           # (last step had rolling or spin friction rows)
-    for i, d in enumerate(frame):
-        d = d.take(dst, axis=0)
-        if i:
-            warm[dst, i] = dot(f, d)
-        if torques:
-            warm[dst, 3 + i] = dot(tau, d)
+    f = previous.friction_force.take(src, axis=0)
+    for i in (1, 2):
+        warm[dst, i] = dot(f, frame[i].take(dst, axis=0))
+    if warm.shape[1] == 6:                 # (last step had rolling or spin friction rows)
+        tau = previous.friction_torque.take(src, axis=0)
+        for i, d in enumerate(frame):
+            warm[dst, 3 + i] = dot(tau, d.take(dst, axis=0))
     return warm

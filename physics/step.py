@@ -553,12 +553,7 @@ def _store_contacts(world, report):
         world._limit_warm = (uni.limit_rows, report.lam_b[uni.first_limit_row:])
     if uni is None or uni.n_contact_rows == 0:
         return
-    k = uni.n_contact_rows // 3
-    lam = report.lam_b[:3 * k].reshape(3, k).T
-    if uni.torque_contacts.size:
-        c = uni.torque_contacts.size
-        lam = np.concatenate([lam, np.zeros((k, 3))], axis=1)
-        lam[uni.torque_contacts, 3:] = report.lam_b[3 * k:3 * k + 3 * c].reshape(3, c).T
+    lam = uni.contact_multipliers(report.lam_b)
     world._warm = (uni.contacts.packed_keys, lam)
     world._contacts = contact_report(uni.contacts, lam, uni.tangents)
 

@@ -42,6 +42,29 @@ class Unilateral:
         """The first limit or motor row (after the contacts' and their torque rows)."""
         return self.n_contact_rows + 3 * self.torque_contacts.size
 
+    # The contacts' multipliers by contact, (K, 3): normal, tangent 1, tangent 2, or (K, 6)
+    # with the rolling and spin friction's (spin, rolling 1, rolling 2; zero on contacts
+    # without them), and by row: the normal rows, then the first and the second friction
+    # rows, then the torque rows of torque_contacts, run by run (contact_rows,
+    # with_torque_rows).
+    def contact_multipliers(self, lam_b) -> np.ndarray:
+        """The contacts' multipliers (K, 3) or (K, 6) in the rows' multipliers lam_b."""
+        k = self.n_contact_rows // 3
+        lam = lam_b[:3 * k].reshape(3, k).T
+        c = self.torque_contacts.size
+        if c:
+            lam = np.concatenate([lam, np.zeros((k, 3))], axis=1)
+            lam[self.torque_contacts, 3:] = lam_b[3 * k:self.first_limit_row].reshape(3, c).T
+        return lam
+
+    def put_contact_multipliers(self, lam, out):
+        """The contacts' multipliers lam (K, 3) or (K, 6) into their rows of out (mb,) (the
+        torque rows only from a (K, 6) lam)."""
+        k = self.n_contact_rows // 3
+        out[:3 * k] = lam[:, :3].T.reshape(-1)
+        if self.torque_contacts.size and lam.shape[1] == 6:
+            out[3 * k:self.first_limit_row] = lam[self.torque_contacts, 3:].T.reshape(-1)
+
 
 def joint_space(uni, model, rows, inv_mass, Iinv, n):
     """The joints' rows in body space (BodySpace on the model's columns), made once a
@@ -159,11 +182,8 @@ def bounded_warm_start(world, uni):
     drops them when the limits change, and World.set_state a snapshot's that do not fit the
     plan)."""
     lam0 = np.zeros(uni.block.rows.count)
-    kc = uni.n_contact_rows // 3
-    if kc:
-        lam0[:3 * kc] = uni.warm[:, :3].T.reshape(-1)
-        if uni.torque_contacts.size and uni.warm.shape[1] == 6:
-            lam0[3 * kc:uni.first_limit_row] = uni.warm[uni.torque_contacts, 3:].T.reshape(-1)
+    if uni.n_contact_rows:
+        uni.put_contact_multipliers(uni.warm, lam0)
     first = uni.first_limit_row
     if world._limit_warm is not None and lam0.size > first:
         plan_rows, multipliers = world._limit_warm
