@@ -1,7 +1,7 @@
 """The collision stage of the step: detect contacts, warm start them, report their forces."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -36,6 +36,76 @@ class ContactReport:
 
     def __len__(self):
         return self.depth.shape[0]
+
+    def take(self, index) -> "ContactReport":
+        """The contacts ``index`` (indices or a (K,) mask), in that order."""
+        if index.dtype == bool:
+            index = np.flatnonzero(index)
+        return ContactReport(*(getattr(self, f).take(index, axis=0) for f in CONTACT_FIELDS))
+
+    @staticmethod
+    def concatenate(reports) -> "ContactReport":
+        """One report of ``reports``' contacts, one report after another."""
+        return ContactReport(*(np.concatenate([getattr(r, f) for r in reports])
+                               for f in CONTACT_FIELDS))
+
+
+def _contact_fields():
+    """Per ContactReport field its shape per contact and dtype, read off an empty report:
+    what a snapshot keeps of contacts and what a restored one is checked against."""
+    empty = ContactReport.empty()
+    return {f.name: (getattr(empty, f.name).shape[1:], getattr(empty, f.name).dtype)
+            for f in fields(ContactReport)}
+
+
+CONTACT_FIELDS = _contact_fields()
+
+
+def joined_warm_starts(first, second):
+    """(keys, multipliers) of two warm starts, one after the other: multipliers (K, 3), or
+    (K, 6) when either has the torque rows' (zero for the contacts that had none)."""
+    (keys_a, lam_a), (keys_b, lam_b) = first, second
+    width = max(lam_a.shape[1], lam_b.shape[1])
+    lam = np.zeros((lam_a.shape[0] + lam_b.shape[0], width))
+    lam[:lam_a.shape[0], :lam_a.shape[1]] = lam_a
+    lam[lam_a.shape[0]:, :lam_b.shape[1]] = lam_b
+    return np.concatenate([keys_a, keys_b]), lam
+
+
+def contact_snapshot(report: ContactReport, keys, multipliers) -> dict:
+    """Copies of contacts with their warm start, as ``World.get_state`` keeps them."""
+    saved = {f: getattr(report, f).copy() for f in CONTACT_FIELDS}
+    saved["keys"], saved["multipliers"] = keys.copy(), multipliers.copy()
+    return saved
+
+
+def checked_contact_snapshot(saved, n_bodies, where="state['contacts']"):
+    """(ContactReport, (keys, multipliers)) from ``contact_snapshot``'s dict, or (None, None)
+    for None; ValueError naming the part (``where``) that is wrong."""
+    if saved is None:
+        return None, None
+    try:
+        k = len(saved["depth"])
+        # (a snapshot from before contacts reported friction torques has none)
+        saved = {"friction_torque": np.zeros((k, 3)), **saved}
+        report = ContactReport(*(np.array(saved[f], dtype=dtype)
+                                 for f, (_, dtype) in CONTACT_FIELDS.items()))
+        keys = np.array(saved["keys"], dtype=np.int64)
+        multipliers = np.array(saved["multipliers"], dtype=float)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{where} is malformed: {exc}") from None
+    for f, (shape, _) in CONTACT_FIELDS.items():
+        value = getattr(report, f)
+        if value.shape != (k, *shape) or not np.all(np.isfinite(value)):
+            raise ValueError(f"{where}[{f!r}] has the wrong shape or is not finite")
+    for f in ("body_a", "body_b"):
+        if np.any(getattr(report, f) < -1) or np.any(getattr(report, f) >= n_bodies):
+            raise ValueError(f"{where}[{f!r}] names bodies this world does not have")
+    # (multipliers (k, 6) when the contacts had rolling or spin friction rows)
+    if (keys.shape != (k,) or multipliers.shape not in ((k, 3), (k, 6))
+            or not np.all(np.isfinite(multipliers))):
+        raise ValueError(f"{where} keys and multipliers do not match its contacts")
+    return report, (keys, multipliers)
 
 
 def excluded_pairs(world) -> np.ndarray:

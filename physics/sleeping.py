@@ -26,6 +26,9 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from .contacts import (ContactReport, checked_contact_snapshot, contact_snapshot,
+                       joined_warm_starts)
+
 # default thresholds (the World's sleep_speed, sleep_spin, sleep_time)
 SLEEP_SPEED = 0.02      # m/s
 SLEEP_SPIN = 0.05       # rad/s
@@ -129,9 +132,53 @@ def update_sleep(world) -> bool:
     # keep reporting
     world._held_wrenches = world._joint_wrenches().copy()
     world._held_errors = joint_errors(world)
+    hold_contacts(world, falling)
     put_to_sleep(world, falling, label)
     world._wrench_cache = world._held_wrenches.copy()    # (until the next step)
     return True
+
+
+def hold_contacts(world, falling):
+    """The step's contacts of the bodies ``falling`` (mask (n,)) asleep, among them or with
+    static bodies, move from the live contacts to the held ones: ``world.contacts`` goes on
+    reporting them, and they warm start the island's solve when it wakes (``release_contacts``)."""
+    report = world._contacts
+    if report is None or not len(report):
+        return
+    # (the report's bodies are indices into world.bodies: rows minus one)
+    a, b = report.body_a + 1, report.body_b + 1
+    still = falling | ~movable(world)
+    held = still.take(a) & still.take(b) & (falling.take(a) | falling.take(b))
+    if not held.any():
+        return
+    keys, lam = world._warm
+    mine = (report.take(held), (keys[held], lam[held]))
+    world._contacts, world._warm = report.take(~held), (keys[~held], lam[~held])
+    if world._held_contacts is not None:
+        mine = _joined(world._held_contacts, mine)
+    world._held_contacts = mine
+
+
+def release_contacts(world, rows):
+    """The held contacts of the bodies ``rows`` (mask (n,)) waking go back to the live ones:
+    the next step's solve starts from the forces they had."""
+    if world._held_contacts is None:
+        return
+    report, warm = world._held_contacts
+    waking = rows.take(report.body_a + 1) | rows.take(report.body_b + 1)
+    if not waking.any():
+        return
+    back = (report.take(waking), (warm[0][waking], warm[1][waking]))
+    live = back if world._contacts is None else _joined((world._contacts, world._warm), back)
+    world._contacts, world._warm = live
+    world._held_contacts = (None if waking.all() else
+                            (report.take(~waking), (warm[0][~waking], warm[1][~waking])))
+
+
+def _joined(first, second):
+    """Two (report, (keys, multipliers)) of contacts, one after the other."""
+    return (ContactReport.concatenate([first[0], second[0]]),
+            joined_warm_starts(first[1], second[1]))
 
 
 def joint_errors(world) -> np.ndarray:
@@ -167,6 +214,7 @@ def wake(world, rows):
     world._island[:n][rows] = -1
     world._inv_mass[:n][rows] = 1.0 / world._mass[:n][rows]
     world._inv_inertia[:n][rows] = np.linalg.inv(world._inertia[:n][rows])
+    release_contacts(world, rows)
     world._recompile()
 
 
@@ -188,13 +236,14 @@ def wake_all(world):
 
 def snapshot(world) -> dict:
     """What ``World.get_state`` keeps of sleeping: who sleeps, with which island, how long
-    each awake body has been still, and what the sleeping joints report."""
+    each awake body has been still, and what the sleeping joints and contacts report."""
     n = world._n
-    held, errors = world._held_wrenches, world._held_errors
+    held, errors, contacts = world._held_wrenches, world._held_errors, world._held_contacts
     return {"asleep": world._asleep[:n].copy(), "still_time": world._still_time[:n].copy(),
             "island": world._island[:n].copy(), "next_island": world._next_island,
             "held_wrenches": None if held is None else held.copy(),
-            "held_errors": None if errors is None else errors.copy()}
+            "held_errors": None if errors is None else errors.copy(),
+            "contacts": None if contacts is None else contact_snapshot(contacts[0], *contacts[1])}
 
 
 def checked_snapshot(saved, world):
@@ -230,7 +279,10 @@ def checked_snapshot(saved, world):
         errors = np.array(errors, dtype=float)
         if errors.shape != (nj,) or not np.all(np.isfinite(errors)):
             raise ValueError(f"state['sleep']['held_errors'] must be ({nj},) and finite")
-    return asleep, still, island, int(next_island), held, errors
+    # (a snapshot from before sleeping islands kept their contacts has none)
+    contacts = checked_contact_snapshot(saved.get("contacts"), n - 1,
+                                        "state['sleep']['contacts']")
+    return asleep, still, island, int(next_island), held, errors, contacts
 
 
 def restore(world, checked):
@@ -240,8 +292,9 @@ def restore(world, checked):
     if checked is None or not world._sleeping:
         wake_all(world)
         world._still_time[:n] = 0.0
+        world._held_contacts = None
         return
-    asleep, still, island, next_island, held, errors = checked
+    asleep, still, island, next_island, held, errors, (report, warm) = checked
     changed = asleep != world._asleep[:n]
     if changed.any():
         if (changed & ~asleep).any():
@@ -256,3 +309,4 @@ def restore(world, checked):
     world._island[:n] = island
     world._next_island = next_island
     world._held_wrenches, world._held_errors = held, errors
+    world._held_contacts = None if report is None else (report, warm)

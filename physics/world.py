@@ -6,14 +6,12 @@ of ``world.bodies``.
 """
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from . import sleeping
 from . import step as pipeline
 from .body import Body
-from .contacts import ContactReport
+from .contacts import ContactReport, checked_contact_snapshot, contact_snapshot
 from .energy import kinetic_energy, potential_energy
 from .iterative import MAX_ITERATIONS, SolverMemory
 from .joints import Joint
@@ -162,6 +160,8 @@ class World:
         self._next_island = 0           # the first id of the next islands to fall asleep
         self._held_wrenches = None      # the joints' wrenches and errors when their island
         self._held_errors = None        # fell asleep (sleeping.update_sleep)
+        # the sleeping islands' contacts (report, keys, multipliers), or None (sleeping)
+        self._held_contacts = None
         self.sleep_speed, self.sleep_spin, self.sleep_time = SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
         self.contact_margin = 0.01      # m: gap below which a contact row is made (speculative)
         # the last step's ContactReport, the warm start of its contacts (keys, multipliers)
@@ -425,8 +425,12 @@ class World:
 
     @property
     def contacts(self):
-        """Contacts of the last step (a ContactReport of arrays; empty before the first)."""
-        return self._contacts if self._contacts is not None else ContactReport.empty()
+        """Contacts of the last step (a ContactReport of arrays; empty before the first),
+        then those of the sleeping islands, with the forces they had when their island fell
+        asleep (the step makes no contacts for them)."""
+        live = self._contacts if self._contacts is not None else ContactReport.empty()
+        held = self._held_contacts
+        return live if held is None else ContactReport.concatenate([live, held[0]])
 
     def _state_changed(self):
         self._start_cache = None      # see step.symplectic_substep
@@ -598,11 +602,8 @@ class World:
         state["joint_angles"] = self._joint_angle.copy()
         state["energy_reference"] = self._energy_reference
         state["stiffness"] = None if self._stiffness is None else self._stiffness.copy()
-        contacts = None
-        if self._contacts is not None:
-            contacts = {f: getattr(self._contacts, f).copy() for f in _CONTACT_FIELDS}
-            contacts["keys"], contacts["multipliers"] = (a.copy() for a in self._warm)
-        state["contacts"] = contacts
+        state["contacts"] = (None if self._contacts is None
+                             else contact_snapshot(self._contacts, *self._warm))
         state["limit_multipliers"] = (None if self._limit_warm is None
                                       else tuple(a.copy() for a in self._limit_warm))
         u = self._solver_memory.u
@@ -630,7 +631,7 @@ class World:
         settled = state.get("solve_settled", True)
         if not isinstance(settled, (bool, np.bool_)):
             raise ValueError(f"state['solve_settled'] must be True or False, got {settled!r}")
-        contacts, warm = _checked_contacts(state.get("contacts"), self._n - 1)
+        contacts, warm = checked_contact_snapshot(state.get("contacts"), self._n - 1)
         limit_warm = _checked_limit_multipliers(state.get("limit_multipliers"))
         asleep = sleeping.checked_snapshot(state.get("sleep"), self)
         for name, arr in arrays.items():
@@ -719,46 +720,6 @@ def _checked_array(state, key, shape, required=False):
     if value.shape != shape or not np.all(np.isfinite(value)):
         raise ValueError(f"state[{key!r}] has the wrong shape or is not finite")
     return value
-
-
-def _contact_fields():
-    """Per ContactReport field its shape per contact and dtype, read off an empty report:
-    what a snapshot keeps of the last contacts and what a restored one is checked against."""
-    empty = ContactReport.empty()
-    return {f.name: (getattr(empty, f.name).shape[1:], getattr(empty, f.name).dtype)
-            for f in dataclasses.fields(ContactReport)}
-
-
-_CONTACT_FIELDS = _contact_fields()
-
-
-def _checked_contacts(saved, n_bodies):
-    """(ContactReport, (keys, multipliers)) from a snapshot's "contacts", or (None, None);
-    ValueError naming the part that is wrong."""
-    if saved is None:
-        return None, None
-    try:
-        k = len(saved["depth"])
-        # (a snapshot from before contacts reported friction torques has none)
-        saved = {"friction_torque": np.zeros((k, 3)), **saved}
-        report = ContactReport(*(np.array(saved[f], dtype=dtype)
-                                 for f, (_, dtype) in _CONTACT_FIELDS.items()))
-        keys = np.array(saved["keys"], dtype=np.int64)
-        multipliers = np.array(saved["multipliers"], dtype=float)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"state['contacts'] is malformed: {exc}") from None
-    for f, (shape, _) in _CONTACT_FIELDS.items():
-        value = getattr(report, f)
-        if value.shape != (k, *shape) or not np.all(np.isfinite(value)):
-            raise ValueError(f"state['contacts'][{f!r}] has the wrong shape or is not finite")
-    for f in ("body_a", "body_b"):
-        if np.any(getattr(report, f) < -1) or np.any(getattr(report, f) >= n_bodies):
-            raise ValueError(f"state['contacts'][{f!r}] names bodies this world does not have")
-    # (multipliers (k, 6) when the contacts had rolling or spin friction rows)
-    if (keys.shape != (k,) or multipliers.shape not in ((k, 3), (k, 6))
-            or not np.all(np.isfinite(multipliers))):
-        raise ValueError("state['contacts'] keys and multipliers do not match its contacts")
-    return report, (keys, multipliers)
 
 
 def _checked_limit_multipliers(saved):

@@ -21,13 +21,44 @@ def test_a_settled_stack_falls_asleep_and_stays_exactly_where_it_was():
     world.step(240)                                   # still from the start: asleep by 0.5 s
     assert all(b.asleep for b in boxes)
     assert len({int(world._island[b.row]) for b in boxes}) == 1     # one island
-    assert len(world.contacts) == 0                   # no contacts among sleeping bodies
     x, energy = world.positions.copy(), world.energy()
+    held = world.contacts
     world.step(1200)
     assert np.array_equal(world.positions, x)
     assert np.all(world.linear_velocities == 0) and np.all(world.angular_velocities == 0)
     assert world.energy() == energy                   # the weights still count
     assert not any(b.static for b in boxes)
+
+
+def test_a_sleeping_stack_goes_on_reporting_its_contacts_and_their_forces():
+    world, boxes = stack()
+    world.step(240)
+    assert all(b.asleep for b in boxes)
+    c = world.contacts
+    on_ground = c.body_a == 0                         # (the plane is body 0)
+    assert on_ground.sum() >= 4 and len(c) > on_ground.sum()
+    assert c.normal_force[on_ground].sum() == pytest.approx(3 * 9.81, rel=1e-6)
+    world.step(480)                                   # (the step makes no contacts for it)
+    assert np.array_equal(world.contacts.normal_force, c.normal_force)
+    assert np.array_equal(world.contacts.point, c.point)
+
+
+def test_a_woken_pile_starts_from_the_contact_forces_it_fell_asleep_with():
+    import scenes
+    world = scenes.load("box_pyramid", base=10).world
+    world.sleeping = True
+    world.step(480)
+    assert world.asleep[1:].all()                     # (body 0 is the ground)
+    before = len(world.contacts)
+    x = world.positions.copy()
+    world.bodies[1].wake()                            # the user wakes the pyramid
+    assert not world.asleep[1:-1].any()               # (the last body, a ball, lies apart)
+    assert len(world.contacts) == before
+    world.step(1)
+    # started cold, the first step's solve ran out of iterations and the pile lurched at
+    # 7.7 mm/s; warm, it holds still
+    assert np.abs(world.linear_velocities).max() < 1e-4
+    assert np.abs(world.positions - x).max() < 1e-6
 
 
 def test_without_sleeping_nothing_sleeps():
@@ -190,16 +221,22 @@ def test_a_replay_from_a_snapshot_sleeps_and_wakes_bit_for_bit():
 def test_a_snapshot_taken_asleep_restores_the_sleep():
     world, boxes = stack()
     world.step(240)
-    state = world.get_state()
+    state, held = world.get_state(), world.contacts
     boxes[0].wake()
     world.step(10)
     world.set_state(state)
     assert all(b.asleep for b in boxes)
-    assert len(world.contacts) == 0 and world.constraint_error() == 0.0
-    old = dict(state)
+    assert np.array_equal(world.contacts.normal_force, held.normal_force)
+    assert world.constraint_error() == 0.0
+    old = dict(state, sleep={k: v for k, v in state["sleep"].items() if k != "contacts"})
+    world.set_state(old)              # from before sleeping islands kept their contacts
+    assert all(b.asleep for b in boxes) and len(world.contacts) == 0
     del old["sleep"]                                 # a snapshot from before sleeping
     world.set_state(old)
     assert not any(b.asleep for b in boxes)
+    bad = dict(state, sleep=dict(state["sleep"], contacts={"depth": [0.0]}))
+    with pytest.raises(ValueError, match=r"state\['sleep'\]\['contacts'\]"):
+        world.set_state(bad)
 
 
 @pytest.mark.parametrize("name, value", [("sleeping", "yes"), ("sleep_speed", -1.0),
