@@ -165,8 +165,8 @@ class _Frictional:
 
     def _axis_friction_specs(self, axes):
         """The friction rows' specs on rates about (kind, axis) pairs, a kind of
-        limits.TURNED that only has a rate ('axis': fixed in body a, 'axis_b': in b); none
-        without friction."""
+        limits.TURNED that only has a rate ('axis': fixed in body a); none without
+        friction."""
         if not self._friction:
             return []
         a, b = self._rows_a, self.body_b.row
@@ -177,6 +177,7 @@ class _Frictional:
 class _Actuated(_Frictional):
     """Limits, a velocity motor, a position servo and friction on a joint's single
     coordinate."""
+    _limit_span = np.inf    # how far from zero a limit may be (pi for a wrapped angle)
 
     def _init_actuation(self, limits, friction):
         self.limits = limits
@@ -191,7 +192,11 @@ class _Actuated(_Frictional):
 
     @limits.setter
     def limits(self, value):
-        self._limits = _check_limits(value, self._prefix + "limits")
+        limits = _check_limits(value, self._prefix + "limits")
+        if value is not None and max(map(abs, limits)) > self._limit_span:
+            raise ValueError(f"{self._prefix}limits must lie within [-pi, pi] (the angle is "
+                             f"wrapped), got {limits}")
+        self._limits = limits
         self._coordinates_changed()
 
     def set_motor(self, velocity: float, max_force: float):
@@ -227,12 +232,15 @@ class _Actuated(_Frictional):
 class Actuator(_Actuated):
     """Limits, a velocity motor or a position servo, and dry friction on one coordinate of a
     joint that has two: ``Cylindrical.turning`` (its angle: rad, rad/s, N m) and
-    ``Cylindrical.sliding`` (its position: m, m/s, N). The same ``limits``, ``friction``,
+    ``Cylindrical.sliding`` (its position: m, m/s, N), ``Universal.turning_a`` and
+    ``turning_b`` (its two angles). The same ``limits``, ``friction``,
     ``set_motor``, ``set_servo`` and ``disable_motor`` as a Hinge or a Slider has for its one."""
 
-    def __init__(self, joint, coordinate: str, limits=None, friction=0.0):
+    def __init__(self, joint, coordinate: str, limits=None, friction=0.0, wrapped=False):
         self._joint, self._coordinate = joint, coordinate
         self._prefix = coordinate + "_"
+        if wrapped:
+            self._limit_span = np.pi
         self._init_actuation(limits, friction)
 
     def _coordinates_changed(self):
@@ -504,32 +512,97 @@ class Fixed(Joint):
         return [self._point(owner)] + self._no_rotation(owner)
 
 
-class Universal(_Frictional, Joint):
+class Universal(Joint):
     """Cardan joint: anchors coincide, ``axis_a`` (fixed in body_a) stays perpendicular to
     ``axis_b`` (fixed in body_b); the two must be perpendicular at creation (4 rows).
 
-    ``friction`` (N m) resists the turning about each of the two axes with up to that torque
-    (the relative angular velocity is a rate about axis_a plus one about axis_b)."""
+    Its two coordinates, zero at creation (rad, in [-pi, pi]): ``angle_a``, the turn of the
+    cross (which carries axis_b) about axis_a, and ``angle_b``, body_b's turn about axis_b
+    against the cross; the relative angular velocity is ``angle_a_rate`` axis_a plus
+    ``angle_b_rate`` axis_b. Each has its own limits, motor or servo and friction, as a
+    Hinge's angle has: ``turning_a`` acts on angle_a, ``turning_b`` on angle_b (e.g.
+    ``joint.turning_b.set_servo(target=0.3, stiffness=50.0)``); the constructor takes their
+    limits as ``angle_a_limits`` and ``angle_b_limits``. ``friction`` (N m) sets both axes'
+    friction."""
 
     def __init__(self, body_a, body_b, anchor=None, axis_a=(1, 0, 0), axis_b=(0, 1, 0),
-                 friction=0.0, name=None):
+                 angle_a_limits=None, angle_b_limits=None, friction=0.0, name=None):
         super().__init__(body_a, body_b, anchor, name)
-        self.friction = friction
         self._axis_a_world = check_unit_direction("axis_a", axis_a)
         self._axis_b_world = check_unit_direction("axis_b", axis_b)
         if abs(self._axis_a_world @ self._axis_b_world) > 1e-6:
             raise ValueError("axis_a and axis_b of a Universal joint must be perpendicular")
+        friction = check_positive("friction", friction, allow_zero=True)
+        self.turning_a = Actuator(self, "angle_a", angle_a_limits, friction, wrapped=True)
+        self.turning_b = Actuator(self, "angle_b", angle_b_limits, friction, wrapped=True)
+
+    @property
+    def friction(self):
+        """The largest torque (N m) the friction about each axis resists turning with (None
+        when ``turning_a`` and ``turning_b`` were given different friction)."""
+        fa, fb = self.turning_a.friction, self.turning_b.friction
+        return fa if fa == fb else None
+
+    @friction.setter
+    def friction(self, value):
+        value = check_positive("friction", value, allow_zero=True)
+        self.turning_a.friction = value
+        self.turning_b.friction = value
 
     def _bind(self, world):
         super()._bind(world)
         self._ua = self._local_vector(self.body_a, self._axis_a_world)
         self._vb = self._local_vector(self.body_b, self._axis_b_world)
+        # where the angles are measured from: axis_b as body_a saw it at creation, and
+        # axis_a as body_b saw it
+        self._ra = self._local_vector(self.body_a, self._axis_b_world)
+        self._rb = self._local_vector(self.body_b, self._axis_a_world)
 
     def _instances(self, owner):
         return [self._point(owner), self._perpendicular(owner, self._ua, self._vb)]
 
+    def _cardan_frames(self):
+        """Per coordinate (limits.TURNED kind, its actuator, its local vectors)."""
+        return (("cardan_a", self.turning_a, (self._ua, self._ra, self._vb)),
+                ("cardan_b", self.turning_b, (self._vb, self._ua, self._rb)))
+
+    def _coordinates(self):
+        """(angle_a, angle_b) now, and the world axes their rates are taken about."""
+        from .limits import TURNED, angle_about
+        R = (self._frame(self.body_a)[1], self.body_b.rotation)
+        out = []
+        for kind, _, local in self._cardan_frames():
+            turned = [(R[side] @ local[arg])[None] for side, arg in TURNED[kind]]
+            angle, axis = angle_about(*turned)
+            out.append((float(angle[0]), axis[0]))
+        return out
+
+    @property
+    def angle_a(self) -> float:
+        """The cross's turn about axis_a relative to body_a (rad, [-pi, pi])."""
+        return self._coordinates()[0][0]
+
+    @property
+    def angle_b(self) -> float:
+        """body_b's turn about axis_b relative to the cross (rad, [-pi, pi])."""
+        return self._coordinates()[1][0]
+
+    @property
+    def angle_a_rate(self) -> float:
+        return float(self._relative_angular_velocity() @ self._coordinates()[0][1])
+
+    @property
+    def angle_b_rate(self) -> float:
+        return float(self._relative_angular_velocity() @ self._coordinates()[1][1])
+
     def _coordinate_specs(self):
-        return self._axis_friction_specs((("axis", self._ua), ("axis_b", self._vb)))
+        a, b = self._rows_a, self.body_b.row
+        specs = []
+        for kind, actuator, local in self._cardan_frames():
+            spec = actuator._actuation_spec()
+            if spec is not None:
+                specs.append((kind, (a, b, *local, *spec)))
+        return specs
 
 
 class Distance(Joint):

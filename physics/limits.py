@@ -11,8 +11,7 @@ or swing angle of a ball joint) through its rate Jacobian J (dc/dt = J u):
   1 / (h (k h + d))), |lambda| <= max_force;
 - friction: drives dc/dt to zero with |lambda| <= friction (a joint's dry friction; a ball
   joint's acts on three ``axis`` coordinates, the rates about body a's axes, which have no
-  value of their own; a universal joint's on the rates about its axis in a (``axis``) and
-  its axis in b (``axis_b``)).
+  value of their own).
 
 All joints of one coordinate kind are evaluated in one vectorised call. A limit becomes a row
 only near its bound (within ANGULAR_LIMIT_MARGIN / LINEAR_LIMIT_MARGIN) or when twice its
@@ -22,6 +21,12 @@ motors, servos and friction always are rows.
 Hinge angles are continuous (multi-turn): the world keeps each hinge's angle from the end of
 the last step (``World._joint_angle``) and every evaluation takes the branch of the wrapped
 angle nearest to it, so a coordinate never jumps by 2 pi when a hinge turns past +-pi.
+
+A universal joint's two angles (``cardan_a``, ``cardan_b``) are wrapped, not continuous: the
+turn of axis_b (carried by b) about axis_a (carried by a) from where a saw it at creation,
+and the turn of axis_a as b saw it at creation about axis_b from axis_a. The joint keeps the
+two axes perpendicular, so both are defined in every pose, and the relative angular
+velocity is rate_a axis_a + rate_b axis_b.
 
 Ball joints use the swing-twist decomposition of the relative rotation about the twist axis
 t: swing is the angle between t carried by a and by b (the cone), twist is the rotation about
@@ -52,8 +57,8 @@ LIMIT_REACH = 2.0
 @dataclass
 class CoordinateTable:
     """One coordinate per entry. kind: 'angle' (hinge, continuous), 'position' (slider),
-    'twist', 'swing', 'axis' (ball, universal), 'axis_b' (universal; an axis only has a
-    rate: about a vector fixed in a, or in b). a, b body rows; owner joint
+    'twist', 'swing', 'axis' (ball: only a rate about a vector fixed in a), 'cardan_a',
+    'cardan_b' (universal, wrapped). a, b body rows; owner joint
     indices; args per kind (local vectors)."""
     kind: str
     owner: np.ndarray
@@ -112,7 +117,8 @@ def swing_of(ua, ub):
 # pairs, side 0 body a, 1 body b, in the order its function (swing_of, twist_of,
 # angle_about) takes them
 TURNED = {"swing": ((0, 0), (1, 1)), "twist": ((0, 0), (1, 1), (0, 2), (1, 3)),
-          "angle": ((0, 0), (0, 1), (1, 2)), "axis": ((0, 0),), "axis_b": ((1, 0),)}
+          "angle": ((0, 0), (0, 1), (1, 2)), "axis": ((0, 0),),
+          "cardan_a": ((0, 0), (0, 1), (1, 2)), "cardan_b": ((1, 0), (0, 1), (1, 2))}
 
 
 def angular_coordinate(table: CoordinateTable, turned):
@@ -123,9 +129,11 @@ def angular_coordinate(table: CoordinateTable, turned):
         return swing_of(*turned)
     if table.kind == "twist":
         return twist_of(*turned)
-    if table.kind in ("axis", "axis_b"):
+    if table.kind == "axis":
         axis, = turned
         return np.zeros(axis.shape[0]), axis
+    if table.kind in ("cardan_a", "cardan_b"):
+        return angle_about(*turned)
     # "angle": a hinge's continuous angle (its world always given), nearest to its last one
     return continuous_angle(table.world, table.owner, turned)
 

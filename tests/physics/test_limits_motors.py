@@ -507,3 +507,97 @@ def test_bad_cylindrical_actuation_is_refused_by_its_parameter_name():
     with pytest.raises(ValueError, match="max_force"):
         joint.turning.set_motor(velocity=1.0, max_force=0.0)
     assert joint.sliding.friction == 0.0 and joint.turning.limits is None
+
+
+# -- a universal joint's two angles: limits, motors, servos and friction on each
+def rod_on_a_universal(**actuation):
+    """A 1 m, 2 kg rod hanging from a universal joint at the origin: axis_a the world's x,
+    axis_b the rod's own y."""
+    world = World()
+    rod = world.add_body(Box((0.03, 0.03, 0.5)), mass=2.0, position=(0, 0, -0.5))
+    joint = world.add_joint(Universal(None, rod, anchor=(0, 0, 0), axis_a=(1, 0, 0),
+                                      axis_b=(0, 1, 0), **actuation))
+    return world, rod, joint
+
+
+def turn(axis, angle):
+    """The unit quaternion of a turn by ``angle`` about the unit ``axis``."""
+    return np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * np.asarray(axis, float)])
+
+
+def quat_product(p, q):
+    w1, v1, w2, v2 = p[0], p[1:], q[0], q[1:]
+    return np.concatenate([[w1 * w2 - v1 @ v2], w1 * v2 + w2 * v1 + np.cross(v1, v2)])
+
+
+@pytest.mark.parametrize("q1, q2", [(0.3, -0.7), (2.5, 1.2), (-1.0, 0.4), (-3.0, -2.9)])
+def test_universal_angles_are_the_cardan_angles_of_the_rod_and_their_rates(q1, q2):
+    """Turned by q1 about axis_a and then by q2 about its own axis_b, the rod reads angle_a
+    = q1 and angle_b = q2; spun at rates r1 axis_a + r2 axis_b, it reads those rates, and
+    they are the angles' time derivatives (finite differences)."""
+    world, rod, joint = rod_on_a_universal()
+    rod.orientation = quat_product(turn((1, 0, 0), q1), turn((0, 1, 0), q2))
+    assert (joint.angle_a, joint.angle_b) == pytest.approx((q1, q2), abs=1e-12)
+    axis_b = rod.rotation @ np.array([0.0, 1.0, 0.0])
+    w = 0.8 * np.array([1.0, 0, 0]) - 1.3 * axis_b
+    rod.angular_velocity = w
+    assert (joint.angle_a_rate, joint.angle_b_rate) == pytest.approx((0.8, -1.3), abs=1e-12)
+    eps = 1e-7
+    q = rod.orientation
+    rod.orientation = quat_product(turn(w / np.linalg.norm(w), eps * np.linalg.norm(w)), q)
+    later = joint.angle_a, joint.angle_b
+    rod.orientation = q
+    rates = (np.array(later) - (joint.angle_a, joint.angle_b)) / eps
+    assert rates == pytest.approx((0.8, -1.3), abs=1e-6)
+
+
+def test_universal_limits_hold_both_angles_and_report_the_limit_torques():
+    world, rod, joint = rod_on_a_universal(angle_a_limits=(-0.3, 0.3),
+                                           angle_b_limits=(-0.2, 0.5))
+    world.gravity = (0, 0, 0)
+    rod.angular_velocity = (3.0, 2.0, 0)
+    worst, reached = 0.0, [0.0, 0.0]
+    for _ in range(480):                     # spun against both upper limits
+        world.step()
+        a, b = joint.angle_a, joint.angle_b
+        worst = max(worst, abs(a) - 0.3, b - 0.5, -0.2 - b)
+        reached = [max(reached[0], a), max(reached[1], b)]
+    assert worst < 0.01
+    assert reached[0] > 0.29 and reached[1] > 0.49
+    for _ in range(240):                     # held against both by 5 N m about each axis
+        axis_b = rod.rotation @ np.array([0.0, 1.0, 0.0])
+        rod.apply_torque(5.0 * np.array([1.0, 0, 0]) + 5.0 * axis_b)
+        world.step()
+    assert (joint.angle_a, joint.angle_b) == pytest.approx((0.3, 0.5), abs=0.01)
+    axis_b = rod.rotation @ np.array([0.0, 1.0, 0.0])
+    assert joint.torque == pytest.approx(-5.0 * np.array([1.0, 0, 0]) - 5.0 * axis_b, abs=1e-6)
+
+
+def test_universal_servo_and_motor_drive_each_angle():
+    world, rod, joint = rod_on_a_universal()
+    world.gravity = (0, 0, 0)
+    joint.turning_a.set_servo(target=0.4, stiffness=200.0, damping=40.0)
+    joint.turning_b.set_motor(velocity=1.5, max_force=0.5)
+    world.step(12)         # the motor saturates: its torque over the rod's inertia about y
+    inertia_b = rod.inertia[1, 1] + 2.0 * 0.5 ** 2                # (about the joint)
+    assert joint.angle_b_rate == pytest.approx(12 * world.dt * 0.5 / inertia_b, rel=0.02)
+    world.step(1200)
+    assert joint.angle_a == pytest.approx(0.4, abs=1e-4)
+    assert joint.angle_b_rate == pytest.approx(1.5, rel=0.01)
+
+
+def test_bad_universal_actuation_is_refused_by_its_parameter_name():
+    world, rod, joint = rod_on_a_universal()
+    for kwargs, name in (({"angle_a_limits": (0.5, 0.1)}, "angle_a_limits"),
+                         ({"angle_b_limits": (-4.0, 0.0)}, r"angle_b_limits must lie within"),
+                         ({"friction": -1.0}, "friction")):
+        with pytest.raises(ValueError, match=name):
+            Universal(None, rod, anchor=(0, 0, 0), **kwargs)
+    with pytest.raises(ValueError, match="angle_a_limits"):
+        joint.turning_a.limits = (0.0, 3.5)
+    with pytest.raises(ValueError, match="max_force"):
+        joint.turning_b.set_motor(velocity=1.0, max_force=-1.0)
+    joint.turning_b.friction = 0.2
+    assert joint.friction is None and joint.turning_a.limits is None
+    joint.friction = 0.3
+    assert joint.friction == 0.3 == joint.turning_b.friction
