@@ -87,7 +87,8 @@ class Body:
 
     @property
     def linear_velocity(self) -> np.ndarray:
-        """Velocity of the centre of mass, world frame, m/s (3,)."""
+        """Velocity of the centre of mass, world frame, m/s (3,). A static body given one
+        moves with it, unpushed (kinematic, see ``static``)."""
         return self._get(self._world._v)
 
     @linear_velocity.setter
@@ -96,7 +97,7 @@ class Body:
 
     @property
     def angular_velocity(self) -> np.ndarray:
-        """Angular velocity, world frame, rad/s (3,)."""
+        """Angular velocity, world frame, rad/s (3,) (a static body given one turns with it)."""
         return self._get(self._world._w)
 
     @angular_velocity.setter
@@ -121,7 +122,10 @@ class Body:
 
     @property
     def static(self) -> bool:
-        """Whether the body never moves (static=True or a plane; a sleeping body is not)."""
+        """Whether the body has infinite mass (static=True or a plane; a sleeping body is not):
+        nothing pushes it. It stays put unless given a velocity or spin, which it then keeps
+        (kinematic): it pushes and carries the dynamic bodies it meets, wakes sleeping ones,
+        and passes through other static bodies."""
         return bool(np.isinf(self._world._mass[self.row]))    # (sleeping.movable, one body)
 
     @property

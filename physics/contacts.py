@@ -117,13 +117,34 @@ def excluded_pairs(world) -> np.ndarray:
     return np.array(rows, dtype=np.intp).reshape(-1, 2)
 
 
-def detect(world, model, x, R, v, h) -> ContactSet:
+def kinematic(world) -> np.ndarray:
+    """(n,) bool: the static bodies that move (the user gave them a velocity or spin: they
+    push and carry dynamic bodies, and nothing pushes them)."""
+    n = world._n
+    return (world._inv_mass[:n] == 0) & ~world._asleep[:n] & (
+        world._v[:n].any(axis=1) | world._w[:n].any(axis=1))
+
+
+def detect(world, model, x, R, v, h, moving) -> ContactSet:
+    """This step's contacts. ``moving``: ``kinematic`` bodies, which collide with every body,
+    their reach (|v| h) counted as a dynamic body's; their contacts with the bodies that do not
+    move (static or asleep) are found too, so that one reaching a sleeping island wakes it,
+    and dropped by the caller after that check (``live_contacts``)."""
     n = world._n
     if not model.collides:
         return ContactSet.empty()
-    return find_contacts_with_cache(model.pair_cache, x, R, static=world._inv_mass[:n] == 0,
+    return find_contacts_with_cache(model.pair_cache, x, R,
+                                    static=(world._inv_mass[:n] == 0) & ~moving,
                                     group=world._group[:n], mask=world._mask[:n],
                                     margin=world.contact_margin, velocity=v, dt=h)
+
+
+def live_contacts(world, cs: ContactSet) -> ContactSet:
+    """The contacts of cs that move some body (a kinematic body's contacts with static or
+    sleeping bodies do not)."""
+    moves = world._inv_mass[:world._n] > 0
+    live = moves.take(cs.body_a) | moves.take(cs.body_b)
+    return cs if live.all() else cs.take(np.flatnonzero(live))
 
 
 def warm_start(world, keys: np.ndarray):

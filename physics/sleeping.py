@@ -44,16 +44,17 @@ class Woken(Exception):
         self.rows = rows
 
 
-def check_reached(world, a, b):
-    """Raise Woken if a contact of body rows a, b (K,) joins an awake body to a sleeping one
-    (the only way a contact wakes an island: the contacts a step keeps have passed it)."""
+def check_reached(world, a, b, kinematic):
+    """Raise Woken if a contact of body rows a, b (K,) joins an awake or ``kinematic`` ((n,)
+    bool: moving static) body to a sleeping one (the only way a contact wakes an island: the
+    contacts a step keeps have passed it)."""
     if not world._sleeping:
         return
     asleep = world._asleep[:world._n]
     hit_a, hit_b = asleep.take(a), asleep.take(b)
     if not (hit_a.any() or hit_b.any()):
         return
-    awake = movable(world) & ~asleep
+    awake = (movable(world) & ~asleep) | kinematic
     rows = np.concatenate([a[hit_a & awake.take(b)], b[hit_b & awake.take(a)]])
     if rows.size:
         raise Woken(np.unique(rows))

@@ -13,7 +13,7 @@ from .bodyspace import BodySpace
 from .bounded import solve_bounded
 from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows,
                            positional_warm_start, with_torque_rows)
-from .contacts import detect, warm_start
+from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
 from .limits import bounded_joint_rows
 from .rows import Rows
@@ -77,8 +77,12 @@ def joint_space(uni, model, rows, inv_mass, Iinv, n):
 def unilateral_rows(world, model, kin, h):
     """Bounded rows of this sub-step, or None when there are none."""
     T = 1.0 / world.baumgarte[1] * 2.0 if world.baumgarte[1] > 0 else 4 * h
-    cs = detect(world, model, kin.x, kin.R, kin.v, h)
-    check_reached(world, cs.body_a, cs.body_b)      # (an awake body reaching a sleeping one)
+    moving = kinematic(world)
+    cs = detect(world, model, kin.x, kin.R, kin.v, h, moving)
+    # (an awake or kinematic body reaching a sleeping one)
+    check_reached(world, cs.body_a, cs.body_b, moving)
+    if moving.any():
+        cs = live_contacts(world, cs)
     blocks, owners = [], []
     tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
     warm, found, e = np.zeros((0, 3)), np.zeros(0, dtype=bool), np.zeros(0)

@@ -234,7 +234,10 @@ class World:
 
         Mass properties come from ``shape`` with ``mass`` (kg) or ``density`` (kg/m^3); an
         explicit body-frame ``inertia`` (3x3 or 3 diagonal values, kg m^2, about the centre of
-        mass) overrides the shape's. Planes, and bodies with ``static=True``, never move.
+        mass) overrides the shape's. Planes, and bodies with ``static=True``, are never pushed:
+        they stay put unless given a velocity (``linear_velocity`` / ``angular_velocity``),
+        which moves them at that velocity (kinematic: a moving platform, a turntable, a paddle
+        that pushes and carries dynamic bodies).
         Material: ``friction`` (Coulomb, the pair's is the geometric mean of the two bodies'),
         ``restitution`` (0..1, the pair's is the larger), ``rolling_friction`` and
         ``spin_friction`` (m: a contact resists rolling, and turning about its normal, with up

@@ -57,6 +57,10 @@ class ContactSet:
             return sets[0]
         return cls(*(np.concatenate([getattr(s, name) for s in sets]) for name in _FIELDS))
 
+    def take(self, index) -> "ContactSet":
+        """The contacts ``index`` (indices), in that order."""
+        return ContactSet(*(getattr(self, name).take(index, axis=0) for name in _FIELDS))
+
     @cached_property
     def packed_keys(self) -> np.ndarray:
         """(K,) int64 (body_a << 42) | (body_b << 21) | (feature mod 2^21): the warm-starting

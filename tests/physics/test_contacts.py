@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from physics import Box, Plane, Sphere, World
+from physics import Box, Cylinder, Plane, Sphere, World
 from snapshot_helpers import assert_same_state
 
 
@@ -253,3 +253,49 @@ def test_cylinder_stands_rights_itself_and_tips_over_at_its_tipping_angle():
     tilt, cyl, _ = settle(30.0)                # beyond it: falls and rests on its side
     assert tilt > 89.5 and cyl.position[2] == pytest.approx(0.1, abs=1e-3)
     assert np.linalg.norm(cyl.linear_velocity) < 1e-2
+
+
+# -- kinematic bodies: static bodies given a velocity move with it and push, unpushed
+def test_a_moving_platform_drags_a_box_at_mu_g_until_it_rides_along():
+    world = World()
+    world.add_body(Plane(), friction=0.5)
+    platform = world.add_body(Box((1.0, 1.0, 0.05)), static=True, position=(0, 0, 0.1),
+                              friction=0.5)
+    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(0, 0, 0.25), friction=0.5)
+    world.step(24)                                    # settled on the platform
+    platform.linear_velocity = (1.0, 0, 0)
+    world.step(24)                                    # slipping: dragged at mu g
+    assert box.linear_velocity[0] == pytest.approx(0.5 * 9.81 * 24 * world.dt, rel=0.02)
+    world.step(240)                                   # then carried along
+    assert box.linear_velocity == pytest.approx((1.0, 0, 0), abs=1e-3)
+    assert platform.position[0] == pytest.approx(264 * world.dt, rel=1e-9)
+    assert platform.linear_velocity[0] == 1.0         # nothing pushes it
+    # the platform's contacts with the ground are not contacts (neither moves the other)
+    c = world.contacts
+    assert len(c) and set(c.body_a) | set(c.body_b) == {1, 2}
+
+
+def test_a_turntable_carries_a_box_round_on_its_circle():
+    world = World()
+    table = world.add_body(Cylinder(1.0, 0.05), static=True, position=(0, 0, 0.05),
+                           friction=0.8)
+    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(0.5, 0, 0.2), friction=0.8)
+    world.step(24)
+    table.angular_velocity = (0, 0, 1.0)
+    world.step(480)
+    r = np.hypot(*box.position[:2])
+    assert r == pytest.approx(0.5, abs=0.01)
+    assert np.linalg.norm(box.linear_velocity) == pytest.approx(1.0 * r, rel=1e-3)
+    assert table.orientation == pytest.approx((np.cos(1.0), 0, 0, np.sin(1.0)), abs=1e-9)
+
+
+def test_a_fast_thin_kinematic_paddle_does_not_pass_through_a_small_box():
+    """A 4 cm paddle at 50 m/s moves 21 cm a step: its speculative contact (its reach counted
+    as a dynamic body's) catches the 6 cm box."""
+    world = World(gravity=(0, 0, 0))
+    paddle = world.add_body(Box((0.02, 0.5, 0.5)), static=True, position=(-2, 0, 0))
+    paddle.linear_velocity = (50.0, 0, 0)
+    box = world.add_body(Box((0.03, 0.03, 0.03)), mass=1.0)
+    world.step(20)
+    assert box.position[0] == pytest.approx(paddle.position[0] + 0.05, abs=1e-3)
+    assert box.linear_velocity[0] == pytest.approx(50.0, rel=1e-3)

@@ -259,3 +259,17 @@ def test_a_damaged_sleep_snapshot_is_refused_and_changes_nothing():
     with pytest.raises(ValueError, match="static"):   # the ground and the world frame
         world.set_state(state)
     assert np.array_equal(world.positions, x) and all(b.asleep for b in boxes)
+
+
+def test_a_kinematic_platform_that_starts_moving_wakes_the_box_asleep_on_it():
+    world = World(sleeping=True)
+    platform = world.add_body(Box((1.0, 1.0, 0.05)), static=True, friction=0.6)
+    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(0, 0, 0.15), friction=0.6)
+    world.step(240)
+    assert box.asleep
+    platform.linear_velocity = (0.5, 0, 0)
+    world.step()
+    assert not box.asleep
+    world.step(240)
+    assert box.linear_velocity == pytest.approx((0.5, 0, 0), abs=1e-3)
+    assert box.position[0] == pytest.approx(platform.position[0], abs=0.05)
