@@ -51,8 +51,18 @@ class Body:
         return array[self.row].copy()
 
     def _set(self, array, name, value, size):
-        array[self.row] = check_vector(name, value, size)
+        value = check_vector(name, value, size)
+        self._check_not_plane(name, value.any())
+        array[self.row] = value
         self._touched()
+
+    def _check_not_plane(self, name, moves):
+        """A Plane is placed by its normal and offset and never moves: ValueError naming
+        ``name`` when setting it would move one."""
+        from .shapes import PLANE
+        if moves and self._world._kind[self.row] == PLANE:
+            raise ValueError(f"a Plane does not move: its {name} stays at its default (for a "
+                             "moving floor use a static Box given a velocity)")
 
     def _touched(self):
         """The user moved or pushed this body: wake it (and its island), forget caches."""
@@ -76,7 +86,9 @@ class Body:
 
     @orientation.setter
     def orientation(self, value):
-        self._world._q[self.row] = check_quaternion("orientation", value)
+        q = check_quaternion("orientation", value)
+        self._check_not_plane("orientation", np.any(q != (1, 0, 0, 0)))
+        self._world._q[self.row] = q
         self._touched()
 
     @property
@@ -124,8 +136,8 @@ class Body:
     def static(self) -> bool:
         """Whether the body has infinite mass (static=True or a plane; a sleeping body is not):
         nothing pushes it. It stays put unless given a velocity or spin, which it then keeps
-        (kinematic): it pushes and carries the dynamic bodies it meets, wakes sleeping ones,
-        and passes through other static bodies."""
+        (kinematic; not a plane, which never moves): it pushes and carries the dynamic bodies
+        it meets, wakes sleeping ones, and passes through other static bodies."""
         return bool(np.isinf(self._world._mass[self.row]))    # (sleeping.movable, one body)
 
     @property

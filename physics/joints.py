@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .limits import TURNED, WRAPPED_LIMIT, angle_about
 from .math3d import perpendicular_pair
 from .validation import check_positive, check_unit_direction, check_vector
 
@@ -177,7 +178,7 @@ class _Frictional:
 class _Actuated(_Frictional):
     """Limits, a velocity motor, a position servo and friction on a joint's single
     coordinate."""
-    _limit_span = np.inf    # how far from zero a limit may be (pi for a wrapped angle)
+    _wrapped = False        # the coordinate is an angle that wraps at +-pi (limits.WRAPPED)
 
     def _init_actuation(self, limits, friction):
         self.limits = limits
@@ -193,9 +194,9 @@ class _Actuated(_Frictional):
     @limits.setter
     def limits(self, value):
         limits = _check_limits(value, self._prefix + "limits")
-        if value is not None and max(map(abs, limits)) > self._limit_span:
-            raise ValueError(f"{self._prefix}limits must lie within [-pi, pi] (the angle is "
-                             f"wrapped), got {limits}")
+        if self._wrapped and value is not None and max(map(abs, limits)) > WRAPPED_LIMIT:
+            raise ValueError(f"{self._prefix}limits must lie within +-{WRAPPED_LIMIT:.2f} rad "
+                             f"(the angle wraps at +-pi), got {limits}")
         self._limits = limits
         self._coordinates_changed()
 
@@ -212,6 +213,8 @@ class _Actuated(_Frictional):
         """Pull the coordinate towards ``target`` with an implicit spring (stiffness, N m/rad
         or N/m) and damper (N m s/rad or N s/m), at most ``max_force``."""
         t = float(check_vector("target", [target], 1)[0])
+        if self._wrapped and abs(t) > np.pi:
+            raise ValueError(f"target must lie within [-pi, pi] (the angle wraps), got {t}")
         k = check_positive("stiffness", stiffness)
         d = check_positive("damping", damping, allow_zero=True)
         f = check_positive("max_force", max_force) if np.isfinite(max_force) else np.inf
@@ -239,8 +242,7 @@ class Actuator(_Actuated):
     def __init__(self, joint, coordinate: str, limits=None, friction=0.0, wrapped=False):
         self._joint, self._coordinate = joint, coordinate
         self._prefix = coordinate + "_"
-        if wrapped:
-            self._limit_span = np.pi
+        self._wrapped = wrapped
         self._init_actuation(limits, friction)
 
     def _coordinates_changed(self):
@@ -521,20 +523,27 @@ class Universal(Joint):
     against the cross; the relative angular velocity is ``angle_a_rate`` axis_a plus
     ``angle_b_rate`` axis_b. Each has its own limits, motor or servo and friction, as a
     Hinge's angle has: ``turning_a`` acts on angle_a, ``turning_b`` on angle_b (e.g.
-    ``joint.turning_b.set_servo(target=0.3, stiffness=50.0)``); the constructor takes their
-    limits as ``angle_a_limits`` and ``angle_b_limits``. ``friction`` (N m) sets both axes'
-    friction."""
+    ``joint.turning_b.set_servo(target=0.3, stiffness=50.0)``); the constructor takes them
+    as ``angle_a_limits``, ``angle_b_limits``, ``angle_a_friction`` and ``angle_b_friction``
+    (keyword only). ``friction`` (N m) is both axes' friction. The angles wrap: limits stay
+    within +-(pi - 0.2) and servo targets within +-pi, and a servo pulls the short way
+    round."""
 
     def __init__(self, body_a, body_b, anchor=None, axis_a=(1, 0, 0), axis_b=(0, 1, 0),
-                 angle_a_limits=None, angle_b_limits=None, friction=0.0, name=None):
+                 friction=0.0, name=None, *, angle_a_limits=None, angle_b_limits=None,
+                 angle_a_friction=None, angle_b_friction=None):
         super().__init__(body_a, body_b, anchor, name)
         self._axis_a_world = check_unit_direction("axis_a", axis_a)
         self._axis_b_world = check_unit_direction("axis_b", axis_b)
         if abs(self._axis_a_world @ self._axis_b_world) > 1e-6:
             raise ValueError("axis_a and axis_b of a Universal joint must be perpendicular")
         friction = check_positive("friction", friction, allow_zero=True)
-        self.turning_a = Actuator(self, "angle_a", angle_a_limits, friction, wrapped=True)
-        self.turning_b = Actuator(self, "angle_b", angle_b_limits, friction, wrapped=True)
+        self.turning_a = Actuator(self, "angle_a", angle_a_limits,
+                                  friction if angle_a_friction is None else angle_a_friction,
+                                  wrapped=True)
+        self.turning_b = Actuator(self, "angle_b", angle_b_limits,
+                                  friction if angle_b_friction is None else angle_b_friction,
+                                  wrapped=True)
 
     @property
     def friction(self):
@@ -568,7 +577,6 @@ class Universal(Joint):
 
     def _coordinates(self):
         """(angle_a, angle_b) now, and the world axes their rates are taken about."""
-        from .limits import TURNED, angle_about
         R = (self._frame(self.body_a)[1], self.body_b.rotation)
         out = []
         for kind, _, local in self._cardan_frames():

@@ -113,6 +113,12 @@ def swing_of(ua, ub):
     return np.arctan2(s, dot(ua, ub)), axis / np.maximum(s, 1e-12)[:, None]
 
 
+# The coordinate kinds whose angles wrap at +-pi (a universal joint's): a servo on one pulls
+# the short way round, and limits stay within WRAPPED_LIMIT (a joint that overshot one by
+# more than pi - WRAPPED_LIMIT would come out on the far side of the wrap)
+WRAPPED = ("cardan_a", "cardan_b")
+WRAPPED_LIMIT = np.pi - 0.2
+
 # The body-fixed vectors each angular coordinate kind turns into the world: (side, argument)
 # pairs, side 0 body a, 1 body b, in the order its function (swing_of, twist_of,
 # angle_about) takes them
@@ -132,7 +138,7 @@ def angular_coordinate(table: CoordinateTable, turned):
     if table.kind == "axis":
         axis, = turned
         return np.zeros(axis.shape[0]), axis
-    if table.kind in ("cardan_a", "cardan_b"):
+    if table.kind in WRAPPED:
         return angle_about(*turned)
     # "angle": a hinge's continuous angle (its world always given), nearest to its last one
     return continuous_angle(table.world, table.owner, turned)
@@ -227,12 +233,13 @@ class BoundedPlan:
     hi: np.ndarray
     owner: np.ndarray       # (mb,) joint of each row
     margin: np.ndarray      # (mb,) a limit row is made within this of its limit (rad or m)
+    wrapped: np.ndarray     # (mm,) the motor rows on a wrapped angle (WRAPPED)
 
 
 def bounded_plan(tables) -> BoundedPlan | None:
     """The rows bounded_joint_rows makes from these tables, or None when there are none."""
     entry, sign, bound, is_motor, lo, hi, owner, margin = [], [], [], [], [], [], [], []
-    settings = []
+    settings, wrapped = [], []
     start = 0
     for t in tables:
         unit = LINEAR_LIMIT_MARGIN if t.kind == "position" else ANGULAR_LIMIT_MARGIN
@@ -252,6 +259,7 @@ def bounded_plan(tables) -> BoundedPlan | None:
             if limit is None:
                 setting, f = drive
                 settings.append(setting)
+                wrapped.append(np.full(on.size, t.kind in WRAPPED))
                 bound.append(np.zeros(on.size))
                 lo.append(-f)
                 hi.append(f)
@@ -272,7 +280,8 @@ def bounded_plan(tables) -> BoundedPlan | None:
                        motor, settings[:, 0], settings[:, 1:].copy(),
                        stacked_a.take(entry), stacked_b.take(entry), np.concatenate(lo),
                        np.concatenate(hi), np.concatenate(owner).astype(np.intp),
-                       np.concatenate(margin))
+                       np.concatenate(margin),
+                       np.concatenate(wrapped) if wrapped else np.zeros(0, dtype=bool))
 
 
 class CoordinateTables(list):
@@ -342,7 +351,10 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
         # velocity motors aim at their speed; servos at k (value - c) / (k h + d), soft
         # with compliance 1 / (h (k h + d))
         gain = np.where(servo, k * h + d, 1.0)
-        target[motor] = np.where(servo, k * (value - c.take(motor)) / gain, value)
+        error = value - c.take(motor)
+        if plan.wrapped.any():            # (a wrapped angle's target the short way round)
+            error = np.where(plan.wrapped, wrap_near(error, 0.0), error)
+        target[motor] = np.where(servo, k * error / gain, value)
         cfm[motor] = np.where(servo, 1.0 / (h * gain), 0.0)
         C[motor] = 0.0
     rows = Rows(plan.a.take(kept), plan.b.take(kept), C, Ja, Jb, np.zeros(C.size), side_blocks=J)

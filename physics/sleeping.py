@@ -27,7 +27,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from .contacts import (ContactReport, checked_contact_snapshot, contact_snapshot,
-                       joined_warm_starts)
+                       joined_warm_starts, kinematic)
 
 # default thresholds (the World's sleep_speed, sleep_spin, sleep_time)
 SLEEP_SPEED = 0.02      # m/s
@@ -118,6 +118,7 @@ def update_sleep(world) -> bool:
     v, w = world._v[:n], world._w[:n]
     still = ((np.einsum("ij,ij->i", v, v) < world.sleep_speed ** 2)
              & (np.einsum("ij,ij->i", w, w) < world.sleep_spin ** 2))
+    still &= ~riding_kinematic(world)
     still_time = world._still_time[:n]
     still_time[:] = np.where(awake & still, still_time + world.dt, 0.0)
     ready = awake & (still_time >= world.sleep_time)
@@ -139,6 +140,21 @@ def update_sleep(world) -> bool:
     return True
 
 
+def riding_kinematic(world) -> np.ndarray:
+    """(n,) bool: the bodies in contact with a kinematic body (a static body that moves),
+    which never sleep: the body under them is moving, however slowly."""
+    n = world._n
+    riding = np.zeros(n, dtype=bool)
+    report = world._contacts
+    moving = kinematic(world)
+    if report is None or not len(report) or not moving.any():
+        return riding
+    a, b = report.body_a + 1, report.body_b + 1
+    riding[a.compress(moving.take(b))] = True
+    riding[b.compress(moving.take(a))] = True
+    return riding
+
+
 def hold_contacts(world, falling):
     """The step's contacts of the bodies ``falling`` (mask (n,)) asleep, among them or with
     static bodies, move from the live contacts to the held ones: ``world.contacts`` goes on
@@ -152,9 +168,7 @@ def hold_contacts(world, falling):
     held = still.take(a) & still.take(b) & (falling.take(a) | falling.take(b))
     if not held.any():
         return
-    keys, lam = world._warm
-    mine = (report.take(held), (keys[held], lam[held]))
-    world._contacts, world._warm = report.take(~held), (keys[~held], lam[~held])
+    mine, world._contacts, world._warm = _split(report, world._warm, held)
     if world._held_contacts is not None:
         mine = _joined(world._held_contacts, mine)
     world._held_contacts = mine
@@ -169,11 +183,18 @@ def release_contacts(world, rows):
     waking = rows.take(report.body_a + 1) | rows.take(report.body_b + 1)
     if not waking.any():
         return
-    back = (report.take(waking), (warm[0][waking], warm[1][waking]))
+    back, *staying = _split(report, warm, waking)
     live = back if world._contacts is None else _joined((world._contacts, world._warm), back)
     world._contacts, world._warm = live
-    world._held_contacts = (None if waking.all() else
-                            (report.take(~waking), (warm[0][~waking], warm[1][~waking])))
+    world._held_contacts = None if waking.all() else tuple(staying)
+
+
+def _split(report, warm, chosen):
+    """(the contacts ``chosen`` (K,) bool as (report, (keys, multipliers)), then the others'
+    report and (keys, multipliers))."""
+    keys, lam = warm
+    return ((report.take(chosen), (keys[chosen], lam[chosen])), report.take(~chosen),
+            (keys[~chosen], lam[~chosen]))
 
 
 def _joined(first, second):

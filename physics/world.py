@@ -234,10 +234,11 @@ class World:
 
         Mass properties come from ``shape`` with ``mass`` (kg) or ``density`` (kg/m^3); an
         explicit body-frame ``inertia`` (3x3 or 3 diagonal values, kg m^2, about the centre of
-        mass) overrides the shape's. Planes, and bodies with ``static=True``, are never pushed:
-        they stay put unless given a velocity (``linear_velocity`` / ``angular_velocity``),
-        which moves them at that velocity (kinematic: a moving platform, a turntable, a paddle
-        that pushes and carries dynamic bodies).
+        mass) overrides the shape's. Planes, and bodies with ``static=True``, are never pushed.
+        Planes never move; a static body stays put unless given a velocity
+        (``linear_velocity`` / ``angular_velocity``), which moves it at that velocity
+        (kinematic: a moving platform, a turntable, a paddle that pushes and carries dynamic
+        bodies).
         Material: ``friction`` (Coulomb, the pair's is the geometric mean of the two bodies'),
         ``restitution`` (0..1, the pair's is the larger), ``rolling_friction`` and
         ``spin_friction`` (m: a contact resists rolling, and turning about its normal, with up
@@ -251,9 +252,11 @@ class World:
         quat = check_quaternion("orientation", orientation)
         vel = check_vector("linear_velocity", linear_velocity, 3)
         omega = check_vector("angular_velocity", angular_velocity, 3)
-        if isinstance(shape, Plane) and (np.any(pos != 0) or np.any(quat != (1, 0, 0, 0))):
-            raise ValueError("a Plane is given in world coordinates by its normal and offset; "
-                             "leave position and orientation at their defaults")
+        if isinstance(shape, Plane) and (np.any(pos != 0) or np.any(quat != (1, 0, 0, 0))
+                                         or vel.any() or omega.any()):
+            raise ValueError("a Plane is given in world coordinates by its normal and offset "
+                             "and never moves; leave position, orientation, linear_velocity "
+                             "and angular_velocity at their defaults")
         m, I = 0.0, np.zeros((3, 3))
         if not static:
             m, I = self._mass_properties(shape, mass, density, inertia)
@@ -325,10 +328,13 @@ class World:
         if not isinstance(body, Body) or body._world is not self or body._row < 0:
             raise ValueError(f"{body!r} is not a body of this world")
         attached = [j for j in self._joints if body is j.body_a or body is j.body_b]
-        self._ignored = {p for p in self._ignored if body not in p}
-        self._allowed = {p for p in self._allowed if body not in p}
         if attached:
             raise ValueError(f"{body!r} still has joints {attached}; remove them first")
+        self._ignored = {p for p in self._ignored if body not in p}
+        self._allowed = {p for p in self._allowed if body not in p}
+        # (what rested on it wakes; the sleeping islands' contacts name bodies by row, so
+        # before the rows shift)
+        sleeping.wake_all(self)
         r = body._row
         for name in self._FIELDS:
             arr = getattr(self, name)
@@ -338,7 +344,6 @@ class World:
         for i in range(r, self._n):
             self._handles[i]._row = i
         body._row = -1
-        sleeping.wake_all(self)          # (what rested on it)
         self._topology_changed()
 
     def _topology_changed(self):
@@ -592,10 +597,10 @@ class World:
 
     def get_state(self) -> dict:
         """An exact snapshot (copies) of everything that changes during a step, including what
-        the next step's contact solve starts from: the last contacts (``world.contacts``) with
-        their multipliers, the limits' multipliers and what the solver carries from step to
-        step (its norm estimate's vector, whether the last solve finished). Restored with
-        ``set_state``, a step replays bit for bit."""
+        the next step's contact solve starts from: the last step's contacts with their
+        multipliers (the sleeping islands' are in the sleep part), the limits' multipliers
+        and what the solver carries from step to step (its norm estimate's vector, whether
+        the last solve finished). Restored with ``set_state``, a step replays bit for bit."""
         state = {name[1:]: self._view(name).copy() for name in self._STATE}
         state["time"] = self.time
         # (time is origin + steps dt: the two parts replay the clock to the bit)

@@ -259,7 +259,8 @@ class PairCache:
     until some body has moved (plus its reach |v| dt) more than its skin, every pair the exact
     sweep would find is among them, so a step only re-tests those (the Verlet-list idea of
     molecular dynamics). Static bodies have no skin: a static body that is moved (by the user
-    or a scene) brings a new sweep, as does a new contact margin. The result is the same as a
+    or a scene) brings a new sweep, as do a new contact margin and a change of which bodies
+    are static (a static body given a velocity is not: it is kinematic). The result is the same as a
     fresh sweep and in the same (sorted) order, so replays stay bitwise exact.
 
     Made for N bodies whose shapes and excluded pairs are fixed for the cache's lifetime:
@@ -284,14 +285,16 @@ class PairCache:
         """(i, j, plane, body) candidates containing every pair within reach this step.
         position (N, 3) m world centres; static (N,) bool (planes included); margin m; reach
         (N,) m, see find_pairs."""
-        if self.anchor is not None and margin == self.margin:
+        # (a static body that starts or stops moving, kinematic, changes which pairs count)
+        if (self.anchor is not None and margin == self.margin
+                and np.array_equal(static, self.static)):
             moved = position - self.anchor
             moved = np.sqrt(einsum("ni,ni->n", moved, moved))
             if (moved + reach <= self.skin).all():
                 return self.pairs
         kind, params, radius, n = self.kind, self.params, self.radius, len(self.kind)
         self.skin = np.where(static, 0.0, SKIN_RADIUS * radius + margin + SKIN_STEPS * reach)
-        self.margin = margin
+        self.margin, self.static = margin, static.copy()
         grow = radius + self.skin + 0.5 * margin     # (the skin is 0 on static bodies)
         c, g = position.take(self.bounded, axis=0), grow.take(self.bounded)[:, None]
         i, j = sweep_and_prune(c - g, c + g, self.bounded)

@@ -299,3 +299,26 @@ def test_a_fast_thin_kinematic_paddle_does_not_pass_through_a_small_box():
     world.step(20)
     assert box.position[0] == pytest.approx(paddle.position[0] + 0.05, abs=1e-3)
     assert box.linear_velocity[0] == pytest.approx(50.0, rel=1e-3)
+
+
+def test_a_kinematic_body_that_stops_inside_a_static_one_makes_no_contacts_with_it():
+    world = World(gravity=(0, 0, 0))
+    wall = world.add_body(Box((0.1, 1.0, 1.0)), static=True, position=(1.0, 0, 0))
+    paddle = world.add_body(Box((0.05, 0.5, 0.5)), static=True)
+    paddle.linear_velocity = (1.0, 0, 0)
+    world.step(240)                                  # it passes into the wall
+    paddle.linear_velocity = (0, 0, 0)
+    world.step(10)
+    assert paddle.position[0] == pytest.approx(1.0, abs=1e-9) and len(world.contacts) == 0
+
+
+def test_a_plane_never_moves():
+    world = World()
+    ground = world.add_body(Plane())
+    for name, value in (("linear_velocity", (0, 0, 1.0)), ("angular_velocity", (0, 0, 1.0)),
+                        ("position", (0, 0, 1.0)), ("orientation", (0, 1.0, 0, 0))):
+        with pytest.raises(ValueError, match=name):
+            setattr(ground, name, value)
+        with pytest.raises(ValueError, match=name):
+            world.add_body(Plane(), **{name: value})
+    ground.linear_velocity = (0, 0, 0)              # (its defaults are fine)

@@ -586,10 +586,41 @@ def test_universal_servo_and_motor_drive_each_angle():
     assert joint.angle_b_rate == pytest.approx(1.5, rel=0.01)
 
 
+def test_a_universal_servo_pulls_the_short_way_round_the_wrap():
+    """A target near pi: overshooting it takes the angle past the wrap to near -pi, where the
+    servo must pull back up through pi, not spin the rod the long way (it pumped it to 30
+    rad/s when it took the error across the wrap)."""
+    world, rod, joint = rod_on_a_universal()
+    world.gravity = (0, 0, 0)
+    joint.turning_a.set_servo(target=3.0, stiffness=5.0, damping=2.0)    # overshoots 13 %
+    inertia = rod.inertia[0, 0] + 2.0 * 0.5 ** 2                       # (about the joint)
+    fastest, wrapped = 0.0, False
+    for _ in range(1920):
+        world.step()
+        fastest = max(fastest, abs(joint.angle_a_rate))
+        wrapped |= joint.angle_a < 0
+    assert wrapped                                   # it went past pi
+    assert fastest < 3.0 * np.sqrt(5.0 / inertia)    # no faster than a free swing from 0
+    assert joint.angle_a == pytest.approx(3.0, abs=1e-3)
+
+
+def test_universal_limits_near_the_wrap_hold_a_fast_motor():
+    world, rod, joint = rod_on_a_universal(angle_a_limits=(-2.9, 2.9))
+    world.gravity = (0, 0, 0)
+    joint.turning_a.set_motor(velocity=60.0, max_force=50.0)
+    highest = -np.inf
+    for _ in range(480):
+        world.step()
+        highest = max(highest, joint.angle_a)
+    assert highest < 2.91
+    assert joint.angle_a == pytest.approx(2.9, abs=0.01)
+
+
 def test_bad_universal_actuation_is_refused_by_its_parameter_name():
     world, rod, joint = rod_on_a_universal()
     for kwargs, name in (({"angle_a_limits": (0.5, 0.1)}, "angle_a_limits"),
-                         ({"angle_b_limits": (-4.0, 0.0)}, r"angle_b_limits must lie within"),
+                         ({"angle_b_limits": (-3.0, 0.0)}, r"angle_b_limits must lie within"),
+                         ({"angle_b_friction": -1.0}, "angle_b_friction"),
                          ({"friction": -1.0}, "friction")):
         with pytest.raises(ValueError, match=name):
             Universal(None, rod, anchor=(0, 0, 0), **kwargs)
@@ -597,6 +628,8 @@ def test_bad_universal_actuation_is_refused_by_its_parameter_name():
         joint.turning_a.limits = (0.0, 3.5)
     with pytest.raises(ValueError, match="max_force"):
         joint.turning_b.set_motor(velocity=1.0, max_force=-1.0)
+    with pytest.raises(ValueError, match="target"):
+        joint.turning_b.set_servo(target=3.5, stiffness=1.0)
     joint.turning_b.friction = 0.2
     assert joint.friction is None and joint.turning_a.limits is None
     joint.friction = 0.3

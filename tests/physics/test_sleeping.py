@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from physics import Ball, Box, Hinge, Plane, Sphere, World
+from physics import Ball, Box, Cylinder, Hinge, Plane, Sphere, World
 
 from snapshot_helpers import assert_same_state, replay_from_snapshot
 
@@ -273,3 +273,43 @@ def test_a_kinematic_platform_that_starts_moving_wakes_the_box_asleep_on_it():
     world.step(240)
     assert box.linear_velocity == pytest.approx((0.5, 0, 0), abs=1e-3)
     assert box.position[0] == pytest.approx(platform.position[0], abs=0.05)
+
+
+def test_a_box_riding_a_slow_kinematic_platform_never_falls_asleep():
+    """0.015 m/s is below the sleep speed, but the platform under it moves."""
+    world = World(sleeping=True)
+    platform = world.add_body(Box((1.0, 1.0, 0.05)), static=True, friction=0.6)
+    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(0, 0, 0.15), friction=0.6)
+    platform.linear_velocity = (0.015, 0, 0)
+    for _ in range(720):
+        world.step()
+        assert not box.asleep
+    assert box.linear_velocity[0] == pytest.approx(0.015, rel=1e-3)
+
+
+def test_a_turntable_that_starts_spinning_wakes_the_box_asleep_on_it():
+    """Only its spin changes (it stays where it is): the box it carries wakes all the same."""
+    world = World(sleeping=True)
+    table = world.add_body(Cylinder(1.0, 0.05), static=True, friction=0.8)
+    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(0.5, 0, 0.15), friction=0.8)
+    world.step(240)
+    assert box.asleep
+    table.angular_velocity = (0, 0, 1.0)
+    world.step(240)
+    assert not box.asleep
+    assert np.linalg.norm(box.linear_velocity) == pytest.approx(0.5, rel=0.02)
+
+
+def test_removing_a_body_while_islands_sleep_keeps_the_others_contacts_right():
+    world = World(sleeping=True)
+    world.add_body(Plane(), friction=0.6)
+    first = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(0, 0, 0.1))
+    second = world.add_body(Box((0.1, 0.1, 0.1)), mass=2.0, position=(1, 0, 0.1))
+    world.step(240)
+    assert first.asleep and second.asleep and len(world.contacts) == 8
+    world.remove_body(first)          # (the held contacts named it by its row)
+    assert not second.asleep                        # (what rested on it: everything wakes)
+    assert len(world.contacts) == 0                 # (a topology change forgets contacts)
+    world.step(10)
+    c = world.contacts
+    assert set(c.body_b) == {1} and c.normal_force.sum() == pytest.approx(2.0 * 9.81, rel=1e-6)
