@@ -21,6 +21,13 @@ from .rows import Rows
 RESTITUTION_THRESHOLD = 0.2   # m/s: slower impacts do not bounce (resting contact stays put)
 SLOP = 3e-4                   # m of penetration left alone, so resting contacts do not jitter
 SPECULATIVE_TOUCH = 5e-4      # m: a gap this small counts as touching for impacts
+# m/s: a contact whose surfaces slide faster than this at the step's start takes its first
+# friction row along the slip and its second across it, so that sliding friction opposes the
+# slip with mu times the normal force in every direction (a pyramid fixed in the world frame
+# drags a box sliding at 45 degrees with sqrt(2) mu N, and one at 22.5 degrees sideways);
+# slower ones (resting, sticking) keep the frame of their normal alone
+SLIP_SPEED = 1e-3
+
 # a normal row whose torque arm |r x n| is at most this fraction of the offset |r| has a
 # normal through the body's centre (a sphere's): its arm is round-off and is made exactly 0
 # (over 2 s of every contact scene such arms were at most 5e-15 |r|, all others 8e-5 |r| or more)
@@ -69,6 +76,36 @@ def _frame(normal):
     return D
 
 
+def friction_frame(kin, a, b, point, normal):
+    """(D, sliding, r): each contact's frame (3 components, 3 directions, k) as ``_frame``
+    makes it from the normal, but with the first tangent along the surfaces' slip (the
+    tangential velocity of b's point relative to a's) where that is faster than SLIP_SPEED;
+    which contacts those are (k,) bool; the points' offsets from b's and a's centres
+    (3 components, 2, k), as ``contact_rows`` takes them."""
+    D = _frame(normal)
+    k = normal.shape[0]
+    both = np.concatenate((b, a))
+    # by components (3, 2, k), b's side then a's: the points' velocities v + w x r
+    r = (point - kin.x.take(both, axis=0).reshape(2, k, 3)).transpose(2, 0, 1).copy()
+    w = kin.w.take(both, axis=0).reshape(2, k, 3).transpose(2, 0, 1)
+    u = kin.v.take(both, axis=0).reshape(2, k, 3).transpose(2, 0, 1).copy()
+    spin = np.empty((3, 2, k))
+    cross_components(w, r, spin)
+    u += spin
+    rel = u[:, 0] - u[:, 1]
+    n = D[:, 0]
+    along = (rel[0] * n[0] + rel[1] * n[1]) + rel[2] * n[2]
+    rel -= along * n
+    speed = np.sqrt((rel[0] * rel[0] + rel[1] * rel[1]) + rel[2] * rel[2])
+    sliding = speed > SLIP_SPEED
+    if sliding.any():
+        # (on whole components: in a pour nine contacts in ten slide, and gathering them
+        # cost more; t2 = n x t1 again is _frame's own t2 where t1 is unchanged)
+        np.copyto(D[:, 1], rel / np.maximum(speed, SLIP_SPEED), where=sliding)
+        cross_components(D[:, 0], D[:, 1], D[:, 2])
+    return D, sliding, r
+
+
 def _fill(J, r, D):
     """J (2, 3k, 6) <- [d, r x d] for the offsets r (3 components, 2, k) of both sides and
     the directions d of the frame D (3, 3, k), written a component at a time (a ufunc over
@@ -87,11 +124,14 @@ def _fill(J, r, D):
     normal_arm[arm_sq <= (CENTRAL_ARM * CENTRAL_ARM) * offset_sq] = 0.0
 
 
-def contact_rows(kin, a, b, point, normal, depth, friction, h, T) -> BoundedRows:
+def contact_rows(kin, a, b, point, normal, depth, friction, h, T, frame=None,
+                 offsets=None) -> BoundedRows:
     """Rows for K contacts between bodies a and b (rows of the world arrays).
 
     point (K, 3) world, normal (K, 3) from a to b, depth (K,) m (negative: a gap);
-    friction (K,) combined coefficients; h the step, T the stabilisation time. A touching
+    friction (K,) combined coefficients; h the step, T the stabilisation time; frame and
+    offsets: the contacts' frames and offsets from ``friction_frame`` (None: ``_frame`` of
+    the normals, and the offsets made here). A touching
     contact's normal row aims at pushing out its depth beyond the slop in T, a gap's at
     closing no more than the gap in h (speculative). Bounces are not a target here: impacts
     are resolved before the step's solve (``unilateral.resolve_impacts``).
@@ -103,10 +143,12 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T) -> BoundedRows
     k = a.shape[0]
     # the offsets of the points from b's and a's centres by components, (3, 2, k)
     # (x.take(rows, axis=0) is x[rows]: numpy's fancy indexing of rows is several times slower)
-    centres = kin.x.take(np.concatenate((b, a)), axis=0).reshape(2, k, 3)
-    r = (point - centres).transpose(2, 0, 1).copy()
+    r = offsets
+    if r is None:
+        centres = kin.x.take(np.concatenate((b, a)), axis=0).reshape(2, k, 3)
+        r = (point - centres).transpose(2, 0, 1).copy()
     J = np.empty((2, 3 * k, 6))                 # b's rows and a's, one block for both
-    _fill(J, r, _frame(normal))
+    _fill(J, r, _frame(normal) if frame is None else frame)
     Jb, Ja = J
     np.negative(Ja, out=Ja)
     C = np.zeros(3 * k)
@@ -192,6 +234,14 @@ def positional_warm_start(previous, body_a, body_b, point, frame, warm, found, r
     near = dist[np.arange(cold.size), best] <= reach
     src = cand[np.arange(cold.size), best][near]
     dst = cold[near]
+    return projected_warm_start(previous, src, dst, frame, warm)
+
+
+def projected_warm_start(previous, src, dst, frame, warm):
+    """The warm start (K, 3) or (K, 6) with the contacts ``dst`` given the forces of last
+    step's contacts ``src`` (indices into ``previous``, its ContactReport) in their own frame
+    (normal, t1, t2) (K, 3) each: the normal force, the friction force's components along
+    the tangents, and (K, 6) the friction torque's along the normal and tangents."""
     warm = warm.copy()
     warm[dst, 0] = previous.normal_force[src]
     f = previous.friction_force.take(src, axis=0)

@@ -17,7 +17,8 @@ class ContactReport:
     ``world.bodies``; normal_force (K,) N pushing body_b along +normal; friction_force (K, 3) N
     on body_b; friction_torque (K, 3) N m on body_b, the rolling and spin friction's (zero
     unless a body has ``rolling_friction`` or ``spin_friction``). body_a receives the opposite
-    of all three.
+    of all three. sliding (K,) bool: the surfaces slid at the step's start (faster than
+    ``contact_rows.SLIP_SPEED``), and the friction rows lay along and across the slip.
     """
     point: np.ndarray
     normal: np.ndarray
@@ -27,12 +28,13 @@ class ContactReport:
     normal_force: np.ndarray
     friction_force: np.ndarray
     friction_torque: np.ndarray
+    sliding: np.ndarray
 
     @staticmethod
     def empty() -> "ContactReport":
         z3, z = np.zeros((0, 3)), np.zeros(0)
         i = np.zeros(0, dtype=np.intp)
-        return ContactReport(z3, z3, z, i, i, z, z3, z3)
+        return ContactReport(z3, z3, z, i, i, z, z3, z3, np.zeros(0, dtype=bool))
 
     def __len__(self):
         return self.depth.shape[0]
@@ -86,8 +88,9 @@ def checked_contact_snapshot(saved, n_bodies, where="state['contacts']"):
         return None, None
     try:
         k = len(saved["depth"])
-        # (a snapshot from before contacts reported friction torques has none)
-        saved = {"friction_torque": np.zeros((k, 3)), **saved}
+        # (a snapshot from before contacts reported friction torques, or sliding, has none)
+        saved = {"friction_torque": np.zeros((k, 3)), "sliding": np.zeros(k, dtype=bool),
+                 **saved}
         report = ContactReport(*(np.array(saved[f], dtype=dtype)
                                  for f, (_, dtype) in CONTACT_FIELDS.items()))
         keys = np.array(saved["keys"], dtype=np.int64)
@@ -150,28 +153,34 @@ def live_contacts(world, cs: ContactSet) -> ContactSet:
 def warm_start(world, keys: np.ndarray):
     """(K, 3) multipliers (normal, tangent 1, tangent 2) of the same contacts last step, or
     (K, 6) with the spin and the two rolling torques when last step had rows for them (zero
-    where a contact had none), and (K,) bool which contacts were there last step. keys (K,)
-    int64: the contacts' ContactSet.packed_keys (last step's are in world._warm)."""
+    where a contact had none), (K,) bool which contacts were there last step, and (K,) where
+    each was among them (an index into last step's contacts, world._contacts; meaningless
+    where it was not there). keys (K,) int64: the contacts' ContactSet.packed_keys (last
+    step's are in world._warm)."""
     old_keys, old_lam = world._warm
     if not (old_keys.size and keys.size):
-        return np.zeros((keys.shape[0], 3)), np.zeros(keys.shape[0], dtype=bool)
+        k = keys.shape[0]
+        return np.zeros((k, 3)), np.zeros(k, dtype=bool), np.zeros(k, dtype=np.intp)
     order = np.argsort(old_keys)
     sorted_keys = old_keys.take(order)
     pos = np.minimum(np.searchsorted(sorted_keys, keys), old_keys.size - 1)
     hit = sorted_keys.take(pos) == keys
     # every contact takes the multipliers found at its search position, then the misses
     # (usually few) are zeroed by index (a select over the (K, 3) array costs more)
-    lam = old_lam.take(order.take(pos), axis=0)
+    src = order.take(pos)
+    lam = old_lam.take(src, axis=0)
     lam[np.flatnonzero(~hit)] = 0.0
-    return lam, hit
+    return lam, hit, src
 
 
-def report(cs: ContactSet, lam: np.ndarray, tangents) -> ContactReport:
+def report(cs: ContactSet, lam: np.ndarray, tangents, sliding) -> ContactReport:
     """Build the user-facing report from the contact set and its (K, 3) multipliers, or (K, 6)
-    with the torque rows' (see ``warm_start``)."""
+    with the torque rows' (see ``warm_start``), in the frames of ``tangents`` (t1, t2) (K, 3)
+    each and which of them followed the slip, ``sliding`` (K,)."""
     t1, t2 = tangents
     torque = np.zeros_like(cs.normal)
     if lam.shape[1] == 6:
         torque = lam[:, 3, None] * cs.normal + lam[:, 4, None] * t1 + lam[:, 5, None] * t2
     return ContactReport(cs.point, cs.normal, cs.depth, cs.body_a - 1, cs.body_b - 1,
-                         lam[:, 0], lam[:, 1, None] * t1 + lam[:, 2, None] * t2, torque)
+                         lam[:, 0], lam[:, 1, None] * t1 + lam[:, 2, None] * t2, torque,
+                         sliding)

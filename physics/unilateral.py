@@ -12,7 +12,8 @@ from .assembly import Pattern, Scatter
 from .bodyspace import BodySpace
 from .bounded import solve_bounded
 from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows,
-                           positional_warm_start, with_torque_rows)
+                           friction_frame, positional_warm_start, projected_warm_start,
+                           with_torque_rows)
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
 from .limits import bounded_joint_rows
@@ -28,7 +29,8 @@ class Unilateral:
     owner: np.ndarray            # (mb,) joint index of each row, -1 for contacts
     contacts: object             # ContactSet (its packed_keys are the warm-starting keys)
     n_contact_rows: int
-    tangents: tuple
+    tangents: tuple              # (t1, t2) (K, 3) each: the friction rows' directions
+    sliding: np.ndarray          # (K,) bool: t1 follows the slip (contact_rows.friction_frame)
     warm: np.ndarray             # (K, 3) last step's multipliers of the same contacts, (K, 6)
     #                              with spin and rolling torques (contacts.warm_start)
     warm_found: np.ndarray       # (K,) bool: the contact was there last step (same key)
@@ -86,15 +88,25 @@ def unilateral_rows(world, model, kin, h):
     blocks, owners = [], []
     tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
     warm, found, e = np.zeros((0, 3)), np.zeros(0, dtype=bool), np.zeros(0)
+    sliding = np.zeros(0, dtype=bool)
     torque_contacts = np.zeros(0, dtype=np.intp)
     if len(cs):
         a, b = cs.body_a, cs.body_b
         mu = np.sqrt(world._friction[a] * world._friction[b])
         e = np.maximum(world._restitution[a], world._restitution[b])
-        warm, found = warm_start(world, cs.packed_keys)
-        block = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T)
+        warm, found, src = warm_start(world, cs.packed_keys)
+        frame, sliding, offsets = friction_frame(kin, a, b, cs.point, cs.normal)
+        block = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T, frame,
+                             offsets)
         k = len(cs)
         tangents = (block.rows.Jb[k:2 * k, :3], block.rows.Jb[2 * k:, :3])
+        # a contact whose frame followed its slip, now or last step, turned its friction
+        # rows: its warm start is last step's forces along the new rows
+        turned = found & (sliding | world._contacts.sliding.take(src)) if found.any() else found
+        if turned.any():
+            dst = np.flatnonzero(turned)
+            warm = projected_warm_start(world._contacts, src.take(dst), dst,
+                                        (cs.normal, *tangents), warm)
         block, torque_contacts = with_torque_rows(
             block, np.maximum(world._spin_friction[a], world._spin_friction[b]),
             np.maximum(world._rolling_friction[a], world._rolling_friction[b]))
@@ -107,8 +119,8 @@ def unilateral_rows(world, model, kin, h):
     merged = BoundedRows.concatenate(blocks)
     if merged is None:
         return None
-    return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), tangents, warm, found,
-                      e, limit_rows, torque_contacts)
+    return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), tangents, sliding, warm,
+                      found, e, limit_rows, torque_contacts)
 
 
 def cached_pattern(world, a, b, inv_mass):

@@ -60,6 +60,27 @@ def test_sliding_box_decelerates_at_mu_g():
     assert a == pytest.approx(0.5 * 9.81, rel=0.02)
 
 
+@pytest.mark.parametrize("heading_deg", [22.5, 45.0, 120.0])
+def test_a_box_sliding_any_way_decelerates_at_mu_g_straight_against_its_slide(heading_deg):
+    """Friction opposes the slip whichever way the box slides: a pyramid fixed in the world
+    frame decelerated a box at 45 degrees with sqrt(2) mu g, and one at 22.5 degrees at
+    45 degrees (it veered)."""
+    heading = np.radians(heading_deg)
+    direction = np.array([np.cos(heading), np.sin(heading), 0.0])
+    world = World()
+    world.add_body(Plane(), friction=0.5)
+    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=2.0, position=(0, 0, 0.1),
+                         orientation=(np.cos(0.3), 0, 0, np.sin(0.3)), friction=0.5,
+                         linear_velocity=4.0 * direction)
+    world.step(2)
+    v0, t0 = box.linear_velocity, world.time
+    world.step(120)
+    a = (box.linear_velocity - v0) / (world.time - t0)
+    assert a @ direction == pytest.approx(-0.5 * 9.81, rel=0.02)
+    assert abs(a @ np.cross((0, 0, 1.0), direction)) < 1e-3 * 9.81   # no veering
+    assert np.linalg.norm(box.angular_velocity) < 1e-6
+
+
 def test_ball_with_restitution_rebounds_to_e_squared_height():
     world = World()
     world.add_body(Plane())
