@@ -27,6 +27,11 @@ SPECULATIVE_TOUCH = 5e-4      # m: a gap this small counts as touching for impac
 # drags a box sliding at 45 degrees with sqrt(2) mu N, and one at 22.5 degrees sideways);
 # slower ones (resting, sticking) keep the frame of their normal alone
 SLIP_SPEED = 1e-3
+# m/s: a contact sliding faster than this will still slide at the step's end (friction takes
+# about mu g h = 2 cm/s a step off a slide at mu 0.5, 240 Hz), so its friction is mu N along
+# the slip alone: the row across it is free (held at zero), or a box sliding across an incline
+# would be held from drifting downhill by up to mu N more (sqrt(2) mu N in all)
+GLIDE_SPEED = 0.02
 
 # a normal row whose torque arm |r x n| is at most this fraction of the offset |r| has a
 # normal through the body's centre (a sphere's): its arm is round-off and is made exactly 0
@@ -77,11 +82,11 @@ def _frame(normal):
 
 
 def friction_frame(kin, a, b, point, normal):
-    """(D, sliding, r): each contact's frame (3 components, 3 directions, k) as ``_frame``
+    """(D, speed, r): each contact's frame (3 components, 3 directions, k) as ``_frame``
     makes it from the normal, but with the first tangent along the surfaces' slip (the
     tangential velocity of b's point relative to a's) where that is faster than SLIP_SPEED;
-    which contacts those are (k,) bool; the points' offsets from b's and a's centres
-    (3 components, 2, k), as ``contact_rows`` takes them."""
+    the slip speeds (k,) m/s; the points' offsets from b's and a's centres (3 components, 2,
+    k), as ``contact_rows`` takes them."""
     D = _frame(normal)
     k = normal.shape[0]
     both = np.concatenate((b, a))
@@ -103,7 +108,7 @@ def friction_frame(kin, a, b, point, normal):
         # cost more; t2 = n x t1 again is _frame's own t2 where t1 is unchanged)
         np.copyto(D[:, 1], rel / np.maximum(speed, SLIP_SPEED), where=sliding)
         cross_components(D[:, 0], D[:, 1], D[:, 2])
-    return D, sliding, r
+    return D, speed, r
 
 
 def _fill(J, r, D):
@@ -206,8 +211,8 @@ def with_torque_rows(block: BoundedRows, spin, rolling):
 
 def positional_warm_start(previous, body_a, body_b, point, frame, warm, found, reach=2e-3):
     """Fill the warm start (K, 3) or (K, 6) (``contacts.warm_start``) of contacts not
-    ``found`` (K,) under their feature key last step with the multipliers of last step's
-    contact of the same two bodies nearest to their point (within ``reach`` m). Box manifolds
+    ``found`` (K,) under their feature key last step with the forces of last step's contact
+    of the same two bodies nearest to their point (within ``reach`` m), along their rows. Box manifolds
     can renumber their features from step to step while the points stay where they were; a
     cold row in a resting stack costs the iterative solver many iterations. ``previous`` is
     last step's ``ContactReport`` (user indices), body_a, body_b (K,) body rows, frame

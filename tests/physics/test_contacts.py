@@ -81,6 +81,26 @@ def test_a_box_sliding_any_way_decelerates_at_mu_g_straight_against_its_slide(he
     assert np.linalg.norm(box.angular_velocity) < 1e-6
 
 
+def test_a_box_sliding_across_an_incline_drifts_downhill_under_mu_n_of_friction():
+    """Sliding at 3 m/s across a 25 degree incline, the box's friction is mu N against its
+    slide and nothing across it: it starts down the slope at g sin(theta), and every
+    contact's friction stays within mu times its normal force (the row across the slip held
+    it from drifting with up to mu N more)."""
+    world, box, th = _box_on_incline(25)
+    world.step(24)
+    box.linear_velocity = (0, 3.0, 0)                 # level, across the slope
+    downhill = np.array([-np.cos(th), 0, -np.sin(th)])
+    world.step(2)
+    v0, t0 = box.linear_velocity, world.time
+    world.step(6)
+    a = (box.linear_velocity - v0) / (world.time - t0)
+    assert a @ downhill == pytest.approx(9.81 * np.sin(th), rel=0.03)
+    c = world.contacts
+    assert np.all(np.linalg.norm(c.friction_force, axis=1) <= 0.5 * c.normal_force * (1 + 1e-9))
+    total = np.linalg.norm(c.friction_force.sum(axis=0))
+    assert total == pytest.approx(0.5 * 9.81 * np.cos(th), rel=0.02)
+
+
 def test_ball_with_restitution_rebounds_to_e_squared_height():
     world = World()
     world.add_body(Plane())
