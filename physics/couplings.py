@@ -100,13 +100,16 @@ class Gear(Coupling):
 
     def __init__(self, joint1, joint2, ratio: float, name=None):
         r = float(check_vector("ratio", [ratio], 1)[0])
-        super().__init__([joint1, joint2], lambda q: q[1] - r * q[0],
-                         lambda q: np.array([-r, 1.0]), lambda q: np.zeros((2, 2)), name=name)
-        self.ratio = r
+        weights = np.array([-r, 1.0])        # phi = weights . q (the table uses them alone)
+        super().__init__([joint1, joint2], lambda q: weights @ q, lambda q: weights,
+                         lambda q: np.zeros((2, 2)), name=name)
+        self._ratio = r
+        self._weights = weights
 
     @property
-    def _weights(self):
-        return np.array([-self.ratio, 1.0])
+    def ratio(self) -> float:
+        """q2 / q1 (fixed at creation)."""
+        return self._ratio
 
 
 class CouplingTable:

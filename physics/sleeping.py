@@ -54,7 +54,8 @@ def check_reached(world, a, b, kinematic):
     hit_a, hit_b = asleep.take(a), asleep.take(b)
     if not (hit_a.any() or hit_b.any()):
         return
-    awake = (movable(world) & ~asleep) | kinematic
+    # (awake and dynamic: a sleeping body's inverse mass is zero while it sleeps)
+    awake = (world._inv_mass[:world._n] > 0) | kinematic
     rows = np.concatenate([a[hit_a & awake.take(b)], b[hit_b & awake.take(a)]])
     if rows.size:
         raise Woken(np.unique(rows))
@@ -92,25 +93,30 @@ def joints_with_rows(world) -> list:
     return [(i, j) for i, j in enumerate(world._joints) if resting is None or not resting[i]]
 
 
-def islands(world, moves) -> np.ndarray:
-    """Island label (n,) of every body row: dynamic bodies linked by joints or by last step's
-    contacts share one; static rows get labels of their own (they link nothing)."""
-    n = world._n
+def body_links(world) -> np.ndarray:
+    """(L, 2) body rows linked by a joint (row 0 for the world frame) or by last step's
+    contacts."""
     links = [joint_links(world)]
     report = world._contacts
     if report is not None and len(report):
         # (the report's bodies are indices into world.bodies: rows minus one)
         links.append(np.stack([report.body_a + 1, report.body_b + 1], 1))
-    links = np.concatenate(links)
+    return np.concatenate(links)
+
+
+def islands(world, moves) -> np.ndarray:
+    """Island label (n,) of every body row: dynamic bodies linked by joints or by last step's
+    contacts share one; static rows get labels of their own (they link nothing)."""
+    n = world._n
+    links = body_links(world)
     links = links[moves.take(links[:, 0]) & moves.take(links[:, 1])]
     graph = coo_matrix((np.ones(len(links)), (links[:, 0], links[:, 1])), shape=(n, n))
     return connected_components(graph, directed=False)[1]
 
 
-def update_sleep(world) -> bool:
+def update_sleep(world):
     """After a step: count still time, put the islands that stayed still long enough to
-    sleep. Returns whether any fell asleep. (The islands are only found when some body has
-    been still long enough.)"""
+    sleep. (The islands are only found when some body has been still long enough.)"""
     n = world._n
     moves = movable(world)
     asleep = world._asleep[:n]
@@ -123,13 +129,13 @@ def update_sleep(world) -> bool:
     still_time[:] = np.where(awake & still, still_time + world.dt, 0.0)
     ready = awake & (still_time >= world.sleep_time)
     if not ready.any():
-        return False
+        return
     label = islands(world, moves)
     # an island sleeps when all its bodies are awake and ready (none asleep or moving)
     unready = np.bincount(label, weights=moves & ~ready, minlength=n) > 0
     falling = ready & ~unready.take(label)
     if not falling.any():
-        return False
+        return
     # the joints' wrenches and errors of this step, which the joints that stop making rows
     # keep reporting
     world._held_wrenches = world._joint_wrenches().copy()
@@ -137,19 +143,16 @@ def update_sleep(world) -> bool:
     hold_contacts(world, falling)
     put_to_sleep(world, falling, label)
     world._wrench_cache = world._held_wrenches.copy()    # (until the next step)
-    return True
 
 
 def riding_kinematic(world) -> np.ndarray:
-    """(n,) bool: the bodies in contact with a kinematic body (a static body that moves),
-    which never sleep: the body under them is moving, however slowly."""
-    n = world._n
-    riding = np.zeros(n, dtype=bool)
-    report = world._contacts
+    """(n,) bool: the bodies jointed to or in contact with a kinematic body (a static body
+    that moves), which never sleep: the body they hang on or rest on moves, however slowly."""
+    riding = np.zeros(world._n, dtype=bool)
     moving = kinematic(world)
-    if report is None or not len(report) or not moving.any():
+    if not moving.any():
         return riding
-    a, b = report.body_a + 1, report.body_b + 1
+    a, b = body_links(world).T
     riding[a.compress(moving.take(b))] = True
     riding[b.compress(moving.take(a))] = True
     return riding
@@ -203,6 +206,21 @@ def _joined(first, second):
             joined_warm_starts(first[1], second[1]))
 
 
+def joint_added(world):
+    """What the sleeping joints report gets a row for a new joint (it makes rows: its bodies
+    were woken)."""
+    if world._held_wrenches is not None:
+        world._held_wrenches = np.concatenate([world._held_wrenches, np.zeros((1, 6))])
+        world._held_errors = np.append(world._held_errors, 0.0)
+
+
+def joint_removed(world, index):
+    """What the sleeping joints report loses joint ``index``'s row."""
+    if world._held_wrenches is not None:
+        world._held_wrenches = np.delete(world._held_wrenches, index, axis=0)
+        world._held_errors = np.delete(world._held_errors, index)
+
+
 def joint_errors(world) -> np.ndarray:
     """(J,) each joint's largest position-level violation now (m, ~rad): 0 for joints that
     make no rows."""
@@ -219,10 +237,15 @@ def put_to_sleep(world, rows, label):
     still, and static to the step."""
     world._v[:world._n][rows] = 0.0
     world._w[:world._n][rows] = 0.0
-    world._asleep[:world._n][rows] = True
     # island ids that stay unique across sleeps: this step's labels after all used before
     world._island[:world._n][rows] = world._next_island + label[rows]
     world._next_island += world._n
+    _freeze(world, rows)
+
+
+def _freeze(world, rows):
+    """Bodies ``rows`` (mask (n,)) asleep: static to the step."""
+    world._asleep[:world._n][rows] = True
     world._inv_mass[:world._n][rows] = 0.0
     world._inv_inertia[:world._n][rows] = 0.0
     world._recompile()
@@ -323,10 +346,7 @@ def restore(world, checked):
             wake(world, changed & ~asleep)
         falling = changed & asleep
         if falling.any():
-            world._inv_mass[:n][falling] = 0.0
-            world._inv_inertia[:n][falling] = 0.0
-            world._asleep[:n][falling] = True
-            world._recompile()
+            _freeze(world, falling)
     world._still_time[:n] = still
     world._island[:n] = island
     world._next_island = next_island

@@ -24,7 +24,7 @@ import numpy as np
 
 from .assembly import Pattern, Scatter, inverse_mass_times
 from .collision.broadphase import PairCache
-from .contacts import excluded_pairs, report as contact_report
+from .contacts import excluded_pairs, kinematic, report as contact_report
 from .energy import restore_energy, state_energy
 from .linsolve import SingularSystemError
 from .math3d import einsum, quat_multiply, quat_to_matrix, rotate_quat
@@ -538,9 +538,11 @@ def advance(world):
 
 
 def _conservative(world, report) -> bool:
-    """No contacts, limits, motors or user loads acted in this step: energy must not rise."""
+    """No contacts, limits, motors, user loads or kinematic bodies acted in this step: energy
+    must not rise."""
     n = world._n
-    return report.uni is None and not (world._force[:n].any() or world._torque[:n].any())
+    return report.uni is None and not (world._force[:n].any() or world._torque[:n].any()
+                                       or kinematic(world).any())
 
 
 def _store_contacts(world, report):

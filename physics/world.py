@@ -307,6 +307,7 @@ class World:
         joint._index = len(self._joints)
         self._joints.append(joint)
         self._joint_angle = np.append(self._joint_angle, 0.0)   # hinge angles start at zero
+        sleeping.joint_added(self)
         self._wake([joint._rows_a, joint.body_b.row])
         self._topology_changed()
         return joint
@@ -317,6 +318,7 @@ class World:
         self._wake([joint._rows_a, joint.body_b.row])
         del self._joints[joint._index]
         self._joint_angle = np.delete(self._joint_angle, joint._index)
+        sleeping.joint_removed(self, joint._index)
         for i, j in enumerate(self._joints):
             j._index = i
         joint._index = -1
@@ -503,12 +505,15 @@ class World:
         if int(n) != n or n < 0:
             raise ValueError(f"n must be a non-negative integer, got {n!r}")
         for _ in range(int(n)):
+            counted = dict(self.stats)
             while True:
                 try:
                     pipeline.advance(self)
                     break
                 except sleeping.Woken as woken:
                     # awake bodies reached a sleeping island: the step again, with it awake
+                    # (what the abandoned attempt counted does not count)
+                    self.stats.update(counted)
                     sleeping.wake_islands(self, woken.rows)
             self._track_angles()
             if self._sleeping:
@@ -578,13 +583,12 @@ class World:
     def constraint_error(self) -> float:
         """Largest position-level joint violation now (metres for points, ~radians for
         angular rows)."""
-        model = self._model()
-        error = float(np.max(np.abs(self._joint_values(model)))) if model.tables else 0.0
+        errors = sleeping.joint_errors(self)
         resting = sleeping.resting_joints(self)
-        if resting is not None and resting.any() and self._held_errors is not None:
+        if resting is not None and self._held_errors is not None:
             # a sleeping island's joints: the errors they had when it fell asleep
-            error = max(error, float(self._held_errors[resting].max()))
-        return error
+            errors = np.where(resting, self._held_errors, errors)
+        return float(errors.max(initial=0.0))
 
     def _joint_values(self, model):
         """The joint rows' values C (m,) now (model.owner: their joints)."""

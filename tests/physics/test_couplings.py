@@ -163,6 +163,9 @@ def test_gear_driven_by_a_motor_keeps_its_ratio_across_the_half_turn():
     assert ja.angle == pytest.approx(10.0, abs=0.1)           # over 1.5 turns, continuous
     assert ja.rate == pytest.approx(2.0, rel=1e-3)
     assert jb.rate == pytest.approx(-1.0, rel=1e-3)
+    assert abs(gear.error) < 1e-4                    # (phi is the rows' own relation)
+    with pytest.raises(AttributeError):
+        gear.ratio = 3.0                             # fixed at creation
     # the geometric angle of b agrees with its continuous angle modulo 2 pi
     ang = np.arctan2(b.rotation[1, 0], b.rotation[0, 0])
     assert np.cos(ang - jb.angle) == pytest.approx(1.0, abs=1e-9)

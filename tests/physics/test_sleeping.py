@@ -313,3 +313,37 @@ def test_removing_a_body_while_islands_sleep_keeps_the_others_contacts_right():
     world.step(10)
     c = world.contacts
     assert set(c.body_b) == {1} and c.normal_force.sum() == pytest.approx(2.0 * 9.81, rel=1e-6)
+
+
+def test_joints_added_or_removed_beside_a_sleeping_jointed_stack_keep_its_reports():
+    world = World(sleeping=True)
+    world.add_body(Plane())
+    low = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(0, 0, 0.1))
+    high = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(0, 0, 0.3))
+    stack = world.add_joint(Ball(low, high, anchor=(0, 0, 0.2)))
+    world.step(240)
+    assert low.asleep and high.asleep
+    bob = world.add_body(Sphere(0.05), mass=1.0, position=(5, 0, 1))
+    swing = world.add_joint(Ball(None, bob, anchor=(5, 0, 1.5)))
+    assert low.asleep and stack.force == pytest.approx((0, 0, 9.81), abs=1e-9)
+    world.step(10)
+    world.remove_joint(swing)
+    assert stack.force == pytest.approx((0, 0, 9.81), abs=1e-9)
+    assert world.constraint_error() < 1e-6
+    world.set_state(world.get_state())               # its own snapshot restores
+
+
+def test_a_bob_hanging_from_a_slow_kinematic_platform_never_sleeps_nor_loses_its_speed():
+    """The platform's 0.01 m/s is below the sleep speed; the joint carries the bob along, and
+    the energy check of a step without contacts or loads does not touch the platform."""
+    world = World(sleeping=True)
+    platform = world.add_body(Box((0.2, 0.2, 0.05)), static=True, position=(0, 0, 2),
+                              linear_velocity=(0.01, 0, 0))
+    bob = world.add_body(Sphere(0.05), mass=1.0, position=(0, 0, 1.5))
+    world.add_joint(Ball(platform, bob, anchor=(0, 0, 2)))
+    for _ in range(1200):
+        world.step()
+        assert not bob.asleep
+    assert platform.linear_velocity[0] == 0.01
+    assert bob.position[0] == pytest.approx(platform.position[0], abs=5e-3)
+    assert world.stats["energy_restores"] == 0
