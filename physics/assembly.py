@@ -176,7 +176,7 @@ def inverse_mass_components(JT: np.ndarray, body: np.ndarray, inv_mass: np.ndarr
 
 
 def side_blocks_and_inverse_mass(rows, inv_mass: np.ndarray, inv_inertia: np.ndarray,
-                                 n_contact_rows: int = 0):
+                                 n_contact_rows: int):
     """[Ja | Jb] and M^-1 applied to both sides, [M_a^-1 Ja | M_b^-1 Jb], (m, 12) each and
     C-contiguous, of ``rows`` (``rows.Rows``): [Ja | Jb] is the rows' own ``Rows.side_blocks``
     where they have them (not copied). ``n_contact_rows``: the rows begin with contacts'

@@ -68,7 +68,7 @@ class BodySpace:
         # short ones the calls cost more than they save)
         contacts = n_contact_rows if m >= COMPONENT_ROWS else 0
         self.layout = Scatter(rows.a, rows.b, n, contacts) if layout is None else layout
-        self._J, self._M = side_blocks_and_inverse_mass(rows, inv_mass, Iinv, contacts)
+        self._J, self._M = side_blocks_and_inverse_mass(rows, inv_mass, Iinv, n_contact_rows)
         self._inverse_mass = (inv_mass, Iinv)
 
     @functools.cached_property
@@ -101,9 +101,10 @@ class BodySpace:
         if scale is not None:
             Jd = Jd * scale[:, None]
             Md = Md * scale[:, None]
-        # a body without inverse mass and inertia (static) has zero rows in W
+        # a body without inverse mass (static, or asleep: its inertia is zeroed with it) has
+        # zero rows in W
         if moves is None:
-            moves = bodies_that_move(*self._inverse_mass)
+            moves = self._inverse_mass[0] > 0
         sides = self._sides if order is None else self._sides.take(order, axis=0)
         m = sides.shape[0]
         keep_j = (Jd.reshape(m, 2, 6) != 0) & moves.take(sides)[:, :, None]
@@ -182,11 +183,6 @@ def _compressed_rows(keep, columns, values, width):
 _TWELVE_ONES = np.ones(12)
 
 
-def bodies_that_move(inv_mass, Iinv):
-    """(N,) bool: the bodies with inverse mass or inertia (the static ones have neither)."""
-    return (inv_mass > 0) | (Iinv != 0).any(axis=(1, 2))
-
-
 class Reduced:
     """z -> diag(s) (S + R) diag(s) z for the bounded rows (Jacobi-scaled), with the equality
     rows eliminated; ``rows`` (indices into B's rows, in order): a working set of them (see
@@ -221,7 +217,7 @@ class Reduced:
             self.J, self.W = (B.operator(order=rows) if long_solve or rows is not None
                               else B.matrices())
             return
-        moves = bodies_that_move(*B._inverse_mass)
+        moves = B._inverse_mass[0] > 0
         J, W = B.operator(s, order=rows, moves=moves)
         self.banded = isinstance(factorizer, BandedCholesky)
         JE, WE = E.operator(order=factorizer.order if self.banded else None, moves=moves)

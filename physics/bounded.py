@@ -29,6 +29,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .accelerated_projection import FrictionBox
+
 # Relative diagonal regularisation of the bounded rows. It bounds the split of force between
 # redundant contacts (the four corners of a box on the ground) and keeps the QP's condition
 # number near 1e3, which the solvers need. It is centred on the warm start (last step's
@@ -69,9 +71,11 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
     cfm, rhs, lam = softened(cfm, bounded * A.diagonal(), softness, rhs, lam0)
     A_reg = (A + sp.diags(cfm)).tocsr()
 
+    # the friction rows' bounds follow the normal forces (the iterative solve's box)
+    box = FrictionBox(lo, hi, is_fric, np.where(is_fric, mu, 0.0), normal_of)
+
     def bounds(lam):
-        limit = mu * np.maximum(lam[normal_of], 0.0)
-        return np.where(is_fric, -limit, lo), np.where(is_fric, limit, hi)
+        return box.bounds(box.limits(lam))
 
     solver = _BoxQP(pattern, A, A_reg, contrib, ri, rj, cfm, rhs)
     used, settled, converged = 0, None, False

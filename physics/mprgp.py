@@ -175,9 +175,7 @@ class MPRGP:
                         g = g_try
                     else:                             # expansion step
                         # the longest feasible step along -p (p is zero off the free rows)
-                        room = np.divide(z - np.where(p > 0, lo, hi), p,
-                                         out=np.full(m, np.inf), where=p != 0)
-                        a_f = float(room.min(initial=np.inf))
+                        a_f = _longest_step(z, p, lo, hi)
                         z = clip(z - a_f * p, lo, hi)
                         g = g - a_f * Ap
                         z_exp = clip(z - self._alpha() * (g * free), lo, hi)
@@ -196,9 +194,7 @@ class MPRGP:
                 beta = np.subtract(gp, phi, t1)
                 Ab = Q(beta)
                 a = bb / dot(beta, Ab)
-                room = np.divide(z - np.where(beta < 0, hi, lo), beta, out=np.full(m, np.inf),
-                                 where=beta != 0)
-                a = min(a, float(room.min(initial=np.inf)))
+                a = min(a, _longest_step(z, beta, lo, hi))
                 z = clip(z - a * beta, lo, hi)
                 g -= np.multiply(Ab, a, t2)
                 p = None
@@ -240,3 +236,10 @@ def held_boxes(qp, cone, z, tol, rel, s, friction, max_iterations):
             break
         limit = found
     return z, iterations, residual, False
+
+
+def _longest_step(z, d, lo, hi):
+    """The longest step a >= 0 that keeps z - a d within [lo, hi] (inf if none bounds it)."""
+    room = np.divide(z - np.where(d > 0, lo, hi), d, out=np.full(z.shape[0], np.inf),
+                     where=d != 0)
+    return float(room.min(initial=np.inf))
