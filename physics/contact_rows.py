@@ -50,6 +50,8 @@ class BoundedRows:
     mu: np.ndarray
     cfm: np.ndarray               # per-row compliance (soft rows, e.g. servos); 0 = hard
     body_space: object = None     # bodyspace.BodySpace of these rows, once the solve built it
+    sliding: object = None        # a contact block's (K,) bool: which contacts' friction rows
+    #                               followed their slip (friction_frame)
 
     @staticmethod
     def concatenate(blocks):
@@ -129,14 +131,14 @@ def _fill(J, r, D):
     normal_arm[arm_sq <= (CENTRAL_ARM * CENTRAL_ARM) * offset_sq] = 0.0
 
 
-def contact_rows(kin, a, b, point, normal, depth, friction, h, T, frame=None,
-                 offsets=None) -> BoundedRows:
+def contact_rows(kin, a, b, point, normal, depth, friction, h, T) -> BoundedRows:
     """Rows for K contacts between bodies a and b (rows of the world arrays).
 
     point (K, 3) world, normal (K, 3) from a to b, depth (K,) m (negative: a gap);
-    friction (K,) combined coefficients; h the step, T the stabilisation time; frame and
-    offsets: the contacts' frames and offsets from ``friction_frame`` (None: ``_frame`` of
-    the normals, and the offsets made here). A touching
+    friction (K,) combined coefficients; h the step, T the stabilisation time. The friction
+    rows lie along and across the slip of a sliding contact (``friction_frame``; the block's
+    ``sliding`` says which), and a gliding one's row across it is free (GLIDE_SPEED). A
+    touching
     contact's normal row aims at pushing out its depth beyond the slop in T, a gap's at
     closing no more than the gap in h (speculative). Bounces are not a target here: impacts
     are resolved before the step's solve (``unilateral.resolve_impacts``).
@@ -148,12 +150,9 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, frame=None,
     k = a.shape[0]
     # the offsets of the points from b's and a's centres by components, (3, 2, k)
     # (x.take(rows, axis=0) is x[rows]: numpy's fancy indexing of rows is several times slower)
-    r = offsets
-    if r is None:
-        centres = kin.x.take(np.concatenate((b, a)), axis=0).reshape(2, k, 3)
-        r = (point - centres).transpose(2, 0, 1).copy()
+    D, slip, r = friction_frame(kin, a, b, point, normal)
     J = np.empty((2, 3 * k, 6))                 # b's rows and a's, one block for both
-    _fill(J, r, _frame(normal) if frame is None else frame)
+    _fill(J, r, D)
     Jb, Ja = J
     np.negative(Ja, out=Ja)
     C = np.zeros(3 * k)
@@ -172,8 +171,9 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, frame=None,
         hi=np.full(3 * k, np.inf),
         target=target,
         friction_normal=friction_normal.reshape(-1),
-        mu=np.concatenate((friction, friction, friction)),
+        mu=np.concatenate((friction, friction, np.where(slip > GLIDE_SPEED, 0.0, friction))),
         cfm=np.zeros(3 * k),
+        sliding=slip > SLIP_SPEED,
     )
 
 
@@ -206,6 +206,7 @@ def with_torque_rows(block: BoundedRows, spin, rolling):
         friction_normal=np.concatenate((block.friction_normal, np.tile(has, 3))),
         mu=np.concatenate((block.mu, spin.take(has), rolling.take(has), rolling.take(has))),
         cfm=np.concatenate((block.cfm, np.zeros(3 * c))),
+        sliding=block.sliding,
     ), has
 
 

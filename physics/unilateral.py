@@ -11,9 +11,8 @@ import numpy as np
 from .assembly import Pattern, Scatter
 from .bodyspace import BodySpace
 from .bounded import solve_bounded
-from .contact_rows import (GLIDE_SPEED, RESTITUTION_THRESHOLD, SLIP_SPEED, SPECULATIVE_TOUCH,
-                           BoundedRows, contact_rows, friction_frame, positional_warm_start,
-                           projected_warm_start, with_torque_rows)
+from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows,
+                           positional_warm_start, projected_warm_start, with_torque_rows)
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
 from .limits import bounded_joint_rows
@@ -96,13 +95,9 @@ def unilateral_rows(world, model, kin, h):
         mu = np.sqrt(world._friction[a] * world._friction[b])
         e = np.maximum(world._restitution[a], world._restitution[b])
         warm, found, src = warm_start(world, cs.packed_keys)
-        frame, slip, offsets = friction_frame(kin, a, b, cs.point, cs.normal)
-        sliding = slip > SLIP_SPEED
-        block = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T, frame,
-                             offsets)
+        block = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T)
+        sliding = block.sliding
         k = len(cs)
-        # a gliding contact's friction is along its slip alone (GLIDE_SPEED)
-        np.copyto(block.mu[2 * k:], 0.0, where=slip > GLIDE_SPEED)
         tangents = (block.rows.Jb[k:2 * k, :3], block.rows.Jb[2 * k:, :3])
         # a contact whose frame followed its slip, now or last step, turned its friction
         # rows: its warm start is last step's forces along the new rows

@@ -162,6 +162,7 @@ class World:
         self._held_errors = None        # fell asleep (sleeping.update_sleep)
         # the sleeping islands' contacts (report, keys, multipliers), or None (sleeping)
         self._held_contacts = None
+        self._joined_contacts = None    # (live, held, both): the contacts property's cache
         self.sleep_speed, self.sleep_spin, self.sleep_time = SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
         self.contact_margin = 0.01      # m: gap below which a contact row is made (speculative)
         # the last step's ContactReport, the warm start of its contacts (keys, multipliers)
@@ -440,7 +441,14 @@ class World:
         asleep (the step makes no contacts for them)."""
         live = self._contacts if self._contacts is not None else ContactReport.empty()
         held = self._held_contacts
-        return live if held is None else ContactReport.concatenate([live, held[0]])
+        if held is None:
+            return live
+        # (joined once for the same live and held contacts: a run loop asks every step)
+        joined = self._joined_contacts
+        if joined is None or joined[0] is not self._contacts or joined[1] is not held:
+            joined = (self._contacts, held, ContactReport.concatenate([live, held[0]]))
+            self._joined_contacts = joined
+        return joined[2]
 
     def _state_changed(self):
         self._start_cache = None      # see step.symplectic_substep

@@ -11,7 +11,8 @@ from snapshot_helpers import assert_same_state, replay_from_snapshot
 
 
 def _rows_for(centres, a, b, point, normal):
-    kin = SimpleNamespace(x=centres)
+    still = np.zeros_like(centres)                   # (at rest: the frames of the normals)
+    kin = SimpleNamespace(x=centres, v=still, w=still)
     k = a.shape[0]
     return contact_rows(kin, a, b, point, normal, np.full(k, 1e-3), np.full(k, 0.5),
                         h=1 / 240, T=0.05).rows
