@@ -25,13 +25,23 @@ SPECULATIVE_TOUCH = 5e-4      # m: a gap this small counts as touching for impac
 # friction row along the slip and its second across it, so that sliding friction opposes the
 # slip with mu times the normal force in every direction (a pyramid fixed in the world frame
 # drags a box sliding at 45 degrees with sqrt(2) mu N, and one at 22.5 degrees sideways);
-# slower ones (resting, sticking) keep the frame of their normal alone
+# slower ones (resting, sticking) take it along the slip the applied loads would add in the
+# step (``friction_frame``) where that is faster, or else keep the frame of their normal alone
 SLIP_SPEED = 1e-3
 # m/s: a contact sliding faster than this will still slide at the step's end (friction takes
 # about mu g h = 2 cm/s a step off a slide at mu 0.5, 240 Hz), so its friction is mu N along
 # the slip alone: the row across it is free (held at zero), or a box sliding across an incline
 # would be held from drifting downhill by up to mu N more (sqrt(2) mu N in all)
 GLIDE_SPEED = 0.02
+# rad/s: a contact with rolling friction that does not slide but rolls faster than this (the
+# tangential part of w_b - w_a) takes its first friction row along the way it rolls, so that
+# its rolling rows resist the roll and tip across it; rolling faster than ROLL_GLIDE_RATE it
+# has no rolling resistance across its roll (a pyramid fixed by the normal slowed a ball
+# rolling at 45 degrees with sqrt(2) times its rolling resistance, and one at 22.5 sideways).
+# ROLL_GLIDE_RATE is about what a rolling resistance of 0.005 m takes off a 0.1 m ball in a
+# step at 240 Hz (5 g h / (7 r^2) = 0.015 rad/s), ten times over
+ROLL_RATE = 0.01
+ROLL_GLIDE_RATE = 0.2
 
 # a normal row whose torque arm |r x n| is at most this fraction of the offset |r| has a
 # normal through the body's centre (a sphere's): its arm is round-off and is made exactly 0
@@ -52,6 +62,8 @@ class BoundedRows:
     body_space: object = None     # bodyspace.BodySpace of these rows, once the solve built it
     sliding: object = None        # a contact block's (K,) bool: which contacts' friction rows
     #                               followed their slip (friction_frame)
+    rolling: object = None        # a contact block's (K,) bool: which contacts roll faster
+    #                               than ROLL_GLIDE_RATE (and do not slide)
 
     @staticmethod
     def concatenate(blocks):
@@ -83,12 +95,23 @@ def _frame(normal):
     return D
 
 
-def friction_frame(kin, a, b, point, normal):
+def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None):
     """(D, speed, r): each contact's frame (3 components, 3 directions, k) as ``_frame``
     makes it from the normal, but with the first tangent along the surfaces' slip (the
     tangential velocity of b's point relative to a's) where that is faster than SLIP_SPEED;
-    the slip speeds (k,) m/s; the points' offsets from b's and a's centres (3 components, 2,
-    k), as ``contact_rows`` takes them."""
+    else, for the contacts that ``rolls`` (k,) bool (those with rolling friction), along the
+    way b rolls on a, w_t x n (w_t the tangential part of w_b - w_a), where |w_t| is more
+    than ROLL_RATE; else along the slip at the step's end without contact forces, the slip
+    plus h times the tangential part of the relative ``load`` (n, 3) (the bodies'
+    accelerations by the applied loads, m/s^2), where that is faster than SLIP_SPEED.
+    Returns D, the slip speeds (k,) m/s, the rolling rates |w_t| (k,) rad/s (0 where not
+    ``rolls``), and the points' offsets from b's and a's centres (3 components, 2, k), as
+    ``contact_rows`` takes them.
+
+    Why a sticking contact follows its load: the pyramid |f_1|, |f_2| <= mu N holds up to
+    sqrt(2) mu N along its diagonals. A box whose downhill lay 45 degrees from its contacts'
+    frames stuck on a 30 degree incline at mu = 0.5, where it slides from 26.6 degrees; with
+    t1 downhill, mu N holds it along the slope whichever way the box and the slope turn."""
     D = _frame(normal)
     k = normal.shape[0]
     both = np.concatenate((b, a))
@@ -105,12 +128,37 @@ def friction_frame(kin, a, b, point, normal):
     rel -= along * n
     speed = np.sqrt((rel[0] * rel[0] + rel[1] * rel[1]) + rel[2] * rel[2])
     sliding = speed > SLIP_SPEED
+    turned = sliding
     if sliding.any():
         # (on whole components: in a pour nine contacts in ten slide, and gathering them
-        # cost more; t2 = n x t1 again is _frame's own t2 where t1 is unchanged)
+        # cost more)
         np.copyto(D[:, 1], rel / np.maximum(speed, SLIP_SPEED), where=sliding)
+    rate = np.zeros(k)
+    if rolls is not None and rolls.any():
+        spin_rel = w[:, 0] - w[:, 1]
+        spin_rel -= ((spin_rel[0] * n[0] + spin_rel[1] * n[1]) + spin_rel[2] * n[2]) * n
+        np.sqrt((spin_rel[0] * spin_rel[0] + spin_rel[1] * spin_rel[1])
+                + spin_rel[2] * spin_rel[2], out=rate, where=rolls)
+        rolling = ~sliding & (rate > ROLL_RATE)
+        if rolling.any():
+            way = np.empty((3, k))
+            cross_components(spin_rel, n, way)
+            np.copyto(D[:, 1], way / np.maximum(rate, ROLL_RATE), where=rolling)
+            turned = turned | rolling
+    if load is not None and not turned.all():
+        pushed = load.take(both, axis=0).reshape(2, k, 3).transpose(2, 0, 1)
+        ahead = pushed[:, 0] - pushed[:, 1]
+        ahead -= ((ahead[0] * n[0] + ahead[1] * n[1]) + ahead[2] * n[2]) * n
+        ahead *= h
+        ahead += rel
+        ahead_speed = np.sqrt((ahead[0] * ahead[0] + ahead[1] * ahead[1]) + ahead[2] * ahead[2])
+        loaded = ~turned & (ahead_speed > SLIP_SPEED)
+        if loaded.any():
+            np.copyto(D[:, 1], ahead / np.maximum(ahead_speed, SLIP_SPEED), where=loaded)
+            turned = turned | loaded
+    if turned.any():
         cross_components(D[:, 0], D[:, 1], D[:, 2])
-    return D, speed, r
+    return D, speed, rate, r
 
 
 def _fill(J, r, D):
@@ -131,15 +179,18 @@ def _fill(J, r, D):
     normal_arm[arm_sq <= (CENTRAL_ARM * CENTRAL_ARM) * offset_sq] = 0.0
 
 
-def contact_rows(kin, a, b, point, normal, depth, friction, h, T) -> BoundedRows:
+def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
+                 rolls=None) -> BoundedRows:
     """Rows for K contacts between bodies a and b (rows of the world arrays).
 
     point (K, 3) world, normal (K, 3) from a to b, depth (K,) m (negative: a gap);
-    friction (K,) combined coefficients; h the step, T the stabilisation time. The friction
-    rows lie along and across the slip of a sliding contact (``friction_frame``; the block's
-    ``sliding`` says which), and a gliding one's row across it is free (GLIDE_SPEED). A
-    touching
-    contact's normal row aims at pushing out its depth beyond the slop in T, a gap's at
+    friction (K,) combined coefficients; h the step, T the stabilisation time; load (n, 3)
+    the bodies' accelerations by the applied loads (m/s^2); rolls (K,) bool: the contacts
+    with rolling friction. The friction rows lie along and across the slip of a sliding
+    contact, the roll of a rolling one, or the slip its load would start
+    (``friction_frame``; the block's ``sliding`` says which slid, ``rolling`` which rolled
+    faster than ROLL_GLIDE_RATE), and a gliding one's row across it is free (GLIDE_SPEED).
+    A touching contact's normal row aims at pushing out its depth beyond the slop in T, a gap's at
     closing no more than the gap in h (speculative). Bounces are not a target here: impacts
     are resolved before the step's solve (``unilateral.resolve_impacts``).
 
@@ -150,7 +201,7 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T) -> BoundedRows
     k = a.shape[0]
     # the offsets of the points from b's and a's centres by components, (3, 2, k)
     # (x.take(rows, axis=0) is x[rows]: numpy's fancy indexing of rows is several times slower)
-    D, slip, r = friction_frame(kin, a, b, point, normal)
+    D, slip, rate, r = friction_frame(kin, a, b, point, normal, h, load, rolls)
     J = np.empty((2, 3 * k, 6))                 # b's rows and a's, one block for both
     _fill(J, r, D)
     Jb, Ja = J
@@ -174,6 +225,7 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T) -> BoundedRows
         mu=np.concatenate((friction, friction, np.where(slip > GLIDE_SPEED, 0.0, friction))),
         cfm=np.zeros(3 * k),
         sliding=slip > SLIP_SPEED,
+        rolling=(slip <= SLIP_SPEED) & (rate > ROLL_GLIDE_RATE),
     )
 
 
@@ -184,8 +236,9 @@ def with_torque_rows(block: BoundedRows, spin, rolling):
     Per such contact c: a spin row about its normal n and two rolling rows about its tangents
     t1, t2 (the block's frame, its rows' directions), each on the relative angular velocity
     w_b - w_a along its direction d ([0, d] for b, -[0, d] for a), aiming at zero and bounded
-    by |tau| <= spin_c lambda_n (the spin row) or rolling_c lambda_n (the others, a pyramid)
-    of c's normal row. The new rows are ordered all spin rows, then all first and all second
+    by |tau| <= spin_c lambda_n (the spin row) or rolling_c lambda_n (the others, a pyramid;
+    the first, across the roll, is free where the block says the contact is ``rolling``) of
+    c's normal row. The new rows are ordered all spin rows, then all first and all second
     rolling rows, as the block's. spin, rolling (k,) m. The block itself when no contact has
     either."""
     has = np.flatnonzero((spin > 0) | (rolling > 0))
@@ -204,9 +257,12 @@ def with_torque_rows(block: BoundedRows, spin, rolling):
         hi=np.concatenate((block.hi, unbounded)),
         target=np.concatenate((block.target, np.zeros(3 * c))),
         friction_normal=np.concatenate((block.friction_normal, np.tile(has, 3))),
-        mu=np.concatenate((block.mu, spin.take(has), rolling.take(has), rolling.take(has))),
+        mu=np.concatenate((block.mu, spin.take(has),
+                           np.where(block.rolling.take(has), 0.0, rolling.take(has)),
+                           rolling.take(has))),
         cfm=np.concatenate((block.cfm, np.zeros(3 * c))),
         sliding=block.sliding,
+        rolling=block.rolling,
     ), has
 
 

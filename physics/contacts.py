@@ -18,7 +18,9 @@ class ContactReport:
     on body_b; friction_torque (K, 3) N m on body_b, the rolling and spin friction's (zero
     unless a body has ``rolling_friction`` or ``spin_friction``). body_a receives the opposite
     of all three. sliding (K,) bool: the surfaces slid at the step's start (faster than
-    ``contact_rows.SLIP_SPEED``), and the friction rows lay along and across the slip.
+    ``contact_rows.SLIP_SPEED``), and the friction rows lay along and across the slip (a
+    sticking contact's follow the slip its loads would start, or its roll:
+    ``contact_rows.friction_frame``).
     """
     point: np.ndarray
     normal: np.ndarray

@@ -342,7 +342,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     T_kick = world._torque[:n] if flow else T
     kin = Kinematics(x, R, v, w)
     rows = lam = factor = None
-    uni = unilateral_rows(world, model, kin, h) if depth == 0 or world._uni_each_split else None
+    uni = (unilateral_rows(world, model, kin, h, inv_mass[:, None] * F)
+           if depth == 0 or world._uni_each_split else None)
     # the tension stiffness the last sub-step found (see unresolved_stiffness) carries this one
     K = world._stiffness if depth == 0 and model.m else None
     world._stiffness = None

@@ -76,8 +76,10 @@ def joint_space(uni, model, rows, inv_mass, Iinv, n):
     return uni.joint_space
 
 
-def unilateral_rows(world, model, kin, h):
-    """Bounded rows of this sub-step, or None when there are none."""
+def unilateral_rows(world, model, kin, h, load=None):
+    """Bounded rows of this sub-step, or None when there are none. load (n, 3): the bodies'
+    accelerations by the applied loads (m/s^2), which turn sticking contacts' friction rows
+    (``contact_rows.friction_frame``)."""
     T = 1.0 / world.baumgarte[1] * 2.0 if world.baumgarte[1] > 0 else 4 * h
     moving = kinematic(world)
     cs = detect(world, model, kin.x, kin.R, kin.v, h, moving)
@@ -95,20 +97,21 @@ def unilateral_rows(world, model, kin, h):
         mu = np.sqrt(world._friction[a] * world._friction[b])
         e = np.maximum(world._restitution[a], world._restitution[b])
         warm, found, src = warm_start(world, cs.packed_keys)
-        block = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T)
+        rolling = np.maximum(world._rolling_friction[a], world._rolling_friction[b])
+        block = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T, load,
+                             rolling > 0)
         sliding = block.sliding
         k = len(cs)
         tangents = (block.rows.Jb[k:2 * k, :3], block.rows.Jb[2 * k:, :3])
-        # a contact whose frame followed its slip, now or last step, turned its friction
-        # rows: its warm start is last step's forces along the new rows
-        turned = found & (sliding | world._contacts.sliding.take(src)) if found.any() else found
-        if turned.any():
-            dst = np.flatnonzero(turned)
+        # the friction rows turn with the slip, the roll and the load (the frame of the
+        # normal alone only where all are slow): the warm start is last step's forces along
+        # the new rows
+        if found.any():
+            dst = np.flatnonzero(found)
             warm = projected_warm_start(world._contacts, src.take(dst), dst,
                                         (cs.normal, *tangents), warm)
         block, torque_contacts = with_torque_rows(
-            block, np.maximum(world._spin_friction[a], world._spin_friction[b]),
-            np.maximum(world._rolling_friction[a], world._rolling_friction[b]))
+            block, np.maximum(world._spin_friction[a], world._spin_friction[b]), rolling)
         blocks.append(block)
         owners.append(np.full(block.rows.count, -1, dtype=np.intp))
     limit_block, limit_owner, limit_rows = bounded_joint_rows(world._limit_tables(), kin, h, T)

@@ -89,6 +89,25 @@ def test_a_rolling_ball_slows_at_five_sevenths_of_mu_r_g_over_r(solver):
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("heading_deg", [22.5, 45.0, 150.0])
+def test_a_ball_rolling_any_way_slows_at_the_same_rate_straight_back(solver, heading_deg):
+    """The rolling rows turn with the roll: a pyramid fixed by the normal braked a ball
+    rolling at 45 degrees with sqrt(2) mu_r N (0.495 m/s^2 for 0.350), and pulled one at
+    22.5 degrees sideways at 0.19 m/s^2."""
+    mu_r, heading = 0.005, np.radians(heading_deg)
+    way = np.array([np.cos(heading), np.sin(heading), 0.0])
+    world, ball, _ = _ball(solver, rolling_friction=mu_r, linear_velocity=2.0 * way,
+                           angular_velocity=np.cross((0, 0, 1.0), way) * 2.0 / R)
+    world.step(24)
+    a = _rate(world, lambda: ball.linear_velocity)
+    assert a @ way == pytest.approx(-5 * mu_r * G / (7 * R), rel=1e-3)
+    assert abs(a @ np.cross((0, 0, 1.0), way)) < 1e-4
+    torque = world.contacts.friction_torque[0]
+    assert np.linalg.norm(torque) == pytest.approx(mu_r * world.contacts.normal_force[0],
+                                                   rel=1e-6)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
 def test_a_ball_without_rolling_friction_keeps_rolling(solver):
     world, ball, _ = _ball(solver, linear_velocity=(2.0, 0, 0), angular_velocity=(0, 2.0 / R, 0))
     world.step(24)

@@ -21,25 +21,37 @@ def test_sphere_and_box_rest_on_the_ground():
     assert world.contacts.normal_force.sum() == pytest.approx(4.0 * 9.81, rel=1e-3)
 
 
-def _box_on_incline(angle_deg, mu=0.5):
-    th = np.radians(angle_deg)
-    n = np.array([-np.sin(th), 0, np.cos(th)])
+def _box_on_incline(angle_deg, mu=0.5, downhill_heading_deg=180.0):
+    """A 0.2 m box of 1 kg resting on an incline whose downhill points
+    ``downhill_heading_deg`` from +x (seen from above), the box square to the slope."""
+    th, turn = np.radians(angle_deg), np.radians(downhill_heading_deg - 180.0)
+    n = np.array([-np.sin(th) * np.cos(turn), -np.sin(th) * np.sin(turn), np.cos(th)])
+    qz = (np.cos(turn / 2), 0.0, 0.0, np.sin(turn / 2))
+    qy = (np.cos(th / 2), 0.0, -np.sin(th / 2), 0.0)
+    orientation = (qz[0] * qy[0], -qz[3] * qy[2], qz[0] * qy[2], qz[3] * qy[0])  # qz qy
     world = World()
     world.add_body(Plane(normal=n), friction=mu)
     box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=0.1 * n, friction=mu,
-                         orientation=(np.cos(th / 2), 0, -np.sin(th / 2), 0))
+                         orientation=orientation)
     return world, box, th
 
 
-def test_box_sticks_on_an_incline_below_the_friction_angle():
-    world, box, _ = _box_on_incline(20)
+@pytest.mark.parametrize("heading", [180.0, 135.0, 202.5])
+def test_box_sticks_on_an_incline_below_the_friction_angle(heading):
+    world, box, _ = _box_on_incline(20, downhill_heading_deg=heading)
     start = box.position
     world.step(5 * 240)
     assert np.linalg.norm(box.position - start) < 1e-3
 
 
-def test_box_slides_on_an_incline_above_the_friction_angle():
-    world, box, th = _box_on_incline(30)
+@pytest.mark.parametrize("angle, heading", [(30, 180.0), (30, 135.0), (30, 202.5), (28, 135.0),
+                                            (27, 112.5)])
+def test_box_slides_on_an_incline_above_the_friction_angle(angle, heading):
+    """Whichever way the slope faces (the contacts' friction pyramids are fixed by their
+    normals until the load turns them: a slope facing 45 degrees off held the box with up
+    to sqrt(2) mu N, and it stuck at 30 degrees), the box slides from the friction angle,
+    26.6 degrees at mu = 0.5, at g (sin - mu cos)."""
+    world, box, th = _box_on_incline(angle, downhill_heading_deg=heading)
     world.step(24)
     v0, t0 = np.linalg.norm(box.linear_velocity), world.time
     world.step(240)
@@ -79,6 +91,26 @@ def test_a_box_sliding_any_way_decelerates_at_mu_g_straight_against_its_slide(he
     assert a @ direction == pytest.approx(-0.5 * 9.81, rel=0.02)
     assert abs(a @ np.cross((0, 0, 1.0), direction)) < 1e-3 * 9.81   # no veering
     assert np.linalg.norm(box.angular_velocity) < 1e-6
+
+
+@pytest.mark.parametrize("heading_deg", [0.0, 30.0, 45.0])
+def test_a_box_pushed_any_way_starts_to_slide_at_mu_m_g(heading_deg):
+    """A horizontal push of 0.9 mu m g leaves the box where it is, whichever way it points;
+    1.1 mu m g slides it along the push at 0.1 mu g (the pyramid fixed by the normal held
+    the push at 30 and 45 degrees with up to sqrt(2) mu m g: the box never moved)."""
+    direction = np.array([np.cos(np.radians(heading_deg)), np.sin(np.radians(heading_deg)), 0])
+    for share, expected in ((0.9, 0.0), (1.1, 0.1 * 0.5 * 9.81)):
+        world = World()
+        world.add_body(Plane(), friction=0.5)
+        box = world.add_body(Box((0.1, 0.1, 0.1)), mass=2.0, position=(0, 0, 0.1),
+                             friction=0.5)
+        for _ in range(240):
+            box.apply_force(share * 0.5 * 2.0 * 9.81 * direction)
+            world.step()
+        moved = box.position - (0, 0, 0.1)
+        assert moved @ direction == pytest.approx(0.5 * expected * world.time ** 2,
+                                                  rel=0.02, abs=1e-6)
+        assert np.linalg.norm(moved - (moved @ direction) * direction) < 1e-6
 
 
 def test_a_box_sliding_across_an_incline_drifts_downhill_under_mu_n_of_friction():
