@@ -89,12 +89,13 @@ class BodySpace:
         """M^-1 J^T x (6N,) for row multipliers x (m,)."""
         return self.layout.transpose_times(self._M, x)
 
-    def operator(self, scale=None, order=None, moves=None):
+    def operator(self, scale=None, order=None, moves=None, held=None):
         """(diag(scale) J, M^-1 J^T diag(scale)) of the rows taken in ``order`` (indices; None:
         all, as they are; ``scale`` is per row taken), without the entries that cannot
         contribute to J M^-1 J^T x (exact zeros, bodies that do not move; ``moves`` (N,) bool,
-        when the caller has it): the matrices of the solver's products, as CSR and CSC
-        ``Compressed``."""
+        when the caller has it; the rows ``held`` (bool, per row taken) whose multipliers the
+        solve holds at zero, whose products it never reads): the matrices of the solver's
+        products, as CSR and CSC ``Compressed``."""
         Jd, Md, cols = self._J, self._M, self.layout.columns
         if order is not None:
             Jd, Md, cols = Jd.take(order, axis=0), Md.take(order, axis=0), cols.take(order, axis=0)
@@ -109,6 +110,9 @@ class BodySpace:
         m = sides.shape[0]
         keep_j = (Jd.reshape(m, 2, 6) != 0) & moves.take(sides)[:, :, None]
         keep_m = Md != 0
+        if held is not None and held.any():
+            keep_j &= ~held[:, None, None]
+            keep_m &= ~held[:, None]
         J = _compressed_rows(keep_j.reshape(m, 12), cols, Jd, 6 * self.n)
         Wt = _compressed_rows(keep_m, cols, Md, 6 * self.n)    # W^T in CSR is W in CSC
         return J, Compressed(6 * self.n, m, Wt.indptr, Wt.indices, Wt.data)
@@ -192,10 +196,13 @@ class Reduced:
     of four and one; forming A_BB and J_E W_B as well saved a product but cost more in the
     entries of those two and in the sparse matrix product); the banded factorisation's row
     order is folded into J_E and J_B W_E. Contacts alone: J_B and W_B unscaled (the scaling
-    is on the vectors), pruned only in a long solve."""
+    is on the vectors), pruned only in a long solve. ``held`` (bool, per row taken): rows
+    the solve holds at zero (a gliding contact's friction row across its slip, frictionless
+    contacts' friction rows), left out of pruned matrices: the product is 0 on them and they
+    add nothing to the others."""
 
     def __init__(self, B: BodySpace, cfm, s, E: BodySpace | None, factorizer, factor,
-                 long_solve=False, rows=None):
+                 long_solve=False, rows=None, held=None):
         self.d = s * cfm * s
         self.E = E
         self.n = B.n                       # bodies: body-space vectors have 6 n entries
@@ -214,11 +221,11 @@ class Reduced:
             self.s = s
             self._scaled = np.empty(m)
             # (a working set, rows, comes only with a long solve; either prunes)
-            self.J, self.W = (B.operator(order=rows) if long_solve or rows is not None
+            self.J, self.W = (B.operator(order=rows, held=held) if long_solve or rows is not None
                               else B.matrices())
             return
         moves = B._inverse_mass[0] > 0
-        J, W = B.operator(s, order=rows, moves=moves)
+        J, W = B.operator(s, order=rows, moves=moves, held=held)
         self.banded = isinstance(factorizer, BandedCholesky)
         JE, WE = E.operator(order=factorizer.order if self.banded else None, moves=moves)
         # [A_BB; J_E W_B] z as [J_B; J_E] (W_B z) (the J_E rows in the factorisation's

@@ -145,6 +145,8 @@ class _Problem:
         self.dead, self.rel = dead, rel
         self.memory, self.long_solve = memory, long_solve
         self.one_sided = (lo == 0.0) & (hi == np.inf) & ~is_fric
+        # rows the solve holds at zero, whose products it never reads (``Reduced``)
+        self.held = np.where(is_fric, (mu == 0.0) | dead, (lo == 0.0) & (hi == 0.0))
 
     def gradient(self, z):
         """(S + R) z - c on every row: one product without pruned matrices (what a working
@@ -192,7 +194,7 @@ class _RowSet:
             self.normal_of = np.maximum(position.take(p.normal_of.take(rows)), 0)
             self.n_contact_rows = _kept_contact_rows(p.B.n_contact_rows, left_out)
         self.op = Reduced(p.B, p.cfm[self.kept], p.s[self.kept], p.E, p.factorizer, p.factor,
-                           long_solve=p.long_solve, rows=rows)
+                           long_solve=p.long_solve, rows=rows, held=p.held[self.kept])
         # (once an operator, if needed; the closure does not hold self: a reference cycle
         # would keep every solve's matrices alive until the garbage collector ran, and a
         # 10-ragdoll pile's step took 5 % longer)

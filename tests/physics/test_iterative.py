@@ -192,8 +192,10 @@ def test_the_contact_budget_is_a_checked_keyword_and_attribute():
 
 def test_a_small_contact_budget_trades_accuracy_not_stability():
     """125 spheres poured into a bin: with 5 iterations a step (instead of the default 60)
-    no solve goes over its budget, and the pile still comes to rest, spheres under 5 mm/s
-    and no deeper than 1 mm in the last second."""
+    no solve goes over its budget, and the pile still comes to rest, spheres under 1 cm/s
+    and no deeper than 1 mm in the last second. (A marble left rolling on the floor keeps
+    rolling: nothing brakes a roll without rolling friction. Over seeds 1-6 the fastest
+    marble at 3 s moved at 0.004-6.8 mm/s.)"""
     import scenes
     scene = scenes.load("marbles", count=125, half_width=0.2)
     world = scene.world
@@ -206,7 +208,7 @@ def test_a_small_contact_budget_trades_accuracy_not_stability():
     solves, iterations = world.stats["contact_solves"], world.stats["contact_iterations"]
     assert solves > 600 and iterations <= 5 * solves
     assert iterations > 3 * solves          # the budget is used: the pile is not trivial
-    assert np.linalg.norm(world._view("_v"), axis=1).max() < 5e-3
+    assert np.linalg.norm(world._view("_v"), axis=1).max() < 1e-2
     assert deepest < 1e-3
 
 
