@@ -33,9 +33,9 @@ SLIP_SPEED = 1e-3
 # the slip alone: the row across it is free (held at zero), or a box sliding across an incline
 # would be held from drifting downhill by up to mu N more (sqrt(2) mu N in all)
 GLIDE_SPEED = 0.02
-# rad/s: a contact with rolling friction that does not slide but rolls faster than this (the
-# tangential part of w_b - w_a) takes its first friction row along the way it rolls, so that
-# its rolling rows resist the roll and tip across it; rolling faster than ROLL_GLIDE_RATE it
+# rad/s: a contact with rolling friction that rolls faster than this (the tangential part of
+# w_b - w_a) lays its rolling rows' first tangent along the way it rolls (``rolling_frame``),
+# so that they resist the roll and the tip across it; rolling faster than ROLL_GLIDE_RATE it
 # has no rolling resistance across its roll (a pyramid fixed by the normal slowed a ball
 # rolling at 45 degrees with sqrt(2) times its rolling resistance, and one at 22.5 sideways).
 # ROLL_GLIDE_RATE is about what a rolling resistance of 0.005 m takes off a 0.1 m ball in a
@@ -63,7 +63,9 @@ class BoundedRows:
     sliding: object = None        # a contact block's (K,) bool: which contacts' friction rows
     #                               followed their slip (friction_frame)
     rolling: object = None        # a contact block's (K,) bool: which contacts roll faster
-    #                               than ROLL_GLIDE_RATE (and do not slide)
+    #                               than ROLL_GLIDE_RATE
+    roll_tangents: object = None  # a contact block's (r1, r2) (K, 3) each: the rolling rows'
+    #                               tangents (rolling_frame)
 
     @staticmethod
     def concatenate(blocks):
@@ -96,17 +98,15 @@ def _frame(normal):
 
 
 def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None):
-    """(D, speed, r): each contact's frame (3 components, 3 directions, k) as ``_frame``
-    makes it from the normal, but with the first tangent along the surfaces' slip (the
-    tangential velocity of b's point relative to a's) where that is faster than SLIP_SPEED;
-    else, for the contacts that ``rolls`` (k,) bool (those with rolling friction), along the
-    way b rolls on a, w_t x n (w_t the tangential part of w_b - w_a), where |w_t| is more
-    than ROLL_RATE; else along the slip at the step's end without contact forces, the slip
+    """(D, speed, r, rolling): each contact's frame (3 components, 3 directions, k) as
+    ``_frame`` makes it from the normal, but with the first tangent along the surfaces' slip
+    (the tangential velocity of b's point relative to a's) where that is faster than
+    SLIP_SPEED, or else along the slip at the step's end without contact forces, the slip
     plus h times the tangential part of the relative ``load`` (n, 3) (the bodies'
-    accelerations by the applied loads, m/s^2), where that is faster than SLIP_SPEED.
-    Returns D, the slip speeds (k,) m/s, the rolling rates |w_t| (k,) rad/s (0 where not
-    ``rolls``), and the points' offsets from b's and a's centres (3 components, 2, k), as
-    ``contact_rows`` takes them.
+    accelerations by the applied loads, m/s^2), where that is faster than SLIP_SPEED; the
+    slip speeds (k,) m/s; the points' offsets from b's and a's centres (3 components, 2, k),
+    as ``contact_rows`` takes them; and ``rolling_frame``'s (frame, rates) for the contacts
+    that ``rolls`` (k,) bool (those with rolling friction; None if none).
 
     Why a sticking contact follows its load: the pyramid |f_1|, |f_2| <= mu N holds up to
     sqrt(2) mu N along its diagonals. A box whose downhill lay 45 degrees from its contacts'
@@ -128,37 +128,59 @@ def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None):
     rel -= along * n
     speed = np.sqrt((rel[0] * rel[0] + rel[1] * rel[1]) + rel[2] * rel[2])
     sliding = speed > SLIP_SPEED
+    # the frame of the normal alone, before the slip and the load turn it (the rolling
+    # frame's start)
+    rolling = None if rolls is None or not rolls.any() else (D.copy(), w, rolls)
     turned = sliding
     if sliding.any():
         # (on whole components: in a pour nine contacts in ten slide, and gathering them
         # cost more)
         np.copyto(D[:, 1], rel / np.maximum(speed, SLIP_SPEED), where=sliding)
-    rate = np.zeros(k)
-    if rolls is not None and rolls.any():
-        spin_rel = w[:, 0] - w[:, 1]
-        spin_rel -= ((spin_rel[0] * n[0] + spin_rel[1] * n[1]) + spin_rel[2] * n[2]) * n
-        np.sqrt((spin_rel[0] * spin_rel[0] + spin_rel[1] * spin_rel[1])
-                + spin_rel[2] * spin_rel[2], out=rate, where=rolls)
-        rolling = ~sliding & (rate > ROLL_RATE)
-        if rolling.any():
-            way = np.empty((3, k))
-            cross_components(spin_rel, n, way)
-            np.copyto(D[:, 1], way / np.maximum(rate, ROLL_RATE), where=rolling)
-            turned = turned | rolling
-    if load is not None and not turned.all():
+    if load is not None and not sliding.all():
         pushed = load.take(both, axis=0).reshape(2, k, 3).transpose(2, 0, 1)
         ahead = pushed[:, 0] - pushed[:, 1]
         ahead -= ((ahead[0] * n[0] + ahead[1] * n[1]) + ahead[2] * n[2]) * n
         ahead *= h
         ahead += rel
         ahead_speed = np.sqrt((ahead[0] * ahead[0] + ahead[1] * ahead[1]) + ahead[2] * ahead[2])
-        loaded = ~turned & (ahead_speed > SLIP_SPEED)
+        loaded = ~sliding & (ahead_speed > SLIP_SPEED)
         if loaded.any():
             np.copyto(D[:, 1], ahead / np.maximum(ahead_speed, SLIP_SPEED), where=loaded)
             turned = turned | loaded
     if turned.any():
         cross_components(D[:, 0], D[:, 1], D[:, 2])
-    return D, speed, rate, r
+    if rolling is not None:
+        rolling = rolling_frame(*rolling, D)
+    return D, speed, r, rolling
+
+
+def rolling_frame(F, w, rolls, D):
+    """(R, rates): the rolling rows' frame (3 components, 3 directions, k): F, the frame of
+    the normal alone, with its first tangent along the way b rolls on a, w_t x n (w_t the
+    tangential part of w_b - w_a; w (3 components, 2, k), b's side then a's), where |w_t|
+    is more than ROLL_RATE, and else the friction rows' frame D; the rates |w_t| (k,) rad/s,
+    0 where not ``rolls``.
+
+    A frame of its own: a ball rolling at 45 degrees to the frame of its normal was braked
+    with sqrt(2) times its rolling resistance, and one at 22.5 degrees pulled sideways; and
+    the friction rows must keep following the slip the load would start (a ball rolling 45
+    degrees off downhill on a slope gripped with up to sqrt(2) mu N before it slipped,
+    when its friction rows followed the roll)."""
+    n = F[:, 0]
+    spin_rel = w[:, 0] - w[:, 1]
+    spin_rel -= ((spin_rel[0] * n[0] + spin_rel[1] * n[1]) + spin_rel[2] * n[2]) * n
+    rate = np.zeros(n.shape[1])
+    np.sqrt((spin_rel[0] * spin_rel[0] + spin_rel[1] * spin_rel[1])
+            + spin_rel[2] * spin_rel[2], out=rate, where=rolls)
+    rolling = rate > ROLL_RATE
+    if not rolling.any():
+        return D, rate
+    way = np.empty_like(n)
+    cross_components(spin_rel, n, way)
+    np.copyto(F[:, 1], D[:, 1])
+    np.copyto(F[:, 1], way / np.maximum(rate, ROLL_RATE), where=rolling)
+    cross_components(F[:, 0], F[:, 1], F[:, 2])
+    return F, rate
 
 
 def _fill(J, r, D):
@@ -187,10 +209,10 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     friction (K,) combined coefficients; h the step, T the stabilisation time; load (n, 3)
     the bodies' accelerations by the applied loads (m/s^2); rolls (K,) bool: the contacts
     with rolling friction. The friction rows lie along and across the slip of a sliding
-    contact, the roll of a rolling one, or the slip its load would start
-    (``friction_frame``; the block's ``sliding`` says which slid, ``rolling`` which rolled
-    faster than ROLL_GLIDE_RATE), and a gliding one's row across it is free (GLIDE_SPEED).
-    A touching contact's normal row aims at pushing out its depth beyond the slop in T, a gap's at
+    contact, or the slip its load would start (``friction_frame``; the block's ``sliding``
+    says which slid), and a gliding one's row across it is free (GLIDE_SPEED); the block's
+    ``roll_tangents`` are those of the rolling rows (``rolling_frame``; ``rolling``: which
+    contacts rolled faster than ROLL_GLIDE_RATE). A touching contact's normal row aims at pushing out its depth beyond the slop in T, a gap's at
     closing no more than the gap in h (speculative). Bounces are not a target here: impacts
     are resolved before the step's solve (``unilateral.resolve_impacts``).
 
@@ -201,7 +223,8 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     k = a.shape[0]
     # the offsets of the points from b's and a's centres by components, (3, 2, k)
     # (x.take(rows, axis=0) is x[rows]: numpy's fancy indexing of rows is several times slower)
-    D, slip, rate, r = friction_frame(kin, a, b, point, normal, h, load, rolls)
+    D, slip, r, rolling = friction_frame(kin, a, b, point, normal, h, load, rolls)
+    R, rate = rolling if rolling is not None else (D, np.zeros(k))
     J = np.empty((2, 3 * k, 6))                 # b's rows and a's, one block for both
     _fill(J, r, D)
     Jb, Ja = J
@@ -225,7 +248,8 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
         mu=np.concatenate((friction, friction, np.where(slip > GLIDE_SPEED, 0.0, friction))),
         cfm=np.zeros(3 * k),
         sliding=slip > SLIP_SPEED,
-        rolling=(slip <= SLIP_SPEED) & (rate > ROLL_GLIDE_RATE),
+        rolling=rate > ROLL_GLIDE_RATE,
+        roll_tangents=(R[:, 1].T, R[:, 2].T),
     )
 
 
@@ -233,8 +257,8 @@ def with_torque_rows(block: BoundedRows, spin, rolling):
     """The contact block of ``contact_rows`` followed by rows for the rolling and spin friction
     of the contacts that have any, and those contacts (indices, in order).
 
-    Per such contact c: a spin row about its normal n and two rolling rows about its tangents
-    t1, t2 (the block's frame, its rows' directions), each on the relative angular velocity
+    Per such contact c: a spin row about its normal n and two rolling rows about the
+    tangents r1, r2 of its rolling frame (the block's ``roll_tangents``), each on the relative angular velocity
     w_b - w_a along its direction d ([0, d] for b, -[0, d] for a), aiming at zero and bounded
     by |tau| <= spin_c lambda_n (the spin row) or rolling_c lambda_n (the others, a pyramid;
     the first, across the roll, is free where the block says the contact is ``rolling``) of
@@ -247,7 +271,8 @@ def with_torque_rows(block: BoundedRows, spin, rolling):
     c, k = has.size, block.rows.count // 3
     a, b = block.rows.a[:k].take(has), block.rows.b[:k].take(has)
     Jb = np.zeros((3 * c, 6))
-    Jb[:, 3:] = block.rows.Jb[:, :3].reshape(3, k, 3)[:, has].reshape(3 * c, 3)
+    for i, d in enumerate((block.rows.Jb[:k, :3], *block.roll_tangents)):
+        Jb[i * c:(i + 1) * c, 3:] = d.take(has, axis=0)
     torque = Rows(np.concatenate((a, a, a)), np.concatenate((b, b, b)), np.zeros(3 * c), -Jb,
                   Jb, np.zeros(3 * c))
     unbounded = np.full(3 * c, np.inf)
@@ -263,17 +288,19 @@ def with_torque_rows(block: BoundedRows, spin, rolling):
         cfm=np.concatenate((block.cfm, np.zeros(3 * c))),
         sliding=block.sliding,
         rolling=block.rolling,
+        roll_tangents=block.roll_tangents,
     ), has
 
 
 def positional_warm_start(previous, body_a, body_b, point, frame, warm, found, reach=2e-3):
     """Fill the warm start (K, 3) or (K, 6) (``contacts.warm_start``) of contacts not
     ``found`` (K,) under their feature key last step with the forces of last step's contact
-    of the same two bodies nearest to their point (within ``reach`` m), along their rows. Box manifolds
-    can renumber their features from step to step while the points stay where they were; a
-    cold row in a resting stack costs the iterative solver many iterations. ``previous`` is
-    last step's ``ContactReport`` (user indices), body_a, body_b (K,) body rows, frame
-    (normal, t1, t2) (K, 3) each. Returns the warm start."""
+    of the same two bodies nearest to their point (within ``reach`` m), along their rows. Box
+    manifolds can renumber their features from step to step while the points stay where they
+    were; a cold row in a resting stack costs the iterative solver many iterations.
+    ``previous`` is last step's ``ContactReport`` (user indices), body_a, body_b (K,) body
+    rows, frame (normal, t1, t2, r1, r2) (K, 3) each (``projected_warm_start``). Returns the
+    warm start."""
     cold = np.flatnonzero(~found)
     if previous is None or len(previous) == 0 or cold.size == 0:
         return warm
@@ -302,8 +329,9 @@ def positional_warm_start(previous, body_a, body_b, point, frame, warm, found, r
 def projected_warm_start(previous, src, dst, frame, warm):
     """The warm start (K, 3) or (K, 6) with the contacts ``dst`` given the forces of last
     step's contacts ``src`` (indices into ``previous``, its ContactReport) in their own frame
-    (normal, t1, t2) (K, 3) each: the normal force, the friction force's components along
-    the tangents, and (K, 6) the friction torque's along the normal and tangents."""
+    (normal, t1, t2, r1, r2) (K, 3) each: the normal force, the friction force's components
+    along the tangents t1, t2, and (K, 6) the friction torque's along the normal and the
+    rolling rows' tangents r1, r2."""
     warm = warm.copy()
     warm[dst, 0] = previous.normal_force[src]
     f = previous.friction_force.take(src, axis=0)
@@ -311,6 +339,6 @@ def projected_warm_start(previous, src, dst, frame, warm):
         warm[dst, i] = dot(f, frame[i].take(dst, axis=0))
     if warm.shape[1] == 6:                 # (last step had rolling or spin friction rows)
         tau = previous.friction_torque.take(src, axis=0)
-        for i, d in enumerate(frame):
+        for i, d in enumerate((frame[0], *frame[3:])):
             warm[dst, 3 + i] = dot(tau, d.take(dst, axis=0))
     return warm

@@ -29,6 +29,7 @@ class Unilateral:
     contacts: object             # ContactSet (its packed_keys are the warm-starting keys)
     n_contact_rows: int
     tangents: tuple              # (t1, t2) (K, 3) each: the friction rows' directions
+    roll_tangents: tuple         # (r1, r2) (K, 3) each: the rolling rows' (contact_rows)
     sliding: np.ndarray          # (K,) bool: t1 follows the slip (contact_rows.friction_frame)
     warm: np.ndarray             # (K, 3) last step's multipliers of the same contacts, (K, 6)
     #                              with spin and rolling torques (contacts.warm_start; its
@@ -88,7 +89,7 @@ def unilateral_rows(world, model, kin, h, load=None):
     if moving.any():
         cs = live_contacts(world, cs)
     blocks, owners = [], []
-    tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
+    tangents = roll_tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
     warm, found, e = np.zeros((0, 3)), np.zeros(0, dtype=bool), np.zeros(0)
     sliding = np.zeros(0, dtype=bool)
     torque_contacts = np.zeros(0, dtype=np.intp)
@@ -103,13 +104,14 @@ def unilateral_rows(world, model, kin, h, load=None):
         sliding = block.sliding
         k = len(cs)
         tangents = (block.rows.Jb[k:2 * k, :3], block.rows.Jb[2 * k:, :3])
+        roll_tangents = block.roll_tangents
         # the friction rows turn with the slip, the roll and the load (the frame of the
         # normal alone only where all are slow): the warm start is last step's forces along
         # the new rows
         if found.any():
             dst = np.flatnonzero(found)
             warm = projected_warm_start(world._contacts, src.take(dst), dst,
-                                        (cs.normal, *tangents), warm)
+                                        (cs.normal, *tangents, *roll_tangents), warm)
         block, torque_contacts = with_torque_rows(
             block, np.maximum(world._spin_friction[a], world._spin_friction[b]), rolling)
         blocks.append(block)
@@ -121,8 +123,8 @@ def unilateral_rows(world, model, kin, h, load=None):
     merged = BoundedRows.concatenate(blocks)
     if merged is None:
         return None
-    return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), tangents, sliding, warm,
-                      found, e, limit_rows, torque_contacts)
+    return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), tangents, roll_tangents,
+                      sliding, warm, found, e, limit_rows, torque_contacts)
 
 
 def cached_pattern(world, a, b, inv_mass):
@@ -162,7 +164,7 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     block = uni.block
     if uni.n_contact_rows:
         uni.warm = positional_warm_start(world._contacts, uni.contacts.body_a, uni.contacts.body_b,
-                                         uni.contacts.point, (uni.contacts.normal, *uni.tangents),
+                                         uni.contacts.point, (uni.contacts.normal, *uni.tangents, *uni.roll_tangents),
                                          uni.warm, uni.warm_found)
     solver = world.contact_solver
     if solver == "auto":

@@ -108,6 +108,28 @@ def test_a_ball_rolling_any_way_slows_at_the_same_rate_straight_back(solver, hea
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
+def test_a_rolling_ball_slips_at_mu_n_whichever_way_it_rolls(solver):
+    """Rolling without slipping down a 22 degree slope needs |f| = 2/7 m g sin(theta),
+    0.115 N per newton of normal force, more than mu = 0.1: the ball slips at once and its
+    friction is mu N, whichever way it rolls. (Its friction rows followed the roll for a
+    while: rolling 45 degrees off downhill, it gripped with 0.1155 N per N for 54 steps.)"""
+    th = np.radians(22.0)
+    world = World(contact_solver=solver)
+    n = np.array([-np.sin(th), 0.0, np.cos(th)])
+    world.add_body(Plane(normal=n), friction=0.1)
+    way = np.array([-np.cos(th), 1.0, -np.sin(th)]) / np.sqrt(2.0)   # 45 degrees off downhill
+    ball = world.add_body(Sphere(R), mass=1.0, position=R * n, friction=0.1,
+                          rolling_friction=1e-4, linear_velocity=way,
+                          angular_velocity=np.cross(n, way) / R)
+    for _ in range(3):
+        world.step()
+        c = world.contacts
+        # (within the solvers' tolerance, 1e-3 of the right-hand side)
+        assert np.linalg.norm(c.friction_force[0]) <= 0.1 * c.normal_force[0] * (1 + 1e-3)
+    assert c.sliding[0]
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
 def test_a_ball_without_rolling_friction_keeps_rolling(solver):
     world, ball, _ = _ball(solver, linear_velocity=(2.0, 0, 0), angular_velocity=(0, 2.0 / R, 0))
     world.step(24)
