@@ -109,7 +109,8 @@ def unilateral_rows(world, model, kin, h, load=None):
         # normal alone only where all are slow): where they turned, the warm start is last
         # step's forces along the new rows
         frame = (cs.normal, *tangents, *roll_tangents)
-        turned = frame_turned(world._contacts, found, src, frame, warm)
+        turned = found & (sliding | world._contacts.sliding.take(src)) if found.any() else found
+        turned |= frame_turned(world._contacts, found & ~turned, src, frame, warm)
         if turned.any():
             dst = np.flatnonzero(turned)
             warm = projected_warm_start(world._contacts, src.take(dst), dst, frame, warm)
@@ -128,18 +129,21 @@ def unilateral_rows(world, model, kin, h, load=None):
                       sliding, warm, found, e, limit_rows, torque_contacts)
 
 
-# relative: a contact whose friction rows turned by less (a resting contact's normal wobbles
-# by ~1e-9) keeps its multipliers bit for bit (``frame_turned``)
-FRAME_TURN = 1e-6
+# relative (rad): a contact whose friction rows turned by less keeps its multipliers bit for
+# bit (``frame_turned``): the normals of a settling pyramid's contacts wobble by up to a few
+# 1e-6 rad a step, with the frames they fix; rows that turn with the load or the roll turn
+# by much more
+FRAME_TURN = 1e-3
 
 
 def frame_turned(last, found, src, frame, warm):
     """(K,) bool: the contacts ``found`` last step (``last``, its ContactReport; src their
     indices in it) whose multipliers ``warm`` (K, 3) or (K, 6) along the new rows of
     ``frame`` (normal, t1, t2, r1, r2) miss last step's friction force (or friction torque)
-    by more than FRAME_TURN of it: their rows turned with the slip, the roll or the load.
-    (Projecting every contact's forces instead changed a resting pyramid's warm start by
-    round-off, and its solves took 118 iterations over 48 steps instead of 82.)"""
+    by more than FRAME_TURN of it: their rows turned with the roll or the load. (The caller
+    takes the contacts that slid, now or last step, as turned. Projecting every contact's
+    forces instead changed a settling pyramid's warm start by round-off, and its solves took
+    118 iterations over 48 steps instead of 82.)"""
     if not found.any():
         return found
     _, t1, t2, r1, r2 = frame
