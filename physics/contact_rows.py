@@ -66,6 +66,8 @@ class BoundedRows:
     #                               than ROLL_GLIDE_RATE
     roll_tangents: object = None  # a contact block's (r1, r2) (K, 3) each: the rolling rows'
     #                               tangents (rolling_frame)
+    turned: object = None         # a contact block's (K,) bool: which contacts' friction or
+    #                               rolling rows left the frame of the normal alone
 
     @staticmethod
     def concatenate(blocks):
@@ -98,15 +100,16 @@ def _frame(normal):
 
 
 def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None):
-    """(D, speed, r, rolling): each contact's frame (3 components, 3 directions, k) as
+    """(D, speed, r, rolling, turned): each contact's frame (3 components, 3 directions, k) as
     ``_frame`` makes it from the normal, but with the first tangent along the surfaces' slip
     (the tangential velocity of b's point relative to a's) where that is faster than
     SLIP_SPEED, or else along the slip at the step's end without contact forces, the slip
     plus h times the tangential part of the relative ``load`` (n, 3) (the bodies'
     accelerations by the applied loads, m/s^2), where that is faster than SLIP_SPEED; the
     slip speeds (k,) m/s; the points' offsets from b's and a's centres (3 components, 2, k),
-    as ``contact_rows`` takes them; and ``rolling_frame``'s (frame, rates) for the contacts
-    that ``rolls`` (k,) bool (those with rolling friction; None if none).
+    as ``contact_rows`` takes them; ``rolling_frame``'s (frame, rates, rolling) for the
+    contacts that ``rolls`` (k,) bool (those with rolling friction; None if none); and which
+    contacts' friction rows left the frame of the normal alone (k,) bool.
 
     Why a sticking contact follows its load: the pyramid |f_1|, |f_2| <= mu N holds up to
     sqrt(2) mu N along its diagonals. A box whose downhill lay 45 degrees from its contacts'
@@ -151,15 +154,15 @@ def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None):
         cross_components(D[:, 0], D[:, 1], D[:, 2])
     if rolling is not None:
         rolling = rolling_frame(*rolling, D)
-    return D, speed, r, rolling
+    return D, speed, r, rolling, turned
 
 
 def rolling_frame(F, w, rolls, D):
-    """(R, rates): the rolling rows' frame (3 components, 3 directions, k): F, the frame of
+    """(R, rates, rolling): the rolling rows' frame (3 components, 3 directions, k): F, the frame of
     the normal alone, with its first tangent along the way b rolls on a, w_t x n (w_t the
     tangential part of w_b - w_a; w (3 components, 2, k), b's side then a's), where |w_t|
     is more than ROLL_RATE, and else the friction rows' frame D; the rates |w_t| (k,) rad/s,
-    0 where not ``rolls``.
+    0 where not ``rolls``; which contacts roll so (k,) bool.
 
     A frame of its own: a ball rolling at 45 degrees to the frame of its normal was braked
     with sqrt(2) times its rolling resistance, and one at 22.5 degrees pulled sideways; and
@@ -174,13 +177,13 @@ def rolling_frame(F, w, rolls, D):
             + spin_rel[2] * spin_rel[2], out=rate, where=rolls)
     rolling = rate > ROLL_RATE
     if not rolling.any():
-        return D, rate
+        return D, rate, rolling
     way = np.empty_like(n)
     cross_components(spin_rel, n, way)
     np.copyto(F[:, 1], D[:, 1])
     np.copyto(F[:, 1], way / np.maximum(rate, ROLL_RATE), where=rolling)
     cross_components(F[:, 0], F[:, 1], F[:, 2])
-    return F, rate
+    return F, rate, rolling
 
 
 def _fill(J, r, D):
@@ -223,8 +226,12 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     k = a.shape[0]
     # the offsets of the points from b's and a's centres by components, (3, 2, k)
     # (x.take(rows, axis=0) is x[rows]: numpy's fancy indexing of rows is several times slower)
-    D, slip, r, rolling = friction_frame(kin, a, b, point, normal, h, load, rolls)
-    R, rate = rolling if rolling is not None else (D, np.zeros(k))
+    D, slip, r, rolling, turned = friction_frame(kin, a, b, point, normal, h, load, rolls)
+    if rolling is not None:
+        R, rate, rolls_so = rolling
+        turned = turned | rolls_so
+    else:
+        R, rate = D, np.zeros(k)
     J = np.empty((2, 3 * k, 6))                 # b's rows and a's, one block for both
     _fill(J, r, D)
     Jb, Ja = J
@@ -250,6 +257,7 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
         sliding=slip > SLIP_SPEED,
         rolling=rate > ROLL_GLIDE_RATE,
         roll_tangents=(R[:, 1].T, R[:, 2].T),
+        turned=turned,
     )
 
 
@@ -289,6 +297,7 @@ def with_torque_rows(block: BoundedRows, spin, rolling):
         sliding=block.sliding,
         rolling=block.rolling,
         roll_tangents=block.roll_tangents,
+        turned=block.turned,
     ), has
 
 

@@ -107,10 +107,15 @@ def unilateral_rows(world, model, kin, h, load=None):
         roll_tangents = block.roll_tangents
         # the friction rows turn with the slip, the roll and the load (the frame of the
         # normal alone only where all are slow): where they turned, the warm start is last
-        # step's forces along the new rows
+        # step's forces along the new rows. (So are those that slid last step. A contact
+        # whose rows followed its load or its roll last step, but not now, starts from its
+        # multipliers along its new rows: a warm start a step off where a push ends. Telling
+        # them apart by their forces cost a 55-box pyramid 30 us a step; projecting every
+        # contact's forces changed its warm start by round-off, and its settling took 118
+        # iterations over 48 steps instead of 82.)
         frame = (cs.normal, *tangents, *roll_tangents)
-        turned = found & (sliding | world._contacts.sliding.take(src)) if found.any() else found
-        turned |= frame_turned(world._contacts, found & ~turned, src, frame, warm)
+        turned = (found & (block.turned | world._contacts.sliding.take(src)) if found.any()
+                  else found)
         if turned.any():
             dst = np.flatnonzero(turned)
             warm = projected_warm_start(world._contacts, src.take(dst), dst, frame, warm)
@@ -127,38 +132,6 @@ def unilateral_rows(world, model, kin, h, load=None):
         return None
     return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), tangents, roll_tangents,
                       sliding, warm, found, e, limit_rows, torque_contacts)
-
-
-# relative (rad): a contact whose friction rows turned by less keeps its multipliers bit for
-# bit (``frame_turned``): the normals of a settling pyramid's contacts wobble by up to a few
-# 1e-6 rad a step, with the frames they fix; rows that turn with the load or the roll turn
-# by much more
-FRAME_TURN = 1e-3
-
-
-def frame_turned(last, found, src, frame, warm):
-    """(K,) bool: the contacts ``found`` last step (``last``, its ContactReport; src their
-    indices in it) whose multipliers ``warm`` (K, 3) or (K, 6) along the new rows of
-    ``frame`` (normal, t1, t2, r1, r2) miss last step's friction force (or friction torque)
-    by more than FRAME_TURN of it: their rows turned with the roll or the load. (The caller
-    takes the contacts that slid, now or last step, as turned. Projecting every contact's
-    forces instead changed a settling pyramid's warm start by round-off, and its solves took
-    118 iterations over 48 steps instead of 82.)"""
-    if not found.any():
-        return found
-    _, t1, t2, r1, r2 = frame
-    parts = [(last.friction_force, warm[:, 1, None] * t1 + warm[:, 2, None] * t2)]
-    if warm.shape[1] == 6:
-        parts.append((last.friction_torque, warm[:, 3, None] * frame[0]
-                      + warm[:, 4, None] * r1 + warm[:, 5, None] * r2))
-    turned = np.zeros_like(found)
-    for reported, given in parts:
-        old = reported.take(src, axis=0)
-        miss = given - old
-        miss_sq = (miss * miss).sum(axis=1)
-        old_sq = (old * old).sum(axis=1)
-        turned |= miss_sq > (FRAME_TURN * FRAME_TURN) * old_sq
-    return turned & found
 
 
 def cached_pattern(world, a, b, inv_mass):
