@@ -118,39 +118,35 @@ def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None):
     D = _frame(normal)
     k = normal.shape[0]
     both = np.concatenate((b, a))
-    # by components (3, 2, k), b's side then a's: the points' velocities v + w x r
+    # by components (3, 2, k), b's side then a's: the points' velocities v + w x r, now and,
+    # with the load, at the step's end without contact forces (3, 2, 2, k)
     r = (point - kin.x.take(both, axis=0).reshape(2, k, 3)).transpose(2, 0, 1).copy()
     w = kin.w.take(both, axis=0).reshape(2, k, 3).transpose(2, 0, 1)
-    u = kin.v.take(both, axis=0).reshape(2, k, 3).transpose(2, 0, 1).copy()
+    v = kin.v if load is None else np.concatenate((kin.v, kin.v + h * load), axis=1)
+    u = v.take(both, axis=0).reshape(2, k, -1, 3).transpose(3, 2, 0, 1).copy()
     spin = np.empty((3, 2, k))
     cross_components(w, r, spin)
-    u += spin
-    rel = u[:, 0] - u[:, 1]
+    u += spin[:, None]
+    rel = u[:, :, 0] - u[:, :, 1]                  # (3, 1 or 2, k): now, ahead
     n = D[:, 0]
     along = (rel[0] * n[0] + rel[1] * n[1]) + rel[2] * n[2]
-    rel -= along * n
-    speed = np.sqrt((rel[0] * rel[0] + rel[1] * rel[1]) + rel[2] * rel[2])
+    rel -= along * n[:, None]
+    speeds = np.sqrt((rel[0] * rel[0] + rel[1] * rel[1]) + rel[2] * rel[2])
+    speed = speeds[0]
     sliding = speed > SLIP_SPEED
     # the frame of the normal alone, before the slip and the load turn it (the rolling
     # frame's start)
     rolling = None if rolls is None or not rolls.any() else (D.copy(), w, rolls)
     turned = sliding
-    if sliding.any():
-        # (on whole components: in a pour nine contacts in ten slide, and gathering them
-        # cost more)
-        np.copyto(D[:, 1], rel / np.maximum(speed, SLIP_SPEED), where=sliding)
-    if load is not None and not sliding.all():
-        pushed = load.take(both, axis=0).reshape(2, k, 3).transpose(2, 0, 1)
-        ahead = pushed[:, 0] - pushed[:, 1]
-        ahead -= ((ahead[0] * n[0] + ahead[1] * n[1]) + ahead[2] * n[2]) * n
-        ahead *= h
-        ahead += rel
-        ahead_speed = np.sqrt((ahead[0] * ahead[0] + ahead[1] * ahead[1]) + ahead[2] * ahead[2])
-        loaded = ~sliding & (ahead_speed > SLIP_SPEED)
-        if loaded.any():
-            np.copyto(D[:, 1], ahead / np.maximum(ahead_speed, SLIP_SPEED), where=loaded)
-            turned = turned | loaded
+    if load is not None:
+        turned = speeds[1] > SLIP_SPEED
+        turned |= sliding
     if turned.any():
+        # the slip where it is faster than SLIP_SPEED, else the slip ahead (on whole
+        # components: in a pour nine contacts in ten slide, and gathering them cost more)
+        way = rel[:, 0] if load is None else np.where(sliding, rel[:, 0], rel[:, 1])
+        np.copyto(D[:, 1], way / np.maximum(np.where(sliding, speed, speeds[-1]), SLIP_SPEED),
+                  where=turned)
         cross_components(D[:, 0], D[:, 1], D[:, 2])
     if rolling is not None:
         rolling = rolling_frame(*rolling, D)
@@ -158,10 +154,10 @@ def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None):
 
 
 def rolling_frame(F, w, rolls, D):
-    """(R, rates, rolling): the rolling rows' frame (3 components, 3 directions, k): F, the frame of
-    the normal alone, with its first tangent along the way b rolls on a, w_t x n (w_t the
-    tangential part of w_b - w_a; w (3 components, 2, k), b's side then a's), where |w_t|
-    is more than ROLL_RATE, and else the friction rows' frame D; the rates |w_t| (k,) rad/s,
+    """(R, rates, rolling): the rolling rows' frame (3 components, 3 directions, k): F, the
+    frame of the normal alone, with its first tangent along the way b rolls on a, w_t x n
+    (w_t the tangential part of w_b - w_a; w (3 components, 2, k), b's side then a's), where
+    |w_t| is more than ROLL_RATE, and else the friction rows' frame D; the rates |w_t| (k,) rad/s,
     0 where not ``rolls``; which contacts roll so (k,) bool.
 
     A frame of its own: a ball rolling at 45 degrees to the frame of its normal was braked
@@ -215,9 +211,11 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     contact, or the slip its load would start (``friction_frame``; the block's ``sliding``
     says which slid), and a gliding one's row across it is free (GLIDE_SPEED); the block's
     ``roll_tangents`` are those of the rolling rows (``rolling_frame``; ``rolling``: which
-    contacts rolled faster than ROLL_GLIDE_RATE). A touching contact's normal row aims at pushing out its depth beyond the slop in T, a gap's at
-    closing no more than the gap in h (speculative). Bounces are not a target here: impacts
-    are resolved before the step's solve (``unilateral.resolve_impacts``).
+    contacts rolled faster than ROLL_GLIDE_RATE; ``turned``: which contacts' friction or
+    rolling rows left the frame of the normal alone). A touching contact's normal row aims
+    at pushing out its depth beyond the slop in T, a gap's at closing no more than the gap
+    in h (speculative). Bounces are not a target here: impacts are resolved before the
+    step's solve (``unilateral.resolve_impacts``).
 
     Rows are ordered all normals, then all first tangents, then all second tangents; each
     row of b is [d, r_b x d] and of a -[d, r_a x d] for its direction d. The blocks are
@@ -266,13 +264,13 @@ def with_torque_rows(block: BoundedRows, spin, rolling):
     of the contacts that have any, and those contacts (indices, in order).
 
     Per such contact c: a spin row about its normal n and two rolling rows about the
-    tangents r1, r2 of its rolling frame (the block's ``roll_tangents``), each on the relative angular velocity
-    w_b - w_a along its direction d ([0, d] for b, -[0, d] for a), aiming at zero and bounded
-    by |tau| <= spin_c lambda_n (the spin row) or rolling_c lambda_n (the others, a pyramid;
-    the first, across the roll, is free where the block says the contact is ``rolling``) of
-    c's normal row. The new rows are ordered all spin rows, then all first and all second
-    rolling rows, as the block's. spin, rolling (k,) m. The block itself when no contact has
-    either."""
+    tangents r1, r2 of its rolling frame (the block's ``roll_tangents``), each on the
+    relative angular velocity w_b - w_a along its direction d ([0, d] for b, -[0, d] for a),
+    aiming at zero and bounded by |tau| <= spin_c lambda_n (the spin row) or rolling_c
+    lambda_n (the others, a pyramid; the first, across the roll, is free where the block
+    says the contact is ``rolling``) of c's normal row. The new rows are ordered all spin
+    rows, then all first and all second rolling rows, as the block's. spin, rolling (k,) m.
+    The block itself when no contact has either."""
     has = np.flatnonzero((spin > 0) | (rolling > 0))
     if has.size == 0:
         return block, has
