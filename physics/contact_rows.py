@@ -128,15 +128,9 @@ def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None):
     cross_components(w, r, spin)
     u += spin[:, None]
     rel = u[:, :, 0] - u[:, :, 1]                  # (3, 1 or 2, k): now, ahead
-    n = D[:, 0]
-    along = (rel[0] * n[0] + rel[1] * n[1]) + rel[2] * n[2]
-    rel -= along * n[:, None]
-    speeds = np.sqrt((rel[0] * rel[0] + rel[1] * rel[1]) + rel[2] * rel[2])
+    speeds = _tangential(rel, D[:, 0, None])
     speed = speeds[0]
     sliding = speed > SLIP_SPEED
-    # the frame of the normal alone, before the slip and the load turn it (the rolling
-    # frame's start)
-    rolling = None if rolls is None or not rolls.any() else (D.copy(), w, rolls)
     turned = sliding
     if load is not None:
         turned = speeds[1] > SLIP_SPEED
@@ -148,38 +142,41 @@ def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None):
         np.copyto(D[:, 1], way / np.maximum(np.where(sliding, speed, speeds[-1]), SLIP_SPEED),
                   where=turned)
         cross_components(D[:, 0], D[:, 1], D[:, 2])
-    if rolling is not None:
-        rolling = rolling_frame(*rolling, D)
+    rolling = None if rolls is None or not rolls.any() else rolling_frame(D, w, rolls)
     return D, speed, r, rolling, turned
 
 
-def rolling_frame(F, w, rolls, D):
-    """(R, rates, rolling): the rolling rows' frame (3 components, 3 directions, k): F, the
-    frame of the normal alone, with its first tangent along the way b rolls on a, w_t x n
+def _tangential(x, n):
+    """|x_t|: x (3 components, ...) made its part x_t across the normals n (3 components,
+    ...) in place, and that part's length."""
+    x -= ((x[0] * n[0] + x[1] * n[1]) + x[2] * n[2]) * n
+    return np.sqrt((x[0] * x[0] + x[1] * x[1]) + x[2] * x[2])
+
+
+def rolling_frame(D, w, rolls):
+    """(R, rates, rolling): the rolling rows' frame (3 components, 3 directions, k): the
+    friction rows' frame D, but with its first tangent along the way b rolls on a, w_t x n
     (w_t the tangential part of w_b - w_a; w (3 components, 2, k), b's side then a's), where
-    |w_t| is more than ROLL_RATE, and else the friction rows' frame D; the rates |w_t| (k,) rad/s,
-    0 where not ``rolls``; which contacts roll so (k,) bool.
+    |w_t| is more than ROLL_RATE; the rates |w_t| (k,) rad/s, 0 where not ``rolls``; which
+    contacts roll so (k,) bool.
 
     A frame of its own: a ball rolling at 45 degrees to the frame of its normal was braked
     with sqrt(2) times its rolling resistance, and one at 22.5 degrees pulled sideways; and
     the friction rows must keep following the slip the load would start (a ball rolling 45
     degrees off downhill on a slope gripped with up to sqrt(2) mu N before it slipped,
     when its friction rows followed the roll)."""
-    n = F[:, 0]
+    n = D[:, 0]
     spin_rel = w[:, 0] - w[:, 1]
-    spin_rel -= ((spin_rel[0] * n[0] + spin_rel[1] * n[1]) + spin_rel[2] * n[2]) * n
-    rate = np.zeros(n.shape[1])
-    np.sqrt((spin_rel[0] * spin_rel[0] + spin_rel[1] * spin_rel[1])
-            + spin_rel[2] * spin_rel[2], out=rate, where=rolls)
+    rate = np.where(rolls, _tangential(spin_rel, n), 0.0)
     rolling = rate > ROLL_RATE
     if not rolling.any():
         return D, rate, rolling
     way = np.empty_like(n)
     cross_components(spin_rel, n, way)
-    np.copyto(F[:, 1], D[:, 1])
-    np.copyto(F[:, 1], way / np.maximum(rate, ROLL_RATE), where=rolling)
-    cross_components(F[:, 0], F[:, 1], F[:, 2])
-    return F, rate, rolling
+    R = D.copy()
+    np.copyto(R[:, 1], way / np.maximum(rate, ROLL_RATE), where=rolling)
+    cross_components(R[:, 0], R[:, 1], R[:, 2])
+    return R, rate, rolling
 
 
 def _fill(J, r, D):
