@@ -60,14 +60,6 @@ class BoundedRows:
     mu: np.ndarray
     cfm: np.ndarray               # per-row compliance (soft rows, e.g. servos); 0 = hard
     body_space: object = None     # bodyspace.BodySpace of these rows, once the solve built it
-    sliding: object = None        # a contact block's (K,) bool: which contacts' friction rows
-    #                               followed their slip (friction_frame)
-    rolling: object = None        # a contact block's (K,) bool: which contacts roll faster
-    #                               than ROLL_GLIDE_RATE
-    roll_tangents: object = None  # a contact block's (r1, r2) (K, 3) each: the rolling rows'
-    #                               tangents (rolling_frame)
-    turned: object = None         # a contact block's (K,) bool: which contacts' friction or
-    #                               rolling rows left the frame of the normal alone
 
     @staticmethod
     def concatenate(blocks):
@@ -82,6 +74,22 @@ class BoundedRows:
                              for f in ("lo", "hi", "target")),
                            np.concatenate(fn),
                            *(np.concatenate([getattr(b, f) for b in blocks]) for f in ("mu", "cfm")))
+
+
+@dataclass
+class ContactFrames:
+    """The directions of K contacts' rows, as ``contact_rows`` laid them: what the report and
+    the warm start read them by."""
+    tangents: tuple       # (t1, t2) (K, 3) each: the friction rows' directions
+    roll_tangents: tuple  # (r1, r2) (K, 3) each: the rolling rows' (rolling_frame)
+    sliding: np.ndarray   # (K,) bool: t1 follows the slip (friction_frame)
+    rolling: np.ndarray   # (K,) bool: rolls faster than ROLL_GLIDE_RATE
+    turned: np.ndarray    # (K,) bool: the friction or rolling rows left the normal's frame
+
+    @staticmethod
+    def empty() -> "ContactFrames":
+        none, no = np.zeros((0, 3)), np.zeros(0, dtype=bool)
+        return ContactFrames((none, none), (none, none), no, no, no)
 
 
 def _frame(normal):
@@ -198,18 +206,16 @@ def _fill(J, r, D):
 
 
 def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
-                 rolls=None) -> BoundedRows:
+                 rolls=None) -> tuple[BoundedRows, ContactFrames]:
     """Rows for K contacts between bodies a and b (rows of the world arrays).
 
     point (K, 3) world, normal (K, 3) from a to b, depth (K,) m (negative: a gap);
     friction (K,) combined coefficients; h the step, T the stabilisation time; load (n, 3)
     the bodies' accelerations by the applied loads (m/s^2); rolls (K,) bool: the contacts
     with rolling friction. The friction rows lie along and across the slip of a sliding
-    contact, or the slip its load would start (``friction_frame``; the block's ``sliding``
-    says which slid), and a gliding one's row across it is free (GLIDE_SPEED); the block's
-    ``roll_tangents`` are those of the rolling rows (``rolling_frame``; ``rolling``: which
-    contacts rolled faster than ROLL_GLIDE_RATE; ``turned``: which contacts' friction or
-    rolling rows left the frame of the normal alone). A touching contact's normal row aims
+    contact, or the slip its load would start (``friction_frame``), and a gliding one's row
+    across it is free (GLIDE_SPEED); the ContactFrames returned with the block say so, and
+    give the rolling rows' tangents (``rolling_frame``). A touching contact's normal row aims
     at pushing out its depth beyond the slop in T, a gap's at closing no more than the gap
     in h (speculative). Bounces are not a target here: impacts are resolved before the
     step's solve (``unilateral.resolve_impacts``).
@@ -241,7 +247,7 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     friction_normal = np.empty((3, k), dtype=np.int64)
     friction_normal[0] = -1
     friction_normal[1:] = np.arange(k)
-    return BoundedRows(
+    block = BoundedRows(
         rows,
         lo=lo,
         hi=np.full(3 * k, np.inf),
@@ -249,23 +255,21 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
         friction_normal=friction_normal.reshape(-1),
         mu=np.concatenate((friction, friction, np.where(slip > GLIDE_SPEED, 0.0, friction))),
         cfm=np.zeros(3 * k),
-        sliding=slip > SLIP_SPEED,
-        rolling=rate > ROLL_GLIDE_RATE,
-        roll_tangents=(R[:, 1].T, R[:, 2].T),
-        turned=turned,
     )
+    return block, ContactFrames((Jb[k:2 * k, :3], Jb[2 * k:, :3]), (R[:, 1].T, R[:, 2].T),
+                                slip > SLIP_SPEED, rate > ROLL_GLIDE_RATE, turned)
 
 
-def with_torque_rows(block: BoundedRows, spin, rolling):
+def with_torque_rows(block: BoundedRows, frames: ContactFrames, spin, rolling):
     """The contact block of ``contact_rows`` followed by rows for the rolling and spin friction
     of the contacts that have any, and those contacts (indices, in order).
 
     Per such contact c: a spin row about its normal n and two rolling rows about the
-    tangents r1, r2 of its rolling frame (the block's ``roll_tangents``), each on the
-    relative angular velocity w_b - w_a along its direction d ([0, d] for b, -[0, d] for a),
-    aiming at zero and bounded by |tau| <= spin_c lambda_n (the spin row) or rolling_c
-    lambda_n (the others, a pyramid; the first, across the roll, is free where the block
-    says the contact is ``rolling``) of c's normal row. The new rows are ordered all spin
+    tangents r1, r2 of its rolling frame (``frames.roll_tangents``), each on the relative
+    angular velocity w_b - w_a along its direction d ([0, d] for b, -[0, d] for a), aiming
+    at zero and bounded by |tau| <= spin_c lambda_n (the spin row) or rolling_c lambda_n
+    (the others, a pyramid; the first, across the roll, is free where the contact is
+    ``frames.rolling``) of c's normal row. The new rows are ordered all spin
     rows, then all first and all second rolling rows, as the block's. spin, rolling (k,) m.
     The block itself when no contact has either."""
     has = np.flatnonzero((spin > 0) | (rolling > 0))
@@ -274,7 +278,7 @@ def with_torque_rows(block: BoundedRows, spin, rolling):
     c, k = has.size, block.rows.count // 3
     a, b = block.rows.a[:k].take(has), block.rows.b[:k].take(has)
     Jb = np.zeros((3 * c, 6))
-    for i, d in enumerate((block.rows.Jb[:k, :3], *block.roll_tangents)):
+    for i, d in enumerate((block.rows.Jb[:k, :3], *frames.roll_tangents)):
         Jb[i * c:(i + 1) * c, 3:] = d.take(has, axis=0)
     torque = Rows(np.concatenate((a, a, a)), np.concatenate((b, b, b)), np.zeros(3 * c), -Jb,
                   Jb, np.zeros(3 * c))
@@ -286,13 +290,9 @@ def with_torque_rows(block: BoundedRows, spin, rolling):
         target=np.concatenate((block.target, np.zeros(3 * c))),
         friction_normal=np.concatenate((block.friction_normal, np.tile(has, 3))),
         mu=np.concatenate((block.mu, spin.take(has),
-                           np.where(block.rolling.take(has), 0.0, rolling.take(has)),
+                           np.where(frames.rolling.take(has), 0.0, rolling.take(has)),
                            rolling.take(has))),
         cfm=np.concatenate((block.cfm, np.zeros(3 * c))),
-        sliding=block.sliding,
-        rolling=block.rolling,
-        roll_tangents=block.roll_tangents,
-        turned=block.turned,
     ), has
 
 

@@ -175,16 +175,15 @@ def warm_start(world, keys: np.ndarray):
     return lam, hit, src
 
 
-def report(cs: ContactSet, lam: np.ndarray, tangents, sliding, roll_tangents) -> ContactReport:
+def report(cs: ContactSet, lam: np.ndarray, frames) -> ContactReport:
     """Build the user-facing report from the contact set and its (K, 3) multipliers, or (K, 6)
-    with the torque rows' (see ``warm_start``), in the frames of ``tangents`` (t1, t2) (K, 3)
-    each (the friction rows') and ``roll_tangents`` (r1, r2) (the rolling rows'), and which
-    of them followed the slip, ``sliding`` (K,)."""
-    t1, t2 = tangents
+    with the torque rows' (see ``warm_start``), along the rows of ``frames``
+    (``contact_rows.ContactFrames``)."""
+    t1, t2 = frames.tangents
     torque = np.zeros_like(cs.normal)
     if lam.shape[1] == 6:
-        r1, r2 = roll_tangents
+        r1, r2 = frames.roll_tangents
         torque = lam[:, 3, None] * cs.normal + lam[:, 4, None] * r1 + lam[:, 5, None] * r2
     return ContactReport(cs.point, cs.normal, cs.depth, cs.body_a - 1, cs.body_b - 1,
                          lam[:, 0], lam[:, 1, None] * t1 + lam[:, 2, None] * t2, torque,
-                         sliding)
+                         frames.sliding)

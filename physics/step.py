@@ -558,8 +558,7 @@ def _store_contacts(world, report):
         return
     lam = uni.contact_multipliers(report.lam_b)
     world._warm = (uni.contacts.packed_keys, lam)
-    world._contacts = contact_report(uni.contacts, lam, uni.tangents, uni.sliding,
-                                     uni.roll_tangents)
+    world._contacts = contact_report(uni.contacts, lam, uni.frames)
 
 
 def joint_wrenches(world) -> np.ndarray:

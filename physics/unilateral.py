@@ -11,8 +11,9 @@ import numpy as np
 from .assembly import Pattern, Scatter
 from .bodyspace import BodySpace
 from .bounded import solve_bounded
-from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows, contact_rows,
-                           positional_warm_start, projected_warm_start, with_torque_rows)
+from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows,
+                           ContactFrames, contact_rows, positional_warm_start,
+                           projected_warm_start, with_torque_rows)
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
 from .limits import bounded_joint_rows
@@ -28,13 +29,11 @@ class Unilateral:
     owner: np.ndarray            # (mb,) joint index of each row, -1 for contacts
     contacts: object             # ContactSet (its packed_keys are the warm-starting keys)
     n_contact_rows: int
-    tangents: tuple              # (t1, t2) (K, 3) each: the friction rows' directions
-    roll_tangents: tuple         # (r1, r2) (K, 3) each: the rolling rows' (contact_rows)
-    sliding: np.ndarray          # (K,) bool: t1 follows the slip (contact_rows.friction_frame)
+    frames: ContactFrames        # the contacts' rows' directions (contact_rows)
     warm: np.ndarray             # (K, 3) last step's multipliers of the same contacts, (K, 6)
     #                              with spin and rolling torques (contacts.warm_start; its
-    #                              forces along the new rows where the frame turned)
-    warm_found: np.ndarray       # (K,) bool: the contact was there last step (same key)
+    #                              forces along the new rows where the frame turned, or of
+    #                              the nearest contact: contact_rows.positional_warm_start)
     restitution: np.ndarray      # (K,)
     limit_rows: np.ndarray       # each limit and motor row's index in the coordinate plan
     torque_contacts: np.ndarray  # the contacts with rolling or spin friction rows, in order
@@ -89,9 +88,8 @@ def unilateral_rows(world, model, kin, h, load=None):
     if moving.any():
         cs = live_contacts(world, cs)
     blocks, owners = [], []
-    tangents = roll_tangents = (np.zeros((0, 3)), np.zeros((0, 3)))
-    warm, found, e = np.zeros((0, 3)), np.zeros(0, dtype=bool), np.zeros(0)
-    sliding = np.zeros(0, dtype=bool)
+    frames = ContactFrames.empty()
+    warm, e = np.zeros((0, 3)), np.zeros(0)
     torque_contacts = np.zeros(0, dtype=np.intp)
     if len(cs):
         a, b = cs.body_a, cs.body_b
@@ -99,12 +97,8 @@ def unilateral_rows(world, model, kin, h, load=None):
         e = np.maximum(world._restitution[a], world._restitution[b])
         warm, found, src = warm_start(world, cs.packed_keys)
         rolling = np.maximum(world._rolling_friction[a], world._rolling_friction[b])
-        block = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T, load,
-                             rolling > 0)
-        sliding = block.sliding
-        k = len(cs)
-        tangents = (block.rows.Jb[k:2 * k, :3], block.rows.Jb[2 * k:, :3])
-        roll_tangents = block.roll_tangents
+        block, frames = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T, load,
+                                     rolling > 0)
         # the friction rows turn with the slip, the roll and the load (the frame of the
         # normal alone only where all are slow): where they turned, the warm start is last
         # step's forces along the new rows. (So are those that slid last step. A contact
@@ -113,14 +107,15 @@ def unilateral_rows(world, model, kin, h, load=None):
         # them apart by their forces cost a 55-box pyramid 30 us a step; projecting every
         # contact's forces changed its warm start by round-off, and its settling took 118
         # iterations over 48 steps instead of 82.)
-        frame = (cs.normal, *tangents, *roll_tangents)
-        turned = (found & (block.turned | world._contacts.sliding.take(src)) if found.any()
+        frame = (cs.normal, *frames.tangents, *frames.roll_tangents)
+        turned = (found & (frames.turned | world._contacts.sliding.take(src)) if found.any()
                   else found)
         if turned.any():
             dst = np.flatnonzero(turned)
             warm = projected_warm_start(world._contacts, src.take(dst), dst, frame, warm)
+        warm = positional_warm_start(world._contacts, a, b, cs.point, frame, warm, found)
         block, torque_contacts = with_torque_rows(
-            block, np.maximum(world._spin_friction[a], world._spin_friction[b]), rolling)
+            block, frames, np.maximum(world._spin_friction[a], world._spin_friction[b]), rolling)
         blocks.append(block)
         owners.append(np.full(block.rows.count, -1, dtype=np.intp))
     limit_block, limit_owner, limit_rows = bounded_joint_rows(world._limit_tables(), kin, h, T)
@@ -130,8 +125,8 @@ def unilateral_rows(world, model, kin, h, load=None):
     merged = BoundedRows.concatenate(blocks)
     if merged is None:
         return None
-    return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), tangents, roll_tangents,
-                      sliding, warm, found, e, limit_rows, torque_contacts)
+    return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), frames, warm, e,
+                      limit_rows, torque_contacts)
 
 
 def cached_pattern(world, a, b, inv_mass):
@@ -169,10 +164,6 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     whole mixed problem with factorisations of the full matrix (``bounded.solve_bounded``);
     "auto" takes "direct" below DIRECT_BELOW bounded rows and DIRECT_ALL_BELOW rows in all."""
     block = uni.block
-    if uni.n_contact_rows:
-        uni.warm = positional_warm_start(world._contacts, uni.contacts.body_a, uni.contacts.body_b,
-                                         uni.contacts.point, (uni.contacts.normal, *uni.tangents, *uni.roll_tangents),
-                                         uni.warm, uni.warm_found)
     solver = world.contact_solver
     if solver == "auto":
         few = block.rows.count < DIRECT_BELOW and block.rows.count + model.m < DIRECT_ALL_BELOW

@@ -15,7 +15,7 @@ def _rows_for(centres, a, b, point, normal):
     kin = SimpleNamespace(x=centres, v=still, w=still)
     k = a.shape[0]
     return contact_rows(kin, a, b, point, normal, np.full(k, 1e-3), np.full(k, 0.5),
-                        h=1 / 240, T=0.05).rows
+                        h=1 / 240, T=0.05)[0].rows
 
 
 def test_a_normal_through_the_centres_has_no_torque_and_friction_keeps_its_arm():
