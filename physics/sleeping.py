@@ -28,6 +28,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .contacts import (ContactReport, checked_contact_snapshot, contact_snapshot,
                        joined_warm_starts, kinematic)
+from .validation import checked_array
 
 # default thresholds (the World's sleep_speed, sleep_spin, sleep_time)
 SLEEP_SPEED = 0.02      # m/s
@@ -257,8 +258,7 @@ def wake(world, rows):
     world._asleep[:n][rows] = False
     world._still_time[:n][rows] = 0.0
     world._island[:n][rows] = -1
-    world._inv_mass[:n][rows] = 1.0 / world._mass[:n][rows]
-    world._inv_inertia[:n][rows] = np.linalg.inv(world._inertia[:n][rows])
+    world._set_inverses(np.flatnonzero(rows))
     release_contacts(world, rows)
     world._recompile()
 
@@ -302,7 +302,6 @@ def checked_snapshot(saved, world):
         still = np.array(saved["still_time"], dtype=float)
         island = np.array(saved["island"])
         next_island = saved["next_island"]
-        held, errors = saved["held_wrenches"], saved["held_errors"]
     except (KeyError, TypeError, ValueError):
         raise ValueError("state['sleep'] must be a snapshot's sleep part (asleep, still_time, "
                          "island, next_island, held_wrenches, held_errors)") from None
@@ -316,14 +315,8 @@ def checked_snapshot(saved, world):
         raise ValueError("state['sleep']['next_island'] must be a whole number >= 0")
     if (asleep & ~movable(world)).any():
         raise ValueError("state['sleep']['asleep'] puts a static body to sleep")
-    if held is not None:
-        held = np.array(held, dtype=float)
-        if held.shape != (nj, 6) or not np.all(np.isfinite(held)):
-            raise ValueError(f"state['sleep']['held_wrenches'] must be ({nj}, 6) and finite")
-    if errors is not None:
-        errors = np.array(errors, dtype=float)
-        if errors.shape != (nj,) or not np.all(np.isfinite(errors)):
-            raise ValueError(f"state['sleep']['held_errors'] must be ({nj},) and finite")
+    held = checked_array(saved, "held_wrenches", (nj, 6), where="state['sleep']")
+    errors = checked_array(saved, "held_errors", (nj,), where="state['sleep']")
     # (a snapshot from before sleeping islands kept their contacts has none)
     contacts = checked_contact_snapshot(saved.get("contacts"), n - 1,
                                         "state['sleep']['contacts']")

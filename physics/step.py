@@ -30,7 +30,7 @@ from .linsolve import SingularSystemError
 from .math3d import einsum, quat_multiply, quat_to_matrix, rotate_quat
 from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation,
                        gyroscopic_torque_explicit, midpoint_turn, world_inverse_inertia)
-from .sleeping import joints_with_rows
+from .sleeping import joint_links, joints_with_rows
 from .rows import (Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables,
                    velocity_products)
 from .stiffness import (anchor_sides, augmented_inverse_inertia, stiffness_carries,
@@ -104,7 +104,7 @@ def compile_model(world) -> Model:
         principal = einsum("nii->ni", world._inertia[:n]).copy()
         principal_inv = einsum("nii->ni", world._inv_inertia[:n]).copy()
     return Model(tables, a, b, owner, pattern, scatter, dynamic,
-                 np.array([j.body_b.row for j in joints], dtype=np.intp),
+                 joint_links(world)[:, 1].copy(),
                  np.array([j._lb for j in joints]).reshape(-1, 3),
                  shaped >= 2, anchor_sides(tables, world._inv_inertia[:n]),
                  principal, principal_inv, _spinning(world._inertia[:n], inv_mass > 0),

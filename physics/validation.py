@@ -101,3 +101,18 @@ def check_inertia(name: str, value) -> np.ndarray:
     if eig[0] <= 0:
         raise ValueError(f"{name} must be positive definite, smallest eigenvalue is {eig[0]:.3g}")
     return 0.5 * (arr + arr.T)
+
+
+def checked_array(state, key, shape, required=False, where="state"):
+    """A snapshot's part state[key] as a float array of this shape with finite entries (None
+    when the snapshot has no such optional part, or None there); ValueError naming the part
+    (``where``[key]) otherwise."""
+    value = state.get(key)
+    if value is None:
+        if required:
+            raise ValueError(f"{where} has no {key!r}")
+        return None
+    value = np.array(value, dtype=float)
+    if value.shape != shape or not np.all(np.isfinite(value)):
+        raise ValueError(f"{where}[{key!r}] has the wrong shape or is not finite")
+    return value

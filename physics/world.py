@@ -19,7 +19,8 @@ from .math3d import quat_to_matrix
 from .rows import Kinematics, evaluate_tables
 from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
-from .validation import check_count, check_inertia, check_positive, check_quaternion, check_vector
+from .validation import (check_count, check_inertia, check_positive, check_quaternion,
+                         check_vector, checked_array)
 
 INTEGRATORS = ("symplectic", "rk4")
 CONTACT_SOLVERS = ("auto", "iterative", "direct")
@@ -217,10 +218,15 @@ class World:
             self._mass[i] = np.inf
         else:
             self._mass[i] = mass
-            self._inv_mass[i] = 1.0 / mass
             self._inertia[i] = inertia
-            self._inv_inertia[i] = np.linalg.inv(inertia)
+            self._set_inverses([i])
         return i
+
+    def _set_inverses(self, rows):
+        """The inverse mass and inertia of the dynamic body rows ``rows`` (indices) from their
+        mass and inertia (a new body, bodies waking)."""
+        self._inv_mass[rows] = 1.0 / self._mass[rows]
+        self._inv_inertia[rows] = np.linalg.inv(self._inertia[rows])
 
     def _view(self, name):
         return getattr(self, name)[: self._n]
@@ -354,6 +360,7 @@ class World:
         self._angle_table = None
         self._forget_contacts()
         self._recompile()
+        self._solver_memory = SolverMemory()
 
     def _limits_changed(self):
         self._coordinate_tables = None
@@ -362,12 +369,13 @@ class World:
     def _recompile(self):
         """What the step compiled from the joints and from which bodies move is made again
         (after a topology change, or bodies falling asleep or waking: the contacts' warm
-        start is kept then)."""
+        start is kept then, and the awake bodies' solver memory: an island falling asleep
+        far away must not change how a pile is solved)."""
         self._compiled = None
         self._coordinate_tables = None
         self._pattern_cache = {}
         self._limit_warm = None
-        self._state_changed()
+        self._step_caches_dropped()
 
     # -- sleeping (physics.sleeping) -----------------------------------------------------
     @property
@@ -451,10 +459,14 @@ class World:
         return joined[2]
 
     def _state_changed(self):
+        self._step_caches_dropped()
+        self._solver_memory = SolverMemory()
+
+    def _step_caches_dropped(self):
+        """What the last step left for the next that the bodies' rows or masses fix."""
         self._start_cache = None      # see step.symplectic_substep
         self._stiffness = None
         self._report = None
-        self._solver_memory = SolverMemory()
         self._wrench_cache = None
         self._energy_reference = None
 
@@ -640,13 +652,13 @@ class World:
         that the limits' plan no longer has starts the limit rows cold.)"""
         if state.get("n_bodies") != self._n - 1 or state.get("n_joints") != len(self._joints):
             raise ValueError("state was taken from a world with different bodies or joints")
-        arrays = {name: _checked_array(state, name[1:], self._view(name).shape, required=True)
+        arrays = {name: checked_array(state, name[1:], self._view(name).shape, required=True)
                   for name in self._STATE}
         # the hinges' turn counts (older snapshots lack them), the joints' tension stiffness
         # of the last step, the contact solve's power vector
-        angles = _checked_array(state, "joint_angles", self._joint_angle.shape)
-        stiffness = _checked_array(state, "stiffness", (self._n, 3, 3))
-        norm_vector = _checked_array(state, "norm_vector", (6 * self._n,))
+        angles = checked_array(state, "joint_angles", self._joint_angle.shape)
+        stiffness = checked_array(state, "stiffness", (self._n, 3, 3))
+        norm_vector = checked_array(state, "norm_vector", (6 * self._n,))
         clock = _checked_clock(state, self.dt)
         settled = state.get("solve_settled", True)
         if not isinstance(settled, (bool, np.bool_)):
@@ -726,20 +738,6 @@ def _checked_clock(state, dt):
         raise ValueError("state['clock'] must be (time origin in s, whole steps >= 0), got "
                          f"{clock!r}")
     return (origin, whole) if origin + whole * dt == time else (time, 0)
-
-
-def _checked_array(state, key, shape, required=False):
-    """state[key] as a float array of this shape with finite entries (None when the snapshot
-    has no such optional part, or None there); ValueError naming the part otherwise."""
-    value = state.get(key)
-    if value is None:
-        if required:
-            raise ValueError(f"state has no {key!r}")
-        return None
-    value = np.array(value, dtype=float)
-    if value.shape != shape or not np.all(np.isfinite(value)):
-        raise ValueError(f"state[{key!r}] has the wrong shape or is not finite")
-    return value
 
 
 def _checked_limit_multipliers(saved):
