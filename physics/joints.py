@@ -74,7 +74,7 @@ class Joint:
     def _coordinates_changed(self):
         if self._world is not None:
             self._world._wake([self._rows_a, self.body_b.row])
-            self._world._limits_changed()
+            self._world._actuation_changed(self)
 
     def _point(self, owner):
         return ("point", (owner, self._rows_a, self.body_b.row, self._la, self._lb))

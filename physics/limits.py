@@ -215,73 +215,84 @@ def coordinate_blocks(table: CoordinateTable, kin: Kinematics, turned):
     return c, angular_rate_blocks(g)
 
 
+# the groups of a plan's rows, in the order each table's rows are made
+LOWER, UPPER, DRIVE, FRICTION = range(4)
+
+
 @dataclass
 class BoundedPlan:
     """Which coordinates of a list of tables (their entries stacked in table order) become
     bounded rows, in the order the rows are made: per table its lower limits, upper limits,
-    velocity motors, servos, then friction (a velocity motor at 0). What only changes with
-    the topology is kept here."""
+    velocity motors, servos, then friction (a velocity motor at 0). Which rows there are
+    only changes with the topology or when a limit, motor or friction comes or goes; their
+    values (limits, settings, largest forces) are taken from the tables again when a user
+    retunes a joint (``values_from``)."""
     entry: np.ndarray       # (mb,) stacked coordinate of each row
+    group: np.ndarray       # (mb,) LOWER, UPPER, DRIVE (motor or servo) or FRICTION
     sign: np.ndarray        # (mb,) +1 (lower limit, motor) or -1 (upper limit): row = sign c
-    bound: np.ndarray       # (mb,) the limit (0 for motors)
-    motor: np.ndarray       # (mm,) the rows that are motors or servos
-    mode: np.ndarray        # (mm,) 1 velocity motor, 2 servo
-    setting: np.ndarray     # (mm, 3) value, k, d
+    motor: np.ndarray       # (mm,) the rows that are motors, servos or friction
     a: np.ndarray           # (mb,) body rows
     b: np.ndarray
-    lo: np.ndarray          # (mb,) bounds on lambda
-    hi: np.ndarray
     owner: np.ndarray       # (mb,) joint of each row
     margin: np.ndarray      # (mb,) a limit row is made within this of its limit (rad or m)
     wrapped: np.ndarray     # (mm,) the motor rows on a wrapped angle (WRAPPED)
+    # values, from the tables (values_from)
+    bound: np.ndarray = None    # (mb,) the limit (0 for motors)
+    mode: np.ndarray = None     # (mm,) 1 velocity motor, 2 servo
+    setting: np.ndarray = None  # (mm, 3) value, k, d
+    lo: np.ndarray = None       # (mb,) bounds on lambda
+    hi: np.ndarray = None
+
+    def values_from(self, tables):
+        """Take the rows' limits, motor and servo settings and largest forces from the
+        tables (whose entries must still make these rows)."""
+        def stacked(name):
+            return np.concatenate([getattr(t, name) for t in tables])
+        entry, group = self.entry, self.group
+        limit = group <= UPPER
+        self.bound = np.where(group == LOWER, stacked("lo").take(entry),
+                              np.where(group == UPPER, stacked("hi").take(entry), 0.0))
+        force = np.where(group == DRIVE, stacked("max_force").take(entry),
+                         stacked("friction").take(entry))
+        self.lo = np.where(limit, 0.0, -force)
+        self.hi = np.where(limit, np.inf, force)
+        driven = self.entry.take(self.motor)
+        settings = np.where((group.take(self.motor) == DRIVE)[:, None],
+                            stacked("motor").take(driven, axis=0), FRICTION_MOTOR)
+        self.mode, self.setting = settings[:, 0], settings[:, 1:].copy()
 
 
 def bounded_plan(tables) -> BoundedPlan | None:
     """The rows bounded_joint_rows makes from these tables, or None when there are none."""
-    entry, sign, bound, is_motor, lo, hi, owner, margin = [], [], [], [], [], [], [], []
-    settings, wrapped = [], []
+    entry, group, sign, owner, margin, wrapped = [], [], [], [], [], []
     start = 0
     for t in tables:
         unit = LINEAR_LIMIT_MARGIN if t.kind == "position" else ANGULAR_LIMIT_MARGIN
-        groups = [(np.flatnonzero(np.isfinite(t.lo)), 1.0, t.lo, None),
-                  (np.flatnonzero(np.isfinite(t.hi)), -1.0, t.hi, None)]
-        groups += [(on, 1.0, None, (t.motor.take(on, axis=0), t.max_force.take(on)))
-                   for on in (np.flatnonzero(t.motor[:, 0] == m) for m in (1, 2))]
-        on = np.flatnonzero(t.friction > 0)
-        groups.append((on, 1.0, None, (np.tile(FRICTION_MOTOR, (on.size, 1)),
-                                       t.friction.take(on))))
-        for on, s, limit, drive in groups:
+        runs = [(np.flatnonzero(np.isfinite(t.lo)), LOWER, 1.0),
+                (np.flatnonzero(np.isfinite(t.hi)), UPPER, -1.0)]
+        runs += [(np.flatnonzero(t.motor[:, 0] == m), DRIVE, 1.0) for m in (1, 2)]
+        runs.append((np.flatnonzero(t.friction > 0), FRICTION, 1.0))
+        for on, g, s in runs:
             entry.append(start + on)
+            group.append(np.full(on.size, g))
             sign.append(np.full(on.size, s))
             owner.append(t.owner.take(on))
             margin.append(np.full(on.size, unit))
-            is_motor.append(np.full(on.size, limit is None))
-            if limit is None:
-                setting, f = drive
-                settings.append(setting)
+            if g >= DRIVE:
                 wrapped.append(np.full(on.size, t.kind in WRAPPED))
-                bound.append(np.zeros(on.size))
-                lo.append(-f)
-                hi.append(f)
-            else:
-                bound.append(limit.take(on))
-                lo.append(np.zeros(on.size))
-                hi.append(np.full(on.size, np.inf))
         start += len(t.a)
     entry = np.concatenate(entry or [np.zeros(0, dtype=np.intp)]).astype(np.intp)
     if not entry.size:
         return None
-    is_motor = np.concatenate(is_motor)
+    group = np.concatenate(group)
     stacked_a = np.concatenate([t.a for t in tables])
     stacked_b = np.concatenate([t.b for t in tables])
-    motor = np.flatnonzero(is_motor)
-    settings = np.concatenate(settings) if settings else np.zeros((0, 4))
-    return BoundedPlan(entry, np.concatenate(sign), np.concatenate(bound),
-                       motor, settings[:, 0], settings[:, 1:].copy(),
-                       stacked_a.take(entry), stacked_b.take(entry), np.concatenate(lo),
-                       np.concatenate(hi), np.concatenate(owner).astype(np.intp),
-                       np.concatenate(margin),
+    plan = BoundedPlan(entry, group, np.concatenate(sign), np.flatnonzero(group >= DRIVE),
+                       stacked_a.take(entry), stacked_b.take(entry),
+                       np.concatenate(owner).astype(np.intp), np.concatenate(margin),
                        np.concatenate(wrapped) if wrapped else np.zeros(0, dtype=bool))
+    plan.values_from(tables)
+    return plan
 
 
 class CoordinateTables(list):
@@ -294,6 +305,43 @@ class CoordinateTables(list):
         self.plan = bounded_plan(self)
         self._stack = StackedVectors([[(t.b if side else t.a, t.args[arg])
                                        for side, arg in TURNED.get(t.kind, ())] for t in self])
+
+    def retune(self, indexed_joints) -> bool:
+        """Take the new limits, motor and servo settings and friction of the joints (index,
+        joint) in place, with the plan's values, and say True; or change nothing and say
+        False when the joints' specs would make other rows (a limit, motor or friction
+        turned on or off, a motor made a servo): the tables must be built again. A joint's
+        bodies and local vectors only change with the topology."""
+        by_kind = {t.kind: t for t in self}
+        changes = []
+        for index, joint in indexed_joints:
+            specs: dict[str, list] = {}
+            for kind, spec in joint._coordinate_specs():
+                specs.setdefault(kind, []).append(spec)
+            for t in self:
+                at = np.flatnonzero(t.owner == index)
+                items = specs.pop(t.kind, [])
+                if at.size != len(items):
+                    return False
+                if not items:
+                    continue
+                lo, hi, motor, max_force, friction = (np.array(c, dtype=float)
+                                                      for c in list(zip(*items))[-5:])
+                motor = motor.reshape(-1, 4)
+                if not (np.array_equal(np.isfinite(lo), np.isfinite(t.lo.take(at)))
+                        and np.array_equal(np.isfinite(hi), np.isfinite(t.hi.take(at)))
+                        and np.array_equal(motor[:, 0], t.motor.take(at, axis=0)[:, 0])
+                        and np.array_equal(friction > 0, t.friction.take(at) > 0)):
+                    return False
+                changes.append((t, at, lo, hi, motor, max_force, friction))
+            if specs:                   # a kind the tables do not have yet
+                return False
+        for t, at, lo, hi, motor, max_force, friction in changes:
+            t.lo[at], t.hi[at], t.motor[at], t.max_force[at], t.friction[at] = (
+                lo, hi, motor, max_force, friction)
+        if self.plan is not None:
+            self.plan.values_from(self)
+        return True
 
     def turned(self, kin: Kinematics) -> list:
         """Per table the world vectors (k, 3) its angular coordinate starts from (TURNED),

@@ -152,6 +152,7 @@ class World:
         self._angle_table = None
         self._compiled = None
         self._coordinate_tables = None
+        self._retuned = {}              # joint index -> joint whose settings changed
         self._ignored: set[frozenset] = set()
         self._pattern_cache = {}
         self._start_cache = None
@@ -362,9 +363,12 @@ class World:
         self._recompile()
         self._solver_memory = SolverMemory()
 
-    def _limits_changed(self):
-        self._coordinate_tables = None
-        self._limit_warm = None
+    def _actuation_changed(self, joint):
+        """A joint's limits, motor, servo or friction changed: the coordinate tables take
+        the new values before the next step, or are built again (with no warm start for the
+        limit rows) when rows come or go (``_limit_tables``)."""
+        if self._coordinate_tables is not None:
+            self._retuned[joint.index] = joint
 
     def _recompile(self):
         """What the step compiled from the joints and from which bodies move is made again
@@ -373,6 +377,7 @@ class World:
         far away must not change how a pile is solved)."""
         self._compiled = None
         self._coordinate_tables = None
+        self._retuned = {}
         self._pattern_cache = {}
         self._limit_warm = None
         self._step_caches_dropped()
@@ -689,7 +694,13 @@ class World:
 
     def _limit_tables(self):
         """The joints' limit and motor coordinates and their plan of rows
-        (limits.CoordinateTables), made once per topology."""
+        (limits.CoordinateTables), made once per topology and retuned in place when a
+        joint's settings change."""
+        retuned, self._retuned = self._retuned, {}
+        if self._coordinate_tables is not None and retuned:
+            if not self._coordinate_tables.retune(retuned.items()):
+                self._coordinate_tables = None
+                self._limit_warm = None
         if self._coordinate_tables is None:
             from .limits import build_coordinate_tables
             self._coordinate_tables = build_coordinate_tables(sleeping.joints_with_rows(self))

@@ -53,6 +53,89 @@ def test_motor_reaches_its_speed_and_saturates_at_max_torque():
     assert hinge.rate == pytest.approx(2.0, rel=0.01)
 
 
+@pytest.mark.parametrize("solver", ["direct", "iterative"])
+def test_a_motor_retuned_every_step_drives_at_each_new_speed_and_torque(solver):
+    """A controller's loop: a wheel's motor gets a new speed (and a new torque limit) before
+    every step. Unsaturated it turns at each new speed within 0.2 %; saturated it pushes with each new
+    limit; the motor rows start from the last step's torques all along."""
+    world = World(gravity=(0, 0, 0), contact_solver=solver)
+    wheel = world.add_body(Box((0.3, 0.3, 0.05)), mass=4.0)
+    hinge = world.add_joint(Hinge(None, wheel, anchor=(0, 0, 0), axis=(0, 0, 1),
+                                  limits=(-50.0, 50.0)))
+    hinge.set_motor(velocity=1.0, max_force=100.0)
+    world.step()
+    I = wheel.inertia[2, 2]
+    for k in range(24):
+        speed = 1.0 + 0.5 * np.sin(0.3 * k)
+        hinge.set_motor(velocity=speed, max_force=100.0)
+        assert world.get_state()["limit_multipliers"] is not None
+        world.step()
+        assert hinge.rate == pytest.approx(speed, rel=2e-3)   # (bounded rows are soft)
+    for k in range(24):
+        torque = 0.2 + 0.01 * k           # far from the speed asked: saturated
+        before = hinge.rate
+        hinge.set_motor(velocity=-20.0, max_force=torque)
+        world.step()
+        assert hinge.torque[2] == pytest.approx(-torque, rel=1e-9)
+        assert (hinge.rate - before) / world.dt == pytest.approx(-torque / I, rel=1e-6)
+
+
+def test_limits_motors_and_friction_switched_on_and_off_mid_run_take_effect_at_once():
+    """Adding or removing a limit, a motor or friction changes which rows a joint makes: a
+    free-spinning wheel is stopped by limits set while it turns, spins on past where they
+    were once they are gone, is braked at f / I by friction set later, and coasts again
+    once friction and a motor are taken off."""
+    world = World(gravity=(0, 0, 0))
+    wheel = world.add_body(Box((0.3, 0.3, 0.05)), mass=4.0, angular_velocity=(0, 0, 2.0))
+    hinge = world.add_joint(Hinge(None, wheel, anchor=(0, 0, 0), axis=(0, 0, 1)))
+    world.step(12)
+    hinge.limits = (-1.0, hinge.angle + 0.2)
+    world.step(120)
+    assert hinge.angle == pytest.approx(hinge.limits[1], abs=0.01)
+    hinge.limits = None
+    hinge.set_motor(velocity=3.0, max_force=50.0)
+    world.step(120)
+    assert hinge.rate == pytest.approx(3.0, abs=1e-9)
+    assert hinge.angle > 1.0
+    hinge.disable_motor()
+    hinge.friction = 0.2
+    world.step()
+    before, I = hinge.rate, wheel.inertia[2, 2]
+    world.step()
+    assert (hinge.rate - before) / world.dt == pytest.approx(-0.2 / I, rel=1e-6)
+    hinge.friction = 0.1                   # retuned: the same rows, half the torque
+    before = hinge.rate
+    world.step()
+    assert (hinge.rate - before) / world.dt == pytest.approx(-0.1 / I, rel=1e-6)
+    hinge.friction = 0.0
+    before = hinge.rate
+    world.step(24)
+    assert hinge.rate == pytest.approx(before, abs=1e-12)
+
+
+def test_friction_retuned_on_a_ball_joint_and_on_a_cylindrical_coordinate_brakes_at_its_new_value():
+    """Retuning takes each of a joint's rows: the ball joint's three friction rows, and
+    one coordinate of two (the cylindrical's sliding, its turning left as it was)."""
+    world = World(gravity=(0, 0, 0))
+    ball = world.add_body(Capsule(0.05, 0.1), mass=1.0, angular_velocity=(0, 0, 20.0))
+    socket = world.add_joint(Ball(None, ball, anchor=(0, 0, 0), friction=0.02))
+    block = world.add_body(Box((0.2, 0.1, 0.05)), mass=2.0, position=(2, 0, 0),
+                           linear_velocity=(0, 0, 3.0), angular_velocity=(0, 0, 4.0))
+    post = world.add_joint(Cylindrical(None, block, anchor=(2, 0, 0), axis=(0, 0, 1),
+                                       position_friction=1.0, angle_friction=0.1))
+    world.step()
+    for f_ball, f_slide in ((0.02, 1.0), (0.05, 2.0), (0.01, 0.5)):
+        socket.friction, post.sliding.friction = f_ball, f_slide
+        before = ball.angular_velocity[2], block.linear_velocity[2], block.angular_velocity[2]
+        world.step()
+        ball_rate, slide_rate, turn_rate = ((now - was) / world.dt for now, was in zip(
+            (ball.angular_velocity[2], block.linear_velocity[2], block.angular_velocity[2]),
+            before))
+        assert ball_rate == pytest.approx(-f_ball / ball.inertia[2, 2], rel=1e-6)
+        assert slide_rate == pytest.approx(-f_slide / 2.0, rel=1e-6)
+        assert turn_rate == pytest.approx(-0.1 / block.inertia[2, 2], rel=1e-6)
+
+
 @pytest.mark.parametrize("motor", [False, True])
 def test_a_spinning_rod_reports_its_centripetal_pull_with_or_without_a_motor(motor):
     """A 2 kg rod of 0.5 m spinning at 10 rad/s about a hinge at its end, no gravity: the
