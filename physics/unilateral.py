@@ -12,7 +12,7 @@ from .assembly import Pattern, Scatter
 from .bodyspace import BodySpace
 from .bounded import solve_bounded
 from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows,
-                           ContactFrames, contact_rows, positional_warm_start,
+                           ContactFrames, contact_rows, gripping_friction, positional_warm_start,
                            projected_warm_start, with_torque_rows)
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
@@ -97,8 +97,9 @@ def unilateral_rows(world, model, kin, h, load=None):
         e = np.maximum(world._restitution[a], world._restitution[b])
         warm, found, src = warm_start(world, cs.packed_keys)
         rolling = np.maximum(world._rolling_friction[a], world._rolling_friction[b])
+        grip = gripping_friction(world._contacts, src, found, mu, cs.packed_keys >> 21)
         block, frames = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T, load,
-                                     rolling > 0)
+                                     rolling > 0, grip)
         # the friction rows turn with the slip, the roll and the load (the frame of the
         # normal alone only where all are slow): where they turned, the warm start is last
         # step's forces along the new rows. (So are those that slid last step. A contact

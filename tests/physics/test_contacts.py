@@ -21,14 +21,20 @@ def test_sphere_and_box_rest_on_the_ground():
     assert world.contacts.normal_force.sum() == pytest.approx(4.0 * 9.81, rel=1e-3)
 
 
-def _box_on_incline(angle_deg, mu=0.5, downhill_heading_deg=180.0):
-    """A 0.2 m box of 1 kg resting on an incline whose downhill points
-    ``downhill_heading_deg`` from +x (seen from above), the box square to the slope."""
+def _incline(angle_deg, downhill_heading_deg):
+    """(normal, orientation square to the slope, angle in rad) of an incline whose downhill
+    points ``downhill_heading_deg`` from +x (seen from above)."""
     th, turn = np.radians(angle_deg), np.radians(downhill_heading_deg - 180.0)
     n = np.array([-np.sin(th) * np.cos(turn), -np.sin(th) * np.sin(turn), np.cos(th)])
     qz = (np.cos(turn / 2), 0.0, 0.0, np.sin(turn / 2))
     qy = (np.cos(th / 2), 0.0, -np.sin(th / 2), 0.0)
     orientation = (qz[0] * qy[0], -qz[3] * qy[2], qz[0] * qy[2], qz[3] * qy[0])  # qz qy
+    return n, orientation, th
+
+
+def _box_on_incline(angle_deg, mu=0.5, downhill_heading_deg=180.0):
+    """A 0.2 m box of 1 kg resting on an incline (``_incline``), square to the slope."""
+    n, orientation, th = _incline(angle_deg, downhill_heading_deg)
     world = World()
     world.add_body(Plane(normal=n), friction=mu)
     box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=0.1 * n, friction=mu,
@@ -58,6 +64,59 @@ def test_box_slides_on_an_incline_above_the_friction_angle(angle, heading):
     a = (np.linalg.norm(box.linear_velocity) - v0) / (world.time - t0)
     expected = 9.81 * (np.sin(th) - 0.5 * np.cos(th))
     assert a == pytest.approx(expected, rel=0.02)
+
+
+def _box_on_a_box_on_incline(angle_deg, downhill_heading_deg, solver):
+    """A 0.2 m box of 1 kg on a 2 m x 2 m x 0.2 m box of 5 kg on the incline of
+    ``_box_on_incline``: mu 0.3 between the boxes (0.9 against the slope, which holds the
+    lower box)."""
+    n, orientation, th = _incline(angle_deg, downhill_heading_deg)
+    world = World(contact_solver=solver)
+    world.add_body(Plane(normal=n), friction=0.9)
+    base = world.add_body(Box((1.0, 1.0, 0.1)), mass=5.0, position=0.1 * n, friction=0.9,
+                          orientation=orientation)
+    top = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=0.3001 * n,
+                         orientation=orientation, friction=0.1)   # sqrt(0.9 * 0.1) = 0.3
+    return world, base, top, th
+
+
+@pytest.mark.parametrize("solver", ["direct", "iterative"])
+@pytest.mark.parametrize("heading", [180.0, 157.5, 135.0, 120.0])
+def test_a_box_on_a_box_on_an_incline_slides_at_g_sin_minus_mu_cos_whichever_way_it_faces(
+        heading, solver):
+    """The top box's friction comes through the box below, which the slope holds: no applied
+    load turns its contacts' pyramids, so until they turn with the force they hold with
+    (``gripping_friction``) they held it with up to sqrt(2) mu N (at 18 degrees, 1.08 times
+    the friction angle of mu = 0.3, it stuck when the slope faced 22.5 to 60 degrees off
+    the boxes' sides). It holds at 15 degrees, and at 18 slides at g (sin - mu cos) within
+    2 %, the box below never moving."""
+    for angle, expected in ((15, 0.0), (18, 9.81 * (np.sin(np.radians(18))
+                                                      - 0.3 * np.cos(np.radians(18))))):
+        world, base, top, th = _box_on_a_box_on_incline(angle, heading, solver)
+        world.step(24)
+        v0, t0, p0 = top.linear_velocity, world.time, top.position
+        world.step(96)
+        a = np.linalg.norm(top.linear_velocity - v0) / (world.time - t0)
+        assert a == pytest.approx(expected, rel=0.02, abs=1e-4)
+        assert np.linalg.norm(base.linear_velocity) < 1e-4
+        if expected == 0.0:
+            assert np.linalg.norm(top.position - p0) < 1e-4
+
+
+def test_sticking_contacts_in_a_settled_pile_hold_within_coulombs_cone():
+    """150 marbles poured into a narrow bin and left 2 s: the friction a sticking contact
+    holds with stays within 1.02 mu N but at a few of them (fewer than 1 %). Each contact's
+    pyramid is fixed by its normal alone while nothing turns it, and 15 of 360 held with up
+    to 1.2 mu N along its diagonals, for good."""
+    import scenes
+    world = scenes.load("marbles", count=150, half_width=0.25).world
+    world.step(480)
+    c = world.contacts
+    mu = world.bodies[0].friction       # the ground's, as every marble's
+    sticking = ~c.sliding & (c.normal_force > 0)
+    held = np.linalg.norm(c.friction_force, axis=1)[sticking] / (mu * c.normal_force[sticking])
+    assert sticking.sum() > 300
+    assert (held > 1.02).sum() < 0.01 * sticking.sum()
 
 
 def test_sliding_box_decelerates_at_mu_g():
