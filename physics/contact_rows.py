@@ -128,8 +128,8 @@ def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None, grip=
     contacts that ``rolls`` (k,) bool (those with rolling friction; None if none); and which
     contacts' friction rows left the frame of the normal alone (k,) bool. A contact whose
     slip and slip ahead are both slower takes its first tangent along ``grip`` (k, 3) where
-    that is not zero: last step's friction force where it held with all mu N
-    (``gripping_friction``).
+    that is not zero and lies along neither tangent of the normal's frame: last step's
+    friction force of its pair where that held with all mu N (``gripping_friction``).
 
     Why a sticking contact follows its load: the pyramid |f_1|, |f_2| <= mu N holds up to
     sqrt(2) mu N along its diagonals. A box whose downhill lay 45 degrees from its contacts'
@@ -245,11 +245,11 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     the bodies' accelerations by the applied loads (m/s^2); rolls (K,) bool: the contacts
     with rolling friction; grip (K, 3) or None: ``gripping_friction``. The friction rows lie
     along and across the slip of a sliding contact, or the slip its load would start, or
-    the friction that held it with all mu N last step (``friction_frame``), and a gliding one's row
-    across it is free (GLIDE_SPEED); the ContactFrames returned with the block say so, and
-    give the rolling rows' tangents (``rolling_frame``). A touching contact's normal row aims
-    at pushing out its depth beyond the slop in T, a gap's at closing no more than the gap
-    in h (speculative). Bounces are not a target here: impacts are resolved before the
+    the friction that held its pair with all mu N last step (``friction_frame``), and a
+    gliding one's row across it is free (GLIDE_SPEED); the ContactFrames returned with the
+    block say so, and give the rolling rows' tangents (``rolling_frame``). A touching
+    contact's normal row aims at pushing out its depth beyond the slop in T, a gap's at
+    closing no more than the gap in h (speculative). Bounces are not a target here: impacts are resolved before the
     step's solve (``unilateral.resolve_impacts``).
 
     Rows are ordered all normals, then all first tangents, then all second tangents; each

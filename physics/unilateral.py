@@ -12,8 +12,8 @@ from .assembly import Pattern, Scatter
 from .bodyspace import BodySpace
 from .bounded import solve_bounded
 from .contact_rows import (RESTITUTION_THRESHOLD, SPECULATIVE_TOUCH, BoundedRows,
-                           ContactFrames, contact_rows, gripping_friction, positional_warm_start,
-                           projected_warm_start, with_torque_rows)
+                           ContactFrames, contact_rows, gripping_friction,
+                           positional_warm_start, projected_warm_start, with_torque_rows)
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
 from .limits import bounded_joint_rows
@@ -97,7 +97,7 @@ def unilateral_rows(world, model, kin, h, load=None):
         e = np.maximum(world._restitution[a], world._restitution[b])
         warm, found, src = warm_start(world, cs.packed_keys)
         rolling = np.maximum(world._rolling_friction[a], world._rolling_friction[b])
-        grip = gripping_friction(world._contacts, src, found, mu, cs.packed_keys >> 21)
+        grip = gripping_friction(world._contacts, src, found, mu, cs.pair_keys)
         block, frames = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T, load,
                                      rolling > 0, grip)
         # the friction rows turn with the slip, the roll and the load (the frame of the

@@ -70,6 +70,12 @@ class ContactSet:
             | (self.feature.astype(np.int64) & ((1 << 21) - 1))
 
 
+    @property
+    def pair_keys(self) -> np.ndarray:
+        """(K,) int64 (body_a << 21) | body_b: equal for the contacts of one pair of bodies."""
+        return self.packed_keys >> 21
+
+
 _FIELDS = tuple(f.name for f in fields(ContactSet))
 
 
