@@ -38,8 +38,9 @@ class FrictionBox:
     forces. ``project`` clips the other rows first, then the friction rows to the bounds of
     the normal forces just clipped. ``n_contact_rows``: the rows begin with contacts' rows as
     ``contact_rows`` makes them (k normal rows, then their first and their second friction
-    rows, those of normal row i i-th in each run); the fast path of that layout also needs
-    the rows after them to have no friction rows."""
+    rows, those of normal row i i-th in each run); the fast path of that layout takes the
+    friction rows right after them (rolling and spin friction's) by a gather of their
+    normal forces, and needs the rows after those to have no friction rows."""
 
     def __init__(self, lo, hi, friction, ratio, normal_of, n_contact_rows=0):
         self.lo_first = np.where(friction, -np.inf, lo)
@@ -56,11 +57,15 @@ class FrictionBox:
         # cost more than they save below SHORT_ROWS (a ragdoll pile's 150 rows: 4.8 against
         # 3.1 us; 1000 spheres' 10^4: 11 against 24)
         k = n_contact_rows // 3
-        # (rows after the contacts' with friction bounds, rolling and spin friction's, take
-        # the general path)
-        self.contact_layout = m >= SHORT_ROWS and k > 0 and not friction[3 * k:].any()
+        after = friction[3 * k:]
+        t = after.size if after.all() else int(after.argmin())   # friction rows right after
+        # (friction rows after other rows take the general path)
+        self.contact_layout = m >= SHORT_ROWS and k > 0 and not after[t:].any()
         if self.contact_layout:
-            self.k = k
+            self.k, self.t = k, t
+            torque = slice(3 * k, 3 * k + t)
+            self._torque_normal, self._torque_ratio = normal_of[torque], ratio[torque]
+            self._torque_limit = np.empty(t)
             self._ratio2 = ratio[k:3 * k].reshape(2, k)
             self._normal, self._pair = np.empty(k), np.empty((2, k))
             self._lo2, self._hi2 = np.empty((2, k)), np.empty((2, k))
@@ -69,7 +74,7 @@ class FrictionBox:
             # are infinite
             self._lo_n, self._hi_n = lo[:k], hi[:k]
             self._capped_n = bool(np.isfinite(hi[:k]).any())
-            self._lo_rest, self._hi_rest = lo[3 * k:], hi[3 * k:]
+            self._lo_rest, self._hi_rest = lo[3 * k + t:], hi[3 * k + t:]
 
     def limits(self, z):
         """The friction rows' bounds for z's normal forces (0 on the other rows)."""
@@ -82,10 +87,10 @@ class FrictionBox:
     def project(self, v, out):
         """The projection of v onto the box of its own normal forces, into out (may be v)."""
         if self.contact_layout:
-            k = self.k
+            k, t = self.k, self.t
             if v is not out:
                 np.copyto(out, v)
-            normal, rest = out[:k], out[3 * k:]
+            normal, rest = out[:k], out[3 * k + t:]
             np.maximum(normal, self._lo_n, out=normal)
             if self._capped_n:
                 np.minimum(normal, self._hi_n, out=normal)
@@ -97,6 +102,12 @@ class FrictionBox:
             pair = out[k:3 * k].reshape(2, k)
             np.maximum(pair, np.subtract(0.0, limit, self._lo2), out=pair)
             np.minimum(pair, np.add(0.0, limit, self._hi2), out=pair)
+            if t:
+                torque = out[3 * k:3 * k + t]
+                limit = np.multiply(self._torque_ratio, self._normal.take(self._torque_normal),
+                                    self._torque_limit)
+                np.maximum(torque, np.subtract(0.0, limit), out=torque)
+                np.minimum(torque, limit, out=torque)
             return out
         clip_to(out, v, self.lo_first, self.hi_first)
         limit = np.multiply(self.ratio, np.maximum(out.take(self.normal_of), 0.0), self._limit)

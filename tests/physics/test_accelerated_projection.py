@@ -71,22 +71,36 @@ def test_contact_rows_project_by_slices_as_the_general_box():
 
 def test_friction_rows_after_the_contacts_rows_are_bounded_by_their_normal_forces():
     """Rolling and spin friction rows follow the contacts' rows, bounded by the contacts'
-    normal forces: the box leaves its contact-rows slices for the general path, which bounds
-    them too."""
+    normal forces, then limit rows: the box projects them by the contacts' slices and a
+    gather of the torque rows' normal forces, bit for bit as the box not told. Friction rows
+    after a limit row take the general path."""
     rng = np.random.default_rng(4)
-    k, torque = SHORT_ROWS // 3 + 1, 30
-    m = 3 * k + torque
+    k, torque, rest = SHORT_ROWS // 3 + 1, 30, 4
+    m = 3 * k + torque + rest
     friction = np.zeros(m, dtype=bool)
-    friction[k:] = True
+    friction[k:3 * k + torque] = True
     normal_of = np.zeros(m, dtype=np.intp)
     normal_of[k:3 * k] = np.tile(np.arange(k), 2)
-    normal_of[3 * k:] = rng.integers(0, k, torque)
-    lo = np.concatenate([np.zeros(k), np.full(2 * k + torque, -np.inf)])
-    hi = np.full(m, np.inf)
+    normal_of[3 * k:3 * k + torque] = rng.integers(0, k, torque)
+    lo = np.concatenate([np.zeros(k), np.full(2 * k + torque, -np.inf),
+                         -rng.uniform(0.5, 1.0, rest)])
+    hi = np.concatenate([np.full(3 * k + torque, np.inf), rng.uniform(0.5, 1.0, rest)])
     ratio = np.where(friction, rng.uniform(0.0, 1.0, m), 0.0)
+    ratio[3 * k::5] = 0.0                              # (held: no such friction)
     box = FrictionBox(lo, hi, friction, ratio, normal_of, n_contact_rows=3 * k)
-    assert not box.contact_layout
-    projected = box.project(rng.normal(size=m), np.empty(m))
-    assert np.all(projected[:k] >= 0.0)
-    assert np.all(np.abs(projected[k:]) <= ratio[k:] * projected.take(normal_of[k:]))
-    assert np.any(projected[3 * k:] != 0.0)
+    plain = FrictionBox(lo, hi, friction, ratio, normal_of)
+    assert box.contact_layout
+    for _ in range(3):
+        v = rng.normal(size=m)
+        projected = box.project(v, np.empty(m))
+        assert projected.tobytes() == plain.project(v, np.empty(m)).tobytes()
+        assert np.all(projected[:k] >= 0.0)
+        bounded = slice(k, 3 * k + torque)
+        assert np.all(np.abs(projected[bounded])
+                      <= ratio[bounded] * projected.take(normal_of[bounded]))
+        assert np.any(projected[3 * k:3 * k + torque] != 0.0)
+    first = 3 * k + torque                     # a limit row before the torque rows' end
+    late = np.r_[:3 * k + 10, first, 3 * k + 10:first, first + 1:m]
+    shuffled = FrictionBox(lo[late], hi[late], friction[late], ratio[late], normal_of[late],
+                           n_contact_rows=3 * k)
+    assert not shuffled.contact_layout
