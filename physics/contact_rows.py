@@ -293,31 +293,33 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
 
 
 def with_torque_rows(block: BoundedRows, frames: ContactFrames, spin, rolling):
-    """The contact block of ``contact_rows`` followed by rows for the spin friction of the
-    contacts that have any, then for the rolling friction of those that have any; and those
-    two sets of contacts (indices, in order).
+    """The contact block of ``contact_rows`` followed by the rows of the spin and rolling
+    friction of the contacts that have any, and, per run of those rows (spin, first rolling,
+    second rolling), its contacts (indices, in order).
 
-    Per contact c with spin friction a spin row about its normal n, and per contact with
-    rolling friction two rolling rows about the tangents r1, r2 of its rolling frame
+    A contact c with spin friction has a spin row about its normal n, one with rolling
+    friction two rolling rows about the tangents r1, r2 of its rolling frame
     (``frames.roll_tangents``), each on the relative angular velocity w_b - w_a along its
     direction d ([0, d] for b, -[0, d] for a), aiming at zero and bounded by |tau| <=
-    spin_c lambda_n (the spin row) or rolling_c lambda_n (the others, a pyramid; the first,
-    across the roll, is free where the contact is ``frames.rolling``) of c's normal row. The
-    new rows are ordered all spin rows, then all first and all second rolling rows, as the
-    block's. spin, rolling (k,) m. The block itself when no contact has either. (Rows for
-    a friction that a contact does not have would be held at zero: a fifth of the rows of
-    1000 marbles with rolling friction alone.)"""
-    spinning, rolls = np.flatnonzero(spin > 0), np.flatnonzero(rolling > 0)
-    if spinning.size == 0 and rolls.size == 0:
-        return block, spinning, rolls
+    spin_c lambda_n (the spin row) or rolling_c lambda_n (the others, a pyramid) of c's
+    normal row; the first, across the roll, only where the contact is not ``frames.rolling``
+    (rolling, it is free). The new rows are ordered all spin rows, then all first and all
+    second rolling rows, as the block's. spin, rolling (k,) m. The block itself when no
+    contact has either. (Rows that would be held at zero are not made: spin rows of 1000
+    marbles with rolling friction alone were a fifth of their rows, and while they pour most
+    roll.)"""
+    runs = (np.flatnonzero(spin > 0), np.flatnonzero((rolling > 0) & ~frames.rolling),
+            np.flatnonzero(rolling > 0))
+    has = np.concatenate(runs)
+    if has.size == 0:
+        return block, runs
     k = block.rows.count // 3
-    has = np.concatenate((spinning, rolls, rolls))
     a, b = block.rows.a[:k].take(has), block.rows.b[:k].take(has)
     Jb = np.zeros((has.size, 6))
-    Jb[:spinning.size, 3:] = block.rows.Jb[:k, :3].take(spinning, axis=0)
-    for i, d in enumerate(frames.roll_tangents):
-        start = spinning.size + i * rolls.size
-        Jb[start:start + rolls.size, 3:] = d.take(rolls, axis=0)
+    start = 0
+    for contacts, d in zip(runs, (block.rows.Jb[:k, :3], *frames.roll_tangents)):
+        Jb[start:start + contacts.size, 3:] = d.take(contacts, axis=0)
+        start += contacts.size
     torque = Rows(a, b, np.zeros(has.size), -Jb, Jb, np.zeros(has.size))
     unbounded = np.full(has.size, np.inf)
     return BoundedRows(
@@ -326,11 +328,10 @@ def with_torque_rows(block: BoundedRows, frames: ContactFrames, spin, rolling):
         hi=np.concatenate((block.hi, unbounded)),
         target=np.concatenate((block.target, np.zeros(has.size))),
         friction_normal=np.concatenate((block.friction_normal, has)),
-        mu=np.concatenate((block.mu, spin.take(spinning),
-                           np.where(frames.rolling.take(rolls), 0.0, rolling.take(rolls)),
-                           rolling.take(rolls))),
+        mu=np.concatenate((block.mu, spin.take(runs[0]), rolling.take(runs[1]),
+                           rolling.take(runs[2]))),
         cfm=np.concatenate((block.cfm, np.zeros(has.size))),
-    ), spinning, rolls
+    ), runs
 
 
 def gripping_friction(previous, src, found, mu, pair):

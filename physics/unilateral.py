@@ -36,36 +36,36 @@ class Unilateral:
     #                              the nearest contact: contact_rows.positional_warm_start)
     restitution: np.ndarray      # (K,)
     limit_rows: np.ndarray       # each limit and motor row's index in the coordinate plan
-    spinning: np.ndarray         # the contacts with spin friction rows, in order
-    rolls: np.ndarray            # the contacts with rolling friction rows, in order
+    torque_contacts: tuple       # the contacts of the spin, first and second rolling rows
     joint_space: object = None   # the joints' BodySpace, once an iterative solve needed it
 
     @property
     def first_limit_row(self) -> int:
         """The first limit or motor row (after the contacts' and their torque rows)."""
-        return self.n_contact_rows + self.spinning.size + 2 * self.rolls.size
+        return self.n_contact_rows + sum(c.size for c in self.torque_contacts)
 
     # The contacts' multipliers by contact, (K, 3): normal, tangent 1, tangent 2, or (K, 6)
     # with the rolling and spin friction's (spin, rolling 1, rolling 2; zero on contacts
     # without them), and by row: the normal rows, then the first and the second friction
-    # rows, then the spin rows of ``spinning``, then the first and the second rolling rows
-    # of ``rolls`` (contact_rows, with_torque_rows).
+    # rows, then the torque rows, run by run (spin, rolling 1, rolling 2) of their
+    # torque_contacts (contact_rows, with_torque_rows).
     def _torque_rows(self):
-        """(contacts, columns of the (K, 6) multipliers, slice of the rows) of the spin and
-        of the rolling rows."""
-        first, spin, roll = self.n_contact_rows, self.spinning.size, self.rolls.size
-        runs = ((self.spinning, slice(3, 4), slice(first, first + spin)),
-                (self.rolls, slice(4, 6), slice(first + spin, first + spin + 2 * roll)))
-        return [run for run in runs if run[0].size]
+        """(contacts, column of the (K, 6) multipliers, slice of the rows) per torque row
+        run."""
+        runs, start = [], self.n_contact_rows
+        for column, contacts in enumerate(self.torque_contacts, 3):
+            runs.append((contacts, column, slice(start, start + contacts.size)))
+            start += contacts.size
+        return runs
 
     def contact_multipliers(self, lam_b) -> np.ndarray:
         """The contacts' multipliers (K, 3) or (K, 6) in the rows' multipliers lam_b."""
         k = self.n_contact_rows // 3
         lam = lam_b[:3 * k].reshape(3, k).T
-        if self.spinning.size or self.rolls.size:
+        if self.first_limit_row > 3 * k:
             lam = np.concatenate([lam, np.zeros((k, 3))], axis=1)
-            for contacts, columns, rows in self._torque_rows():
-                lam[contacts, columns] = lam_b[rows].reshape(-1, contacts.size).T
+            for contacts, column, rows in self._torque_rows():
+                lam[contacts, column] = lam_b[rows]
         return lam
 
     def put_contact_multipliers(self, lam, out):
@@ -74,8 +74,8 @@ class Unilateral:
         k = self.n_contact_rows // 3
         out[:3 * k] = lam[:, :3].T.reshape(-1)
         if lam.shape[1] == 6:
-            for contacts, columns, rows in self._torque_rows():
-                out[rows] = lam[contacts, columns].T.reshape(-1)
+            for contacts, column, rows in self._torque_rows():
+                out[rows] = lam[contacts, column]
 
 
 def joint_space(uni, model, rows, inv_mass, Iinv, n):
@@ -100,7 +100,7 @@ def unilateral_rows(world, model, kin, h, load=None):
     blocks, owners = [], []
     frames = ContactFrames.empty()
     warm, e = np.zeros((0, 3)), np.zeros(0)
-    spinning = rolls = np.zeros(0, dtype=np.intp)
+    torque_contacts = (np.zeros(0, dtype=np.intp),) * 3
     if len(cs):
         a, b = cs.body_a, cs.body_b
         mu = np.sqrt(world._friction[a] * world._friction[b])
@@ -125,7 +125,7 @@ def unilateral_rows(world, model, kin, h, load=None):
             dst = np.flatnonzero(turned)
             warm = projected_warm_start(world._contacts, src.take(dst), dst, frame, warm)
         warm = positional_warm_start(world._contacts, a, b, cs.point, frame, warm, found)
-        block, spinning, rolls = with_torque_rows(
+        block, torque_contacts = with_torque_rows(
             block, frames, np.maximum(world._spin_friction[a], world._spin_friction[b]), rolling)
         blocks.append(block)
         owners.append(np.full(block.rows.count, -1, dtype=np.intp))
@@ -137,7 +137,7 @@ def unilateral_rows(world, model, kin, h, load=None):
     if merged is None:
         return None
     return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), frames, warm, e,
-                      limit_rows, spinning, rolls)
+                      limit_rows, torque_contacts)
 
 
 def cached_pattern(world, a, b, inv_mass):
