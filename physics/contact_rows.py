@@ -28,13 +28,14 @@ SPECULATIVE_TOUCH = 5e-4      # m: a gap this small counts as touching for impac
 # slower ones (resting, sticking) take it along the slip the applied loads would add in the
 # step (``friction_frame``) where that is faster, or else keep the frame of their normal alone
 SLIP_SPEED = 1e-3
-# the contacts of a pair of bodies whose sticking friction held with this times mu N or more
-# last step, along no axis of their normal's own pyramid (whose diagonals hold up to sqrt(2)
-# mu N, beyond Coulomb's cone), take their first friction rows along that force
-# (``gripping_friction``): the loads that pushed them there came through other contacts or
-# joints, which ``friction_frame``'s load leaves out. Rows so turned that hold with mu N stay
-# turned. (Along an axis the pyramid holds mu N: turning it there changed how a settling
-# pyramid of boxes was solved, and it took 1902 iterations over 48 steps, not 82)
+# sticking contacts whose friction held with this times mu N or more last step, along no axis
+# of their normal's own pyramid (whose diagonals hold up to sqrt(2) mu N, beyond Coulomb's
+# cone), take their first friction rows along that force (``gripping_friction``): the loads
+# that pushed them there came through other contacts or joints, which ``friction_frame``'s
+# load leaves out. Rows so turned that hold with mu N stay turned. (Along an axis the
+# pyramid holds mu N: turning it there changed how a settling pyramid of boxes was solved,
+# and it took 1902 iterations over 48 steps, not 82.) A slow slide so held has no row across
+# its slip (``contact_rows``)
 GRIP = 0.99
 ON_AXIS = 1.0 - 1e-4      # cos of the angle (0.8 degrees) within which a force is on an axis
 # m/s: a contact sliding faster than this will still slide at the step's end (friction takes
@@ -128,8 +129,8 @@ def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None, grip=
     contacts that ``rolls`` (k,) bool (those with rolling friction; None if none); and which
     contacts' friction rows left the frame of the normal alone (k,) bool. A contact whose
     slip and slip ahead are both slower takes its first tangent along ``grip`` (k, 3) where
-    that is not zero and lies along neither tangent of the normal's frame: last step's
-    friction force of its pair where that held with all mu N (``gripping_friction``).
+    that is not zero and lies along neither tangent of the normal's frame: the friction
+    force that held its pair, or it, with all mu N last step (``gripping_friction``).
 
     Why a sticking contact follows its load: the pyramid |f_1|, |f_2| <= mu N holds up to
     sqrt(2) mu N along its diagonals. A box whose downhill lay 45 degrees from its contacts'
@@ -237,17 +238,18 @@ def _fill(J, r, D):
 
 
 def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
-                 rolls=None, grip=None) -> tuple[BoundedRows, ContactFrames]:
+                 rolls=None, grip=(None, None)) -> tuple[BoundedRows, ContactFrames]:
     """Rows for K contacts between bodies a and b (rows of the world arrays).
 
     point (K, 3) world, normal (K, 3) from a to b, depth (K,) m (negative: a gap);
     friction (K,) combined coefficients; h the step, T the stabilisation time; load (n, 3)
     the bodies' accelerations by the applied loads (m/s^2); rolls (K,) bool: the contacts
-    with rolling friction; grip (K, 3) or None: ``gripping_friction``. The friction rows lie
-    along and across the slip of a sliding contact, or the slip its load would start, or
-    the friction that held its pair with all mu N last step (``friction_frame``), and a
-    gliding one's row across it is free (GLIDE_SPEED); the ContactFrames returned with the
-    block say so, and give the rolling rows' tangents (``rolling_frame``). A touching
+    with rolling friction; grip: ``gripping_friction``'s (grip, saturated). The friction
+    rows lie along and across the slip of a sliding contact, or the slip its load would
+    start, or the friction that held it with all mu N last step (``friction_frame``), and
+    the row across the slip is free where the contact glides (GLIDE_SPEED) or slides and
+    was saturated last step; the ContactFrames returned with the block say so, and give the
+    rolling rows' tangents (``rolling_frame``). A touching
     contact's normal row aims at pushing out its depth beyond the slop in T, a gap's at
     closing no more than the gap in h (speculative). Bounces are not a target here: impacts are resolved before the
     step's solve (``unilateral.resolve_impacts``).
@@ -259,7 +261,14 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     k = a.shape[0]
     # the offsets of the points from b's and a's centres by components, (3, 2, k)
     # (x.take(rows, axis=0) is x[rows]: numpy's fancy indexing of rows is several times slower)
+    grip, saturated = grip
     D, slip, r, rolling, turned = friction_frame(kin, a, b, point, normal, h, load, rolls, grip)
+    free = slip > GLIDE_SPEED
+    if saturated is not None:
+        # a slow slide that held with all mu N: its across row, bounded by mu N as well,
+        # would hold up to sqrt(2) mu N with the row along (a box on a box on a slope
+        # facing 15 degrees off its sides slid 8 % too slowly until it glided)
+        free |= saturated & (slip > SLIP_SPEED)
     if rolling is not None:
         R, rate, rolls_so = rolling
         turned = turned | rolls_so
@@ -285,7 +294,7 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
         hi=np.full(3 * k, np.inf),
         target=target,
         friction_normal=friction_normal.reshape(-1),
-        mu=np.concatenate((friction, friction, np.where(slip > GLIDE_SPEED, 0.0, friction))),
+        mu=np.concatenate((friction, friction, np.where(free, 0.0, friction))),
         cfm=np.zeros(3 * k),
     )
     return block, ContactFrames((Jb[k:2 * k, :3], Jb[2 * k:, :3]), (R[:, 1].T, R[:, 2].T),
@@ -335,47 +344,50 @@ def with_torque_rows(block: BoundedRows, frames: ContactFrames, spin, rolling):
 
 
 def gripping_friction(previous, src, found, mu, pair):
-    """(K, 3) the friction force that last step held each contact's pair of bodies with, for
-    the pairs whose sticking friction held with GRIP times mu times their normal force or
-    more (zero for the others), or None when none did: where ``friction_frame`` lays a
-    sticking contact's first friction row, unless that force lies along an axis of its
-    normal's own pyramid. previous: last step's ContactReport; src, found:
-    ``contacts.warm_start``'s; mu (K,) the contacts' friction; pair (K,) int: which contacts
-    share a pair of bodies (equal numbers).
+    """(grip, saturated): grip (K, 3) the friction force that ``friction_frame`` lays a
+    sticking contact's first friction row along (zero for the others), or None; saturated
+    (K,) bool the contacts whose friction held with GRIP times mu times their normal force
+    or more last step, or None when none did. previous: last step's ContactReport; src,
+    found: ``contacts.warm_start``'s; mu (K,) the contacts' friction; pair (K,) int: which
+    contacts share a pair of bodies (equal numbers).
 
-    By pairs, not contacts: each of the four contacts of a box on a box may hold more than
-    mu N of its own in torsion while the box creeps (a pyramid of its own each, turned each
-    its own way, held the box on a slope 1.08 times too steep); with the four first rows
-    along the pair's force, their sum holds mu N. A pair that its rows so turned hold with
-    all mu N stays turned; one that needs more slides."""
+    A contact that held with all mu N grips along its pair's friction force where the
+    pair's held with all the pair's mu N, and along its own where the pair's did not (their
+    forces turned about one another: a torsion); ``friction_frame`` only turns the sticking
+    ones so (a sliding one follows its slip). By pairs first:
+    each of the four contacts of a box on a box may hold more than mu N of its own in
+    torsion while the box creeps (a pyramid of its own each, turned each its own way, held
+    the box on a slope 1.08 times too steep); with the four first rows along the pair's
+    force, their sum holds mu N. Rows so turned that hold with all mu N stay turned; where
+    they need more, the contact slides."""
     if not found.any():
-        return None
-    # a pair's force over its normal forces is at most its contacts' largest ratio: only the
-    # pairs with a contact at GRIP are summed (a pile has few; scalars gathered first)
+        return None, None
     force = previous.friction_force
     limit = GRIP * mu * previous.normal_force.take(src)
-    over = np.einsum("ij,ij->i", force, force).take(src) >= limit * limit
-    # (one that slid held with mu N along its slip: it stopped, the pyramid did not hold it)
-    over &= found
-    over &= ~previous.sliding.take(src)
-    if not over.any():
-        return None
-    pairs = np.unique(pair[over])
+    saturated = np.einsum("ij,ij->i", force, force).take(src) >= limit * limit
+    saturated &= found
+    saturated &= limit > 0.0
+    if not saturated.any():
+        return None, None
+    # a pair's force over its normal forces is at most its contacts' largest ratio: only the
+    # pairs with a contact at GRIP are summed (a pile has few)
+    pairs = np.unique(pair[saturated])
     place = np.minimum(np.searchsorted(pairs, pair), pairs.size - 1)
     in_pairs = pairs.take(place) == pair
     near = np.flatnonzero(in_pairs & found)
     member = place.take(near)
-    force = force.take(src.take(near), axis=0)
-    total = np.stack([np.bincount(member, force[:, c], pairs.size) for c in range(3)], 1)
+    total = np.stack([np.bincount(member, c, pairs.size)
+                      for c in force.take(src.take(near), axis=0).T], 1)
     held = np.bincount(member, limit.take(near), pairs.size)
     gripping = np.einsum("ij,ij->i", total, total) >= held * held
-    if not gripping.any():
-        return None
     # every contact of a gripping pair, found last step or not, takes the pair's force
-    chosen = np.flatnonzero(in_pairs & gripping.take(place))
+    by_pair = in_pairs & gripping.take(place)
+    chosen = np.flatnonzero(by_pair)
     grip = np.zeros((pair.shape[0], 3))
     grip[chosen] = total.take(place.take(chosen), axis=0)
-    return grip
+    alone = np.flatnonzero(saturated & ~by_pair)
+    grip[alone] = force.take(src.take(alone), axis=0)
+    return grip, saturated
 
 
 def positional_warm_start(previous, body_a, body_b, point, frame, warm, found, reach=2e-3):

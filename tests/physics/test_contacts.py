@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from physics import Box, Cylinder, Plane, Sphere, World
+from physics import Box, Cylinder, Hinge, Plane, Sphere, World
 from snapshot_helpers import assert_same_state
 
 
@@ -81,15 +81,16 @@ def _box_on_a_box_on_incline(angle_deg, downhill_heading_deg, solver):
 
 
 @pytest.mark.parametrize("solver", ["direct", "iterative"])
-@pytest.mark.parametrize("heading", [180.0, 157.5, 135.0, 120.0])
+@pytest.mark.parametrize("heading", [180.0, 165.0, 157.5, 135.0, 120.0])
 def test_a_box_on_a_box_on_an_incline_slides_at_g_sin_minus_mu_cos_whichever_way_it_faces(
         heading, solver):
     """The top box's friction comes through the box below, which the slope holds: no applied
     load turns its contacts' pyramids, so until they turn with the force they hold with
     (``gripping_friction``) they held it with up to sqrt(2) mu N (at 18 degrees, 1.08 times
     the friction angle of mu = 0.3, it stuck when the slope faced 22.5 to 60 degrees off
-    the boxes' sides). It holds at 15 degrees, and at 18 slides at g (sin - mu cos) within
-    2 %, the box below never moving."""
+    the boxes' sides; at 15 degrees off it slipped at once but slid 8 % too slowly while
+    its slip was slow, its row across the slip bounded). It holds at 15 degrees, and at 18
+    slides at g (sin - mu cos) within 2 %, the box below never moving."""
     for angle, expected in ((15, 0.0), (18, 9.81 * (np.sin(np.radians(18))
                                                       - 0.3 * np.cos(np.radians(18))))):
         world, base, top, th = _box_on_a_box_on_incline(angle, heading, solver)
@@ -101,6 +102,34 @@ def test_a_box_on_a_box_on_an_incline_slides_at_g_sin_minus_mu_cos_whichever_way
         assert np.linalg.norm(base.linear_velocity) < 1e-4
         if expected == 0.0:
             assert np.linalg.norm(top.position - p0) < 1e-4
+
+
+@pytest.mark.parametrize("solver", ["direct", "iterative"])
+@pytest.mark.parametrize("yaw", [0.0, 45.0])
+def test_a_box_on_a_turntable_turned_faster_than_friction_can_follow_slips(yaw, solver):
+    """A 0.6 m box of 1 kg on a 2 m plate that a hinge motor turns with a steady torque,
+    mu 0.3: its four contacts' friction turns it with at most 1.5 sqrt(2) mu g / a = 20.81
+    rad/s^2. Driven at 0.9 of that the box follows; at 1.2 it slips and turns at that
+    limit within 2 %. The contacts' forces turn about one another (a torsion, no force on
+    the pair as a whole): each contact's pyramid turns with its own force, else the box
+    squared with the plate stuck at 1.2 (each contact held 1.2 mu N)."""
+    mu, half = 0.3, 0.3
+    limit = 1.5 * np.sqrt(2) * mu * 9.81 / half
+    for share in (0.9, 1.2):
+        world = World(contact_solver=solver)
+        plate = world.add_body(Box((1.0, 1.0, 0.05)), mass=5.0, position=(0, 0, 1.0),
+                               friction=mu)
+        box = world.add_body(Box((half, half, 0.05)), mass=1.0, position=(0, 0, 1.1001),
+                             friction=mu, orientation=(np.cos(np.radians(yaw) / 2), 0, 0,
+                                                       np.sin(np.radians(yaw) / 2)))
+        turn = world.add_joint(Hinge(None, plate, anchor=(0, 0, 1.0), axis=(0, 0, 1)))
+        world.step(24)
+        turn.set_motor(100.0, (plate.inertia[2, 2] + box.inertia[2, 2]) * share * limit)
+        world.step(2)
+        w0, t0 = box.angular_velocity[2], world.time
+        world.step(12)
+        spin_up = (box.angular_velocity[2] - w0) / (world.time - t0)
+        assert spin_up == pytest.approx(min(share, 1.0) * limit, rel=0.02)
 
 
 def test_sticking_contacts_in_a_settled_pile_hold_within_coulombs_cone():
