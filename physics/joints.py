@@ -274,21 +274,51 @@ class Ball(_Frictional, Joint):
                  twist_axis=None, friction=0.0, name=None):
         super().__init__(body_a, body_b, anchor, name)
         self.friction = friction
-        self.swing_limit = None if swing_limit is None else check_positive("swing_limit", swing_limit)
-        self.twist_limits = None if twist_limits is None else _check_limits(twist_limits)
+        self.swing_limit = swing_limit
+        self.twist_limits = twist_limits
         self._twist_axis_world = None if twist_axis is None else check_unit_direction(
             "twist_axis", twist_axis)
 
+    @property
+    def swing_limit(self) -> float | None:
+        """The cone's half angle (rad), or None."""
+        return self._swing_limit
+
+    @swing_limit.setter
+    def swing_limit(self, value):
+        value = None if value is None else check_positive("swing_limit", value)
+        self._check_twist_axis("swing_limit", value)
+        self._swing_limit = value
+        self._coordinates_changed()
+
+    @property
+    def twist_limits(self) -> tuple | None:
+        """(lower, upper) bounds of the twist (rad), or None."""
+        return self._twist_limits
+
+    @twist_limits.setter
+    def twist_limits(self, value):
+        value = None if value is None else _check_limits(value, "twist_limits")
+        self._check_twist_axis("twist_limits", value)
+        self._twist_limits = value
+        self._coordinates_changed()
+
+    def _check_twist_axis(self, name, value):
+        if value is not None and self._world is not None and not hasattr(self, "_ta"):
+            raise ValueError(f"{name} needs a twist axis, and {self!r} has none (body_b's "
+                             "centre was at the anchor): give twist_axis when you make it")
+
     def _bind(self, world):
         super()._bind(world)
-        if (self.swing_limit is None and self.twist_limits is None
-                and self._twist_axis_world is None):
-            return
         axis = self._twist_axis_world
         if axis is None:
+            # (from the anchor to body_b's centre, kept even without limits: they may be
+            # set later)
             d = self.body_b.position - self._anchor_world
             if np.linalg.norm(d) < 1e-9:
-                raise ValueError("give twist_axis: body_b's centre is at the anchor")
+                if self.swing_limit is not None or self.twist_limits is not None:
+                    raise ValueError("give twist_axis: body_b's centre is at the anchor")
+                return
             axis = d / np.linalg.norm(d)
         p1, _ = perpendicular_pair(axis)
         self._ta = self._local_vector(self.body_a, axis)
@@ -302,8 +332,8 @@ class Ball(_Frictional, Joint):
     def _swing_twist(self):
         from .limits import twist_coordinate
         if not hasattr(self, "_ta"):
-            raise ValueError(f"{self!r} has no twist axis: give it swing_limit, twist_limits "
-                             "or twist_axis")
+            raise ValueError(f"{self!r} has no twist axis (body_b's centre was at the "
+                             "anchor): give twist_axis when you make it")
         Ra, Rb = self._frame(self.body_a)[1][None], self.body_b.rotation[None]
         twist, _ = twist_coordinate(Ra, Rb, self._ta[None], self._tb[None], self._ra[None],
                                     self._rb[None])

@@ -312,7 +312,6 @@ class CoordinateTables(list):
         False when the joints' specs would make other rows (a limit, motor or friction
         turned on or off, a motor made a servo): the tables must be built again. A joint's
         bodies and local vectors only change with the topology."""
-        by_kind = {t.kind: t for t in self}
         changes = []
         for index, joint in indexed_joints:
             specs: dict[str, list] = {}

@@ -136,6 +136,36 @@ def test_friction_retuned_on_a_ball_joint_and_on_a_cylindrical_coordinate_brakes
         assert turn_rate == pytest.approx(-0.1 / block.inertia[2, 2], rel=1e-6)
 
 
+def test_ball_limits_set_after_the_joint_is_made_hold_from_the_next_step():
+    """A rod swinging and twisting free on a ball joint gets a 0.2 rad cone and +-0.1 rad of
+    twist mid-swing: from the next steps it stays within them (the limits were plain
+    attributes, which the rows never saw until some other setting changed). A ball joint whose body_b sits on the anchor has no
+    twist axis to measure a swing from: setting a limit on it says so."""
+    world = World()
+    rod = world.add_body(Capsule(0.02, 0.2), mass=1.0, position=(0, 0, -0.25),
+                         angular_velocity=(3.0, 0, 1.5), linear_velocity=(0, 0.75, 0))
+    joint = world.add_joint(Ball(None, rod, anchor=(0, 0, 0)))
+    world.step(24)
+    assert joint.swing > 0.25 and abs(joint.twist) > 0.14
+    joint.swing_limit = 0.2
+    joint.twist_limits = (-0.1, 0.1)
+    world.step(12)
+    worst = 0.0
+    for _ in range(240):
+        world.step()
+        worst = max(worst, joint.swing - 0.2, abs(joint.twist) - 0.1)
+    assert worst < 0.02
+    joint.swing_limit = None
+    joint.twist_limits = None
+    rod.angular_velocity, rod.linear_velocity = (3.0, 0, 0), (0, 0.75, 0)
+    world.step(36)
+    assert joint.swing > 0.3                       # free again: it swings out
+    ball = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(2, 0, 0))
+    centred = world.add_joint(Ball(None, ball, anchor=(2, 0, 0)))
+    with pytest.raises(ValueError, match="twist_axis"):
+        centred.swing_limit = 0.3
+
+
 @pytest.mark.parametrize("motor", [False, True])
 def test_a_spinning_rod_reports_its_centripetal_pull_with_or_without_a_motor(motor):
     """A 2 kg rod of 0.5 m spinning at 10 rad/s about a hinge at its end, no gravity: the
