@@ -34,8 +34,7 @@ SLIP_SPEED = 1e-3
 # that pushed them there came through other contacts or joints, which ``friction_frame``'s
 # load leaves out. Rows so turned that hold with mu N stay turned. (Along an axis the
 # pyramid holds mu N: turning it there changed how a settling pyramid of boxes was solved,
-# and it took 1902 iterations over 48 steps, not 82.) A slow slide so held has no row across
-# its slip (``contact_rows``)
+# and it took 1902 iterations over 48 steps, not 82.)
 GRIP = 0.99
 ON_AXIS = 1.0 - 1e-4      # cos of the angle (0.8 degrees) within which a force is on an axis
 # m/s: a contact sliding faster than this will still slide at the step's end (friction takes
@@ -238,18 +237,18 @@ def _fill(J, r, D):
 
 
 def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
-                 rolls=None, grip=(None, None)) -> tuple[BoundedRows, ContactFrames]:
+                 rolls=None, grip=None) -> tuple[BoundedRows, ContactFrames]:
     """Rows for K contacts between bodies a and b (rows of the world arrays).
 
     point (K, 3) world, normal (K, 3) from a to b, depth (K,) m (negative: a gap);
     friction (K,) combined coefficients; h the step, T the stabilisation time; load (n, 3)
     the bodies' accelerations by the applied loads (m/s^2); rolls (K,) bool: the contacts
-    with rolling friction; grip: ``gripping_friction``'s (grip, saturated). The friction
-    rows lie along and across the slip of a sliding contact, or the slip its load would
-    start, or the friction that held it with all mu N last step (``friction_frame``), and
-    the row across the slip is free where the contact glides (GLIDE_SPEED) or slides and
-    was saturated last step; the ContactFrames returned with the block say so, and give the
-    rolling rows' tangents (``rolling_frame``). A touching
+    with rolling friction; grip (K, 3) or None: ``gripping_friction``. The friction rows
+    lie along and across the slip of a sliding contact, or the slip its load would start,
+    or the friction that held it with all mu N last step (``friction_frame``), and
+    the row across the slip is free where the contact glides (GLIDE_SPEED); the
+    ContactFrames returned with the block say so, and give the rolling rows' tangents
+    (``rolling_frame``). A touching
     contact's normal row aims at pushing out its depth beyond the slop in T, a gap's at
     closing no more than the gap in h (speculative). Bounces are not a target here: impacts are resolved before the
     step's solve (``unilateral.resolve_impacts``).
@@ -261,14 +260,15 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     k = a.shape[0]
     # the offsets of the points from b's and a's centres by components, (3, 2, k)
     # (x.take(rows, axis=0) is x[rows]: numpy's fancy indexing of rows is several times slower)
-    grip, saturated = grip
     D, slip, r, rolling, turned = friction_frame(kin, a, b, point, normal, h, load, rolls, grip)
+    # the row across the slip is free only where the contact glides. A slow slide's, bounded
+    # by mu N, may hold up to sqrt(2) mu N with the row along (a box on a box on a slope
+    # facing 15 degrees off its sides slid 8 % too slowly until it glided); but freed, its
+    # friction turns the body about the normal with all mu N by the directions of the step's
+    # start, a torque that overshoots (a box landing on a box at 2.4 cm/s, at 0.98 of the
+    # friction angle, rocked its yaw back and forth, 1.5 times more each step, and slid on
+    # for 4 cm instead of stopping within 5 mm)
     free = slip > GLIDE_SPEED
-    if saturated is not None:
-        # a slow slide that held with all mu N: its across row, bounded by mu N as well,
-        # would hold up to sqrt(2) mu N with the row along (a box on a box on a slope
-        # facing 15 degrees off its sides slid 8 % too slowly until it glided)
-        free |= saturated & (slip > SLIP_SPEED)
     if rolling is not None:
         R, rate, rolls_so = rolling
         turned = turned | rolls_so
@@ -344,34 +344,35 @@ def with_torque_rows(block: BoundedRows, frames: ContactFrames, spin, rolling):
 
 
 def gripping_friction(previous, src, found, mu, pair):
-    """(grip, saturated): grip (K, 3) the friction force that ``friction_frame`` lays a
-    sticking contact's first friction row along (zero for the others), or None; saturated
-    (K,) bool the contacts whose friction held with GRIP times mu times their normal force
-    or more last step, or None when none did. previous: last step's ContactReport; src,
-    found: ``contacts.warm_start``'s; mu (K,) the contacts' friction; pair (K,) int: which
-    contacts share a pair of bodies (equal numbers).
+    """(K, 3) the friction force that ``friction_frame`` lays a sticking contact's first
+    friction row along (zero for the others), or None where no contact's friction held with
+    GRIP times mu times its normal force or more last step. previous: last step's
+    ContactReport; src, found: ``contacts.warm_start``'s; mu (K,) the contacts' friction;
+    pair (K,) int: which contacts share a pair of bodies (equal numbers).
 
-    A contact that held with all mu N grips along its pair's friction force where the
-    pair's held with all the pair's mu N, and along its own where the pair's did not (their
-    forces turned about one another: a torsion); ``friction_frame`` only turns the sticking
-    ones so (a sliding one follows its slip). By pairs first:
+    A contact that stuck and held with all mu N grips along its pair's friction force where
+    the pair's held with all the pair's mu N, and along its own where the pair's did not
+    (their forces turned about one another: a torsion); ``friction_frame`` only turns those
+    that still stick so (a sliding one follows its slip). By pairs first:
     each of the four contacts of a box on a box may hold more than mu N of its own in
     torsion while the box creeps (a pyramid of its own each, turned each its own way, held
     the box on a slope 1.08 times too steep); with the four first rows along the pair's
     force, their sum holds mu N. Rows so turned that hold with all mu N stay turned; where
     they need more, the contact slides."""
     if not found.any():
-        return None, None
+        return None
     force = previous.friction_force
     limit = GRIP * mu * previous.normal_force.take(src)
-    saturated = np.einsum("ij,ij->i", force, force).take(src) >= limit * limit
-    saturated &= found
-    saturated &= limit > 0.0
-    if not saturated.any():
-        return None, None
+    full = np.einsum("ij,ij->i", force, force).take(src) >= limit * limit
+    full &= found
+    full &= limit > 0.0
+    # (one that slid held with mu N along its slip: it stopped, the pyramid did not hold it)
+    full &= ~previous.sliding.take(src)
+    if not full.any():
+        return None
     # a pair's force over its normal forces is at most its contacts' largest ratio: only the
     # pairs with a contact at GRIP are summed (a pile has few)
-    pairs = np.unique(pair[saturated])
+    pairs = np.unique(pair[full])
     place = np.minimum(np.searchsorted(pairs, pair), pairs.size - 1)
     in_pairs = pairs.take(place) == pair
     near = np.flatnonzero(in_pairs & found)
@@ -385,9 +386,9 @@ def gripping_friction(previous, src, found, mu, pair):
     chosen = np.flatnonzero(by_pair)
     grip = np.zeros((pair.shape[0], 3))
     grip[chosen] = total.take(place.take(chosen), axis=0)
-    alone = np.flatnonzero(saturated & ~by_pair)
+    alone = np.flatnonzero(full & ~by_pair)
     grip[alone] = force.take(src.take(alone), axis=0)
-    return grip, saturated
+    return grip
 
 
 def positional_warm_start(previous, body_a, body_b, point, frame, warm, found, reach=2e-3):
