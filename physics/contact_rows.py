@@ -350,10 +350,11 @@ def gripping_friction(previous, src, found, mu, pair):
     ContactReport; src, found: ``contacts.warm_start``'s; mu (K,) the contacts' friction;
     pair (K,) int: which contacts share a pair of bodies (equal numbers).
 
-    A contact that stuck and held with all mu N grips along its pair's friction force where
-    the pair's held with all the pair's mu N, and along its own where the pair's did not
-    (their forces turned about one another: a torsion); ``friction_frame`` only turns those
-    that still stick so (a sliding one follows its slip). By pairs first:
+    Where a contact stuck and held with all mu N, all contacts of its pair grip along the
+    pair's friction force if that held with all the pair's mu N; else those contacts grip
+    along their own (the pair's forces turned about one another: a torsion).
+    ``friction_frame`` only turns the contacts that stick now so (a sliding one follows its
+    slip). By pairs first:
     each of the four contacts of a box on a box may hold more than mu N of its own in
     torsion while the box creeps (a pyramid of its own each, turned each its own way, held
     the box on a slope 1.08 times too steep); with the four first rows along the pair's

@@ -309,17 +309,21 @@ class Ball(_Frictional, Joint):
                              "centre was at the anchor): give twist_axis when you make it")
 
     def _bind(self, world):
-        super()._bind(world)
         axis = self._twist_axis_world
         if axis is None:
             # (from the anchor to body_b's centre, kept even without limits: they may be
-            # set later)
-            d = self.body_b.position - self._anchor_world
+            # set later; checked before the joint counts as bound)
+            anchor = self.body_b.position if self._anchor_world is None else self._anchor_world
+            d = self.body_b.position - anchor
             if np.linalg.norm(d) < 1e-9:
                 if self.swing_limit is not None or self.twist_limits is not None:
                     raise ValueError("give twist_axis: body_b's centre is at the anchor")
+                super()._bind(world)
+                for name in ("_ta", "_tb", "_ra", "_rb"):     # (a frame of an earlier world)
+                    self.__dict__.pop(name, None)
                 return
             axis = d / np.linalg.norm(d)
+        super()._bind(world)
         p1, _ = perpendicular_pair(axis)
         self._ta = self._local_vector(self.body_a, axis)
         self._tb = self._local_vector(self.body_b, axis)

@@ -164,6 +164,13 @@ def test_ball_limits_set_after_the_joint_is_made_hold_from_the_next_step():
     centred = world.add_joint(Ball(None, ball, anchor=(2, 0, 0)))
     with pytest.raises(ValueError, match="twist_axis"):
         centred.swing_limit = 0.3
+    # made with a limit, the centred ball is refused, and left free to be added without it
+    other = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(4, 0, 0))
+    refused = Ball(None, other, anchor=(4, 0, 0), swing_limit=0.3)
+    with pytest.raises(ValueError, match="twist_axis"):
+        world.add_joint(refused)
+    refused.swing_limit = None
+    assert world.add_joint(refused) is refused and refused.index == len(world.joints) - 1
 
 
 @pytest.mark.parametrize("motor", [False, True])
