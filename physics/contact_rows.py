@@ -245,13 +245,13 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     the bodies' accelerations by the applied loads (m/s^2); rolls (K,) bool: the contacts
     with rolling friction; grip (K, 3) or None: ``gripping_friction``. The friction rows
     lie along and across the slip of a sliding contact, or the slip its load would start,
-    or the friction that held it with all mu N last step (``friction_frame``), and
-    the row across the slip is free where the contact glides (GLIDE_SPEED); the
-    ContactFrames returned with the block say so, and give the rolling rows' tangents
-    (``rolling_frame``). A touching
-    contact's normal row aims at pushing out its depth beyond the slop in T, a gap's at
-    closing no more than the gap in h (speculative). Bounces are not a target here: impacts are resolved before the
-    step's solve (``unilateral.resolve_impacts``).
+    or the friction that held it with all mu N last step (``friction_frame``), and the row
+    across the slip is free where the contact glides (GLIDE_SPEED); the ContactFrames
+    returned with the block say so, and give the rolling rows' tangents
+    (``rolling_frame``). A touching contact's normal row aims at pushing out its depth
+    beyond the slop in T, a gap's at closing no more than the gap in h (speculative).
+    Bounces are not a target here: impacts are resolved before the step's solve
+    (``unilateral.resolve_impacts``).
 
     Rows are ordered all normals, then all first tangents, then all second tangents; each
     row of b is [d, r_b x d] and of a -[d, r_a x d] for its direction d. The blocks are
@@ -354,12 +354,11 @@ def gripping_friction(previous, src, found, mu, pair):
     pair's friction force if that held with all the pair's mu N; else those contacts grip
     along their own (the pair's forces turned about one another: a torsion).
     ``friction_frame`` only turns the contacts that stick now so (a sliding one follows its
-    slip). By pairs first:
-    each of the four contacts of a box on a box may hold more than mu N of its own in
-    torsion while the box creeps (a pyramid of its own each, turned each its own way, held
-    the box on a slope 1.08 times too steep); with the four first rows along the pair's
-    force, their sum holds mu N. Rows so turned that hold with all mu N stay turned; where
-    they need more, the contact slides."""
+    slip). By pairs first: each of the four contacts of a box on a box may hold more than
+    mu N of its own in torsion while the box creeps (a pyramid of its own each, turned each
+    its own way, held the box on a slope 1.08 times too steep); with the four first rows
+    along the pair's force, their sum holds mu N. Rows so turned that hold with all mu N
+    stay turned; where they need more, the contact slides."""
     if not found.any():
         return None
     force = previous.friction_force

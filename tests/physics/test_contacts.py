@@ -86,11 +86,11 @@ def test_a_box_on_a_box_on_an_incline_slides_at_g_sin_minus_mu_cos_whichever_way
         heading, solver):
     """The top box's friction comes through the box below, which the slope holds: no applied
     load turns its contacts' pyramids, so until they turn with the force they hold with
-    (``gripping_friction``) they held it with up to sqrt(2) mu N (at 18 degrees, 1.08 times
-    the friction angle of mu = 0.3, it stuck when the slope faced 22.5 to 60 degrees off
-    the boxes' sides). It holds at 15 and 16.4 degrees (0.98 of the friction angle), and at
-    18 slides at g (sin - mu cos) within 2 %, the box below never moving. (Facing 15 degrees off, it slips at once, and slides 8 %
-    too slowly for 0.2 s while its slip is slow: contact_rows.GLIDE_SPEED.)"""
+    (``gripping_friction``) they held it with up to sqrt(2) mu N (at 18 degrees, 1.08 times the
+    friction angle of mu = 0.3, it stuck when the slope faced 22.5 to 60 degrees off the boxes'
+    sides). It holds at 15 and 16.4 degrees (0.98 of the friction angle), and at 18 slides at g
+    (sin - mu cos) within 2 %, the box below never moving. (Facing 15 degrees off, it slips at
+    once, and slides 8 % too slowly for 0.2 s while its slip is slow: contact_rows.GLIDE_SPEED.)"""
     for angle, expected in ((15, 0.0), (16.4, 0.0),
                             (18, 9.81 * (np.sin(np.radians(18)) - 0.3 * np.cos(np.radians(18))))):
         world, base, top, th = _box_on_a_box_on_incline(angle, heading, solver)

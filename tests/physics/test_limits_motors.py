@@ -56,8 +56,8 @@ def test_motor_reaches_its_speed_and_saturates_at_max_torque():
 @pytest.mark.parametrize("solver", ["direct", "iterative"])
 def test_a_motor_retuned_every_step_drives_at_each_new_speed_and_torque(solver):
     """A controller's loop: a wheel's motor gets a new speed (and a new torque limit) before
-    every step. Unsaturated it turns at each new speed within 0.2 %; saturated it pushes with each new
-    limit; the motor rows start from the last step's torques all along."""
+    every step. Unsaturated it turns at each new speed within 0.2 %; saturated it pushes with
+    each new limit; the motor rows start from the last step's torques all along."""
     world = World(gravity=(0, 0, 0), contact_solver=solver)
     wheel = world.add_body(Box((0.3, 0.3, 0.05)), mass=4.0)
     hinge = world.add_joint(Hinge(None, wheel, anchor=(0, 0, 0), axis=(0, 0, 1),
@@ -138,9 +138,9 @@ def test_friction_retuned_on_a_ball_joint_and_on_a_cylindrical_coordinate_brakes
 
 def test_ball_limits_set_after_the_joint_is_made_hold_from_the_next_step():
     """A rod swinging and twisting free on a ball joint gets a 0.2 rad cone and +-0.1 rad of
-    twist mid-swing: from the next steps it stays within them (the limits were plain
-    attributes, which the rows never saw until some other setting changed). A ball joint whose body_b sits on the anchor has no
-    twist axis to measure a swing from: setting a limit on it says so."""
+    twist mid-swing: from the next steps it stays within them (the limits were plain attributes,
+    which the rows never saw until some other setting changed). A ball joint whose body_b sits
+    on the anchor has no twist axis to measure a swing from: setting a limit on it says so."""
     world = World()
     rod = world.add_body(Capsule(0.02, 0.2), mass=1.0, position=(0, 0, -0.25),
                          angular_velocity=(3.0, 0, 1.5), linear_velocity=(0, 0.75, 0))
