@@ -311,30 +311,36 @@ class CoordinateTables(list):
         joint) in place, with the plan's values, and say True; or change nothing and say
         False when the joints' specs would make other rows (a limit, motor or friction
         turned on or off, a motor made a servo): the tables must be built again. A joint's
-        bodies and local vectors only change with the topology."""
-        changes = []
-        for index, joint in indexed_joints:
-            specs: dict[str, list] = {}
+        bodies and local vectors only change with the topology. (All joints' specs of a kind
+        at once: per joint, six servos of a Stewart platform took 0.15 ms a step.)"""
+        # the specs in table order: by joint index, each joint's in its own order
+        groups: dict[str, list] = {}
+        for index, joint in sorted(indexed_joints, key=lambda item: item[0]):
             for kind, spec in joint._coordinate_specs():
-                specs.setdefault(kind, []).append(spec)
-            for t in self:
-                at = np.flatnonzero(t.owner == index)
-                items = specs.pop(t.kind, [])
-                if at.size != len(items):
-                    return False
-                if not items:
-                    continue
-                lo, hi, motor, max_force, friction = (np.array(c, dtype=float)
-                                                      for c in list(zip(*items))[-5:])
-                motor = motor.reshape(-1, 4)
-                if not (np.array_equal(np.isfinite(lo), np.isfinite(t.lo.take(at)))
-                        and np.array_equal(np.isfinite(hi), np.isfinite(t.hi.take(at)))
-                        and np.array_equal(motor[:, 0], t.motor.take(at, axis=0)[:, 0])
-                        and np.array_equal(friction > 0, t.friction.take(at) > 0)):
-                    return False
-                changes.append((t, at, lo, hi, motor, max_force, friction))
-            if specs:                   # a kind the tables do not have yet
+                groups.setdefault(kind, []).append((index, spec))
+        retuned = np.array([index for index, _ in indexed_joints], dtype=np.intp)
+        changes = []
+        for t in self:
+            items = groups.pop(t.kind, [])
+            at = np.flatnonzero(np.isin(t.owner, retuned))
+            if at.size != len(items):
                 return False
+            if not items:
+                continue
+            owners, specs = zip(*items)
+            if not np.array_equal(t.owner.take(at), owners):
+                return False
+            lo, hi, motor, max_force, friction = (np.array(c, dtype=float)
+                                                  for c in list(zip(*specs))[-5:])
+            motor = motor.reshape(-1, 4)
+            if not (np.array_equal(np.isfinite(lo), np.isfinite(t.lo.take(at)))
+                    and np.array_equal(np.isfinite(hi), np.isfinite(t.hi.take(at)))
+                    and np.array_equal(motor[:, 0], t.motor.take(at, axis=0)[:, 0])
+                    and np.array_equal(friction > 0, t.friction.take(at) > 0)):
+                return False
+            changes.append((t, at, lo, hi, motor, max_force, friction))
+        if groups:                      # a kind the tables do not have yet
+            return False
         for t, at, lo, hi, motor, max_force, friction in changes:
             t.lo[at], t.hi[at], t.motor[at], t.max_force[at], t.friction[at] = (
                 lo, hi, motor, max_force, friction)
