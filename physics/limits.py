@@ -219,6 +219,20 @@ def coordinate_blocks(table: CoordinateTable, kin: Kinematics, turned):
 LOWER, UPPER, DRIVE, FRICTION = range(4)
 
 
+def _row_makers(lo, hi, motor, friction):
+    """Which rows coordinates with these settings make (``bounded_plan``): (lower limit,
+    upper limit, motor mode (0 none, 1 velocity motor, 2 servo), friction), per coordinate."""
+    return np.isfinite(lo), np.isfinite(hi), motor[:, 0], friction > 0
+
+
+def _settings(specs):
+    """(lo, hi, motor (k, 4), max_force, friction) float arrays of coordinate specs' last five
+    fields (a joint's ``_coordinate_specs``: its bodies and local vectors come first)."""
+    lo, hi, motor, max_force, friction = (np.array(c, dtype=float)
+                                          for c in list(zip(*specs))[-5:])
+    return lo, hi, motor.reshape(-1, 4), max_force, friction
+
+
 @dataclass
 class BoundedPlan:
     """Which coordinates of a list of tables (their entries stacked in table order) become
@@ -268,10 +282,10 @@ def bounded_plan(tables) -> BoundedPlan | None:
     start = 0
     for t in tables:
         unit = LINEAR_LIMIT_MARGIN if t.kind == "position" else ANGULAR_LIMIT_MARGIN
-        runs = [(np.flatnonzero(np.isfinite(t.lo)), LOWER, 1.0),
-                (np.flatnonzero(np.isfinite(t.hi)), UPPER, -1.0)]
-        runs += [(np.flatnonzero(t.motor[:, 0] == m), DRIVE, 1.0) for m in (1, 2)]
-        runs.append((np.flatnonzero(t.friction > 0), FRICTION, 1.0))
+        lower, upper, mode, rubs = _row_makers(t.lo, t.hi, t.motor, t.friction)
+        runs = [(np.flatnonzero(lower), LOWER, 1.0), (np.flatnonzero(upper), UPPER, -1.0)]
+        runs += [(np.flatnonzero(mode == m), DRIVE, 1.0) for m in (1, 2)]
+        runs.append((np.flatnonzero(rubs), FRICTION, 1.0))
         for on, g, s in runs:
             entry.append(start + on)
             group.append(np.full(on.size, g))
@@ -313,11 +327,7 @@ class CoordinateTables(list):
         turned on or off, a motor made a servo): the tables must be built again. A joint's
         bodies and local vectors only change with the topology. (All joints' specs of a kind
         at once: per joint, six servos of a Stewart platform took 0.15 ms a step.)"""
-        # the specs in table order: by joint index, each joint's in its own order
-        groups: dict[str, list] = {}
-        for index, joint in sorted(indexed_joints, key=lambda item: item[0]):
-            for kind, spec in joint._coordinate_specs():
-                groups.setdefault(kind, []).append((index, spec))
+        groups = _specs_by_kind(indexed_joints)
         retuned = np.array([index for index, _ in indexed_joints], dtype=np.intp)
         changes = []
         for t in self:
@@ -330,13 +340,10 @@ class CoordinateTables(list):
             owners, specs = zip(*items)
             if not np.array_equal(t.owner.take(at), owners):
                 return False
-            lo, hi, motor, max_force, friction = (np.array(c, dtype=float)
-                                                  for c in list(zip(*specs))[-5:])
-            motor = motor.reshape(-1, 4)
-            if not (np.array_equal(np.isfinite(lo), np.isfinite(t.lo.take(at)))
-                    and np.array_equal(np.isfinite(hi), np.isfinite(t.hi.take(at)))
-                    and np.array_equal(motor[:, 0], t.motor.take(at, axis=0)[:, 0])
-                    and np.array_equal(friction > 0, t.friction.take(at) > 0)):
+            lo, hi, motor, max_force, friction = _settings(specs)
+            now = _row_makers(t.lo.take(at), t.hi.take(at), t.motor.take(at, axis=0),
+                              t.friction.take(at))
+            if not all(map(np.array_equal, _row_makers(lo, hi, motor, friction), now)):
                 return False
             changes.append((t, at, lo, hi, motor, max_force, friction))
         if groups:                      # a kind the tables do not have yet
@@ -416,23 +423,27 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
     return block, plan.owner.take(kept), kept
 
 
+def _specs_by_kind(indexed_joints) -> dict[str, list]:
+    """Per coordinate kind the (joint index, spec) of the joints (index, joint), in the order
+    of a table's entries: by joint index, each joint's specs in its own order."""
+    groups: dict[str, list] = {}
+    for index, joint in sorted(indexed_joints, key=lambda item: item[0]):
+        for kind, spec in joint._coordinate_specs():
+            groups.setdefault(kind, []).append((index, spec))
+    return groups
+
+
 def build_coordinate_tables(indexed_joints) -> CoordinateTables:
     """Gather the coordinate specs of the joints (index, joint) (done once per topology
     change; sleeping.joints_with_rows: a world's joints that make rows)."""
-    groups: dict[str, list] = {}
     joints = dict(indexed_joints)
-    for index, joint in joints.items():
-        for kind, spec in joint._coordinate_specs():
-            groups.setdefault(kind, []).append((index, *spec))
     tables = []
-    for kind, items in groups.items():
-        cols = list(zip(*items))
-        owner, a, b = (np.array(c, dtype=np.intp) for c in cols[:3])
-        nargs = len(cols) - 8
-        args = tuple(np.array(c, dtype=float) for c in cols[3:3 + nargs])
-        lo, hi, motor, max_force, friction = (np.array(c, dtype=float)
-                                              for c in cols[3 + nargs:])
+    for kind, items in _specs_by_kind(joints.items()).items():
+        owners, specs = zip(*items)
+        owner = np.array(owners, dtype=np.intp)
+        cols = list(zip(*specs))
+        a, b = (np.array(c, dtype=np.intp) for c in cols[:2])
+        args = tuple(np.array(c, dtype=float) for c in cols[2:-5])
         world = joints[int(owner[0])]._world if kind == "angle" else None
-        tables.append(CoordinateTable(kind, owner, a, b, args, lo, hi, motor.reshape(-1, 4),
-                                      max_force, friction, world))
+        tables.append(CoordinateTable(kind, owner, a, b, args, *_settings(specs), world))
     return CoordinateTables(tables)
