@@ -22,6 +22,14 @@ def _material(name: str, field: str, doc: str) -> property:
     return property(get, set, doc=doc)
 
 
+def check_plane_still(name, moves):
+    """A Plane is placed by its normal and offset and never moves: ValueError naming ``name``
+    (position, orientation or a velocity) when ``moves`` (giving it one would move it)."""
+    if moves:
+        raise ValueError(f"a Plane does not move: its {name} stays at its default (for a "
+                         "moving floor use a static Box given a velocity)")
+
+
 class Body:
     __slots__ = ("_world", "_row", "shape", "name")
 
@@ -57,12 +65,8 @@ class Body:
         self._touched()
 
     def _check_not_plane(self, name, moves):
-        """A Plane is placed by its normal and offset and never moves: ValueError naming
-        ``name`` when setting it would move one."""
         from .shapes import PLANE
-        if moves and self._world._kind[self.row] == PLANE:
-            raise ValueError(f"a Plane does not move: its {name} stays at its default (for a "
-                             "moving floor use a static Box given a velocity)")
+        check_plane_still(name, moves and self._world._kind[self.row] == PLANE)
 
     def _touched(self):
         """The user moved or pushed this body: wake it (and its island), forget caches."""

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import sleeping
 from . import step as pipeline
-from .body import Body
+from .body import Body, check_plane_still
 from .contacts import ContactReport, checked_contact_snapshot, contact_snapshot
 from .energy import kinetic_energy, potential_energy
 from .iterative import MAX_ITERATIONS, SolverMemory
@@ -260,11 +260,10 @@ class World:
         quat = check_quaternion("orientation", orientation)
         vel = check_vector("linear_velocity", linear_velocity, 3)
         omega = check_vector("angular_velocity", angular_velocity, 3)
-        if isinstance(shape, Plane) and (np.any(pos != 0) or np.any(quat != (1, 0, 0, 0))
-                                         or vel.any() or omega.any()):
-            raise ValueError("a Plane is given in world coordinates by its normal and offset "
-                             "and never moves; leave position, orientation, linear_velocity "
-                             "and angular_velocity at their defaults")
+        if isinstance(shape, Plane):
+            for name, value in (("position", pos), ("orientation", quat - (1, 0, 0, 0)),
+                                ("linear_velocity", vel), ("angular_velocity", omega)):
+                check_plane_still(name, value.any())
         m, I = 0.0, np.zeros((3, 3))
         if not static:
             m, I = self._mass_properties(shape, mass, density, inertia)
