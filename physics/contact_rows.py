@@ -188,8 +188,8 @@ def _dot(x, y):
 def _tangential(x, n):
     """|x_t|: x (3 components, ...) made its part x_t across the normals n (3 components,
     ...) in place, and that part's length."""
-    x -= ((x[0] * n[0] + x[1] * n[1]) + x[2] * n[2]) * n
-    return np.sqrt((x[0] * x[0] + x[1] * x[1]) + x[2] * x[2])
+    x -= _dot(x, n) * n
+    return np.sqrt(_dot(x, x))
 
 
 def rolling_frame(D, w, rolls):

@@ -269,6 +269,7 @@ class Ball(_Frictional, Joint):
     ``friction`` (N m) resists the relative rotation about each of body_a's axes with up to
     that torque (a box, as the contacts' friction pyramid).
     """
+    _ta = None          # the twist frame (local to a and b), made at _bind when it can be
 
     def __init__(self, body_a, body_b, anchor=None, swing_limit=None, twist_limits=None,
                  twist_axis=None, friction=0.0, name=None):
@@ -304,7 +305,7 @@ class Ball(_Frictional, Joint):
         self._coordinates_changed()
 
     def _check_twist_axis(self, name, value):
-        if value is not None and self._world is not None and not hasattr(self, "_ta"):
+        if value is not None and self._world is not None and self._ta is None:
             raise ValueError(f"{name} needs a twist axis, and {self!r} has none (body_b's "
                              "centre was at the anchor): give twist_axis when you make it")
 
@@ -319,8 +320,7 @@ class Ball(_Frictional, Joint):
                 if self.swing_limit is not None or self.twist_limits is not None:
                     raise ValueError("give twist_axis: body_b's centre is at the anchor")
                 super()._bind(world)
-                for name in ("_ta", "_tb", "_ra", "_rb"):     # (a frame of an earlier world)
-                    self.__dict__.pop(name, None)
+                self._ta = self._tb = self._ra = self._rb = None   # (an earlier world's)
                 return
             axis = d / np.linalg.norm(d)
         super()._bind(world)
@@ -335,7 +335,7 @@ class Ball(_Frictional, Joint):
 
     def _swing_twist(self):
         from .limits import twist_coordinate
-        if not hasattr(self, "_ta"):
+        if self._ta is None:
             raise ValueError(f"{self!r} has no twist axis (body_b's centre was at the "
                              "anchor): give twist_axis when you make it")
         Ra, Rb = self._frame(self.body_a)[1][None], self.body_b.rotation[None]
