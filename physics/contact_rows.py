@@ -343,12 +343,13 @@ def with_torque_rows(block: BoundedRows, frames: ContactFrames, spin, rolling):
     ), runs
 
 
-def gripping_friction(previous, src, found, mu, pair):
+def gripping_friction(previous, src, found, slid, mu, pair):
     """(K, 3) the friction force that ``friction_frame`` lays a sticking contact's first
     friction row along (zero for the others), or None where no contact's friction held with
     GRIP times mu times its normal force or more last step. previous: last step's
-    ContactReport; src, found: ``contacts.warm_start``'s; mu (K,) the contacts' friction;
-    pair (K,) int: which contacts share a pair of bodies (equal numbers).
+    ContactReport; src, found: ``contacts.warm_start``'s; slid (K,) bool: found and sliding
+    last step (``previous.sliding``); mu (K,) the contacts' friction; pair (K,) int: which
+    contacts share a pair of bodies (equal numbers).
 
     Where a contact stuck and held with all mu N, all contacts of its pair grip along the
     pair's friction force if that held with all the pair's mu N; else those contacts grip
@@ -367,7 +368,7 @@ def gripping_friction(previous, src, found, mu, pair):
     full &= found
     full &= limit > 0.0
     # (one that slid held with mu N along its slip: it stopped, the pyramid did not hold it)
-    full &= ~previous.sliding.take(src)
+    full &= ~slid
     if not full.any():
         return None
     # a pair's force over its normal forces is at most its contacts' largest ratio: only the

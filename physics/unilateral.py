@@ -107,7 +107,9 @@ def unilateral_rows(world, model, kin, h, load=None):
         e = np.maximum(world._restitution[a], world._restitution[b])
         warm, found, src = warm_start(world, cs.packed_keys)
         rolling = np.maximum(world._rolling_friction[a], world._rolling_friction[b])
-        grip = gripping_friction(world._contacts, src, found, mu, cs.pair_keys)
+        # (which contacts slid last step: their warm start is projected, and they grip not)
+        slid = world._contacts.sliding.take(src) if found.any() else found
+        grip = gripping_friction(world._contacts, src, found, slid, mu, cs.pair_keys)
         block, frames = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T, load,
                                      rolling > 0, grip)
         # the friction rows turn with the slip, the roll and the load (the frame of the
@@ -119,8 +121,7 @@ def unilateral_rows(world, model, kin, h, load=None):
         # contact's forces changed its warm start by round-off, and its settling took 118
         # iterations over 48 steps instead of 82.)
         frame = (cs.normal, *frames.tangents, *frames.roll_tangents)
-        turned = (found & (frames.turned | world._contacts.sliding.take(src)) if found.any()
-                  else found)
+        turned = found & (frames.turned | slid)
         if turned.any():
             dst = np.flatnonzero(turned)
             warm = projected_warm_start(world._contacts, src.take(dst), dst, frame, warm)
