@@ -24,14 +24,13 @@ def chains(lengths, seed=0):
     return pattern, pattern.values(Ja, Jb, inv_mass, Iinv, 1e-9)
 
 
-@pytest.mark.parametrize("leaf", [linsolve.TRIANGULAR_LEAF, 2], ids=["leaf", "halves"])
-@pytest.mark.parametrize("lengths", [[4] * 6, [4, 5, 3, 5, 4, 5]], ids=["equal", "padded"])
-def test_block_inverses_solve_as_the_band_does(lengths, leaf, monkeypatch):
+@pytest.mark.parametrize("lengths", [[4] * 6, [4, 5, 3, 5, 4, 5], [6] * 5, [1] * 4],
+                         ids=["equal", "padded", "power of two", "one link"])
+def test_block_inverses_solve_as_the_band_does(lengths):
     """Mechanisms that share no body are blocks of A: the inverses of those blocks, made
     from the band's Cholesky factor (padded to the largest with identity where their sizes
-    differ), give A^-1 y as the band's back-substitution does, to rounding (with the
-    factor's inverse made directly, and by halves down to 2 x 2)."""
-    monkeypatch.setattr(linsolve, "TRIANGULAR_LEAF", leaf)
+    differ, and to a power of two for the triangular inverses), give A^-1 y as the band's
+    back-substitution does, to rounding."""
     pattern, values = chains(lengths)
     fac = pattern.factorizer
     assert isinstance(fac, BandedCholesky) and fac.blocks is not None
@@ -62,9 +61,10 @@ def test_no_blocks_where_they_would_not_pay(lengths, rule, monkeypatch):
 
 
 @pytest.mark.parametrize("n", [1, 5, 16, 17, 33, 54, 64])
-def test_lower_triangular_inverses_by_halves(n):
+def test_lower_triangular_inverses_by_doubling(n):
     """L^-1 of a batch of lower triangular matrices: lower triangular itself (exact zeros
-    above the diagonal), and L X = I to rounding, for sizes that split evenly and unevenly."""
+    above the diagonal), and L X = I to rounding, for sizes that are powers of two and sizes
+    padded to one."""
     rng = np.random.default_rng(n)
     L = np.tril(rng.normal(size=(3, n, n))) + np.einsum("c,ij->cij", rng.uniform(2, 5, 3), np.eye(n))
     X = linsolve.lower_triangular_inverses(L)
