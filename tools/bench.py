@@ -52,14 +52,17 @@ def bench_chain(sizes=(10, 100, 1000, 10000)) -> dict:
     return results
 
 
-def _run_scene(scene, settle_steps: int, timed_steps: int, repeats: int = 3) -> dict:
+def _run_scene(scene, settle_steps: int, timed_steps: int, repeats: int = 5) -> dict:
     """Microseconds per step over ``timed_steps`` after ``settle_steps`` (JSON-ready): the
     median of ``repeats`` runs of that window, each from the state saved one step before it
     (a run replays bitwise from ``get_state`` while no controller acts, as none does in the
     contact benchmarks' windows (the pyramid's shot comes at 1 s), so every repeat times the
-    same steps; one run alone moved by several per cent with what else the machine did).
-    The untimed step after each restore rebuilds what a restore leaves stale (the
-    broadphase's pairs, the last factorisation). The world ends as after one run."""
+    same steps; one run alone moved by several per cent with what else the machine did),
+    and the fastest of them (``best_us_per_step``: on a shared machine whose speed swings
+    from minute to minute, by up to 1.7 times within a minute on the one where this was
+    written, the figure that moves least between runs of the same code). The untimed step
+    after each restore rebuilds what a restore leaves stale (the broadphase's pairs, the
+    last factorisation). The world ends as after one run."""
     world = scene.world
     scene.step(settle_steps - 1)
     start_state = world.get_state()
@@ -71,11 +74,51 @@ def _run_scene(scene, settle_steps: int, timed_steps: int, repeats: int = 3) -> 
         scene.step(timed_steps)
         wall.append((time.perf_counter() - start) / timed_steps * 1e6)
         cpu.append((time.process_time() - cpu_start) / timed_steps * 1e6)
-    us = float(np.median(wall))
+    us, best = float(np.median(wall)), min(wall)
     return {"bodies": len(world.bodies), "joints": len(world.joints), "contacts": len(world.contacts),
             "us_per_step": round(us, 1), "cpu_us_per_step": round(float(np.median(cpu)), 1),
             "real_time_factor": round(world.dt * 1e6 / us, 3),
+            "best_us_per_step": round(best, 1),
+            "best_real_time_factor": round(world.dt * 1e6 / best, 3),
             "sim_seconds_timed": round(timed_steps * world.dt, 3), "repeats": repeats}
+
+
+def bench_machine(repeats: int = 7) -> dict:
+    """How fast this machine runs the three kinds of work a step is made of, to compare
+    figures taken on different machines or days (the fastest of ``repeats``, in us): a pure
+    Python loop (10^5 additions), numpy's per-call cost (1000 additions of two 8-vectors),
+    and scipy's sparse product on a contact pile's scale (a fixed random 8000 x 6000 CSR
+    matrix with 50k entries times a vector). A machine that takes twice as long for these
+    takes about twice as long for the steps."""
+    from scipy import sparse
+    from scipy.sparse._sparsetools import csr_matvec
+    rng = np.random.default_rng(0)
+    small = np.ones(8)
+    M = sparse.random(8000, 6000, density=50_000 / (8000 * 6000), format="csr", random_state=rng)
+    x, y = rng.random(6000), np.zeros(8000)
+
+    def python_loop():
+        total = 0
+        for i in range(100_000):
+            total += i
+
+    def numpy_calls():
+        for _ in range(1000):
+            np.add(small, small)
+
+    def sparse_product():
+        csr_matvec(8000, 6000, M.indptr, M.indices, M.data, x, y)
+
+    def fastest(work):
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            work()
+            times.append(time.perf_counter() - start)
+        return round(min(times) * 1e6, 1)
+
+    return {"python_loop_1e5_us": fastest(python_loop), "numpy_1000_calls_us": fastest(numpy_calls),
+            "csr_product_50k_us": fastest(sparse_product)}
 
 
 def bench_contacts() -> dict:
@@ -117,16 +160,21 @@ def bench_chain_energy(links: int = 100, seconds: float = 60.0) -> dict:
             "energy_restores": world.stats["energy_restores"], "wall_seconds": round(wall, 1)}
 
 
-BENCHES = {"chain": bench_chain, "chain_energy": bench_chain_energy, "contacts": bench_contacts}
+BENCHES = {"chain": bench_chain, "chain_energy": bench_chain_energy, "contacts": bench_contacts,
+           "machine": bench_machine}
 
 
 def run(names: list[str] | None = None, out: str | None = None) -> dict:
+    """The ``names`` benchmarks (default: all), each report under its name, and always the
+    machine's own figures (``bench_machine``) beside them."""
     chosen = names or list(BENCHES)
-    report = {}
     for name in chosen:
         if name not in BENCHES:
             raise ValueError(f"unknown benchmark {name!r}; choose from {', '.join(BENCHES)}")
-        report[name] = BENCHES[name]()
+    report = {"machine": bench_machine()}
+    for name in chosen:
+        if name != "machine":
+            report[name] = BENCHES[name]()
     text = json.dumps(report, indent=2)
     if out:
         with open(out, "w") as f:

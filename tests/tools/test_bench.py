@@ -28,3 +28,18 @@ def test_a_scene_window_is_timed_again_from_its_saved_start():
     assert_same_state(timed.world.get_state(), plain.world.get_state())
     assert report["repeats"] == 2
     assert report["contacts"] == len(plain.world.contacts) > 0
+    # the fastest repeat beside the median, each with its real-time factor
+    assert 0 < report["best_us_per_step"] <= report["us_per_step"]
+    assert abs(report["best_real_time_factor"] - 1e6 / 240 / report["best_us_per_step"]) <= 0.01
+
+
+def test_every_report_carries_the_machine_speed(monkeypatch):
+    """Figures from different machines or days are compared through the machine's own
+    speed at a Python loop, numpy calls and a sparse product, which every report carries
+    beside the benchmarks asked for."""
+    monkeypatch.setitem(bench.BENCHES, "chain", lambda: bench.bench_chain(sizes=(10,)))
+    report = bench.run(["chain"])
+    assert set(report) == {"machine", "chain"}
+    assert set(report["machine"]) == {"python_loop_1e5_us", "numpy_1000_calls_us",
+                                      "csr_product_50k_us"}
+    assert all(v > 0 for v in report["machine"].values())
