@@ -14,7 +14,7 @@ import numpy as np
 
 from .limits import TURNED, WRAPPED_LIMIT, angle_about
 from .math3d import perpendicular_pair
-from .validation import check_positive, check_unit_direction, check_vector
+from .validation import check_positive, check_unit_direction, check_vector, shown
 
 
 class Joint:
@@ -142,7 +142,7 @@ def _check_limits(limits, name="limits"):
         return (-np.inf, np.inf)
     lo, hi = check_vector(name, limits, 2)
     if not lo < hi:
-        raise ValueError(f"{name} must be (lower, upper) with lower < upper, got {tuple(limits)}")
+        raise ValueError(f"{name} must be (lower, upper) with lower < upper, got {shown((lo, hi))}")
     return (float(lo), float(hi))
 
 

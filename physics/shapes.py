@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validation import check_positive, check_vector, check_unit_direction
+from .validation import check_positive, check_vector, check_unit_direction, shown
 
 # Numeric shape kinds, as stored in World arrays. NO_SHAPE marks a body without geometry
 # (the hidden world-frame body, or a body created from an explicit inertia only).
@@ -76,7 +76,7 @@ class Box(Shape):
     def __post_init__(self):
         he = check_vector("half_extents", self.half_extents, 3)
         if np.any(he <= 0):
-            raise ValueError(f"half_extents must all be positive, got {tuple(he)}")
+            raise ValueError(f"half_extents must all be positive, got {shown(he)}")
         object.__setattr__(self, "half_extents", tuple(float(x) for x in he))
 
     @property

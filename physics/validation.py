@@ -4,6 +4,12 @@ from __future__ import annotations
 import numpy as np
 
 
+def shown(values) -> str:
+    """Numbers for an error message, as a user would write them: (1, 0.5, 0) (a tuple of
+    numpy floats prints as (np.float64(1.0), ...))."""
+    return "(" + ", ".join(f"{float(v):.6g}" for v in np.ravel(values)) + ")"
+
+
 def check_vector(name: str, value, size: int) -> np.ndarray:
     """A finite float vector of the given size (a copy)."""
     try:
@@ -78,7 +84,7 @@ def check_quaternion(name: str, value) -> np.ndarray:
         raise ValueError(f"{name} must be a unit quaternion (w, x, y, z), got zero")
     if abs(n - 1.0) > 1e-3:
         raise ValueError(
-            f"{name} must be a unit quaternion (w, x, y, z), got {tuple(q)} with norm {n:.6g}; "
+            f"{name} must be a unit quaternion (w, x, y, z), got {shown(q)} with norm {n:.6g}; "
             "normalise it first")
     return q / n
 

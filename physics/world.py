@@ -20,7 +20,7 @@ from .rows import Kinematics, evaluate_tables
 from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
 from .validation import (check_count, check_inertia, check_positive, check_quaternion,
-                         check_vector, checked_array)
+                         check_vector, checked_array, shown)
 
 INTEGRATORS = ("symplectic", "rk4")
 CONTACT_SOLVERS = ("auto", "iterative", "direct")
@@ -132,7 +132,7 @@ class World:
         if baumgarte is not None:
             k, d = check_vector("baumgarte", baumgarte, 2)
             if k < 0 or d < 0:
-                raise ValueError(f"baumgarte terms (k, d) must be >= 0, got {tuple(baumgarte)}")
+                raise ValueError(f"baumgarte terms (k, d) must be >= 0, got {shown((k, d))}")
             self.baumgarte = (float(k), float(d))
         else:
             T = 4 * h if stabilization_time is None else check_positive(

@@ -107,6 +107,22 @@ def test_bad_body_input_names_the_parameter(kwargs, match):
         World().add_body(Sphere(0.1), **kwargs)
 
 
+@pytest.mark.parametrize("make, shown", [
+    (lambda w: w.add_body(Sphere(0.1), mass=1.0, orientation=np.array([1.0, 1.0, 0.0, 0.0])),
+     "got (1, 1, 0, 0) with norm 1.41421"),
+    (lambda w: Box(np.array([0.5, -0.25, 1.0])), "got (0.5, -0.25, 1)"),
+    (lambda w: World(baumgarte=np.array([-1.0, 2.0])), "got (-1, 2)"),
+    (lambda w: Hinge(None, w.add_body(Sphere(0.1), mass=1.0), anchor=(0, 0, 0), axis=(0, 0, 1),
+                     limits=np.array([0.5, -0.5])), "got (0.5, -0.5)"),
+], ids=["orientation", "half_extents", "baumgarte", "limits"])
+def test_error_messages_show_numbers_as_a_user_writes_them(make, shown):
+    """Values given as numpy arrays come back in the message as plain numbers, not as
+    np.float64(...) reprs."""
+    with pytest.raises(ValueError) as error:
+        make(World())
+    assert shown in str(error.value) and "np." not in str(error.value)
+
+
 @pytest.mark.parametrize("field", ["collision_group", "collision_mask"])
 @pytest.mark.parametrize("value", ["a", 1.5, True, None, 2**64, -2**63 - 1])
 def test_bad_collision_bits_name_the_parameter(field, value):
