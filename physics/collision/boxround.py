@@ -12,7 +12,7 @@ import numpy as np
 
 from .contacts import point_or_ends_features, single_candidate
 from .geometry import clip_to_slab, einsum, golden_min, rotate, to_local, to_world
-from .sdf import box_closest
+from .sdf import box_closest, box_distance
 
 
 def box_round(a, b, margin):
@@ -23,8 +23,9 @@ def box_round(a, b, margin):
     c = to_local(a.rot, a.pos, b.pos)                    # segment centre, box frame
     d = einsum("mji,mj->mi", a.rot, b.rot[:, :, 2])   # segment direction, box frame
 
-    def sdf_along(t, rows):
-        return box_closest(c[rows] + t[:, None] * d[rows], h[rows])[0]
+    def sdf_along(rows):
+        c_r, d_r, h_r = c[rows], d[rows], h[rows]
+        return lambda t: box_distance(c_r + t[:, None] * d_r, h_r)
 
     t_star = golden_min(sdf_along, -hl, hl)
     q = c + t_star[:, None] * d

@@ -23,7 +23,7 @@ from .contacts import keep_deepest, slot_features
 from .geometry import BOX_CORNERS, closest_segments, golden_min, rotate, to_local
 from .rim import rim_candidates
 from .round import sphere_pair
-from .sdf import box_closest, cylinder_closest, point_contacts
+from .sdf import box_closest, cylinder_closest, cylinder_distance, point_contacts
 
 MAX_POINTS = 8
 # The 12 box edges as (corner i, corner j) pairs of BOX_CORNERS differing in one sign.
@@ -69,9 +69,10 @@ def _box_points_against(cyl, box, margin):
     rot, pos = rep(cyl.rot), rep(cyl.pos)
     mid_f, hv_f = mid.reshape(-1, 3), half_vec.reshape(-1, 3)
 
-    def sdf(t, rows):
-        x = mid_f[rows] + t[:, None] * hv_f[rows]
-        return cylinder_closest(to_local(rot[rows], pos[rows], x), cyl_r[rows], cyl_h[rows])[0]
+    def sdf(rows):
+        mid_r, hv_r, rot_r, pos_r = mid_f[rows], hv_f[rows], rot[rows], pos[rows]
+        r_r, h_r = cyl_r[rows], cyl_h[rows]
+        return lambda t: cylinder_distance(to_local(rot_r, pos_r, mid_r + t[:, None] * hv_r), r_r, h_r)
 
     t = golden_min(sdf, -np.ones(len(mid_f)), np.ones(len(mid_f)), iterations=40)
     q = (mid_f + t[:, None] * hv_f)

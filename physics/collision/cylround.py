@@ -13,7 +13,7 @@ import numpy as np
 
 from .contacts import point_or_ends_features
 from .geometry import clip_to_slab, einsum, golden_min, rotate, to_local, to_world
-from .sdf import CYL_CAP, CYL_SIDE, cylinder_closest
+from .sdf import CYL_CAP, CYL_SIDE, cylinder_closest, cylinder_distance
 
 PARALLEL_SINE = 0.02
 # Features (point_or_ends_features): the manifold is numbered 0 cap -z, 1 cap +z, 2 side.
@@ -43,8 +43,9 @@ def cylinder_round(a, b, margin):
     c = to_local(a.rot, a.pos, b.pos)
     d = einsum("mji,mj->mi", a.rot, b.rot[:, :, 2])
 
-    def sdf_along(t, rows):
-        return cylinder_closest(c[rows] + t[:, None] * d[rows], radius[rows], half[rows])[0]
+    def sdf_along(rows):
+        c_r, d_r, radius_r, half_r = c[rows], d[rows], radius[rows], half[rows]
+        return lambda t: cylinder_distance(c_r + t[:, None] * d_r, radius_r, half_r)
 
     t_star = golden_min(sdf_along, -hl, hl)
     dist, surf, n0, region = cylinder_closest(c + t_star[:, None] * d, radius, half)

@@ -122,29 +122,31 @@ def clip_to_slab(c, d, h, lo, hi):
     return lo, hi
 
 
-def golden_min(f, lo, hi, iterations=48):
+def golden_min(functions, lo, hi, iterations=48):
     """Minimise M convex (unimodal) functions of one variable on [lo, hi], vectorised.
 
-    f(t, rows) gives the values (R,) of the functions numbered `rows` (R,) at arguments t (R,).
-    Returns the (M,) minimisers, accurate to about (hi - lo) * 0.618**iterations; where
-    lo == hi (a sphere's zero-length segment) that point, without any evaluation. Used for the
-    deepest point of a segment in a convex shape: a convex set's signed distance is convex,
-    hence unimodal along a segment.
+    functions(rows) gives f, where f(t) gives the values (R,) of the functions numbered
+    ``rows`` (R,) at arguments t (R,): whatever f needs of those rows is gathered once, not
+    at each of the search's evaluations. Returns the (M,) minimisers, accurate to about
+    (hi - lo) * 0.618**iterations; where lo == hi (a sphere's zero-length segment) that
+    point, without any evaluation. Used for the deepest point of a segment in a convex shape:
+    a convex set's signed distance is convex, hence unimodal along a segment.
     """
     out = np.array(lo, dtype=float)
     rows = (np.asarray(hi) > out).ravel().nonzero()[0]      # np.flatnonzero, less its layers
     if len(rows) == 0:
         return out
+    f = functions(rows)
     a, b = out[rows], np.asarray(hi, dtype=float)[rows]
     x1 = b - GOLDEN * (b - a)
     x2 = a + GOLDEN * (b - a)
-    f1, f2 = f(x1, rows), f(x2, rows)
+    f1, f2 = f(x1), f(x2)
     for _ in range(iterations):
         left = f1 <= f2  # the minimum lies in [a, x2]
         b = np.where(left, x2, b)
         a = np.where(left, a, x1)
         new_x = np.where(left, b - GOLDEN * (b - a), a + GOLDEN * (b - a))
-        f_new = f(new_x, rows)
+        f_new = f(new_x)
         x2, f2, x1, f1 = (np.where(left, x1, new_x), np.where(left, f1, f_new),
                           np.where(left, new_x, x2), np.where(left, f_new, f2))
     out[rows] = np.where(f1 <= f2, x1, x2)

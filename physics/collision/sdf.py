@@ -63,6 +63,24 @@ def box_closest(p, h):
     return dist, surface, normal, region
 
 
+def box_distance(p, h):
+    """``box_closest``'s dist alone, to the bit (what a search along a segment evaluates
+    dozens of times: a quarter of box_closest's operations)."""
+    h = _lead(h, p, trailing=1)
+    outside_dist = norm(p - clip(p, -h, h))
+    abs_p = np.abs(p)
+    inside = (abs_p <= h).all(axis=-1)
+    return np.where(inside, -(h - abs_p).min(axis=-1), outside_dist)
+
+
+def cylinder_distance(p, radius, half_length):
+    """``cylinder_closest``'s dist alone, to the bit."""
+    dr = np.hypot(p[..., 0], p[..., 1]) - _lead(radius, p)
+    dz = np.abs(p[..., 2]) - _lead(half_length, p)
+    rim = (dr > 0) & (dz > 0)
+    return np.where(rim, np.hypot(dr, dz), np.maximum(dr, dz))
+
+
 def cylinder_closest(p, radius, half_length):
     """Solid cylinder along local z; radius, half_length (M,). region: CYL_SIDE/CAP/RIM."""
     r, hl = _lead(radius, p), _lead(half_length, p)

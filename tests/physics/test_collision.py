@@ -758,3 +758,26 @@ def test_spheres_only_batches_give_the_general_paths_contacts_to_the_bit(against
     assert len(fast) > 100
     for name in ("body_a", "body_b", "point", "normal", "depth", "feature"):
         np.testing.assert_array_equal(getattr(fast, name), getattr(general, name)[spheres])
+
+
+def test_the_distance_only_queries_give_the_closest_point_queries_distance_to_the_bit():
+    """A search along a segment (a capsule's deepest point in a box or cylinder) evaluates
+    the signed distance alone, dozens of times a step: box_distance and cylinder_distance
+    give exactly the dist of box_closest and cylinder_closest, inside, outside, on faces,
+    edges and corners, and on the cylinder's axis, rim and caps."""
+    from physics.collision.sdf import box_closest, box_distance, cylinder_closest, cylinder_distance
+    rng = np.random.default_rng(7)
+    m = 4000
+    h = rng.uniform(0.05, 1.0, (m, 3))
+    p = rng.uniform(-2.0, 2.0, (m, 3)) * h
+    p[::7] = np.sign(p[::7]) * h[::7]                  # corners
+    p[1::7, 0] = h[1::7, 0]                           # on a face plane
+    p[2::7, :2] = 0.0                                 # on the axis
+    assert box_distance(p, h).tobytes() == box_closest(p, h)[0].tobytes()
+    radius, half = h[:, 0], h[:, 1]
+    p[3::7, 0], p[3::7, 2] = radius[3::7], half[3::7]   # on the rim
+    assert cylinder_distance(p, radius, half).tobytes() == cylinder_closest(p, radius, half)[0].tobytes()
+    # (M, C, 3) points broadcast against per-shape dimensions as the closest queries do
+    pc = p[:m // 2].reshape(-1, 2, 3)
+    hc = h[:m // 4]
+    assert box_distance(pc, hc).tobytes() == box_closest(pc, hc)[0].tobytes()
