@@ -68,6 +68,19 @@ def test_direct_solves_within_the_steps_budget_keep_the_joint_rows_exact(seed):
     assert np.abs(g[:m_e]).max() <= 1e-9 * scale
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_direct_solver_answers_alike_with_a_dense_or_a_sparse_matrix(seed, monkeypatch):
+    """Small systems keep A dense (bounded.DENSE_ROWS), large ones sparse: the same problem
+    solved both ways gives the same multipliers to 1e-9 of their size (the sums of the
+    products differ in order only)."""
+    from physics import bounded
+    p = random_problem(seed)
+    dense = np.concatenate(solve_direct(p, newton_iterations=32, friction_rounds=4))
+    monkeypatch.setattr(bounded, "DENSE_ROWS", 0)
+    sparse = np.concatenate(solve_direct(p, newton_iterations=32, friction_rounds=4))
+    assert np.abs(dense - sparse).max() <= 1e-9 * np.abs(sparse).max()
+
+
 @pytest.mark.parametrize("solver", ["iterative", "direct"])
 @pytest.mark.parametrize("seed", range(8))
 def test_box_problems_meet_their_optimality_conditions(seed, solver):
