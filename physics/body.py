@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .math3d import cross
 from .validation import check_bits, check_positive, check_quaternion, check_vector
 
 
@@ -123,7 +124,7 @@ class Body:
     def point_velocity(self, point) -> np.ndarray:
         """Velocity of the material point at world position ``point`` (3,), m/s."""
         p = check_vector("point", point, 3)
-        return self.linear_velocity + np.cross(self.angular_velocity, p - self.position)
+        return self.linear_velocity + cross(self.angular_velocity, p - self.position)
 
     # -- mass properties -----------------------------------------------------------------
     @property
@@ -204,7 +205,7 @@ class Body:
         self._world._force[i] += f
         if point is not None:
             p = check_vector("point", point, 3)
-            self._world._torque[i] += np.cross(p - self._world._x[i], f)
+            self._world._torque[i] += cross(p - self._world._x[i], f)
 
     def apply_torque(self, torque):
         """Add a world-frame torque (N m) for the next step."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .limits import TURNED, WRAPPED_LIMIT, angle_about
-from .math3d import perpendicular_pair
+from .math3d import cross, perpendicular_pair
 from .validation import check_positive, check_unit_direction, check_vector, shown
 
 
@@ -433,7 +433,7 @@ class _Sliding:
         vb = self.body_b.point_velocity(self.anchor)
         wa = np.zeros(3) if self.body_a is None else self.body_a.angular_velocity
         # d/dt (axis . d) with the axis carried by body_a
-        return float((vb - va) @ self.axis + np.cross(wa, self.axis) @ self._separation())
+        return float((vb - va) @ self.axis + cross(wa, self.axis) @ self._separation())
 
     def _position_specs(self, actuation: _Actuated):
         spec = actuation._actuation_spec()

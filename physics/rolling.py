@@ -131,7 +131,7 @@ class Rolling(Joint):
     def slip_velocity(self) -> np.ndarray:
         """Tangential velocity of the wheel's material point at the contact (3,), m/s."""
         body = self.body_b
-        vp = body.linear_velocity + np.cross(body.angular_velocity, self.contact_offset)
+        vp = body.linear_velocity + cross(body.angular_velocity, self.contact_offset)
         return vp - (vp @ self.normal) * self.normal
 
     @property

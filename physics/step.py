@@ -27,7 +27,7 @@ from .collision.broadphase import PairCache
 from .contacts import excluded_pairs, kinematic, report as contact_report
 from .energy import restore_energy, state_energy
 from .linsolve import SingularSystemError
-from .math3d import einsum, quat_multiply, quat_to_matrix, rotate_quat
+from .math3d import cross, einsum, quat_multiply, quat_to_matrix, rotate_quat
 from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation,
                        gyroscopic_torque_explicit, midpoint_turn, world_inverse_inertia)
 from .sleeping import joint_links, joints_with_rows
@@ -577,5 +577,5 @@ def joint_wrenches(world) -> np.ndarray:
         if mine.any():
             np.add.at(out, r.uni.owner[mine], r.uni.block.rows.Jb[mine] * r.lam_b[mine, None])
     rb = einsum("nij,nj->ni", r.R[model.joint_b], model.joint_lb)
-    out[:, 3:] -= np.cross(rb, out[:, :3])
+    out[:, 3:] -= cross(rb, out[:, :3])
     return out

@@ -15,7 +15,7 @@ from .contacts import ContactReport, checked_contact_snapshot, contact_snapshot
 from .energy import kinetic_energy, potential_energy
 from .iterative import MAX_ITERATIONS, SolverMemory
 from .joints import Joint
-from .math3d import quat_to_matrix
+from .math3d import cross, quat_to_matrix
 from .rows import Kinematics, evaluate_tables
 from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
@@ -602,7 +602,7 @@ class World:
         R = quat_to_matrix(self._view("_q")[dyn])
         Iw = np.einsum("nij,njk,nlk->nil", R, self._view("_inertia")[dyn], R)
         spin = np.einsum("nij,nj->ni", Iw, self._view("_w")[dyn])
-        return (np.cross(x - p, m[:, None] * v) + spin).sum(axis=0)
+        return (cross(x - p, m[:, None] * v) + spin).sum(axis=0)
 
     def constraint_error(self) -> float:
         """Largest position-level joint violation now (metres for points, ~radians for

@@ -86,7 +86,7 @@ def left_jacobian_inverse(phi: np.ndarray) -> np.ndarray:
 
 def _signed_angle(u, v, axis):
     """Angle turning unit vector u into v about ``axis`` (right-handed), in (-pi, pi]."""
-    return float(np.arctan2(axis @ np.cross(u, v), u @ v))
+    return float(np.arctan2(axis @ cross3(u, v), u @ v))
 
 
 class TreeJoint:

@@ -31,7 +31,7 @@ import scipy.linalg as sla
 
 from ..joints import Joint, _Turning
 from ..limits import wrap_near
-from ..math3d import quat_to_matrix
+from ..math3d import cross, quat_to_matrix
 from ..validation import check_vector
 from .constrained import Constraint, ConstrainedMixin
 from .coordinates import TreeJoint, cross3, skew
@@ -429,7 +429,7 @@ class ArticulatedView(ConstrainedMixin):
         I = self._world_inertia(k)
         w = k.w[rows]
         force = self._mass[:, None] * (k.a0[rows] - self.world.gravity)
-        torque = np.einsum("bij,bj->bi", I, k.al0[rows]) + np.cross(
+        torque = np.einsum("bij,bj->bi", I, k.al0[rows]) + cross(
             w, np.einsum("bij,bj->bi", I, w))
         return np.einsum("bin,bi->n", Jv, force) + np.einsum("bin,bi->n", Jw, torque)
 
