@@ -29,10 +29,10 @@ SPECULATIVE_TOUCH = 5e-4      # m: a gap this small counts as touching for impac
 # step (``friction_frame``) where that is faster, or else keep the frame of their normal alone
 SLIP_SPEED = 1e-3
 # sticking contacts whose friction held with this times mu N or more last step, along no axis
-# of their normal's own pyramid (whose diagonals hold up to sqrt(2) mu N, beyond Coulomb's
-# cone), take their first friction rows along that force (``gripping_friction``): the loads
-# that pushed them there came through other contacts or joints, which ``friction_frame``'s
-# load leaves out. Rows so turned that hold with mu N stay turned. (Along an axis the
+# of the pyramid they have now (their normal's own, or their load's: its diagonals hold up to
+# sqrt(2) mu N, beyond Coulomb's cone), take their first friction rows along that force
+# (``gripping_friction``): the loads that pushed them there came through other contacts or
+# joints, which ``friction_frame``'s load leaves out. Rows so turned that hold with mu N stay turned. (Along an axis the
 # pyramid holds mu N: turning it there changed how a settling pyramid of boxes was solved,
 # and it took 1902 iterations over 48 steps, not 82.)
 GRIP = 0.99
@@ -126,10 +126,11 @@ def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None, grip=
     slip speeds (k,) m/s; the points' offsets from b's and a's centres (3 components, 2, k),
     as ``contact_rows`` takes them; ``rolling_frame``'s (frame, rates, rolling) for the
     contacts that ``rolls`` (k,) bool (those with rolling friction; None if none); and which
-    contacts' friction rows left the frame of the normal alone (k,) bool. A contact whose
-    slip and slip ahead are both slower takes its first tangent along ``grip`` (k, 3) where
-    that is not zero and lies along neither tangent of the normal's frame: the friction
-    force that held its pair, or it, with all mu N last step (``gripping_friction``).
+    contacts' friction rows left the frame of the normal alone (k,) bool. A contact that
+    does not slide takes its first tangent along ``grip`` (k, 3) where that is not zero and
+    lies along neither tangent of the frame it would have (its normal's, or its load's): the
+    friction force that held its pair, or it, with all mu N last step
+    (``gripping_friction``).
 
     Why a sticking contact follows its load: the pyramid |f_1|, |f_2| <= mu N holds up to
     sqrt(2) mu N along its diagonals. A box whose downhill lay 45 degrees from its contacts'
@@ -138,7 +139,10 @@ def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None, grip=
     Loads that come through other contacts or through joints are not in ``load`` (a box on
     a box on a slope: both fall alike), but they leave a sticking contact's pyramid holding
     more than mu N along a diagonal; ``grip`` turns it along that force the next step,
-    where it holds mu N, and slides if it needs more."""
+    where it holds mu N, and slides if it needs more. Also where the load turned the
+    pyramid: a marble leaning on a wall, its pyramid turned down the wall by gravity and
+    its neighbours pushing it along the wall, held up to 1.34 mu N on a diagonal for good
+    while the grip gave way to the load."""
     D = _frame(normal)
     k = normal.shape[0]
     both = np.concatenate((b, a))
@@ -159,23 +163,24 @@ def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None, grip=
     if load is not None:
         turned = speeds[1] > SLIP_SPEED
         turned |= sliding
-    gripped = None
-    if grip is not None:
-        held = grip.T.copy()                    # (3 components, k), made tangential
-        held_size = _tangential(held, D[:, 0])
-        # (along an axis of the normal's own pyramid it held no more than mu N: left so)
-        along = np.maximum(np.abs(_dot(held, D[:, 1])), np.abs(_dot(held, D[:, 2])))
-        gripped = (held_size > 0.0) & (along < ON_AXIS * held_size) & ~turned
-        turned = turned | gripped
     if turned.any():
         # the slip where it is faster than SLIP_SPEED, else the slip ahead (on whole
         # components: in a pour nine contacts in ten slide, and gathering them cost more)
         way = rel[:, 0] if load is None else np.where(sliding, rel[:, 0], rel[:, 1])
         way /= np.maximum(np.where(sliding, speed, speeds[-1]), SLIP_SPEED)
-        if gripped is not None:
-            np.divide(held, held_size, out=way, where=gripped)
         np.copyto(D[:, 1], way, where=turned)
         cross_components(D[:, 0], D[:, 1], D[:, 2])
+    if grip is not None:
+        held = grip.T.copy()                    # (3 components, k), made tangential
+        held_size = _tangential(held, D[:, 0])
+        # (along an axis of the pyramid the contact has now, the normal's own or its load's,
+        # it held no more than mu N: left so)
+        along = np.maximum(np.abs(_dot(held, D[:, 1])), np.abs(_dot(held, D[:, 2])))
+        gripped = (held_size > 0.0) & (along < ON_AXIS * held_size) & ~sliding
+        if gripped.any():
+            np.divide(held, held_size, out=D[:, 1], where=gripped)
+            cross_components(D[:, 0], D[:, 1], D[:, 2])
+            turned = turned | gripped
     rolling = None if rolls is None or not rolls.any() else rolling_frame(D, w, rolls)
     return D, speed, r, rolling, turned
 
