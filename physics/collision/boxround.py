@@ -25,7 +25,7 @@ def box_round(a, b, margin):
 
     def sdf_along(rows):
         c_r, d_r, h_r = c[rows], d[rows], h[rows]
-        return lambda t: box_distance(c_r + t[:, None] * d_r, h_r)
+        return lambda t: box_distance(c_r[:, None] + t[..., None] * d_r[:, None], h_r)
 
     t_star = golden_min(sdf_along, -hl, hl)
     q = c + t_star[:, None] * d

@@ -45,7 +45,8 @@ def cylinder_round(a, b, margin):
 
     def sdf_along(rows):
         c_r, d_r, radius_r, half_r = c[rows], d[rows], radius[rows], half[rows]
-        return lambda t: cylinder_distance(c_r + t[:, None] * d_r, radius_r, half_r)
+        return lambda t: cylinder_distance(c_r[:, None] + t[..., None] * d_r[:, None],
+                                           radius_r, half_r)
 
     t_star = golden_min(sdf_along, -hl, hl)
     dist, surf, n0, region = cylinder_closest(c + t_star[:, None] * d, radius, half)

@@ -122,15 +122,30 @@ def clip_to_slab(c, d, h, lo, hi):
     return lo, hi
 
 
+# A search over few rows evaluates GRID_POINTS points of each at once (``golden_min``): numpy's
+# per-call cost, not the points, sets its price there (a ragdoll's feet on a flight of
+# stairs, a few dozen capsule-box pairs: a third of the step went to the golden section's
+# ~1300 numpy calls)
+GRID_POINTS = 15
+GRID_BUDGET = 4096        # rows times GRID_POINTS up to which the grid is taken
+_GRID = np.arange(1, GRID_POINTS + 1) / (GRID_POINTS + 1)
+
+
 def golden_min(functions, lo, hi, iterations=48):
     """Minimise M convex (unimodal) functions of one variable on [lo, hi], vectorised.
 
-    functions(rows) gives f, where f(t) gives the values (R,) of the functions numbered
-    ``rows`` (R,) at arguments t (R,): whatever f needs of those rows is gathered once, not
+    functions(rows) gives f, where f(t) gives the values (R, n) of the functions numbered
+    ``rows`` (R,) at arguments t (R, n): whatever f needs of those rows is gathered once, not
     at each of the search's evaluations. Returns the (M,) minimisers, accurate to about
     (hi - lo) * 0.618**iterations; where lo == hi (a sphere's zero-length segment) that
     point, without any evaluation. Used for the deepest point of a segment in a convex shape:
     a convex set's signed distance is convex, hence unimodal along a segment.
+
+    Many rows: golden-section search, one new point a row per iteration (n = 1). Few rows
+    (up to GRID_BUDGET / GRID_POINTS): GRID_POINTS equally spaced points a row per
+    iteration, the interval cut to the two cells around the least (a unimodal function's
+    minimum lies there), 2 / (GRID_POINTS + 1) of it per iteration: as accurate in a quarter
+    of the iterations and a fifth of the numpy calls, with more points each.
     """
     out = np.array(lo, dtype=float)
     rows = (np.asarray(hi) > out).ravel().nonzero()[0]      # np.flatnonzero, less its layers
@@ -138,16 +153,34 @@ def golden_min(functions, lo, hi, iterations=48):
         return out
     f = functions(rows)
     a, b = out[rows], np.asarray(hi, dtype=float)[rows]
+    if len(rows) * GRID_POINTS <= GRID_BUDGET:
+        out[rows] = _grid_min(f, a, b, GOLDEN ** iterations)
+        return out
     x1 = b - GOLDEN * (b - a)
     x2 = a + GOLDEN * (b - a)
-    f1, f2 = f(x1), f(x2)
+    f1, f2 = f(x1[:, None])[:, 0], f(x2[:, None])[:, 0]
     for _ in range(iterations):
         left = f1 <= f2  # the minimum lies in [a, x2]
         b = np.where(left, x2, b)
         a = np.where(left, a, x1)
         new_x = np.where(left, b - GOLDEN * (b - a), a + GOLDEN * (b - a))
-        f_new = f(new_x)
+        f_new = f(new_x[:, None])[:, 0]
         x2, f2, x1, f1 = (np.where(left, x1, new_x), np.where(left, f1, f_new),
                           np.where(left, new_x, x2), np.where(left, f_new, f2))
     out[rows] = np.where(f1 <= f2, x1, x2)
     return out
+
+
+def _grid_min(f, a, b, accuracy):
+    """``golden_min``'s grid search on [a, b] (R,) to ``accuracy`` times b - a: the grid's
+    least point, and the cells either side of it as the next interval."""
+    rows = np.arange(a.shape[0]) * GRID_POINTS
+    shrink = 2.0 / (GRID_POINTS + 1)
+    for _ in range(max(1, int(np.ceil(np.log(accuracy) / np.log(shrink))))):
+        width = b - a
+        x = a[:, None] + width[:, None] * _GRID
+        least = f(x).argmin(axis=1)
+        best = x.reshape(-1).take(rows + least)
+        cell = width / (GRID_POINTS + 1)
+        a, b = best - cell, best + cell
+    return best

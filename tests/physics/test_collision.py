@@ -781,3 +781,28 @@ def test_the_distance_only_queries_give_the_closest_point_queries_distance_to_th
     pc = p[:m // 2].reshape(-1, 2, 3)
     hc = h[:m // 4]
     assert box_distance(pc, hc).tobytes() == box_closest(pc, hc)[0].tobytes()
+
+
+@pytest.mark.parametrize("rows", [7, 2000], ids=["grid", "golden section"])
+def test_the_deepest_point_search_finds_a_kinked_minimum_to_its_accuracy(rows):
+    """golden_min on convex functions with a kink at their minimum (as a box's signed
+    distance has along a segment past an edge) and flat ones: few rows take the grid
+    search, many the golden section; either lands within (hi - lo) 0.618^48 of the kink,
+    and on a zero-length interval returns its point without evaluating anything."""
+    from physics.collision.geometry import golden_min
+    rng = np.random.default_rng(rows)
+    lo, hi = -rng.uniform(0.05, 0.5, rows), rng.uniform(0.05, 0.5, rows)
+    kink = rng.uniform(lo, hi)
+    slope = rng.uniform(0.2, 2.0, (2, rows))
+    hi[::5] = lo[::5]                                        # spheres: nothing to search
+    kink[::5] = lo[::5]
+    evaluated = []
+
+    def functions(r):
+        k, s_left, s_right = kink[r, None], slope[0, r, None], slope[1, r, None]
+        evaluated.append(r)
+        return lambda t: np.where(t < k, s_left * (k - t), s_right * (t - k))
+
+    t = golden_min(functions, lo, hi)
+    assert np.abs(t - kink).max() <= (hi - lo).max() * 0.618 ** 48 * 2
+    assert not np.isin(np.arange(0, rows, 5), np.concatenate(evaluated)).any()
