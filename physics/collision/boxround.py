@@ -24,8 +24,9 @@ def box_round(a, b, margin):
     d = einsum("mji,mj->mi", a.rot, b.rot[:, :, 2])   # segment direction, box frame
 
     def sdf_along(rows):
-        c_r, d_r, h_r = c[rows], d[rows], h[rows]
-        return lambda t: box_distance(c_r[:, None] + t[..., None] * d_r[:, None], h_r)
+        # (the rows' data given the points' (R, n) axes once: _lead's expand_dims is slow)
+        c_r, d_r, h_r = c[rows, None], d[rows, None], h[rows, None]
+        return lambda t: box_distance(c_r + t[..., None] * d_r, h_r)
 
     t_star = golden_min(sdf_along, -hl, hl)
     q = c + t_star[:, None] * d

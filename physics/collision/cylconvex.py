@@ -70,10 +70,10 @@ def _box_points_against(cyl, box, margin):
     mid_f, hv_f = mid.reshape(-1, 3), half_vec.reshape(-1, 3)
 
     def sdf(rows):
-        mid_r, hv_r, rot_r, pos_r = mid_f[rows], hv_f[rows], rot[rows], pos[rows]
-        r_r, h_r = cyl_r[rows], cyl_h[rows]
-        return lambda t: cylinder_distance(
-            to_local(rot_r, pos_r, mid_r[:, None] + t[..., None] * hv_r[:, None]), r_r, h_r)
+        mid_r, hv_r, rot_r, pos_r = mid_f[rows, None], hv_f[rows, None], rot[rows], pos[rows]
+        r_r, h_r = cyl_r[rows, None], cyl_h[rows, None]
+        return lambda t: cylinder_distance(to_local(rot_r, pos_r, mid_r + t[..., None] * hv_r),
+                                           r_r, h_r)
 
     t = golden_min(sdf, -np.ones(len(mid_f)), np.ones(len(mid_f)), iterations=40)
     q = (mid_f + t[:, None] * hv_f)

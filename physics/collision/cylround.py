@@ -44,9 +44,9 @@ def cylinder_round(a, b, margin):
     d = einsum("mji,mj->mi", a.rot, b.rot[:, :, 2])
 
     def sdf_along(rows):
-        c_r, d_r, radius_r, half_r = c[rows], d[rows], radius[rows], half[rows]
-        return lambda t: cylinder_distance(c_r[:, None] + t[..., None] * d_r[:, None],
-                                           radius_r, half_r)
+        c_r, d_r = c[rows, None], d[rows, None]
+        radius_r, half_r = radius[rows, None], half[rows, None]
+        return lambda t: cylinder_distance(c_r + t[..., None] * d_r, radius_r, half_r)
 
     t_star = golden_min(sdf_along, -hl, hl)
     dist, surf, n0, region = cylinder_closest(c + t_star[:, None] * d, radius, half)
