@@ -342,6 +342,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     T_kick = world._torque[:n] if flow else T
     kin = Kinematics(x, R, v, w)
     rows = lam = factor = None
+    clock = world._clock
+    clock.lap("other")
     uni = (unilateral_rows(world, model, kin, h, inv_mass[:, None] * F)
            if depth == 0 or world._uni_each_split else None)
     # the tension stiffness the last sub-step found (see unresolved_stiffness) carries this one
@@ -361,8 +363,10 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         factor = cache.factor if same_metric else model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
     kick_lin = kick_ang = 0.0
     lam_b = K_found = None
+    clock.lap("rows")
     if uni is not None:
         v, w = resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor)
+        clock.lap("impacts")
         free = inverse_mass_times(inv_mass, Iinv, F, T)
         rhs_e = seed_rhs(world, model, rows, free, v, w) if model.m else None
         lam, lam_b = bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w,
@@ -383,6 +387,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
             lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
         if K is not None:
             world.stats["stiff_steps"] += 1
+    clock.lap("solve")
     acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T_kick)
     # With bounded rows in play the whole kick comes first (symplectic Euler), so that the
     # velocity the contacts aim at is the one the bodies move with and end the step with.
@@ -405,6 +410,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         # turning too far within h) splits the step
         if not err <= world.projection_tolerance and depth < world.max_split_depth and uni is None:
             world.stats["splits"] += 1
+            clock.lap("integrate")
             half, _ = symplectic_substep(world, model, x, q, v, w, 0.5 * h, depth + 1)
             end, _ = symplectic_substep(world, model, *half, 0.5 * h, depth + 1)
             return end, StepReport(rows, lam, x, R, uni, lam_b)   # the seed's lambda at x
@@ -432,6 +438,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         v1, w1 = project_velocities(world, model, x1, q1, v1, w1, K_found, h, R1, Iinv_end)
         if depth == 0:
             world._stiffness = K_found
+    clock.lap("integrate")
     return (x1, q1, v1, w1), StepReport(rows, lam, x, R, uni, lam_b)
 
 
@@ -476,6 +483,7 @@ def rk4_substep(world, model, x, q, v, w, h):
     x1, q1, v1, w1 = (s + h / 6.0 * (d1 + 2 * d2 + 2 * d3 + d4)
                       for s, d1, d2, d3, d4 in zip(y, k1, k2, k3, k4))
     q1 = q1 / np.linalg.norm(q1, axis=1, keepdims=True)
+    world._clock.lap("integrate")     # (its four evaluations of rows and multipliers too)
     return (x1, q1, v1, w1), report
 
 

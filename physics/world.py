@@ -16,6 +16,7 @@ from .energy import kinetic_energy, potential_energy
 from .iterative import MAX_ITERATIONS, SolverMemory
 from .joints import Joint
 from .math3d import cross, quat_to_matrix
+from .profile import StageClock
 from .rows import Kinematics, evaluate_tables
 from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
@@ -88,7 +89,8 @@ class World:
     more joint tension than the step can resolve (a long chain or a heavy load hanging from
     light links) carry that stiffness implicitly instead of splitting the step (see
     ``stiffness.unresolved_stiffness``); ``stats`` counts the steps that were split, projected,
-    energy-restored or stiff, and the iterative contact solves and their iterations in all.
+    energy-restored or stiff, and the iterative contact solves and their iterations in all;
+    ``profile`` says where the steps' time went, by stage of the pipeline.
     """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), dt: float = 1 / 240, substeps: int = 1,
@@ -122,6 +124,7 @@ class World:
         self.projection_tolerance = 1e-6
         self.stats = {"splits": 0, "projections": 0, "energy_restores": 0, "stiff_steps": 0,
                       "contact_solves": 0, "contact_iterations": 0}
+        self._clock = StageClock()
         self._errstate = "ignore"
         self._debug = None
         self._uni_each_split = True
@@ -530,6 +533,7 @@ class World:
             raise ValueError(f"n must be a non-negative integer, got {n!r}")
         for _ in range(int(n)):
             counted = dict(self.stats)
+            started = self._clock.step_started()
             while True:
                 try:
                     pipeline.advance(self)
@@ -542,6 +546,19 @@ class World:
             self._track_angles()
             if self._sleeping:
                 sleeping.update_sleep(self)
+            self._clock.step_ended(started)
+
+    @property
+    def profile(self) -> dict:
+        """Where the steps' time went since the world was made or ``reset_profile``: wall-clock
+        seconds by stage of the pipeline ("collide", "rows", "impacts", "solve", "integrate",
+        "other"; see ``physics.profile``), their sum "total" and the "steps" taken (a copy).
+        Divide by "steps" for a step's share."""
+        return self._clock.report()
+
+    def reset_profile(self):
+        """Start ``profile`` from zero."""
+        self._clock.reset()
 
     def _track_angles(self):
         """Carry every hinge's (and cylindrical joint's) continuous angle to the new state (one

@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 from physics import Ball, Capsule, World
+from physics.profile import STAGES
 from tools import load_scene
 
 
@@ -60,26 +61,35 @@ def _run_scene(scene, settle_steps: int, timed_steps: int, repeats: int = 5) -> 
     same steps; one run alone moved by several per cent with what else the machine did),
     and the fastest of them (``best_us_per_step``: on a shared machine whose speed swings
     from minute to minute, by up to 1.7 times within a minute on the one where this was
-    written, the figure that moves least between runs of the same code). The untimed step
+    written, the figure that moves least between runs of the same code), and where a step's
+    time went by stage of the pipeline (``World.profile``). The untimed step
     after each restore rebuilds what a restore leaves stale (the broadphase's pairs, the
     last factorisation). The world ends as after one run."""
     world = scene.world
     scene.step(settle_steps - 1)
     start_state = world.get_state()
     wall, cpu = [], []
+    stages = dict.fromkeys(STAGES, 0.0)
     for _ in range(repeats):
         world.set_state(start_state)
         scene.step(1)
+        world.reset_profile()
         start, cpu_start = time.perf_counter(), time.process_time()
         scene.step(timed_steps)
         wall.append((time.perf_counter() - start) / timed_steps * 1e6)
         cpu.append((time.process_time() - cpu_start) / timed_steps * 1e6)
+        for stage in STAGES:
+            stages[stage] += world.profile[stage]
     us, best = float(np.median(wall)), min(wall)
     return {"bodies": len(world.bodies), "joints": len(world.joints), "contacts": len(world.contacts),
             "us_per_step": round(us, 1), "cpu_us_per_step": round(float(np.median(cpu)), 1),
             "real_time_factor": round(world.dt * 1e6 / us, 3),
             "best_us_per_step": round(best, 1),
             "best_real_time_factor": round(world.dt * 1e6 / best, 3),
+            # where a step's time went, by stage of the pipeline (World.profile), mean of all
+            # timed windows
+            "stages_us_per_step": {stage: round(seconds / (repeats * timed_steps) * 1e6, 1)
+                                   for stage, seconds in stages.items()},
             "sim_seconds_timed": round(timed_steps * world.dt, 3), "repeats": repeats}
 
 

@@ -16,6 +16,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402  (after the thread setting above)
 
 from physics.allocator import keep_freed_memory  # noqa: E402
+from physics.profile import STAGES  # noqa: E402
 from tools import load_scene  # noqa: E402
 
 # freed memory kept for the next step's temporaries (see physics.allocator)
@@ -96,6 +97,7 @@ def cmd_run(args):
               "joint_torque": [], "joint_coordinate": [], "contacts": []}
     coordinated = [j for j in world.joints if hasattr(j, "angle") or hasattr(j, "position")]
     every = max(1, steps // 2000)
+    world.reset_profile()
     start = time.perf_counter()
     for i in range(steps):
         scene.step()
@@ -128,6 +130,7 @@ def cmd_run(args):
         ("wall time", f"{wall:.2f} s"),
         ("real-time factor", f"{world.time / wall:.2f}x" if wall > 0 else "-"),
         ("step time", f"{wall / max(steps, 1) * 1e3:.3f} ms"),
+        ("step time by stage", _stage_shares(world.profile)),
         ("energy start / end", f"{e0:.4g} J / {e1:.4g} J"),
         ("energy drift", f"{(e1 - e0) / scale * 100:+.3f} % of |E0|" + _energy_note(scene, max_contacts)),
         ("max constraint error", f"{worst_error:.2e} m"),
@@ -145,6 +148,14 @@ def cmd_run(args):
         print(f"recorded {len(record['time'])} samples to {args.record}")
     if args.png:
         _write_final_frame(scene, args.png)
+
+
+def _stage_shares(profile: dict) -> str:
+    """The stages' shares of the steps' time (``World.profile``), in the pipeline's order."""
+    total = profile["total"]
+    if total <= 0:
+        return "-"
+    return ", ".join(f"{stage} {profile[stage] / total * 100:.0f} %" for stage in STAGES)
 
 
 def _energy_note(scene, max_contacts: int) -> str:

@@ -30,6 +30,10 @@ def test_a_scene_window_is_timed_again_from_its_saved_start():
     assert report["contacts"] == len(plain.world.contacts) > 0
     # the fastest repeat beside the median, each with its real-time factor
     assert 0 < report["best_us_per_step"] <= report["us_per_step"]
+    # and where a step's time went, by stage (World.profile)
+    stages = report["stages_us_per_step"]
+    assert set(stages) == {"collide", "rows", "impacts", "solve", "integrate", "other"}
+    assert min(stages.values()) >= 0 and stages["collide"] > 0 and stages["solve"] > 0
     assert abs(report["best_real_time_factor"] - 1e6 / 240 / report["best_us_per_step"]) <= 0.01
 
 

@@ -11,6 +11,10 @@ def test_run_prints_a_summary_and_records(tmp_path, capsys):
     text = capsys.readouterr().out
     for label in ("real-time factor", "energy drift", "max constraint error", "120 steps"):
         assert label in text
+    # where the steps' time went, every stage of the pipeline with its share
+    shares = next(line for line in text.splitlines() if line.startswith("step time by stage"))
+    for stage in ("collide", "rows", "impacts", "solve", "integrate", "other"):
+        assert f"{stage} " in shares and "%" in shares
     data = np.load(out)
     assert data["position"].shape[1:] == (2, 3)
     assert data["time"][-1] == pytest.approx(0.5)
