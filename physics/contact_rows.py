@@ -32,9 +32,9 @@ SLIP_SPEED = 1e-3
 # of the pyramid they have now (their normal's own, or their load's: its diagonals hold up to
 # sqrt(2) mu N, beyond Coulomb's cone), take their first friction rows along that force
 # (``gripping_friction``): the loads that pushed them there came through other contacts or
-# joints, which ``friction_frame``'s load leaves out. Rows so turned that hold with mu N stay turned. (Along an axis the
-# pyramid holds mu N: turning it there changed how a settling pyramid of boxes was solved,
-# and it took 1902 iterations over 48 steps, not 82.)
+# joints, which ``friction_frame``'s load leaves out. Rows so turned that hold with mu N stay
+# turned. (Along an axis the pyramid holds mu N: turning it there changed how a settling
+# pyramid of boxes was solved, and it took 1902 iterations over 48 steps, not 82.)
 GRIP = 0.99
 ON_AXIS = 1.0 - 1e-4      # cos of the angle (0.8 degrees) within which a force is on an axis
 # m/s: a contact sliding faster than this will still slide at the step's end (friction takes

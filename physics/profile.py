@@ -43,11 +43,12 @@ class StageClock:
         self._mark = time.perf_counter()
         return self._mark
 
-    def step_ended(self, started: float):
-        """Close a step begun at ``started``: what no stage claimed is ``other``."""
+    def step_ended(self, started: float, completed: bool = True):
+        """Close a step begun at ``started``: what no stage claimed is ``other``. A step that
+        failed (``completed`` False) adds its time, but not to the steps."""
         self.lap("other")
         self.total += self._mark - started
-        self.steps += 1
+        self.steps += completed
 
     def report(self) -> dict:
         """{"steps": n, "total": s, stage: s, ...}: seconds, a copy."""

@@ -543,6 +543,9 @@ class World:
                     # (what the abandoned attempt counted does not count)
                     self.stats.update(counted)
                     sleeping.wake_islands(self, woken.rows)
+                except Exception:
+                    self._clock.step_ended(started, completed=False)   # (its time counts)
+                    raise
             self._track_angles()
             if self._sleeping:
                 sleeping.update_sleep(self)

@@ -1,7 +1,7 @@
 """World.profile: where the steps' time went, by stage of the pipeline (physics.profile)."""
 import pytest
 
-from physics import Box, Hinge, Plane, Sphere, World
+from physics import Ball, Box, Hinge, Plane, Sphere, StepError, World
 from physics.profile import STAGES
 
 
@@ -34,4 +34,20 @@ def test_the_rk4_integrator_counts_its_evaluations_as_integration():
     world.step(30)
     profile = world.profile
     assert profile["solve"] == 0.0 and profile["integrate"] > 0.0
+    assert sum(profile[s] for s in STAGES) == pytest.approx(profile["total"], rel=1e-9)
+
+
+def test_a_failed_step_adds_its_time_but_not_a_step():
+    """A step that raises StepError (an overflowing force) leaves the world as it was; its
+    time still counts in the stages and the total, which keep adding up, and the steps do
+    not count it."""
+    world = World()
+    ball = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, -0.5))
+    world.add_joint(Ball(None, ball, anchor=(0, 0, 0)))
+    world.step(3)
+    ball.apply_force((1e308, 1e308, 0))
+    with pytest.raises(StepError):
+        world.step()
+    profile = world.profile
+    assert profile["steps"] == 3
     assert sum(profile[s] for s in STAGES) == pytest.approx(profile["total"], rel=1e-9)
