@@ -98,8 +98,9 @@ def bench_machine(repeats: int = 7) -> dict:
     figures taken on different machines or days (the fastest of ``repeats``, in us): a pure
     Python loop (10^5 additions), numpy's per-call cost (1000 additions of two 8-vectors),
     and scipy's sparse product on a contact pile's scale (a fixed random 8000 x 6000 CSR
-    matrix with 50k entries times a vector). A machine that takes twice as long for these
-    takes about twice as long for the steps."""
+    matrix with 50k entries times a vector). Read them beside the scenes' figures, not as a
+    correction factor: on a shared machine they caught one slow spell (twice as long, with
+    the scenes) and missed another (the scenes 1.5 times as long, these unchanged)."""
     from scipy import sparse
     from scipy.sparse._sparsetools import csr_matvec
     rng = np.random.default_rng(0)
