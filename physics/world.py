@@ -16,7 +16,7 @@ from .energy import kinetic_energy, potential_energy
 from .iterative import MAX_ITERATIONS, SolverMemory
 from .joints import Joint
 from .math3d import cross, quat_to_matrix
-from .profile import StageClock
+from .stages import StageClock
 from .rows import Kinematics, evaluate_tables
 from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
@@ -555,7 +555,7 @@ class World:
     def profile(self) -> dict:
         """Where the steps' time went since the world was made or ``reset_profile``: wall-clock
         seconds by stage of the pipeline ("collide", "rows", "impacts", "solve", "integrate",
-        "other"; see ``physics.profile``), their sum "total" and the "steps" taken (a copy).
+        "other"; see ``physics.stages``), their sum "total" and the "steps" taken (a copy).
         Divide by "steps" for a step's share."""
         return self._clock.report()
 

@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 from physics import Ball, Capsule, World
-from physics.profile import STAGES
+from physics.stages import STAGES
 from tools import load_scene
 
 

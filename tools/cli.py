@@ -16,7 +16,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402  (after the thread setting above)
 
 from physics.allocator import keep_freed_memory  # noqa: E402
-from physics.profile import STAGES  # noqa: E402
+from physics.stages import STAGES  # noqa: E402
 from tools import load_scene  # noqa: E402
 
 # freed memory kept for the next step's temporaries (see physics.allocator)

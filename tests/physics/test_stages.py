@@ -1,8 +1,8 @@
-"""World.profile: where the steps' time went, by stage of the pipeline (physics.profile)."""
+"""World.profile: where the steps' time went, by stage of the pipeline (physics.stages)."""
 import pytest
 
 from physics import Ball, Box, Hinge, Plane, Sphere, StepError, World
-from physics.profile import STAGES
+from physics.stages import STAGES
 
 
 def test_every_step_is_counted_and_its_time_split_among_the_stages():
