@@ -111,8 +111,8 @@ class DiagonalBlocks:
         m = int(sizes.sum())
         self.count, self.rows = starts.shape[0], int(sizes.max())
         # L's blocks padded further, to a power of two, for ``TriangularInverses``
-        b, w = _power_of_two(self.rows), bandwidth + 1
-        i, j = np.meshgrid(np.arange(b), np.arange(b), indexing="ij")
+        p, w = _power_of_two(self.rows), bandwidth + 1
+        i, j = np.meshgrid(np.arange(p), np.arange(p), indexing="ij")
         inside = (i - j >= 0) & (i - j < w) & (i[None] < sizes[:, None, None]) \
             & (j[None] < sizes[:, None, None])
         # L's block c entry (i, j) sits at factor[i - j, start_c + j] (flat, Fortran order);

@@ -30,7 +30,6 @@ class StageClock:
     def reset(self):
         self.seconds = dict.fromkeys(STAGES, 0.0)
         self.steps = 0
-        self.total = 0.0
 
     def lap(self, stage: str):
         """Count the time since the last mark to ``stage`` and mark now."""
@@ -38,18 +37,17 @@ class StageClock:
         self.seconds[stage] += now - self._mark
         self._mark = now
 
-    def step_started(self) -> float:
-        """Mark the start of a step; returns the clock's time for ``step_ended``."""
+    def step_started(self):
+        """Mark the start of a step."""
         self._mark = time.perf_counter()
-        return self._mark
 
-    def step_ended(self, started: float, completed: bool = True):
-        """Close a step begun at ``started``: what no stage claimed is ``other``. A step that
-        failed (``completed`` False) adds its time, but not to the steps."""
+    def step_ended(self, completed: bool = True):
+        """Close a step: what no stage claimed is ``other``. A step that failed (``completed``
+        False) adds its time, but not to the steps."""
         self.lap("other")
-        self.total += self._mark - started
         self.steps += completed
 
     def report(self) -> dict:
-        """{"steps": n, "total": s, stage: s, ...}: seconds, a copy."""
-        return {"steps": self.steps, "total": self.total, **self.seconds}
+        """{"steps": n, "total": s, stage: s, ...}: seconds (the total is the stages' sum: every
+        moment of a step is some stage's), a copy."""
+        return {"steps": self.steps, "total": sum(self.seconds.values()), **self.seconds}

@@ -16,10 +16,10 @@ from .energy import kinetic_energy, potential_energy
 from .iterative import MAX_ITERATIONS, SolverMemory
 from .joints import Joint
 from .math3d import cross, quat_to_matrix
-from .stages import StageClock
 from .rows import Kinematics, evaluate_tables
 from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
+from .stages import StageClock
 from .validation import (check_count, check_inertia, check_positive, check_quaternion,
                          check_vector, checked_array, shown)
 
@@ -533,7 +533,7 @@ class World:
             raise ValueError(f"n must be a non-negative integer, got {n!r}")
         for _ in range(int(n)):
             counted = dict(self.stats)
-            started = self._clock.step_started()
+            self._clock.step_started()
             while True:
                 try:
                     pipeline.advance(self)
@@ -544,12 +544,12 @@ class World:
                     self.stats.update(counted)
                     sleeping.wake_islands(self, woken.rows)
                 except Exception:
-                    self._clock.step_ended(started, completed=False)   # (its time counts)
+                    self._clock.step_ended(completed=False)   # (its time counts)
                     raise
             self._track_angles()
             if self._sleeping:
                 sleeping.update_sleep(self)
-            self._clock.step_ended(started)
+            self._clock.step_ended()
 
     @property
     def profile(self) -> dict:

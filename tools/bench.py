@@ -78,8 +78,9 @@ def _run_scene(scene, settle_steps: int, timed_steps: int, repeats: int = 5) -> 
         scene.step(timed_steps)
         wall.append((time.perf_counter() - start) / timed_steps * 1e6)
         cpu.append((time.process_time() - cpu_start) / timed_steps * 1e6)
+        profile = world.profile
         for stage in STAGES:
-            stages[stage] += world.profile[stage]
+            stages[stage] += profile[stage]
     us, best = float(np.median(wall)), min(wall)
     return {"bodies": len(world.bodies), "joints": len(world.joints), "contacts": len(world.contacts),
             "us_per_step": round(us, 1), "cpu_us_per_step": round(float(np.median(cpu)), 1),
