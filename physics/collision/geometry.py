@@ -125,9 +125,11 @@ def clip_to_slab(c, d, h, lo, hi):
 # A search over few rows evaluates GRID_POINTS points of each at once (``golden_min``): numpy's
 # per-call cost, not the points, sets its price there (a ragdoll's feet on a flight of
 # stairs, a few dozen capsule-box pairs: a third of the step went to the golden section's
-# ~1300 numpy calls)
+# ~1300 numpy calls). Capsules against boxes, grid against golden section: 10 rows 0.77
+# against 1.62 ms, 40 rows 1.59 against 1.80, 60 rows 2.07 against 2.08, 140 rows 4.3
+# against 2.7, 1000 rows 36 against 9.8
 GRID_POINTS = 15
-GRID_BUDGET = 4096        # rows times GRID_POINTS up to which the grid is taken
+GRID_BUDGET = 64 * GRID_POINTS     # rows times GRID_POINTS up to which the grid is taken
 _GRID = np.arange(1, GRID_POINTS + 1) / (GRID_POINTS + 1)
 
 
