@@ -238,9 +238,12 @@ class _BoxQP:
 # Up to this many rows A is a dense array: the direct solve's systems are small by default
 # (``unilateral.DIRECT_ALL_BELOW``), and building scipy's sparse matrices for them (a COO's
 # checks and sort, a sum with the regularising diagonal) cost about 1.3 ms a step on a
-# machine where the ragdoll on the stairs or the gears scene took 5-7 ms, a dense A from one
-# bincount 0.1 ms; its products are BLAS's matrix-vector product, ~20 us at 300 rows
-DENSE_ROWS = 400
+# machine where the ragdoll on the stairs or the gears scene took 5-7 ms. Building A and
+# taking 10 / 40 products, dense against CSR, on that machine: 200 rows 0.15 / 0.41 against
+# 1.16 / 1.23 ms, 300 rows 0.35 / 0.83 against 1.08 / 1.57 ms, 400 rows 1.03 / 2.80 against
+# 1.43 / 2.33 ms; and in a process that does not keep freed memory (physics.allocator),
+# whose every large array costs its page faults, 300 rows 2.24 against 1.93 ms already
+DENSE_ROWS = 250
 
 
 def _full_matrix(ri, rj, values, m, mirror: bool):
