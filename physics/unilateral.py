@@ -38,6 +38,7 @@ class Unilateral:
     limit_rows: np.ndarray       # each limit and motor row's index in the coordinate plan
     torque_contacts: tuple       # the contacts of the spin, first and second rolling rows
     joint_space: object = None   # the joints' BodySpace, once an iterative solve needed it
+    stopped: np.ndarray | None = None   # (K,) bool: ``stopped_by_the_solve``, once known
 
     @property
     def first_limit_row(self) -> int:
@@ -270,25 +271,23 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     send them apart at e times their approach speed. A contact that was at rest when the pass
     began takes no part in it, so a Newton's cradle passes its momentum ball by ball, as the
     real one does through its tiny gaps. h: the sub-step; factor: the factorisation of the
-    joints' A + cfm at ``Iinv`` (the step's own). Returns the new velocities."""
-    bouncy = uni.restitution > 0          # (empty without contacts)
-    if not bouncy.any():
-        return v, w
+    joints' A + cfm at ``Iinv`` (the step's own). Returns the new velocities, and the contacts'
+    normal velocities (K,) at them."""
     k = uni.n_contact_rows // 3
     n = world._n
     block = uni.block
     normal = block.rows.at(slice(k))
-    depth = uni.contacts.depth
-    iterative = world.contact_solver != "direct"
-    joints = rows is not None and rows.count
-    touching = depth > -SPECULATIVE_TOUCH
     # the normal rows' velocities once, then again only for the rows of bodies a pass moved
     # (a pass is a handful of hits among thousands of contacts)
     vn = normal.velocity(v, w)
+    bouncy = uni.restitution > 0          # (empty without contacts)
+    if not bouncy.any():
+        return v, w, vn
+    depth = uni.contacts.depth
+    iterative = world.contact_solver != "direct"
+    joints = rows is not None and rows.count
     for _ in range(max_passes):
-        # touching, or closing its gap within this step
-        meets = touching | (vn * h < depth)
-        hit = meets & bouncy & (vn < -RESTITUTION_THRESHOLD)
+        hit = _meeting(depth, vn, h) & bouncy & (vn < -RESTITUTION_THRESHOLD)
         if not hit.any():
             break
         idx = np.flatnonzero(hit)
@@ -326,7 +325,21 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
                                                                  Iinv)
         v, w = v + dv, w + dw
         vn = _normal_velocity_update(normal, vn, v, w, _moved(dv, dw), n)
-    return v, w
+    return v, w, vn
+
+
+def _meeting(depth, vn, h):
+    """(K,) bool: the contacts touching, or closing their gap within the step h (depth (K,)
+    m, negative apart; vn (K,) m/s, their normal velocities)."""
+    return (depth > -SPECULATIVE_TOUCH) | (vn * h < depth)
+
+
+def stopped_by_the_solve(uni, vn, h):
+    """(K,) bool: the contacts that still approach faster than the restitution threshold once
+    the impacts are resolved (vn (K,): their normal velocities then) and meet within this
+    step h: the step's solve stops them (restitution 0), and their force this step is an
+    impact's (m v / h), not a load that the next step will carry."""
+    return _meeting(uni.contacts.depth, vn, h) & (vn < -RESTITUTION_THRESHOLD)
 
 
 def _moved(dv, dw):
