@@ -115,21 +115,17 @@ def solve_iter(p, max_iterations=5000, tolerance=1e-10, lam0=None, memory=None, 
                            slack=slack), E, B, fac, factor
 
 
-def dense_csr(M: Compressed):
-    """M (``bodyspace.Compressed`` in CSR) as a dense array."""
-    return sp.csr_matrix((M.data, M.indices, M.indptr), shape=(M.rows, M.cols)).toarray()
-
-
-def dense_csc(M: Compressed):
-    """M (``bodyspace.Compressed`` in CSC) as a dense array."""
-    return sp.csc_matrix((M.data, M.indices, M.indptr), shape=(M.rows, M.cols)).toarray()
+def dense(M: Compressed):
+    """M (``bodyspace.Compressed``, by rows or by columns) as a dense array."""
+    layout = sp.csc_matrix if M.by_columns else sp.csr_matrix
+    return layout((M.data, M.indices, M.indptr), shape=(M.rows, M.cols)).toarray()
 
 
 def dense_matrices(B: BodySpace):
     """J (m x 6N) and W = M^-1 J^T (6N x m) of B, dense: the arrays its products multiply by
     (``BodySpace.matrices``), exact zeros included."""
     J, W = B.matrices()
-    return dense_csr(J), dense_csc(W)
+    return dense(J), dense(W)
 
 
 def dense_system(p, E, B, softness=CONTACT_SOFTNESS):

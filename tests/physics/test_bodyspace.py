@@ -7,7 +7,7 @@ import pytest
 from physics.assembly import COMPONENT_ROWS
 from physics.bodyspace import BodySpace, Reduced
 from physics.rows import Rows
-from bounded_helpers import (CFM, assert_optimal, body_space, dense_csc, dense_csr,
+from bounded_helpers import (CFM, assert_optimal, body_space, dense,
                              dense_matrices, long_solve, operators, random_bodies,
                              random_problem)
 
@@ -82,8 +82,8 @@ def test_products_agree_with_dense_algebra(contacts, count, side_blocks):
     scale = rng.uniform(0.5, 2.0, order.size)
     J_op, W_op = B.operator(scale, order)
     moving_columns = np.repeat(inv_mass > 0, 6)
-    assert (dense_csr(J_op) == scale[:, None] * J[order] * moving_columns).all()
-    assert_close(dense_csc(W_op), W[:, order] * scale)
+    assert (dense(J_op) == scale[:, None] * J[order] * moving_columns).all()
+    assert_close(dense(W_op), W[:, order] * scale)
 
 
 def test_long_solves_among_many_mechanisms_use_their_blocks_inverses(monkeypatch):
