@@ -564,6 +564,8 @@ def _store_contacts(world, report):
     of it (restitution 0 bounced at 0.1-0.4 % of the impact speed)."""
     uni = report.uni
     world._forget_contacts()
+    if uni is not None:
+        world._manifolds = uni.manifolds
     if uni is not None and report.lam_b is not None and uni.limit_rows.size:
         world._limit_warm = (uni.limit_rows, report.lam_b[uni.first_limit_row:])
     if uni is None or uni.n_contact_rows == 0:

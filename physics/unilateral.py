@@ -37,6 +37,7 @@ class Unilateral:
     restitution: np.ndarray      # (K,)
     limit_rows: np.ndarray       # each limit and motor row's index in the coordinate plan
     torque_contacts: tuple       # the contacts of the spin, first and second rolling rows
+    manifolds: object            # collision.Manifolds the next step's contacts may keep
     joint_space: object = None   # the joints' BodySpace, once an iterative solve needed it
     stopped: np.ndarray | None = None   # (K,) bool: ``stopped_by_the_solve``, once known
 
@@ -94,7 +95,7 @@ def unilateral_rows(world, model, kin, h, load=None):
     T = 1.0 / world.baumgarte[1] * 2.0 if world.baumgarte[1] > 0 else 4 * h
     moving = kinematic(world)
     world._clock.lap("rows")
-    cs = detect(world, model, kin.x, kin.R, kin.v, h, moving)
+    cs, manifolds = detect(world, model, kin.x, kin.R, kin.v, h, moving)
     world._clock.lap("collide")
     # (an awake or kinematic body reaching a sleeping one)
     check_reached(world, cs.body_a, cs.body_b, moving)
@@ -141,7 +142,7 @@ def unilateral_rows(world, model, kin, h, load=None):
     if merged is None:
         return None
     return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), frames, warm, e,
-                      limit_rows, torque_contacts)
+                      limit_rows, torque_contacts, manifolds)
 
 
 def cached_pattern(world, a, b, inv_mass):

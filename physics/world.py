@@ -11,6 +11,7 @@ import numpy as np
 from . import sleeping
 from . import step as pipeline
 from .body import Body, check_plane_still
+from .collision import Manifolds, checked_manifolds, manifold_snapshot
 from .contacts import ContactReport, checked_contact_snapshot, contact_snapshot
 from .energy import kinetic_energy, potential_energy
 from .iterative import MAX_ITERATIONS, SolverMemory
@@ -425,6 +426,7 @@ class World:
         self._contacts = None
         self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
         self._limit_warm = None
+        self._manifolds = Manifolds.empty()
 
     # -- collision filtering -------------------------------------------------------------
     def ignore_collision(self, body_a: Body, body_b: Body):
@@ -646,9 +648,10 @@ class World:
     def get_state(self) -> dict:
         """An exact snapshot (copies) of everything that changes during a step, including what
         the next step's contact solve starts from: the last step's contacts with their
-        multipliers (the sleeping islands' are in the sleep part), the limits' multipliers
-        and what the solver carries from step to step (its norm estimate's vector, whether
-        the last solve finished). Restored with ``set_state``, a step replays bit for bit."""
+        multipliers (the sleeping islands' are in the sleep part), the contact manifolds that
+        pairs may keep (``physics.collision.manifolds``), the limits' multipliers and what
+        the solver carries from step to step (its norm estimate's vector, whether the last
+        solve finished). Restored with ``set_state``, a step replays bit for bit."""
         state = {name[1:]: self._view(name).copy() for name in self._STATE}
         state["time"] = self.time
         # (time is origin + steps dt: the two parts replay the clock to the bit)
@@ -662,6 +665,7 @@ class World:
                              else contact_snapshot(self._contacts, *self._warm))
         state["limit_multipliers"] = (None if self._limit_warm is None
                                       else tuple(a.copy() for a in self._limit_warm))
+        state["manifolds"] = manifold_snapshot(self._manifolds)
         u = self._solver_memory.u
         state["norm_vector"] = None if u is None else u.copy()
         state["solve_settled"] = self._solver_memory.settled
@@ -689,6 +693,7 @@ class World:
             raise ValueError(f"state['solve_settled'] must be True or False, got {settled!r}")
         contacts, warm = checked_contact_snapshot(state.get("contacts"), self._n - 1)
         limit_warm = _checked_limit_multipliers(state.get("limit_multipliers"))
+        manifolds = checked_manifolds(state.get("manifolds"), self._n - 1)
         asleep = sleeping.checked_snapshot(state.get("sleep"), self)
         for name, arr in arrays.items():
             getattr(self, name)[: self._n] = arr
@@ -708,6 +713,7 @@ class World:
         if contacts is not None:
             self._contacts, self._warm = contacts, warm
         self._limit_warm = limit_warm
+        self._manifolds = manifolds
         self._solver_memory.u = norm_vector
         self._solver_memory.settled = bool(settled)
 

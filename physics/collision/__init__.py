@@ -4,9 +4,12 @@
                              excluded_pairs=None, margin=0.0, velocity=None, dt=None)
     contacts = find_contacts_with_cache(pair_cache, position, rotation, *, static, group,
                                         mask, margin=0.0, velocity=None, dt=None)
+    contacts, manifolds = find_contacts_keeping(pair_cache, manifolds, position, rotation,
+                                                *, static, ...)
 
 (the second for bodies detected again and again: a broadphase.PairCache(kind, params,
-excluded_pairs) kept between calls holds their shapes and excluded pairs) return a
+excluded_pairs) kept between calls holds their shapes and excluded pairs; the third also
+keeps the contacts of pairs that have barely moved against each other, see manifolds) return a
 `ContactSet`: world points midway between the surfaces, unit normals from body_a to body_b,
 depths (> 0 overlap, < 0 a speculative gap within the margin) and feature ids that stay the
 same from step to step for the same contact point of a pair.
@@ -26,6 +29,8 @@ Modules: broadphase (sweep-and-prune, filters), plane, round (spheres and capsul
 boxround, sat + boxbox, cylround, cylconvex, with sdf / rim / geometry helpers.
 """
 from .contacts import ContactSet
-from .detect import find_contacts, find_contacts_with_cache
+from .detect import find_contacts, find_contacts_keeping, find_contacts_with_cache
+from .manifolds import Manifolds, checked_manifolds, manifold_snapshot
 
-__all__ = ["ContactSet", "find_contacts", "find_contacts_with_cache"]
+__all__ = ["ContactSet", "Manifolds", "checked_manifolds", "find_contacts",
+           "find_contacts_keeping", "find_contacts_with_cache", "manifold_snapshot"]

@@ -1,0 +1,181 @@
+"""Contact manifolds kept from step to step: a pair of bodies that has barely moved against
+each other since its narrowphase ran keeps that narrowphase's contacts instead of running it
+again (the persistent contact manifolds of game engines).
+
+Each kept contact is carried with the two bodies: its surface point on a fixed in a, its
+surface point on b fixed in b, its normal fixed in a. Its depth is measured again between the
+two points along the normal, so it follows the bodies exactly; only the choice of points (the
+clipping of one face against another, the deepest point of a segment) is the old one. A pair
+keeps its manifold while its relative pose (b's position and orientation in a's frame) stays
+within KEEP_DISTANCE and KEEP_TURN of the pose its narrowphase saw, and its margin (the
+contact margin plus its closing speed times the step) within the one it was found with. A
+settled 55-box pyramid moves by ~1e-8 m a step: its boxes are not clipped again until they
+move by a thousand times that.
+
+Only the pair types whose narrowphase costs many numpy calls keep manifolds (``detect``'s
+``KEPT_TYPES``: box-box, box-capsule, cylinders); what is kept is in ``World.get_state``, so a
+snapshot replays bit for bit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from ..math3d import einsum
+from .contacts import ContactSet
+
+KEEP_DISTANCE = 1e-5    # m: b's centre in a's frame
+KEEP_TURN = 1e-5        # largest change of an entry of b's rotation in a's frame (~rad)
+
+
+@dataclass
+class Manifolds:
+    """P pairs' manifolds, C contacts in all, sorted by pair key.
+
+    key (P,) int64: (a << 21) | b of the pair's bodies; turn (P, 3, 3): b's rotation in a's
+    frame when the narrowphase ran, R_a^T R_b; offset (P, 3) m: b's centre in a's frame then;
+    margin (P,) m: the margin the narrowphase was given; count (P,): the pair's contacts (0: none
+    within its margin), those of pair p after those of the pairs before it.
+    point_a (C, 3) m: the contact's surface point on a, in a's frame; point_b (C, 3): on b, in
+    b's frame; normal (C, 3): from a to b, in a's frame; feature (C,) int64."""
+    key: np.ndarray
+    turn: np.ndarray
+    offset: np.ndarray
+    margin: np.ndarray
+    count: np.ndarray
+    point_a: np.ndarray
+    point_b: np.ndarray
+    normal: np.ndarray
+    feature: np.ndarray
+
+    @staticmethod
+    def empty() -> "Manifolds":
+        i, z3 = np.zeros(0, dtype=np.int64), np.zeros((0, 3))
+        return Manifolds(i, np.zeros((0, 3, 3)), z3, np.zeros(0), i, z3, z3, z3, i)
+
+    def __len__(self):
+        return self.key.shape[0]
+
+    def pairs(self, index) -> "Manifolds":
+        """The manifolds of the pairs ``index`` (indices), in that order."""
+        start = np.cumsum(self.count) - self.count
+        count = self.count.take(index)
+        contacts = _ranges(start.take(index), count)
+        return Manifolds(self.key.take(index), self.turn.take(index, axis=0),
+                         self.offset.take(index, axis=0), self.margin.take(index), count,
+                         *(x.take(contacts, axis=0) for x in
+                           (self.point_a, self.point_b, self.normal, self.feature)))
+
+    @staticmethod
+    def concatenate(parts) -> "Manifolds":
+        """One set of all ``parts``' pairs, sorted by key."""
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return Manifolds.empty()
+        joined = (parts[0] if len(parts) == 1 else
+                  Manifolds(*(np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS)))
+        key = joined.key
+        return joined if (key[1:] > key[:-1]).all() else joined.pairs(np.argsort(key))
+
+
+FIELDS = tuple(f.name for f in fields(Manifolds))
+# per field: its shape per pair (or per contact) and dtype, as a snapshot keeps it
+_PER_PAIR = {"key": ((), np.int64), "turn": ((3, 3), float), "offset": ((3,), float),
+             "margin": ((), float), "count": ((), np.int64)}
+_PER_CONTACT = {"point_a": ((3,), float), "point_b": ((3,), float), "normal": ((3,), float),
+                "feature": ((), np.int64)}
+
+
+def manifold_snapshot(manifolds: Manifolds) -> dict:
+    """Copies of the manifolds' arrays by field name, as ``World.get_state`` keeps them."""
+    return {f: getattr(manifolds, f).copy() for f in FIELDS}
+
+
+def checked_manifolds(saved, n_bodies, where="state['manifolds']") -> Manifolds:
+    """Manifolds from ``manifold_snapshot``'s dict (None: none kept, as in a snapshot from
+    before they were kept), for a world of n_bodies bodies (rows 0 .. n_bodies, the world's
+    fixed frame being row 0); ValueError naming the part that is wrong."""
+    if saved is None:
+        return Manifolds.empty()
+    try:
+        arrays = {f: np.array(saved[f], dtype=dtype)
+                  for f, (_, dtype) in {**_PER_PAIR, **_PER_CONTACT}.items()}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{where} is malformed: {exc}") from None
+    p, c = arrays["key"].shape[0], arrays["feature"].shape[0]
+    for table, size in ((_PER_PAIR, p), (_PER_CONTACT, c)):
+        for f, (shape, _) in table.items():
+            value = arrays[f]
+            if value.shape != (size, *shape) or not np.all(np.isfinite(value)):
+                raise ValueError(f"{where}[{f!r}] has the wrong shape or is not finite")
+    key, count = arrays["key"], arrays["count"]
+    if (np.any(count < 0) or count.sum() != c or np.any(np.diff(key) <= 0)
+            or np.any(key < 0) or np.any(key >> 21 > n_bodies)
+            or np.any(key & ((1 << 21) - 1) > n_bodies)):
+        raise ValueError(f"{where} keys and counts do not match its contacts or this world's "
+                         f"bodies")
+    return Manifolds(**arrays)
+
+
+def pair_keys(a, b):
+    """(M,) int64 keys of the body pairs a, b (M,): (a << 21) | b."""
+    return (a.astype(np.int64) << 21) | b.astype(np.int64)
+
+
+def relative_pose(pos_a, rot_a, pos_b, rot_b):
+    """b's rotation (M, 3, 3) and centre (M, 3) in a's frame."""
+    return (einsum("mji,mjk->mik", rot_a, rot_b),
+            einsum("mji,mj->mi", rot_a, pos_b - pos_a))
+
+
+def kept_pairs(manifolds: Manifolds, key, turn, offset, margin):
+    """Which of M pairs (keys (M,), their relative poses (``relative_pose``) and margins (M,))
+    keep their manifolds: (M,) bool, and (M,) where each is in ``manifolds`` (meaningless
+    where not kept)."""
+    m = key.shape[0]
+    if not len(manifolds) or not m:
+        return np.zeros(m, dtype=bool), np.zeros(m, dtype=np.intp)
+    at = np.minimum(np.searchsorted(manifolds.key, key), len(manifolds) - 1)
+    found = manifolds.key.take(at) == key
+    moved = np.abs(turn - manifolds.turn.take(at, axis=0)).reshape(m, 9).max(axis=1)
+    shifted = np.abs(offset - manifolds.offset.take(at, axis=0)).max(axis=1)
+    kept = (found & (moved <= KEEP_TURN) & (shifted <= KEEP_DISTANCE)
+            & (margin <= manifolds.margin.take(at)))
+    return kept, at
+
+
+def carried_contacts(kept: Manifolds, a, b, pos_a, rot_a, pos_b, rot_b) -> ContactSet:
+    """The contacts of the ``kept`` manifolds of pairs (a, b) (M,) at the bodies' poses now:
+    pos (M, 3), rot (M, 3, 3) of each side."""
+    pair = np.repeat(np.arange(a.shape[0]), kept.count)
+    ra, rb = rot_a.take(pair, axis=0), rot_b.take(pair, axis=0)
+    on_a = pos_a.take(pair, axis=0) + einsum("kij,kj->ki", ra, kept.point_a)
+    on_b = pos_b.take(pair, axis=0) + einsum("kij,kj->ki", rb, kept.point_b)
+    normal = einsum("kij,kj->ki", ra, kept.normal)
+    depth = einsum("ki,ki->k", on_a - on_b, normal)
+    return ContactSet(a.take(pair), b.take(pair), 0.5 * (on_a + on_b), normal, depth,
+                      kept.feature)
+
+
+def found_manifolds(cs: ContactSet, count, a, b, pos_a, rot_a, pos_b, rot_b, turn, offset,
+                    margin):
+    """Manifolds of pairs (a, b) (M,) whose narrowphase just found ``cs`` (their contacts,
+    ``count`` (M,) of each pair, pair by pair) at these poses (and relative poses, as
+    ``relative_pose`` gives them) with these margins (M,)."""
+    pair = np.repeat(np.arange(a.shape[0]), count)
+    ra, rb = rot_a.take(pair, axis=0), rot_b.take(pair, axis=0)
+    half = 0.5 * cs.depth[:, None] * cs.normal
+    point_a = einsum("kji,kj->ki", ra, cs.point + half - pos_a.take(pair, axis=0))
+    point_b = einsum("kji,kj->ki", rb, cs.point - half - pos_b.take(pair, axis=0))
+    return Manifolds(pair_keys(a, b), turn, offset, margin, count, point_a, point_b,
+                     einsum("kji,kj->ki", ra, cs.normal), cs.feature)
+
+
+def _ranges(start, count):
+    """The indices start[i] .. start[i] + count[i] - 1, range after range."""
+    total = int(count.sum())
+    if not total:
+        return np.zeros(0, dtype=np.intp)
+    ends = np.cumsum(count)
+    return np.arange(total) - np.repeat(ends - count - start, count)
