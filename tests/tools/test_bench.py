@@ -37,6 +37,18 @@ def test_a_scene_window_is_timed_again_from_its_saved_start():
     assert abs(report["best_real_time_factor"] - 1e6 / 240 / report["best_us_per_step"]) <= 0.01
 
 
+def test_the_contact_benchmarks_report_their_targets(monkeypatch):
+    """Each contact benchmark carries the real-time factor it aims at and whether its fastest
+    window met it (a 3-box pyramid meets 0.001x and misses 10^6 x)."""
+    monkeypatch.setattr(bench, "CONTACT_SCENES", (
+        ("easy", "box_pyramid", {"base": 2}, 5, 5, 1e-3),
+        ("impossible", "box_pyramid", {"base": 2}, 5, 5, 1e6)))
+    report = bench.bench_contacts()
+    assert report["easy"]["target_real_time_factor"] == 1e-3 and report["easy"]["target_met"]
+    assert not report["impossible"]["target_met"]
+    assert report["impossible"]["best_real_time_factor"] < 1e6
+
+
 def test_every_report_carries_the_machine_speed(monkeypatch):
     """Figures from different machines or days are compared through the machine's own
     speed at a Python loop, numpy calls and a sparse product, which every report carries
