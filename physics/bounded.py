@@ -34,9 +34,11 @@ from .accelerated_projection import FrictionBox
 # Relative diagonal regularisation of the bounded rows. It bounds the split of force between
 # redundant contacts (the four corners of a box on the ground) and keeps the QP's condition
 # number near 1e3, which the solvers need. It is centred on the warm start (last step's
-# multipliers), not on zero: the term R (lambda - lambda_0) rather than R lambda, i.e. b + R
-# lambda_0 on the right-hand side (a proximal point step). A contact that carries the same
-# load from step to step then meets its velocity target exactly. Centred on zero, every
+# multipliers; a contact that last step's solve stopped from approaching starts from those it
+# had before the impact, see step._store_contacts), not on zero: the term R (lambda -
+# lambda_0) rather than R lambda, i.e. b + R lambda_0 on the right-hand side (a proximal
+# point step). A contact that carries the same load from step to step then meets its
+# velocity target exactly. Centred on zero, every
 # resting contact fell short of its target by 0.1 % of its own load each step: a 55-box
 # pyramid sank into the penetration slop within a second, and where its contacts crossed
 # the slop the push-out switched on and off among a face's corners, which kept the stack
