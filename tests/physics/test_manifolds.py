@@ -98,6 +98,30 @@ def test_a_pair_that_barely_moved_keeps_the_contacts_the_narrowphase_would_find(
     assert np.array_equal(again.offset, manifolds.offset)
 
 
+def test_many_pairs_keep_theirs_while_one_is_found_again(narrowphase_calls):
+    """Seventy boxes resting on seventy boxes, one of them moved beyond the limit: its
+    narrowphase runs alone and the others keep their manifolds (PARTLY_KEPT_PAIRS or more);
+    with fewer pairs resting, all run it."""
+    for pairs, alone in ((70, True), (detect.PARTLY_KEPT_PAIRS - 2, False)):
+        kind, params, position, rotation = pair_world("box-box")
+        kind, params = np.tile(kind, pairs), np.tile(params, (pairs, 1))
+        position = np.concatenate([position + (3.0 * i, 0, 0) for i in range(pairs)])
+        rotation = np.tile(rotation, (pairs, 1, 1))
+        cache = PairCache(kind, params)
+        kw = dict(static=np.arange(2 * pairs) % 2 == 0, group=np.ones(2 * pairs, dtype=int),
+                  mask=np.ones(2 * pairs, dtype=int), margin=0.01)
+        _, manifolds = find_contacts_keeping(cache, Manifolds.empty(), position, rotation, **kw)
+        position[1, 0] += 2 * KEEP_DISTANCE
+        narrowphase_calls.clear()
+        kept, _ = find_contacts_keeping(cache, manifolds, position, rotation, **kw)
+        assert narrowphase_calls == [(4 * 2 + 2, 1 if alone else pairs)]
+        fresh = find_contacts_with_cache(cache, position, rotation, **kw)
+        order_kept = np.lexsort((kept.feature, kept.body_a))
+        order_fresh = np.lexsort((fresh.feature, fresh.body_a))
+        assert np.array_equal(kept.feature[order_kept], fresh.feature[order_fresh])
+        assert np.abs(kept.depth[order_kept] - fresh.depth[order_fresh]).max() < 1e-9
+
+
 @pytest.mark.parametrize("shift, turn, speed", [
     ((2 * KEEP_DISTANCE, 0, 0), 0.0, 0.0),
     ((0, 0, 0), 2 * KEEP_TURN, 0.0),
