@@ -161,7 +161,10 @@ def _keeping(t, manifolds, a, b, pos_a, rot_a, pos_b, rot_b, par_a, par_b, margi
         if not keep.any():
             return found, ContactSet.empty(), new
     held = np.flatnonzero(keep)
-    old = manifolds.pairs(at.take(held))
+    at = at.take(held)
+    # (the same pairs as last step's, all kept: a settled stack)
+    same = at.shape[0] == len(manifolds) and (at == np.arange(at.shape[0])).all()
+    old = manifolds if same else manifolds.pairs(at)
     carried = carried_contacts(old, *(x.take(held, axis=0) for x in
                                       (a, b, pos_a, rot_a, pos_b, rot_b)))
     return found, carried, Manifolds.concatenate([new, old])
