@@ -36,7 +36,7 @@ from .rows import (Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tabl
 from .stiffness import (anchor_sides, augmented_inverse_inertia, stiffness_carries,
                         unresolved_stiffness)
 from .unilateral import (Unilateral, bounded_impulse, bounded_multipliers, resolve_impacts,
-                         stopped_by_the_solve, unilateral_rows)
+                         unilateral_rows)
 
 
 class StepError(FloatingPointError):
@@ -365,8 +365,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     lam_b = K_found = None
     clock.lap("rows")
     if uni is not None:
-        v, w, vn = resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor)
-        uni.stopped = stopped_by_the_solve(uni, vn, h)
+        v, w = resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor)
         clock.lap("impacts")
         free = inverse_mass_times(inv_mass, Iinv, F, T)
         rhs_e = seed_rhs(world, model, rows, free, v, w) if model.m else None

@@ -39,7 +39,7 @@ class Unilateral:
     torque_contacts: tuple       # the contacts of the spin, first and second rolling rows
     manifolds: object            # collision.Manifolds the next step's contacts may keep
     joint_space: object = None   # the joints' BodySpace, once an iterative solve needed it
-    stopped: np.ndarray | None = None   # (K,) bool: ``stopped_by_the_solve``, once known
+    stopped: np.ndarray | None = None   # (K,) bool: ``stopped_by_the_solve`` (by the solve)
 
     @property
     def first_limit_row(self) -> int:
@@ -192,7 +192,9 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     pattern = cached_pattern(world, all_rows.a, all_rows.b, inv_mass)
     J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
     rb = block.rows
-    rhs_b = (block.target - rb.velocity(v, w)) / h - rb.velocity(*free)
+    velocity = rb.velocity(v, w)
+    uni.stopped = stopped_by_the_solve(uni, velocity, h)
+    rhs_b = (block.target - velocity) / h - rb.velocity(*free)
     parts_rhs, parts_lo, parts_hi, parts_cfm = [rhs_b], [block.lo], [block.hi], [world.cfm + block.cfm]
     if m_eq:
         parts_rhs.insert(0, rhs_e)
@@ -241,8 +243,9 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     B = BodySpace(rb, inv_mass, Iinv, n, uni.n_contact_rows)
     block.body_space = B
     free_b = B.times_J(np.concatenate(free, axis=1).ravel())
-    u = np.concatenate([v, w], axis=1).ravel()
-    rhs_b = (block.target - B.times_J(u)) / h - free_b
+    velocity = B.times_J(np.concatenate([v, w], axis=1).ravel())
+    uni.stopped = stopped_by_the_solve(uni, velocity, h)
+    rhs_b = (block.target - velocity) / h - free_b
     lam0 = bounded_warm_start(world, uni)
     E = None if rhs_e is None else joint_space(uni, model, rows, inv_mass, Iinv, n)
     lam_e, lam_b, info = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
@@ -272,21 +275,20 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     send them apart at e times their approach speed. A contact that was at rest when the pass
     began takes no part in it, so a Newton's cradle passes its momentum ball by ball, as the
     real one does through its tiny gaps. h: the sub-step; factor: the factorisation of the
-    joints' A + cfm at ``Iinv`` (the step's own). Returns the new velocities, and the contacts'
-    normal velocities (K,) at them."""
+    joints' A + cfm at ``Iinv`` (the step's own). Returns the new velocities."""
+    bouncy = uni.restitution > 0          # (empty without contacts)
+    if not bouncy.any():
+        return v, w
     k = uni.n_contact_rows // 3
     n = world._n
     block = uni.block
     normal = block.rows.at(slice(k))
-    # the normal rows' velocities once, then again only for the rows of bodies a pass moved
-    # (a pass is a handful of hits among thousands of contacts)
-    vn = normal.velocity(v, w)
-    bouncy = uni.restitution > 0          # (empty without contacts)
-    if not bouncy.any():
-        return v, w, vn
     depth = uni.contacts.depth
     iterative = world.contact_solver != "direct"
     joints = rows is not None and rows.count
+    # the normal rows' velocities once, then again only for the rows of bodies a pass moved
+    # (a pass is a handful of hits among thousands of contacts)
+    vn = normal.velocity(v, w)
     for _ in range(max_passes):
         hit = _meeting(depth, vn, h) & bouncy & (vn < -RESTITUTION_THRESHOLD)
         if not hit.any():
@@ -326,7 +328,7 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
                                                                  Iinv)
         v, w = v + dv, w + dw
         vn = _normal_velocity_update(normal, vn, v, w, _moved(dv, dw), n)
-    return v, w, vn
+    return v, w
 
 
 def _meeting(depth, vn, h):
@@ -335,11 +337,13 @@ def _meeting(depth, vn, h):
     return (depth > -SPECULATIVE_TOUCH) | (vn * h < depth)
 
 
-def stopped_by_the_solve(uni, vn, h):
+def stopped_by_the_solve(uni, velocity, h):
     """(K,) bool: the contacts that still approach faster than the restitution threshold once
-    the impacts are resolved (vn (K,): their normal velocities then) and meet within this
-    step h: the step's solve stops them (restitution 0), and their force this step is an
-    impact's (m v / h), not a load that the next step will carry."""
+    the impacts are resolved and meet within this step h (velocity (mb,): the bounded rows'
+    velocities then, the contacts' normal rows first): the step's solve stops them
+    (restitution 0), and their force this step is an impact's (m v / h), not a load that the
+    next step will carry."""
+    vn = velocity[:uni.n_contact_rows // 3]
     return _meeting(uni.contacts.depth, vn, h) & (vn < -RESTITUTION_THRESHOLD)
 
 
