@@ -5,7 +5,7 @@ again (the persistent contact manifolds of game engines).
 Each kept contact is carried with the two bodies: its surface point on a fixed in a, its
 surface point on b fixed in b, its normal fixed in a. Its depth is measured again between the
 two points along the normal, so it follows the bodies exactly; only the choice of points (the
-clipping of one face against another, the deepest point of a segment) is the old one. A pair
+clipping of one face against another, a cylinder's rim samples) is the old one. A pair
 keeps its manifold while its relative pose (b's position and orientation in a's frame) stays
 within KEEP_DISTANCE and KEEP_TURN of the pose its narrowphase saw, and its margin (the
 contact margin plus its closing speed times the step) within the one it was found with. A
@@ -13,8 +13,9 @@ settled 55-box pyramid moves by ~1e-8 m a step: its boxes are not clipped again 
 move by a thousand times that.
 
 Only the pair types whose narrowphase costs many numpy calls keep manifolds (``detect``'s
-``KEPT_TYPES``: box-box, box-capsule, cylinders); what is kept is in ``World.get_state``, so a
-snapshot replays bit for bit.
+``KEPT_TYPES``: box-box, cylinder-box, cylinder-cylinder), and a type some of whose pairs must
+be found again keeps the others' only when they are many (``detect.PARTLY_KEPT_PAIRS``). What
+is kept is in ``World.get_state``, so a snapshot replays bit for bit.
 """
 from __future__ import annotations
 
