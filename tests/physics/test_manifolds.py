@@ -161,6 +161,25 @@ def test_a_settled_stack_keeps_its_manifolds_and_stands(narrowphase_calls):
     assert world.contacts.depth.max() < 1e-3
 
 
+def test_a_stack_carried_by_a_moving_platform_keeps_its_manifolds(narrowphase_calls):
+    """Two boxes stacked on a static box moving at 0.3 m/s (kinematic): the pairs move
+    together, so they keep their manifolds while the stack rides along, and it stays put
+    on the platform."""
+    world = World()
+    platform = world.add_body(Box((1.0, 1.0, 0.1)), position=(0, 0, 0.1), static=True,
+                              linear_velocity=(0.3, 0, 0))
+    low = world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(0, 0, 0.4))
+    top = world.add_body(Box((0.15, 0.15, 0.15)), mass=1.0, position=(0, 0, 0.75))
+    world.step(240)
+    offsets = [b.position - platform.position for b in (low, top)]
+    narrowphase_calls.clear()
+    world.step(120)
+    assert not [c for c in narrowphase_calls if c[0] == 4 * 2 + 2 and c[1] > 0]
+    for body, offset in zip((low, top), offsets):
+        assert np.abs(body.position - platform.position - offset).max() < 1e-4
+        assert body.linear_velocity[0] == pytest.approx(0.3, abs=1e-4)
+
+
 def stack_world():
     """A box and a cylinder resting on a static box (their manifolds kept), and a capsule
     lying on it (box-capsule pairs run their narrowphase every step)."""
