@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from physics import Box, Capsule, Cylinder, Plane, World
+from physics import Box, Capsule, Cylinder, Plane, StepError, World
 from physics.collision import Manifolds, find_contacts_keeping, find_contacts_with_cache
 from physics.collision import detect
 from physics.collision.broadphase import PairCache
@@ -221,6 +221,22 @@ def test_a_damaged_snapshot_of_the_manifolds_is_refused_and_changes_nothing(dama
     assert_same_state(world.get_state(), before)
     for field, value in before["manifolds"].items():
         assert np.array_equal(world.get_state()["manifolds"][field], value), field
+
+
+def test_a_failed_step_keeps_the_manifolds_it_started_with():
+    """A step that raises leaves the manifolds as they were, though its narrowphase found
+    the moved box's contacts again."""
+    world = stack_world()
+    world.step(100)
+    before = world.get_state()["manifolds"]
+    world.bodies[2].position = world.bodies[2].position + (1e-3, 0, 0)
+    world.bodies[2].apply_force((1e308, 1e308, 1e308))
+    world.bodies[2].apply_torque((1e308, 1e308, 1e308))
+    with pytest.raises(StepError):
+        world.step()
+    after = world.get_state()["manifolds"]
+    for field, value in before.items():
+        assert np.array_equal(after[field], value), field
 
 
 def test_a_snapshot_without_manifolds_restores_with_none_kept():
