@@ -63,20 +63,28 @@ class ContactSet:
 
     @cached_property
     def packed_keys(self) -> np.ndarray:
-        """(K,) int64 (body_a << 42) | (body_b << 21) | (feature mod 2^21): the warm-starting
+        """(K,) int64 (pair key << KEY_BITS) | (feature mod 2^KEY_BITS): the warm-starting
         key (body_a, body_b, feature) of each contact packed into one integer (for sorting and
-        searching). Kept once computed: the step asks for them more than once."""
-        return (self.body_a.astype(np.int64) << 42) | (self.body_b.astype(np.int64) << 21) \
-            | (self.feature.astype(np.int64) & ((1 << 21) - 1))
-
+        searching; ``pair_keys``). Kept once computed: the step asks for them more than once."""
+        return (pair_keys(self.body_a, self.body_b) << KEY_BITS) \
+            | (self.feature.astype(np.int64) & ((1 << KEY_BITS) - 1))
 
     @property
     def pair_keys(self) -> np.ndarray:
-        """(K,) int64 (body_a << 21) | body_b: equal for the contacts of one pair of bodies."""
-        return self.packed_keys >> 21
+        """(K,) int64: each contact's pair key (``pair_keys``), equal for the contacts of one
+        pair of bodies."""
+        return self.packed_keys >> KEY_BITS
 
 
 _FIELDS = tuple(f.name for f in fields(ContactSet))
+KEY_BITS = 21      # bits of a body index (and of a feature id) in the keys below
+
+
+def pair_keys(a, b) -> np.ndarray:
+    """(M,) int64 (a << KEY_BITS) | b: one integer for each ordered pair of bodies a, b (M,)
+    (body indices below 2^KEY_BITS), as contacts (``ContactSet.packed_keys``) and kept
+    manifolds (``manifolds.Manifolds``) are keyed."""
+    return (np.asarray(a).astype(np.int64) << KEY_BITS) | np.asarray(b).astype(np.int64)
 
 
 def from_candidates(body_a, body_b, point, normal, depth, feature, valid) -> ContactSet:

@@ -7,12 +7,11 @@ from ..shapes import BOX, CAPSULE, CYLINDER, PLANE, SPHERE
 from .boxbox import box_box
 from .boxround import box_round
 from .broadphase import PairCache, find_pairs
-from .contacts import ContactSet, Shapes, from_candidates
+from .contacts import ContactSet, Shapes, from_candidates, pair_keys
 from .cylconvex import cylinder_box, cylinder_cylinder
 from .cylround import cylinder_round
 from .geometry import row_norms
-from .manifolds import (Manifolds, carried_contacts, found_manifolds, kept_pairs, pair_keys,
-                        relative_pose)
+from .manifolds import Manifolds, carried_contacts, found_manifolds, kept_pairs, relative_pose
 from .plane import plane_box, plane_cylinder, plane_round
 from .round import round_round
 
@@ -124,7 +123,8 @@ def _find(pair_cache: PairCache, manifolds, position, rotation, *, static, group
         start += count
         sides = (a[s], b[s], pos_a[s], rot_a[s], pos_b[s], rot_b[s])
         if manifolds is None or t not in KEPT_TYPES:
-            sets.append(_narrowphase(t, *sides, par_a[s], par_b[s], pair_margin[s])[0])
+            sets.append(from_candidates(a[s], b[s], *_narrowphase(
+                t, *sides, par_a[s], par_b[s], pair_margin[s])))
             continue
         found, carried, keep = _keeping(t, manifolds, *sides, par_a[s], par_b[s],
                                         pair_margin[s])
@@ -135,9 +135,9 @@ def _find(pair_cache: PairCache, manifolds, position, rotation, *, static, group
 
 
 def _narrowphase(t, a, b, pos_a, rot_a, pos_b, rot_b, par_a, par_b, margin):
-    """The contacts of pairs (a, b) (M,) of type t, and how many each pair has (M,)."""
-    *cand, valid = _BY_TYPE[t](Shapes(pos_a, rot_a, par_a), Shapes(pos_b, rot_b, par_b), margin)
-    return from_candidates(a, b, *cand, valid), np.count_nonzero(valid, axis=1)
+    """The candidate contacts of pairs (a, b) (M,) of type t, as ``from_candidates`` takes
+    them (a and b are for the caller: the narrowphase reads the shapes)."""
+    return _BY_TYPE[t](Shapes(pos_a, rot_a, par_a), Shapes(pos_b, rot_b, par_b), margin)
 
 
 def _keeping(t, manifolds, a, b, pos_a, rot_a, pos_b, rot_b, par_a, par_b, margin):
@@ -154,8 +154,9 @@ def _keeping(t, manifolds, a, b, pos_a, rot_a, pos_b, rot_b, par_a, par_b, margi
     else:
         again = np.flatnonzero(~keep)
         sides = [x.take(again, axis=0) for x in (a, b, pos_a, rot_a, pos_b, rot_b)]
-        found, count = _narrowphase(t, *sides, par_a.take(again, axis=0),
-                                    par_b.take(again, axis=0), margin.take(again))
+        cand = _narrowphase(t, *sides, par_a.take(again, axis=0), par_b.take(again, axis=0),
+                            margin.take(again))
+        found, count = from_candidates(*sides[:2], *cand), np.count_nonzero(cand[-1], axis=1)
         new = found_manifolds(found, count, *sides, turn.take(again, axis=0),
                               offset.take(again, axis=0), margin.take(again))
         if not keep.any():

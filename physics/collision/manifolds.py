@@ -24,7 +24,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from ..math3d import einsum
-from .contacts import ContactSet
+from .contacts import KEY_BITS, ContactSet, pair_keys
 
 KEEP_DISTANCE = 1e-5    # m: b's centre in a's frame
 KEEP_TURN = 1e-5        # largest change of an entry of b's rotation in a's frame (~rad)
@@ -34,7 +34,7 @@ KEEP_TURN = 1e-5        # largest change of an entry of b's rotation in a's fram
 class Manifolds:
     """P pairs' manifolds, C contacts in all, sorted by pair key.
 
-    key (P,) int64: (a << 21) | b of the pair's bodies; turn (P, 3, 3): b's rotation in a's
+    key (P,) int64: the pair's ``contacts.pair_keys``; turn (P, 3, 3): b's rotation in a's
     frame when the narrowphase ran, R_a^T R_b; offset (P, 3) m: b's centre in a's frame then;
     margin (P,) m: the margin the narrowphase was given; count (P,): the pair's contacts (0: none
     within its margin), those of pair p after those of the pairs before it.
@@ -112,16 +112,11 @@ def checked_manifolds(saved, n_bodies, where="state['manifolds']") -> Manifolds:
                 raise ValueError(f"{where}[{f!r}] has the wrong shape or is not finite")
     key, count = arrays["key"], arrays["count"]
     if (np.any(count < 0) or count.sum() != c or np.any(np.diff(key) <= 0)
-            or np.any(key < 0) or np.any(key >> 21 > n_bodies)
-            or np.any(key & ((1 << 21) - 1) > n_bodies)):
+            or np.any(key < 0) or np.any(key >> KEY_BITS > n_bodies)
+            or np.any(key & ((1 << KEY_BITS) - 1) > n_bodies)):
         raise ValueError(f"{where} keys and counts do not match its contacts or this world's "
                          f"bodies")
     return Manifolds(**arrays)
-
-
-def pair_keys(a, b):
-    """(M,) int64 keys of the body pairs a, b (M,): (a << 21) | b."""
-    return (a.astype(np.int64) << 21) | b.astype(np.int64)
 
 
 def relative_pose(pos_a, rot_a, pos_b, rot_b):
