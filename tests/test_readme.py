@@ -1,0 +1,47 @@
+"""README's examples run as written and print what README says they print."""
+import contextlib
+import io
+import pathlib
+import re
+
+README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _examples():
+    """(code, the text README says it prints or None) for each ```python block."""
+    text = README.read_text()
+    found = []
+    for match in re.finditer(r"```python\n(.*?)```\n(.*?)(?=\n\n|\Z)", text, re.S):
+        after = match.group(2).strip()
+        claimed = re.findall(r"`([^`]*)`", after) if after.startswith("prints") else None
+        found.append((match.group(1), claimed))
+    return found
+
+
+def _run(code):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, str(README), "exec"), {"__name__": "readme_example"})
+    return out.getvalue()
+
+
+def test_readme_has_its_two_examples():
+    assert len(_examples()) == 2
+
+
+def test_the_joint_example_runs_and_keeps_its_joints():
+    printed = _run(_examples()[0][0])
+    error = float(re.search(r"joint error \(m\): (\S+)", printed).group(1))
+    assert error < 1e-6
+
+
+def test_the_contact_example_prints_what_readme_says():
+    code, claimed = _examples()[1]
+    printed = _run(code).splitlines()
+    assert claimed == printed
+    # and that is physics: the 2 kg crate's four corners carry m g, the motor turns at its
+    # 2 rad/s and needs no torque to keep it
+    carried = float(re.search(r"carrying (\S+) N", printed[0]).group(1))
+    assert abs(carried - 2.0 * 9.81) < 0.01
+    rate, torque = map(float, re.search(r"(\S+) rad/s, (\S+) N m", printed[1]).groups())
+    assert abs(rate - 2.0) < 0.01 and abs(torque) < 0.01
