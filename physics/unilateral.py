@@ -168,7 +168,8 @@ DIRECT_BELOW = 150
 DIRECT_ALL_BELOW = 300
 
 
-def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h, factor):
+def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h, factor,
+                        cold=False):
     """Solve joints and bounded rows together: the joints' rows keep the seed equation's
     right-hand side ``rhs_e`` (``step.seed_rhs``; None without joints), the bounded rows aim
     at their end-of-step velocity targets. free: the applied loads' accelerations M^-1 Phi
@@ -178,7 +179,9 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     ``factor``, the joints' own factorisation of J M^-1 J^T + cfm, and solves the bounded rows
     by projected gradient methods (``iterative.solve_iterative``); "direct" solves the
     whole mixed problem with factorisations of the full matrix (``bounded.solve_bounded``);
-    "auto" takes "direct" below DIRECT_BELOW bounded rows and DIRECT_ALL_BELOW rows in all."""
+    "auto" takes "direct" below DIRECT_BELOW bounded rows and DIRECT_ALL_BELOW rows in all.
+    cold: start from zero multipliers, and centre the bounded rows' softness there, instead of
+    on last step's (``bounded_warm_start``; see step._gains_too_much)."""
     block = uni.block
     solver = world.contact_solver
     if solver == "auto":
@@ -186,7 +189,7 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
         solver = "direct" if few else "iterative"
     if solver == "iterative":
         return _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h,
-                                  factor)
+                                  factor, cold)
     all_rows = Rows.concatenate([r for r in (rows, block.rows) if r is not None])
     m_eq = 0 if rows is None else rows.count
     pattern = cached_pattern(world, all_rows.a, all_rows.b, inv_mass)
@@ -203,7 +206,7 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
         parts_cfm.insert(0, np.full(m_eq, world.cfm))
     fn = np.concatenate([np.full(m_eq, -1), np.where(block.friction_normal >= 0,
                                                      block.friction_normal + m_eq, -1)])
-    lam0 = np.concatenate([np.zeros(m_eq), bounded_warm_start(world, uni)])
+    lam0 = np.concatenate([np.zeros(m_eq), np.zeros(rb.count) if cold else bounded_warm_start(world, uni)])
     lam, _ = solve_bounded(pattern, J, JM, np.concatenate(parts_rhs), np.concatenate(parts_lo),
                            np.concatenate(parts_hi), cfm=np.concatenate(parts_cfm),
                            friction_normal=fn, mu=np.concatenate([np.zeros(m_eq), block.mu]),
@@ -235,7 +238,8 @@ def bounded_warm_start(world, uni):
 WORKING_SET_SLACK = 0.5
 
 
-def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h, factor):
+def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h, factor,
+                       cold=False):
     """``bounded_multipliers`` by ``iterative.solve_iterative``: (lambda_E, lambda_B)."""
     n = world._n
     block = uni.block
@@ -246,7 +250,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     velocity = B.times_J(np.concatenate([v, w], axis=1).ravel())
     uni.stopped = stopped_by_the_solve(uni, velocity, h)
     rhs_b = (block.target - velocity) / h - free_b
-    lam0 = bounded_warm_start(world, uni)
+    lam0 = None if cold else bounded_warm_start(world, uni)
     E = None if rhs_e is None else joint_space(uni, model, rows, inv_mass, Iinv, n)
     lam_e, lam_b, info = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
                                          friction_normal=block.friction_normal, mu=block.mu,

@@ -124,7 +124,7 @@ class World:
         self.max_split_depth = 6
         self.projection_tolerance = 1e-6
         self.stats = {"splits": 0, "projections": 0, "energy_restores": 0, "stiff_steps": 0,
-                      "contact_solves": 0, "contact_iterations": 0}
+                      "contact_solves": 0, "contact_iterations": 0, "cold_solves": 0}
         self._clock = StageClock()
         self._errstate = "ignore"
         self._debug = None
@@ -314,6 +314,10 @@ class World:
         for label, body in (("body_a", joint.body_a), ("body_b", joint.body_b)):
             if body is not None and (body._world is not self or body._row < 0):
                 raise ValueError(f"{label} {body!r} is not a body of this world")
+        if all(body is None or body.static for body in (joint.body_a, joint.body_b)):
+            # (its rows would move nothing: the direct solve's matrix then lacks them)
+            raise ValueError(f"{joint!r} joins no dynamic body: body_a and body_b are both "
+                             "static or the world; a joint must hold at least one dynamic body")
         joint._bind(self)
         joint._index = len(self._joints)
         self._joints.append(joint)

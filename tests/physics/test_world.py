@@ -172,6 +172,16 @@ def test_bad_joints_name_the_parameter():
         world.add_joint(Fixed(a, other))
     with pytest.raises(ValueError, match="body_b must be a body"):
         Ball(a, None, anchor=(0, 0, 0))
+    # a joint that holds no dynamic body moves nothing (its rows were empty in the direct
+    # solve's matrix, which then could not be factorised)
+    wall = world.add_body(Box((0.1, 0.1, 0.1)), static=True, position=(0, 2, 0))
+    ramp = world.add_body(Box((0.1, 0.1, 0.1)), static=True, position=(0, 3, 0),
+                          linear_velocity=(0, 0, 1))
+    for joint in (Hinge(None, wall, anchor=(0, 2, 0), axis=(0, 0, 1)),
+                  Slider(wall, ramp, axis=(0, 1, 0))):
+        with pytest.raises(ValueError, match="joins no dynamic body"):
+            world.add_joint(joint)
+    assert len(world.joints) == 0
 
 
 def test_bad_world_settings_name_the_parameter():
