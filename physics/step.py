@@ -406,7 +406,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     w_half = w + first * h * acc_ang + h * kick_ang
     if uni is not None and model.m and depth < world.max_split_depth and \
             _turns_too_far(model, w_half, h):
-        return _split(world, model, x, q, v, w, h, depth), StepReport(rows, lam, x, R, uni, lam_b)
+        end = _split(world, model, x, q, v, w, h, depth)
+        return end, StepReport(rows, lam, x, R, uni, lam_b)
 
     if flow:
         rotation = free_rotation(R, inertia, w_half, h, model.spinning)
@@ -427,8 +428,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         # 10^6 rad/s in three steps.
         if not err <= world.projection_tolerance and depth < world.max_split_depth:
             clock.lap("integrate")
-            # (the seed's lambda at x)
-            return _split(world, model, x, q, v, w, h, depth), StepReport(rows, lam, x, R, uni, lam_b)
+            end = _split(world, model, x, q, v, w, h, depth)
+            return end, StepReport(rows, lam, x, R, uni, lam_b)     # the seed's lambda at x
         if err > world.projection_tolerance and np.isfinite(err):
             world.stats["projections"] += 1
             err, x1, q1 = project_positions(world, model, x1, q1, v_half, w_half)

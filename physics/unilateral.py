@@ -206,7 +206,8 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
         parts_cfm.insert(0, np.full(m_eq, world.cfm))
     fn = np.concatenate([np.full(m_eq, -1), np.where(block.friction_normal >= 0,
                                                      block.friction_normal + m_eq, -1)])
-    lam0 = np.concatenate([np.zeros(m_eq), np.zeros(rb.count) if cold else bounded_warm_start(world, uni)])
+    lam0_b = np.zeros(rb.count) if cold else bounded_warm_start(world, uni)
+    lam0 = np.concatenate([np.zeros(m_eq), lam0_b])
     lam, _ = solve_bounded(pattern, J, JM, np.concatenate(parts_rhs), np.concatenate(parts_lo),
                            np.concatenate(parts_hi), cfm=np.concatenate(parts_cfm),
                            friction_normal=fn, mu=np.concatenate([np.zeros(m_eq), block.mu]),

@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from physics import Ball, Box, Cylinder, Hinge, Plane, Sphere, World
+from physics import Ball, Box, Capsule, Cylinder, Hinge, Plane, Sphere, World
+from physics.contact_rows import MAX_PUSH_OUT
 from snapshot_helpers import assert_same_state
 
 
@@ -538,9 +539,7 @@ def test_a_plane_never_moves():
 def test_bodies_made_overlapping_are_pushed_apart_no_faster_than_the_push_out_speed(overlap):
     """Two 0.4 m boxes made overlapping by 10 or 30 cm (dropped into one another): the
     push-out, the depth over the stabilisation time (6 and 18 m/s here), is capped at
-    contact_rows.MAX_PUSH_OUT (3 m/s), as Box2D caps it; a shallow overlap is pushed out at
-    its own pace."""
-    from physics.contact_rows import MAX_PUSH_OUT
+    contact_rows.MAX_PUSH_OUT (3 m/s), as Box2D caps it."""
     world = World(gravity=(0, 0, 0))
     a = world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0)
     b = world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(0.4 - overlap, 0, 0))
@@ -555,15 +554,16 @@ def test_bodies_made_overlapping_are_pushed_apart_no_faster_than_the_push_out_sp
 def overlapping_heap(seed, count=30):
     """``count`` spheres, boxes, capsules and cylinders (5-25 cm, 0.1-10 kg, restitution up to
     0.5) made at random in a 0.8 m x 0.8 m x 0.8 m space above the ground: into one another."""
-    from physics import Capsule
     rng = np.random.default_rng(seed)
     world = World()
     world.add_body(Plane())
     for i in range(count):
         s = rng.uniform(0.05, 0.25)
-        shape = (Sphere(s), Box((s, 0.7 * s, 0.5 * s)), Capsule(0.5 * s, s), Cylinder(0.6 * s, 0.5 * s))[i % 4]
+        shape = (Sphere(s), Box((s, 0.7 * s, 0.5 * s)), Capsule(0.5 * s, s),
+                 Cylinder(0.6 * s, 0.5 * s))[i % 4]
         q = rng.normal(size=4)
-        world.add_body(shape, mass=10 ** rng.uniform(-1, 1), orientation=tuple(q / np.linalg.norm(q)),
+        world.add_body(shape, mass=10 ** rng.uniform(-1, 1),
+                       orientation=tuple(q / np.linalg.norm(q)),
                        position=tuple(rng.uniform((-0.4, -0.4, 0.2), (0.4, 0.4, 1.0))),
                        restitution=rng.uniform(0, 0.5))
     return world
