@@ -373,16 +373,6 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         lam, lam_b = bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w,
                                          h, factor)
         kick_lin, kick_ang = bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
-        acc = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T_kick)
-        if _gains_too_much(world, model, q, R, v, w, h * (acc[0] + kick_lin),
-                           h * (acc[1] + kick_ang), h):
-            world.stats["cold_solves"] += 1
-            lam, lam_b = bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free,
-                                             v, w, h, factor, cold=True)
-            kick_lin, kick_ang = bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
-            acc = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T_kick)
-        if world.geometric_stiffness and lam.size:
-            K_found = unresolved_stiffness(model, kin, lam, h)
     elif model.m:
         lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
         if world.geometric_stiffness:
@@ -397,13 +387,22 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         if K is not None:
             world.stats["stiff_steps"] += 1
     clock.lap("solve")
-    acc_lin, acc_ang = (acc if uni is not None
-                        else generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T_kick))
+    acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T_kick)
     # With bounded rows in play the whole kick comes first (symplectic Euler), so that the
     # velocity the contacts aim at is the one the bodies move with and end the step with.
     first = 0.5 if uni is None else 1.0
     v_half = v + first * h * acc_lin + h * kick_lin
     w_half = w + first * h * acc_ang + h * kick_ang
+    if uni is not None and _gains_too_much(world, model, q, R, v, w, v_half, w_half, h):
+        world.stats["cold_solves"] += 1
+        lam, lam_b = bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w,
+                                         h, factor, cold=True)
+        kick_lin, kick_ang = bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
+        acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T_kick)
+        v_half = v + h * acc_lin + h * kick_lin
+        w_half = w + h * acc_ang + h * kick_ang
+    if uni is not None and world.geometric_stiffness and lam.size:
+        K_found = unresolved_stiffness(model, kin, lam, h)
     if uni is not None and model.m and _turns_too_far(model, w_half, h) and \
             _may_split(world, depth, uni):
         end = _split(world, model, x, q, v, w, h, depth)
@@ -471,14 +470,15 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
 KICK_GAIN = 2.0
 
 
-def _gains_too_much(world, model, q, R, v, w, dv, dw, h):
-    """Whether the kick (dv, dw) (N, 3) of a step with bounded rows (theirs, the joints' and
-    the applied loads') raises the kinetic energy of velocities (v, w) beyond the bound of
-    KICK_GAIN."""
-    if np.abs(dv).max(initial=0.0) <= MAX_PUSH_OUT and h * np.abs(dw).max(initial=0.0) <= 0.1:
+def _gains_too_much(world, model, q, R, v, w, v_kicked, w_kicked, h):
+    """Whether the kick of a step with bounded rows (theirs, the joints' and the applied
+    loads'), from velocities (v, w) to (v_kicked, w_kicked) (N, 3), raises the kinetic energy
+    beyond the bound of KICK_GAIN."""
+    if np.abs(v_kicked - v).max(initial=0.0) <= MAX_PUSH_OUT and \
+            h * np.abs(w_kicked - w).max(initial=0.0) <= 0.1:
         return False     # (a kick too small to matter: a resting stack's, without two energies)
     before = kinetic_energy(world, q, v, w, R)
-    after = kinetic_energy(world, q, v + dv, w + dw, R)
+    after = kinetic_energy(world, q, v_kicked, w_kicked, R)
     if after <= KICK_GAIN * before:
         return False
     speed = MAX_PUSH_OUT + np.linalg.norm(world.gravity) * h
