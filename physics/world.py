@@ -265,9 +265,9 @@ class World:
         vel = check_vector("linear_velocity", linear_velocity, 3)
         omega = check_vector("angular_velocity", angular_velocity, 3)
         if isinstance(shape, Plane):
-            for name, value in (("position", pos), ("orientation", quat - (1, 0, 0, 0)),
-                                ("linear_velocity", vel), ("angular_velocity", omega)):
-                check_plane_still(name, value.any())
+            for param, value in (("position", pos), ("orientation", quat - (1, 0, 0, 0)),
+                                  ("linear_velocity", vel), ("angular_velocity", omega)):
+                check_plane_still(param, value.any())
         m, I = 0.0, np.zeros((3, 3))
         if not static:
             m, I = self._mass_properties(shape, mass, density, inertia)

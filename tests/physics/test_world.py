@@ -34,6 +34,14 @@ def test_mass_properties_from_shapes():
     np.testing.assert_allclose(custom.inertia, np.diag([1.0, 2.0, 3.0]))
 
 
+def test_every_body_keeps_the_name_it_was_given():
+    world = World()
+    names = [world.add_body(shape, name=label, **kw).name for shape, label, kw in (
+        (Plane(), "ground", {}), (Box((0.1, 0.1, 0.1)), "crate", {"mass": 1.0}),
+        (Sphere(0.2), "post", {"static": True}), (Sphere(0.1), None, {"mass": 1.0}))]
+    assert names == ["ground", "crate", "post", None]
+
+
 def test_joint_reports_the_static_load_it_carries():
     world = World()
     b = world.add_body(Sphere(0.1), mass=2.0, position=(0, 0, -1))
