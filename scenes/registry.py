@@ -1,6 +1,8 @@
 """Finding, describing and building scenes (from the registry or from a user's file)."""
 from __future__ import annotations
 
+import math
+
 import importlib
 import importlib.util
 import inspect
@@ -75,9 +77,19 @@ def _coerce(name, key, value, default):
             return value.strip().lower() in _TRUE
         raise ValueError(f"parameter {key}={value!r} of scene {name!r} must be a bool "
                          "(true/false, yes/no, 1/0)")
+    if isinstance(value, str) and isinstance(default, (int, float)):
+        whole = isinstance(default, int)
+        try:
+            number = float(value)
+        except ValueError:
+            number = float("nan")
+        if not math.isfinite(number) or (whole and number != int(number)):
+            what = "a whole number" if whole else "a finite number"
+            raise ValueError(f"parameter {key}={value!r} of scene {name!r} must be {what}")
+        return int(number) if whole else number
     if isinstance(value, str) and default is not None and not isinstance(default, str):
         try:
-            value = type(default)(float(value)) if isinstance(default, int) and not isinstance(default, bool) else type(default)(value)
+            value = type(default)(value)
         except ValueError:
             raise ValueError(f"parameter {key}={value!r} of scene {name!r} must be a "
                              f"{type(default).__name__}") from None

@@ -190,7 +190,8 @@ def run(names: list[str] | None = None, out: str | None = None) -> dict:
     chosen = names or list(BENCHES)
     for name in chosen:
         if name not in BENCHES:
-            raise ValueError(f"unknown benchmark {name!r}; choose from {', '.join(BENCHES)}")
+            raise ValueError(f"unknown benchmark {name!r}; choose from "
+                             f"{', '.join(BENCHES)} (or render, on the command line)")
     report = {"machine": bench_machine()}
     for name in chosen:
         if name != "machine":

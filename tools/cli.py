@@ -27,6 +27,24 @@ class UsageError(Exception):
     pass
 
 
+class RunStopped(Exception):
+    """A run whose step failed part-way (its summary and recording are kept); exit code 1."""
+
+
+def _output_path(path: str | None, option: str, suffix: str | None = None) -> str | None:
+    """The file an option writes (None: not asked for), checked before any work is done: its
+    folder must exist, and it must end in ``suffix`` where one is given."""
+    if path is None:
+        return None
+    if suffix is not None and not path.lower().endswith(suffix):
+        raise UsageError(f"{option} writes a {suffix} file; give a name ending in {suffix}, "
+                         f"got {path!r}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"{option}: the folder {folder!r} does not exist")
+    return path
+
+
 def _params(pairs: list[str]) -> dict:
     out = {}
     for item in pairs or []:
@@ -80,16 +98,28 @@ def _progress(done: int, total: int, start: float):
     sys.stderr.flush()
 
 
+# steps a run may take: more is a typo (--seconds 1e9, --dt 1e-12), not a run to wait for
+MAX_RUN_STEPS = 10**8
+
+
 def cmd_run(args):
-    if args.seconds <= 0:
-        raise UsageError(f"--seconds must be positive, got {args.seconds}")
-    if args.dt is not None and args.dt <= 0:
-        raise UsageError(f"--dt must be positive, got {args.dt}")
+    if not (np.isfinite(args.seconds) and args.seconds > 0):
+        raise UsageError(f"--seconds must be a positive number, got {args.seconds}")
+    if args.dt is not None and not (np.isfinite(args.dt) and args.dt > 0):
+        raise UsageError(f"--dt must be a positive number, got {args.dt}")
+    record_path = _output_path(args.record, "--record", ".npz")
+    png_path = _output_path(args.png, "--png", ".png")
     scene = _load(args.scene, _params(args.param), args.dt, args.sleeping)
     world = scene.world
     if args.contact_iterations is not None:
         world.contact_iterations = args.contact_iterations
     steps = int(round(args.seconds / world.dt))
+    if steps < 1:
+        raise UsageError(f"--seconds {args.seconds:g} is less than one step of "
+                         f"{world.dt:g} s")
+    if steps > MAX_RUN_STEPS:
+        raise UsageError(f"--seconds {args.seconds:g} at steps of {world.dt:g} s would take "
+                         f"{steps:.3g} steps (at most {MAX_RUN_STEPS:.0e})")
     e0 = world.energy()
     worst_error, max_contacts = world.constraint_error(), 0
     record = {"time": [], "position": [], "orientation": [], "linear_velocity": [],
@@ -99,8 +129,14 @@ def cmd_run(args):
     every = max(1, steps // 2000)
     world.reset_profile()
     start = time.perf_counter()
+    stopped, planned = None, steps
     for i in range(steps):
-        scene.step()
+        try:
+            scene.step()
+        except FloatingPointError as exc:     # physics.StepError: the world is as it was
+            stopped = exc
+            steps = i
+            break
         max_contacts = max(max_contacts, len(world.contacts))
         if i % every == 0 or i == steps - 1:
             err = world.constraint_error()
@@ -140,14 +176,19 @@ def cmd_run(args):
         rows.append(("asleep at the end",
                      f"{np.count_nonzero(world.asleep)} of {len(world.bodies)} bodies"))
     rows += scene.summary()          # the scene's own figures, under the generic ones
+    if stopped is not None:
+        sys.stderr.write("\n")
+        rows.append(("stopped", f"after {steps} of {planned} steps: the step failed (below)"))
     width = max(len(k) for k, _ in rows)
     print("\n".join(f"{k:<{width}}  {v}" for k, v in rows))
-    if args.record:
-        np.savez_compressed(args.record, scene=scene.name, params=json.dumps(scene.params),
+    if record_path and record["time"]:
+        np.savez_compressed(record_path, scene=scene.name, params=json.dumps(scene.params),
                             dt=world.dt, **{k: np.array(v) for k, v in record.items()})
-        print(f"recorded {len(record['time'])} samples to {args.record}")
-    if args.png:
-        _write_final_frame(scene, args.png)
+        print(f"recorded {len(record['time'])} samples to {record_path}")
+    if png_path:
+        _write_final_frame(scene, png_path)
+    if stopped is not None:
+        raise RunStopped(f"the run stopped at t={world.time:.6g} s: {stopped}")
 
 
 def _stage_shares(profile: dict) -> str:
@@ -195,6 +236,7 @@ def cmd_bench(args):
         names = [n for n in names if n != "render"] or None
         if names is None:
             return
+    _output_path(args.out, "--out", ".json")
     try:
         report = bench.run(names, args.out)
     except ValueError as exc:
@@ -258,7 +300,8 @@ def cmd_render(args):
 
 def cmd_plot(args):
     from tools.plot import plot_recording
-    print(f"wrote {plot_recording(args.recording, args.out)}")
+    out = _output_path(args.out, "--out", ".png")
+    print(f"wrote {plot_recording(args.recording, out)}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -316,6 +359,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:   # bad values reaching the physics (e.g. a scene parameter)
         print(f"maxcoord: error: {exc}", file=sys.stderr)
         return 2
+    except RunStopped as exc:
+        print(f"maxcoord: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
     return 0

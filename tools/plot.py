@@ -12,12 +12,17 @@ def plot_recording(path: str, out: str) -> str:
         import matplotlib.pyplot as plt
     except ImportError:
         raise ValueError("plotting needs matplotlib: pip install 'maxcoord[plot]'") from None
-    try:
-        data = np.load(path)
-        t, energy, error = data["time"], data["energy"], data["constraint_error"]
-    except (OSError, ValueError, KeyError) as exc:
-        raise ValueError(f"{path} is not a maxcoord recording ({exc})") from None
-    coords = data["joint_coordinate"] if "joint_coordinate" in data else None
+    from render.playback import Recording
+    rec = Recording.load(path)          # (checked: one-line errors naming the file)
+    missing = [name for name in ("energy", "constraint_error") if name not in rec.series]
+    if missing:
+        raise ValueError(f"{path} has no {' or '.join(missing)} series to plot (one per sample)")
+    t, energy, error = rec.time, rec.series["energy"], rec.series["constraint_error"]
+    with np.load(path, allow_pickle=False) as data:
+        coords = data["joint_coordinate"] if "joint_coordinate" in data.files else None
+    if coords is not None and (coords.ndim != 2 or len(coords) != len(t)
+                               or not np.all(np.isfinite(coords))):
+        coords = None                   # optional: left out rather than refused
     rows = 3 if coords is not None and coords.size else 2
     fig, axes = plt.subplots(rows, 1, figsize=(9, 2.6 * rows), sharex=True)
     axes[0].plot(t, energy - energy[0])
@@ -28,7 +33,7 @@ def plot_recording(path: str, out: str) -> str:
         axes[2].plot(t, coords)
         axes[2].set_ylabel("joint coordinates")
     axes[-1].set_xlabel("time (s)")
-    fig.suptitle(f"{data['scene']}  (dt = {float(data['dt']) * 1e3:.3f} ms)")
+    fig.suptitle(f"{rec.scene}  (dt = {rec.dt * 1e3:.3f} ms)")
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)

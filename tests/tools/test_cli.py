@@ -37,7 +37,19 @@ def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     (["run", "chain", "--param", "foo=1"], "has no parameter 'foo'"),
     (["run", "chain", "--param", "links=abc"], "links='abc'"),
     (["run", "chain", "--param", "links"], "expects key=value"),
-    (["run", "chain", "--seconds", "-1"], "--seconds must be positive"),
+    (["run", "chain", "--seconds", "-1"], "--seconds must be a positive number, got -1"),
+    (["run", "chain", "--seconds", "inf"], "--seconds must be a positive number, got inf"),
+    (["run", "chain", "--seconds", "0.0001"], "less than one step of 0.00416667 s"),
+    (["run", "chain", "--dt", "1e-300"], "dt must be at least 1e-09 s"),
+    (["run", "chain", "--seconds", "1e9"], "would take 2.4e+11 steps"),
+    (["run", "chain", "--param", "links=2.7"], "links='2.7' of scene 'chain' must be a whole"),
+    (["run", "chain", "--param", "links=inf"], "links='inf' of scene 'chain' must be a whole"),
+    (["run", "chain", "--param", "angle=nan"], "angle='nan' of scene 'chain' must be a finite"),
+    (["run", "pendulum", "--record", "no_such_folder/r.npz"], "no_such_folder' does not exist"),
+    (["run", "pendulum", "--record", "out.txt"], "give a name ending in .npz"),
+    (["run", "pendulum", "--png", "last.jpg"], "give a name ending in .png"),
+    (["bench", "machine", "--out", "no_such_folder/b.json"], "no_such_folder' does not exist"),
+    (["plot", "no_such_recording.npz"], "does not exist"),
     (["run", "chain", "--contact-iterations", "0"], "contact_iterations must be a positive integer, got 0"),
     (["run", "missing_file.py"], "does not exist"),
     (["bench", "nosuch"], "unknown benchmark"),
@@ -46,6 +58,42 @@ def test_errors_are_one_clear_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_run_whose_step_fails_keeps_its_summary_and_recording(tmp_path, capsys):
+    """A step that fails part-way (a force of 1e308 N from 0.2 s overflows the position
+    within 2 s) ends the run with exit code 1 and one error line; the summary covers the
+    steps taken and the recording holds them. (It printed a traceback and saved nothing.)"""
+    scene = tmp_path / "blowup.py"
+    scene.write_text("from physics import Sphere\n"
+                     "def build(world):\n"
+                     "    ball = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 1))\n"
+                     "    def push(world):\n"
+                     "        if world.time > 0.2:\n"
+                     "            ball.apply_force((1e308, 0, 0))\n"
+                     "    return push\n")
+    out = tmp_path / "rec.npz"
+    assert main(["run", str(scene), "--seconds", "3", "--quiet", "--record", str(out)]) == 1
+    printed = capsys.readouterr()
+    stopped = next(line for line in printed.out.splitlines() if line.startswith("stopped"))
+    taken = int(stopped.split()[2])
+    assert 48 < taken < 720 and f"after {taken} of 720 steps" in stopped
+    assert "Traceback" not in printed.err and len(printed.err.strip().splitlines()) == 1
+    assert f"the run stopped at t={taken / 240:.6g} s" in printed.err
+    data = np.load(out)
+    assert data["time"][-1] == pytest.approx(taken / 240)
+    assert np.isfinite(data["position"]).all()
+
+
+def test_plot_refuses_a_damaged_recording_in_one_line(tmp_path, capsys):
+    out = tmp_path / "rec.npz"
+    assert main(["run", "pendulum", "--seconds", "0.2", "--quiet", "--record", str(out)]) == 0
+    damaged = tmp_path / "damaged.npz"
+    damaged.write_bytes(out.read_bytes()[:200])
+    capsys.readouterr()
+    assert main(["plot", str(damaged), "--out", str(tmp_path / "p.png")]) == 2
+    err = capsys.readouterr().err
+    assert "is not a readable maxcoord recording" in err and "Traceback" not in err
 
 
 def test_a_malformed_scene_file_is_reported(tmp_path, capsys):
