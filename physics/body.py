@@ -32,13 +32,23 @@ def check_plane_still(name, moves):
 
 
 class Body:
-    __slots__ = ("_world", "_row", "shape", "name")
+    __slots__ = ("_world", "_row", "_shape", "name")
 
     def __init__(self, world, row: int, shape, name: str | None):
         self._world = world
         self._row = row          # row in the world's internal arrays; row 0 is the world frame
-        self.shape = shape
+        self._shape = shape
         self.name = name
+
+    @property
+    def shape(self):
+        """The body's shape (None for none), fixed at creation."""
+        return self._shape
+
+    @shape.setter
+    def shape(self, value):
+        raise ValueError("a body's shape is fixed when it is made (its mass, inertia and "
+                         "contacts come from it): remove the body and add a new one")
 
     @property
     def row(self) -> int:

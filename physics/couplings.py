@@ -21,7 +21,7 @@ from .joints import Hinge, Joint, Slider
 from .limits import angular_rate_blocks
 from .math3d import cross, dot
 from .rows import Kinematics, Rows, line_rows
-from .validation import check_unit_direction, check_vector
+from .validation import check_number, check_unit_direction, check_vector, shown
 
 
 class PointOnPlane(Joint):
@@ -58,6 +58,9 @@ class Coupling(Joint):
         joints = list(joints)
         if not joints or not all(isinstance(j, (Hinge, Slider)) for j in joints):
             raise ValueError("joints must be a non-empty list of Hinge and Slider joints")
+        if len({id(j) for j in joints}) != len(joints):
+            raise ValueError(f"joints must be different joints, got {joints} (a coupling of a "
+                             "joint with itself holds or locks it)")
         for label, fn in (("phi", phi), ("grad", grad)):
             if not callable(fn):
                 raise ValueError(f"{label} must be a function of the coordinates q")
@@ -82,7 +85,24 @@ class Coupling(Joint):
         for j in self.coupled:
             if j._world is not world:
                 raise ValueError(f"{j!r} must be added to the world before the coupling")
+        self._check_functions(self.q)
         super()._bind(world)
+
+    def _check_functions(self, q):
+        """phi and grad at the coordinates q (k,): a finite number, and k finite numbers
+        not all zero (a row with no direction constrains nothing); ValueError naming them."""
+        k = len(self.coupled)
+        value = np.asarray(self.phi(q), dtype=float)
+        if value.size != 1 or not np.isfinite(value).all():
+            raise ValueError(f"{self!r}: phi(q) must be one finite number, got {value!r} at "
+                             f"q = {shown(q)}")
+        grad = np.asarray(self.grad(q), dtype=float)
+        if grad.shape != (k,) or not np.isfinite(grad).all():
+            raise ValueError(f"{self!r}: grad(q) must be {k} finite numbers (one per coupled "
+                             f"joint), got {grad!r} at q = {shown(q)}")
+        if not grad.any():
+            raise ValueError(f"{self!r}: grad(q) is zero at q = {shown(q)}: the coupling "
+                             "would constrain nothing there")
 
     def _instances(self, owner):
         return [("coupling", (owner, self._rows_a, self.body_b.row, self))]
@@ -99,7 +119,7 @@ class Gear(Coupling):
     """q2 = ratio * q1 for two hinges or sliders (a gear pair, a rack and pinion)."""
 
     def __init__(self, joint1, joint2, ratio: float, name=None):
-        r = float(check_vector("ratio", [ratio], 1)[0])
+        r = check_number("ratio", ratio)
         weights = np.array([-r, 1.0])        # phi = weights . q (the table uses them alone)
         super().__init__([joint1, joint2], lambda q: weights @ q, lambda q: weights,
                          lambda q: np.zeros((2, 2)), name=name)

@@ -63,7 +63,7 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
                     E: BodySpace | None = None, rhs_e=None, factorizer=None, factor=None,
                     tolerance, relative_tolerance=None, max_iterations=None,
                     softness=CONTACT_SOFTNESS, memory: SolverMemory | None = None,
-                    slack=None):
+                    slack=None, exact=None):
     """Solve the bounded problem of the module docstring.
 
     B: the bounded rows; rhs, lo, hi (mb,); cfm scalar or (mb,); friction_normal (mb,) int
@@ -79,7 +79,8 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     impacts, which must pass momentum on whole, use almost none). memory: the World's
     SolverMemory, carried from solve to solve. slack: in the units of rhs, how far beyond its
     target a one-sided row must be at the warm start to be left out of a long solve's
-    working set (``_working_set``; None: no working set).
+    working set (``_working_set``; None: no working set). exact (mb,) bool: rows whose own
+    share of the softness' miss is given back (``bounded.softened``).
     Returns (lambda_E or None, lambda_B, info dict: iterations, residual (largest projected
     gradient / tolerance at the end; <= 1: converged), method, rows: how many rows the solve
     worked on, see ``_working_set``).
@@ -92,7 +93,7 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
         # b_B = r_B - A_BE A_EE^-1 r_E
         b = rhs - B.times_J(E.times_W(factorizer.solve(factor, rhs_e)))
     # (the tolerance is of b itself, without the softness' centring)
-    cfm, b_centred, x = softened(cfm, B.diagonal, softness, b, lam0)
+    cfm, b_centred, x = softened(cfm, B.diagonal, softness, b, lam0, exact)
     # rows that move no dynamic body (both sides static) do nothing: held at zero
     dead = B.diagonal <= 1e-12 * B.diagonal.max(initial=0.0)
     lo = np.where(dead, 0.0, lo)

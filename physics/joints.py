@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .limits import TURNED, WRAPPED_LIMIT, angle_about
+from .limits import EFFORT_KINDS, TURNED, WRAPPED_LIMIT, angle_about
 from .math3d import cross, perpendicular_pair
-from .validation import check_positive, check_unit_direction, check_vector, shown
+from .validation import check_number, check_positive, check_unit_direction, check_vector, shown
 
 
 class Joint:
     """Base class. Subclasses define ``_instances`` (their rows) and coordinates."""
+    _anchor_name = "anchor"     # the name the anchor goes by in errors
 
     def __init__(self, body_a, body_b, anchor=None, name: str | None = None):
         from .body import Body
@@ -32,7 +33,7 @@ class Joint:
             raise ValueError("body_a and body_b are the same body; a joint needs two bodies")
         self.body_a = body_a
         self.body_b = body_b
-        self._anchor_world = None if anchor is None else check_vector("anchor", anchor, 3)
+        self._anchor_world = None if anchor is None else check_vector(self._anchor_name, anchor, 3)
         self.name = name
         self._world = None
         self._index = -1
@@ -122,7 +123,7 @@ class Joint:
     @property
     def torque(self) -> np.ndarray:
         """Constraint torque on body_b about the anchor, world frame, N m (3,)."""
-        return self.world._joint_wrenches()[self.index, 3:].copy()
+        return self.world._joint_wrenches()[self.index, 3:6].copy()
 
     def _relative_angular_velocity(self):
         wa = np.zeros(3) if self.body_a is None else self.body_a.angular_velocity
@@ -179,6 +180,32 @@ class _Actuated(_Frictional):
     """Limits, a velocity motor, a position servo and friction on a joint's single
     coordinate."""
     _wrapped = False        # the coordinate is an angle that wraps at +-pi (limits.WRAPPED)
+    _kind = "angle"         # the coordinate's kind (limits.EFFORT_KINDS)
+
+    def _effort(self, column: int) -> float:
+        joint = getattr(self, "_joint", self)
+        start = 6 + 3 * EFFORT_KINDS.index(self._kind)
+        return float(joint.world._joint_wrenches()[joint.index, start + column])
+
+    @property
+    def limit_effort(self) -> float:
+        """What the limits applied along the coordinate in the last step: N m about the axis
+        (an angle) or N along it (a position), on body_b, signed as the coordinate (a limit
+        holding the coordinate down is negative); 0 off the limits. A joint's ``torque`` or
+        ``force`` holds it together with the motor's, the friction's and the joint's own."""
+        return self._effort(0)
+
+    @property
+    def motor_effort(self) -> float:
+        """What the motor or servo applied along the coordinate in the last step (N m or N,
+        on body_b, signed as the coordinate; see limit_effort): at most its max_force."""
+        return self._effort(1)
+
+    @property
+    def friction_effort(self) -> float:
+        """What the joint's friction applied along the coordinate in the last step (N m or N,
+        on body_b, signed as the coordinate; see limit_effort): at most its friction."""
+        return self._effort(2)
 
     def _init_actuation(self, limits, friction):
         self.limits = limits
@@ -203,7 +230,7 @@ class _Actuated(_Frictional):
     def set_motor(self, velocity: float, max_force: float):
         """Drive the coordinate's rate to ``velocity`` (rad/s or m/s) with at most
         ``max_force`` (N m or N)."""
-        v = float(check_vector("velocity", [velocity], 1)[0])
+        v = check_number("velocity", velocity)
         self._motor = (1.0, v, 0.0, 0.0)
         self._max_force = check_positive("max_force", max_force)
         self._coordinates_changed()
@@ -212,12 +239,12 @@ class _Actuated(_Frictional):
                   max_force: float = np.inf):
         """Pull the coordinate towards ``target`` with an implicit spring (stiffness, N m/rad
         or N/m) and damper (N m s/rad or N s/m), at most ``max_force``."""
-        t = float(check_vector("target", [target], 1)[0])
+        t = check_number("target", target)
         if self._wrapped and abs(t) > np.pi:
             raise ValueError(f"target must lie within [-pi, pi] (the angle wraps), got {t}")
         k = check_positive("stiffness", stiffness)
         d = check_positive("damping", damping, allow_zero=True)
-        f = check_positive("max_force", max_force) if np.isfinite(max_force) else np.inf
+        f = check_positive("max_force", max_force, allow_inf=True)
         self._motor = (2.0, t, k, d)
         self._max_force = f
         self._coordinates_changed()
@@ -239,8 +266,12 @@ class Actuator(_Actuated):
     ``turning_b`` (its two angles). The same ``limits``, ``friction``,
     ``set_motor``, ``set_servo`` and ``disable_motor`` as a Hinge or a Slider has for its one."""
 
+    _kinds = {"angle": "angle", "position": "position", "angle_a": "cardan_a",
+              "angle_b": "cardan_b"}
+
     def __init__(self, joint, coordinate: str, limits=None, friction=0.0, wrapped=False):
         self._joint, self._coordinate = joint, coordinate
+        self._kind = self._kinds[coordinate]
         self._prefix = coordinate + "_"
         self._wrapped = wrapped
         self._init_actuation(limits, friction)
@@ -288,6 +319,9 @@ class Ball(_Frictional, Joint):
     @swing_limit.setter
     def swing_limit(self, value):
         value = None if value is None else check_positive("swing_limit", value)
+        if value is not None and value >= np.pi:
+            raise ValueError(f"swing_limit must be below pi (a cone's half angle, rad), got "
+                             f"{value!r}")
         self._check_twist_axis("swing_limit", value)
         self._swing_limit = value
         self._coordinates_changed()
@@ -481,6 +515,7 @@ class Slider(_Sliding, _AxisJoint, _Actuated):
     creation (m); ``rate`` its time derivative (m/s). ``limits=(lo, hi)`` in m; motors and
     servos push with forces in N; ``friction`` (N) resists its sliding.
     """
+    _kind = "position"
 
     def __init__(self, body_a, body_b, anchor=None, axis=(0, 0, 1), limits=None, friction=0.0,
                  name=None):
@@ -650,6 +685,8 @@ class Universal(Joint):
 class Distance(Joint):
     """Keeps ``anchor_a`` (on body_a) and ``anchor_b`` (on body_b) at ``length`` metres
     (default: their distance at creation) (1 row)."""
+
+    _anchor_name = "anchor_b"           # (the anchor Joint keeps is body_b's)
 
     def __init__(self, body_a, body_b, anchor_a=None, anchor_b=None, length=None, name=None):
         super().__init__(body_a, body_b, anchor_b, name)

@@ -218,6 +218,15 @@ def coordinate_blocks(table: CoordinateTable, kin: Kinematics, turned):
 # the groups of a plan's rows, in the order each table's rows are made
 LOWER, UPPER, DRIVE, FRICTION = range(4)
 
+# The coordinate kinds whose joints (Hinge, Slider, and the Actuator handles of Cylindrical and
+# Universal) report their limits', drive's and friction's shares of the force along them:
+# each has a slot of three efforts (limit, drive, friction) beside the joint's wrench
+# (step.joint_wrenches).
+EFFORT_KINDS = ("angle", "position", "cardan_a", "cardan_b")
+# a joint's reported wrench: force (3), torque about the anchor (3), then per EFFORT_KINDS
+# the (limit, drive, friction) efforts along that coordinate
+WRENCH_WIDTH = 6 + 3 * len(EFFORT_KINDS)
+
 
 def _row_makers(lo, hi, motor, friction):
     """Which rows coordinates with these settings make (``bounded_plan``): (lower limit,
@@ -250,6 +259,7 @@ class BoundedPlan:
     owner: np.ndarray       # (mb,) joint of each row
     margin: np.ndarray      # (mb,) a limit row is made within this of its limit (rad or m)
     wrapped: np.ndarray     # (mm,) the motor rows on a wrapped angle (WRAPPED)
+    slot: np.ndarray        # (mb,) the row's coordinate kind in EFFORT_KINDS (-1: not one)
     # values, from the tables (values_from)
     bound: np.ndarray = None    # (mb,) the limit (0 for motors)
     mode: np.ndarray = None     # (mm,) 1 velocity motor, 2 servo
@@ -278,9 +288,10 @@ class BoundedPlan:
 
 def bounded_plan(tables) -> BoundedPlan | None:
     """The rows bounded_joint_rows makes from these tables, or None when there are none."""
-    entry, group, sign, owner, margin, wrapped = [], [], [], [], [], []
+    entry, group, sign, owner, margin, wrapped, slot = [], [], [], [], [], [], []
     start = 0
     for t in tables:
+        kind_slot = EFFORT_KINDS.index(t.kind) if t.kind in EFFORT_KINDS else -1
         unit = LINEAR_LIMIT_MARGIN if t.kind == "position" else ANGULAR_LIMIT_MARGIN
         lower, upper, mode, rubs = _row_makers(t.lo, t.hi, t.motor, t.friction)
         runs = [(np.flatnonzero(lower), LOWER, 1.0), (np.flatnonzero(upper), UPPER, -1.0)]
@@ -292,6 +303,7 @@ def bounded_plan(tables) -> BoundedPlan | None:
             sign.append(np.full(on.size, s))
             owner.append(t.owner.take(on))
             margin.append(np.full(on.size, unit))
+            slot.append(np.full(on.size, kind_slot))
             if g >= DRIVE:
                 wrapped.append(np.full(on.size, t.kind in WRAPPED))
         start += len(t.a)
@@ -304,7 +316,8 @@ def bounded_plan(tables) -> BoundedPlan | None:
     plan = BoundedPlan(entry, group, np.concatenate(sign), np.flatnonzero(group >= DRIVE),
                        stacked_a.take(entry), stacked_b.take(entry),
                        np.concatenate(owner).astype(np.intp), np.concatenate(margin),
-                       np.concatenate(wrapped) if wrapped else np.zeros(0, dtype=bool))
+                       np.concatenate(wrapped) if wrapped else np.zeros(0, dtype=bool),
+                       np.concatenate(slot))
     plan.values_from(tables)
     return plan
 

@@ -47,7 +47,7 @@ from .joints import Joint
 from .math3d import cross, dot, perpendicular_pair, rotate
 from .rows import Kinematics, Rows
 from .shapes import Cylinder, Plane, Sphere
-from .validation import check_positive, check_unit_direction, check_vector
+from .validation import check_number, check_positive, check_unit_direction, check_vector
 
 
 class Rolling(Joint):
@@ -75,7 +75,7 @@ class Rolling(Joint):
                 raise ValueError(f"plane must be a static body with a Plane shape, got {plane!r}")
             plane_normal, plane_offset = shape.normal, shape.offset
         self.normal = check_unit_direction("plane_normal", plane_normal)
-        self.offset = float(check_vector("plane_offset", [plane_offset], 1)[0])
+        self.offset = check_number("plane_offset", plane_offset)
         self.tangents = np.array(perpendicular_pair(self.normal))
         shape = wheel.shape
         if radius is None:

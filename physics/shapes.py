@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validation import check_positive, check_vector, check_unit_direction, shown
+from .validation import check_number, check_positive, check_vector, check_unit_direction, shown
 
 # Numeric shape kinds, as stored in World arrays. NO_SHAPE marks a body without geometry
 # (the hidden world-frame body, or a body created from an explicit inertia only).
@@ -165,10 +165,7 @@ class Plane(Shape):
     def __post_init__(self):
         n = check_unit_direction("normal", self.normal)
         object.__setattr__(self, "normal", tuple(float(x) for x in n))
-        off = float(self.offset)
-        if not np.isfinite(off):
-            raise ValueError(f"offset must be finite, got {self.offset!r}")
-        object.__setattr__(self, "offset", off)
+        object.__setattr__(self, "offset", check_number("offset", self.offset))
 
     @property
     def params(self):

@@ -28,6 +28,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .contacts import (ContactReport, checked_contact_snapshot, contact_snapshot,
                        joined_warm_starts, kinematic)
+from .limits import WRENCH_WIDTH
 from .validation import checked_array
 
 # default thresholds (the World's sleep_speed, sleep_spin, sleep_time)
@@ -211,7 +212,8 @@ def joint_added(world):
     """What the sleeping joints report gets a row for a new joint (it makes rows: its bodies
     were woken)."""
     if world._held_wrenches is not None:
-        world._held_wrenches = np.concatenate([world._held_wrenches, np.zeros((1, 6))])
+        world._held_wrenches = np.concatenate(
+            [world._held_wrenches, np.zeros((1, world._held_wrenches.shape[1]))])
         world._held_errors = np.append(world._held_errors, 0.0)
 
 
@@ -315,7 +317,12 @@ def checked_snapshot(saved, world):
         raise ValueError("state['sleep']['next_island'] must be a whole number >= 0")
     if (asleep & ~movable(world)).any():
         raise ValueError("state['sleep']['asleep'] puts a static body to sleep")
-    held = checked_array(saved, "held_wrenches", (nj, 6), where="state['sleep']")
+    # (a snapshot from before the joints reported their efforts holds wrenches alone)
+    older = np.shape(saved.get("held_wrenches")) == (nj, 6)
+    held = checked_array(saved, "held_wrenches", (nj, 6 if older else WRENCH_WIDTH),
+                         where="state['sleep']")
+    if older:
+        held = np.concatenate([held, np.zeros((nj, WRENCH_WIDTH - 6))], axis=1)
     errors = checked_array(saved, "held_errors", (nj,), where="state['sleep']")
     # (a snapshot from before sleeping islands kept their contacts has none)
     contacts = checked_contact_snapshot(saved.get("contacts"), n - 1,

@@ -28,6 +28,7 @@ from .contacts import excluded_pairs, kinematic, report as contact_report
 from .contact_rows import MAX_PUSH_OUT
 from .energy import kinetic_energy, restore_energy, state_energy
 from .linsolve import SingularSystemError
+from .limits import DRIVE, UPPER, WRENCH_WIDTH
 from .math3d import cross, einsum, quat_multiply, quat_to_matrix, rotate_quat
 from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation,
                        gyroscopic_torque_explicit, midpoint_turn, world_inverse_inertia)
@@ -670,20 +671,40 @@ def _store_contacts(world, report):
 
 
 def joint_wrenches(world) -> np.ndarray:
-    """(nj, 6) force and torque about the anchor on body_b, world frame, from the last step
-    (joint rows plus their limits and motors)."""
+    """(nj, limits.WRENCH_WIDTH): the force and torque about the anchor on body_b, world
+    frame, from the last step (joint rows plus their limits and motors), then the efforts
+    (``efforts``)."""
     model = world._model()
     nj = len(world._joints)
-    out = np.zeros((nj, 6))
+    out = np.zeros((nj, WRENCH_WIDTH))
     r = world._report
     if r is None or nj == 0:
         return out
+    wrench = out[:, :6]
     if r.rows is not None:
-        np.add.at(out, model.owner, r.rows.Jb * r.lam[:, None])
+        np.add.at(wrench, model.owner, r.rows.Jb * r.lam[:, None])
     if r.uni is not None:
         mine = r.uni.owner >= 0
         if mine.any():
-            np.add.at(out, r.uni.owner[mine], r.uni.block.rows.Jb[mine] * r.lam_b[mine, None])
+            np.add.at(wrench, r.uni.owner[mine], r.uni.block.rows.Jb[mine] * r.lam_b[mine, None])
     rb = einsum("nij,nj->ni", r.R[model.joint_b], model.joint_lb)
-    out[:, 3:] -= cross(rb, out[:, :3])
+    wrench[:, 3:] -= cross(rb, wrench[:, :3])
+    if r.uni is not None:
+        efforts(r.uni, r.lam_b, out)
     return out
+
+
+def efforts(uni, lam_b, out):
+    """Add to ``out`` (nj, WRENCH_WIDTH) each actuated coordinate's limit, drive (motor or
+    servo) and friction efforts from the bounded rows' multipliers lam_b: the generalised
+    force along the coordinate on body_b (N m for an angle, N for a position), with the
+    coordinate's sign (a limit holding an angle down is negative)."""
+    plan, rows = uni.limit_plan, uni.limit_rows
+    if plan is None or not rows.size:
+        return
+    slot = plan.slot.take(rows)
+    keep = slot >= 0
+    group = plan.group.take(rows)
+    column = 6 + 3 * slot + np.where(group <= UPPER, 0, np.where(group == DRIVE, 1, 2))
+    force = plan.sign.take(rows) * lam_b[uni.first_limit_row:]
+    np.add.at(out, (plan.owner.take(rows)[keep], column[keep]), force[keep])

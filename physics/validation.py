@@ -23,11 +23,28 @@ def check_vector(name: str, value, size: int) -> np.ndarray:
     return arr
 
 
-def check_positive(name: str, value, allow_zero: bool = False) -> float:
+def check_number(name: str, value) -> float:
+    """A finite number (not a string or a bool)."""
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise ValueError(f"{name} must be a number, got {value!r}")
     try:
         x = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if not np.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return x
+
+
+def check_positive(name: str, value, allow_zero: bool = False, allow_inf: bool = False) -> float:
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if allow_inf and x == np.inf:
+        return x
     if not np.isfinite(x):
         raise ValueError(f"{name} must be finite, got {value!r}")
     if x < 0 or (x == 0 and not allow_zero):
@@ -47,12 +64,27 @@ def _whole_number(value):
         return None
 
 
-def check_count(name: str, value) -> int:
-    """A positive whole number (1, 2, ...; 3.0 is taken as 3, True is not)."""
+def check_count(name: str, value, minimum: int = 1) -> int:
+    """A whole number from ``minimum`` up (1, 2, ...; 3.0 is taken as 3, True is not)."""
     n = _whole_number(value)
-    if n is None or n < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if n is None or n < minimum:
+        what = "a positive integer" if minimum == 1 else f"a whole number >= {minimum}"
+        raise ValueError(f"{name} must be {what}, got {value!r}")
     return n
+
+
+def check_flag(name: str, value) -> bool:
+    """True or False (not a string or a number that would read as one)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_choice(name: str, value, choices) -> str:
+    """One of the strings ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+    return value
 
 
 def check_bits(name: str, value) -> int:
@@ -106,6 +138,9 @@ def check_inertia(name: str, value) -> np.ndarray:
     eig = np.linalg.eigvalsh(arr)
     if eig[0] <= 0:
         raise ValueError(f"{name} must be positive definite, smallest eigenvalue is {eig[0]:.3g}")
+    if eig[0] + eig[1] < eig[2] * (1.0 - 1e-9):
+        raise ValueError(f"{name} is no rigid body's: its principal moments {shown(eig)} break "
+                         "I1 + I2 >= I3 (the two smaller must add up to the largest at least)")
     return 0.5 * (arr + arr.T)
 
 

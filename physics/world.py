@@ -21,22 +21,49 @@ from .rows import Kinematics, evaluate_tables
 from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
 from .stages import StageClock
-from .validation import (check_count, check_inertia, check_positive, check_quaternion,
-                         check_vector, checked_array, shown)
+from .validation import (check_choice, check_count, check_flag, check_inertia, check_positive,
+                         check_quaternion, check_vector, checked_array, shown)
 
 INTEGRATORS = ("symplectic", "rk4")
+GYROSCOPIC = ("implicit", "explicit")
 CONTACT_SOLVERS = ("auto", "iterative", "direct")
 
 
-def _positive_setting(name: str, doc: str) -> property:
-    """A World setting that must be a positive number, held as ``_name``."""
-    def get(self) -> float:
+def _setting(name: str, check, doc: str) -> property:
+    """A World setting, held as ``_name``, checked whenever it is set: ``check(name, value)``
+    returns what is kept or raises ValueError naming it."""
+    def get(self):
         return getattr(self, "_" + name)
 
     def set(self, value):
-        setattr(self, "_" + name, check_positive(name, value))
+        setattr(self, "_" + name, check(name, value))
 
     return property(get, set, doc=doc)
+
+
+def _positive(name, value):
+    return check_positive(name, value)
+
+
+MIN_DT = 1e-9     # s: shorter steps are a typo, and their Baumgarte terms 1/T^2 overflow
+
+
+def _step_size(name, value):
+    dt = check_positive(name, value)
+    if dt < MIN_DT:
+        raise ValueError(f"{name} must be at least {MIN_DT:g} s, got {value!r}")
+    return dt
+
+
+def _non_negative(name, value):
+    return check_positive(name, value, allow_zero=True)
+
+
+def _checked_baumgarte(name, value):
+    k, d = check_vector(name, value, 2)
+    if k < 0 or d < 0:
+        raise ValueError(f"{name} terms (k, d) must be >= 0, got {shown((k, d))}")
+    return float(k), float(d)
 
 
 class World:
@@ -101,20 +128,17 @@ class World:
                  contact_solver: str = "auto", contact_iterations: int = MAX_ITERATIONS,
                  sleeping: bool = False):
         self._gravity = check_vector("gravity", gravity, 3)
-        self.dt = check_positive("dt", dt)
-        self.substeps = check_count("substeps", substeps)
-        if integrator not in INTEGRATORS:
-            raise ValueError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")
+        self._time_origin = 0.0
+        self._steps = 0
+        self._default_stabilization = stabilization_time is None and baumgarte is None
+        self._dt = _step_size("dt", dt)
+        self._substeps = check_count("substeps", substeps)
         self.integrator = integrator
-        self.cfm = check_positive("cfm", cfm, allow_zero=True)
-        if gyroscopic not in ("implicit", "explicit"):
-            raise ValueError(f"gyroscopic must be 'implicit' or 'explicit', got {gyroscopic!r}")
+        self.cfm = cfm
         self.gyroscopic = gyroscopic
-        if contact_solver not in CONTACT_SOLVERS:
-            raise ValueError(f"contact_solver must be one of {CONTACT_SOLVERS}, got {contact_solver!r}")
         self.contact_solver = contact_solver
         self.contact_iterations = contact_iterations
-        self.post_stabilization = bool(post_stabilization)
+        self.post_stabilization = post_stabilization
         # SHAKE iterations per sub-step and the joint error (m, ~rad) at which they stop
         self.position_iterations = 8
         self.shake_iterations = 12
@@ -134,19 +158,14 @@ class World:
         if baumgarte is not None and stabilization_time is not None:
             raise ValueError("give either stabilization_time or baumgarte, not both")
         if baumgarte is not None:
-            k, d = check_vector("baumgarte", baumgarte, 2)
-            if k < 0 or d < 0:
-                raise ValueError(f"baumgarte terms (k, d) must be >= 0, got {shown((k, d))}")
-            self.baumgarte = (float(k), float(d))
+            self.baumgarte = baumgarte
         else:
             T = 4 * h if stabilization_time is None else check_positive(
                 "stabilization_time", stabilization_time)
             if T < 2 * h:
                 raise ValueError(f"stabilization_time {T:g} s is below 2 sub-steps ({2 * h:g} s); "
                                  "the Baumgarte terms would overshoot")
-            self.baumgarte = (1.0 / T**2, 2.0 / T)
-        self._time_origin = 0.0
-        self._steps = 0
+            self._baumgarte = (1.0 / T**2, 2.0 / T)
         self._n = 0
         self._capacity = 0
         self._handles: list[Body | None] = []
@@ -404,16 +423,19 @@ class World:
         if not value:
             sleeping.wake_all(self)
 
-    sleep_speed = _positive_setting("sleep_speed", "m/s: a body slower than this (and than "
-                                    "sleep_spin) is still.")
-    sleep_spin = _positive_setting("sleep_spin", "rad/s: a body turning slower than this (and "
-                                   "moving slower than sleep_speed) is still.")
-    sleep_time = _positive_setting("sleep_time", "s: an island still this long falls asleep.")
+    sleep_speed = _setting("sleep_speed", _positive, "m/s: a body slower than this (and than "
+                           "sleep_spin) is still.")
+    sleep_spin = _setting("sleep_spin", _positive, "rad/s: a body turning slower than this "
+                          "(and moving slower than sleep_speed) is still.")
+    sleep_time = _setting("sleep_time", _positive, "s: an island still this long falls asleep.")
 
     @property
     def gravity(self) -> np.ndarray:
-        """(3,) m/s^2, world frame. Setting it wakes every sleeping body."""
-        return self._gravity
+        """(3,) m/s^2, world frame, read-only (set the whole vector). Setting it wakes every
+        sleeping body."""
+        view = self._gravity.view()
+        view.flags.writeable = False
+        return view
 
     @gravity.setter
     def gravity(self, value):
@@ -535,9 +557,7 @@ class World:
     def step(self, n: int = 1):
         """Advance ``n`` steps of ``dt``. On failure (a non-finite result or a singular
         system) raises and leaves the world as it was before the failing step."""
-        if int(n) != n or n < 0:
-            raise ValueError(f"n must be a non-negative integer, got {n!r}")
-        for _ in range(int(n)):
+        for _ in range(check_count("n", n, minimum=0)):
             counted = dict(self.stats)
             self._clock.step_started()
             while True:
@@ -592,14 +612,82 @@ class World:
                 self, [j for j in self._joints if isinstance(j, _Turning)])
         return self._angle_table
 
+    # -- settings (each checked whenever it is set) ----------------------------------------
     @property
-    def contact_iterations(self) -> int:
-        """The iterative contact solve's iteration budget per step (see the class docstring)."""
-        return self._contact_iterations
+    def dt(self) -> float:
+        """The step, s. Setting it keeps the time reached, and with the default stabilisation
+        time (4 sub-steps) moves that with it."""
+        return self._dt
 
-    @contact_iterations.setter
-    def contact_iterations(self, value):
-        self._contact_iterations = check_count("contact_iterations", value)
+    @dt.setter
+    def dt(self, value):
+        self._retimed(_step_size("dt", value), self._substeps)
+
+    @property
+    def substeps(self) -> int:
+        """Sub-steps per step (each one of dt / substeps)."""
+        return self._substeps
+
+    @substeps.setter
+    def substeps(self, value):
+        self._retimed(self._dt, check_count("substeps", value))
+
+    def _retimed(self, dt, substeps):
+        if (dt, substeps) == (self._dt, self._substeps):
+            return
+        h, d = dt / substeps, self.baumgarte[1]
+        if not self._default_stabilization and d > 0 and 2.0 / d < 2 * h:
+            raise ValueError(f"a sub-step of {h:g} s is more than half the stabilisation time "
+                             f"{2.0 / d:g} s; the Baumgarte terms would overshoot (set "
+                             "baumgarte first, or make the World with a longer "
+                             "stabilization_time)")
+        self._time_origin, self._steps = self.time, 0
+        self._dt, self._substeps = dt, substeps
+        if self._default_stabilization:
+            T = 4 * dt / substeps
+            self._baumgarte = (1.0 / T**2, 2.0 / T)
+        self._step_caches_dropped()
+
+    contact_iterations = _setting("contact_iterations", check_count,
+                                  "The iterative contact solve's iteration budget per step (see "
+                                  "the class docstring).")
+    integrator = _setting("integrator", lambda n, v: check_choice(n, v, INTEGRATORS),
+                          "'symplectic' or 'rk4' (see the class docstring).")
+    gyroscopic = _setting("gyroscopic", lambda n, v: check_choice(n, v, GYROSCOPIC),
+                          "'implicit' or 'explicit' (see the class docstring).")
+    contact_solver = _setting("contact_solver", lambda n, v: check_choice(n, v, CONTACT_SOLVERS),
+                              "'auto', 'iterative' or 'direct' (see the class docstring).")
+    cfm = _setting("cfm", _non_negative, "The joints' diagonal regularisation (ODE's CFM).")
+    @property
+    def baumgarte(self) -> tuple:
+        """(k, d): the joints' stabilisation terms, 1/s^2 and 1/s (see the class docstring).
+        Set, they stay when dt changes."""
+        return self._baumgarte
+
+    @baumgarte.setter
+    def baumgarte(self, value):
+        self._baumgarte = _checked_baumgarte("baumgarte", value)
+        self._default_stabilization = False
+    post_stabilization = _setting("post_stabilization", check_flag,
+                                  "Whether each symplectic sub-step ends projected onto "
+                                  "the joints (see the class docstring).")
+    shake_newton = _setting("shake_newton", check_flag,
+                            "Whether SHAKE finishes with Newton iterations.")
+    geometric_stiffness = _setting("geometric_stiffness", check_flag,
+                                   "See the class docstring.")
+    position_iterations = _setting("position_iterations", check_count,
+                                   "Projection iterations per sub-step.")
+    shake_iterations = _setting("shake_iterations", check_count, "SHAKE iterations per sub-step.")
+    shake_quasi_iterations = _setting("shake_quasi_iterations", check_count,
+                                      "SHAKE's quasi-Newton iterations before Newton's.")
+    max_split_depth = _setting("max_split_depth", lambda n, v: check_count(n, v, minimum=0),
+                               "How many times a step may halve where SHAKE misses.")
+    position_tolerance = _setting("position_tolerance", _positive,
+                                  "m (~rad): the joint error at which SHAKE stops.")
+    projection_tolerance = _setting("projection_tolerance", _positive,
+                                    "m (~rad): the joint error the projection aims under.")
+    contact_margin = _setting("contact_margin", _non_negative,
+                              "m: the gap below which a contact row is made (speculative).")
 
     # -- energies and momenta ------------------------------------------------------------
     def _dynamic(self):
@@ -682,10 +770,22 @@ class World:
         (A snapshot without the contact solve's part, from an older version, restores the
         bodies and starts the next contact solve cold; one whose limit multipliers name rows
         that the limits' plan no longer has starts the limit rows cold.)"""
+        if not isinstance(state, dict):
+            raise ValueError(f"state must be a dict from World.get_state, got {type(state).__name__}")
         if state.get("n_bodies") != self._n - 1 or state.get("n_joints") != len(self._joints):
             raise ValueError("state was taken from a world with different bodies or joints")
         arrays = {name: checked_array(state, name[1:], self._view(name).shape, required=True)
                   for name in self._STATE}
+        norms = np.linalg.norm(arrays["_q"], axis=1)
+        if np.abs(norms - 1.0).max(initial=0.0) > 1e-6:
+            row = int(np.abs(norms - 1.0).argmax())
+            raise ValueError(f"state['q'][{row}] must be a unit quaternion (w, x, y, z), its norm "
+                             f"is {norms[row]:.6g}")
+        reference = state.get("energy_reference")
+        if reference is not None and not (isinstance(reference, (int, float, np.floating))
+                                          and np.isfinite(reference)):
+            raise ValueError(f"state['energy_reference'] must be None or a finite number, "
+                             f"got {reference!r}")
         # the hinges' turn counts (older snapshots lack them), the joints' tension stiffness
         # of the last step, the contact solve's power vector
         angles = checked_array(state, "joint_angles", self._joint_angle.shape)

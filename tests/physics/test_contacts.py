@@ -271,12 +271,14 @@ def test_ball_with_restitution_rebounds_to_e_squared_height():
 
 
 @pytest.mark.parametrize("solver", ["direct", "iterative"])
-@pytest.mark.parametrize("speed", [5.0, 50.0])
+@pytest.mark.parametrize("speed", [5.0, 50.0, 200.0])
 def test_restitution_zero_stops_dead_on_a_wall(solver, speed):
     """A 1 kg sphere (restitution 0) flies into a static wall in zero gravity: it stays at
     the wall. The step that stops it carries an impact's force, m v / h; the next step's
     solve must not push with a share of that force (its softness is centred where it
-    starts). That share sent it back at 0.07-0.08 % of its speed."""
+    starts). That share sent it back at 0.07-0.08 % of its speed. And the step that stops
+    it must stop it at the wall's face: 0.1 % beyond (its softness' miss) was pushed out
+    again at 0.015 % of 200 m/s."""
     world = World(gravity=(0, 0, 0), contact_solver=solver)
     world.add_body(Box(half_extents=(0.05, 1.0, 1.0)), position=(0, 0, 0), static=True)
     ball = world.add_body(Sphere(0.1), mass=1.0, position=(-0.5, 0, 0),
@@ -325,6 +327,21 @@ def test_fast_small_sphere_does_not_tunnel_through_a_thin_wall():
         world.step()
         assert ball.position[0] < 0.95 - 0.025 + 1e-3
     assert ball.linear_velocity[0] <= 1e-6
+
+
+@pytest.mark.parametrize("start", np.linspace(0.0, 1.0, 4, endpoint=False))
+def test_a_bullet_stops_at_the_face_of_a_2_mm_wall_at_dt_one_sixtieth(start):
+    """A 1 cm, 10 g sphere at 1000 m/s (16.7 m a step at dt 1/60) against a 2 mm static wall,
+    from four points along its last step: the speculative contact stops it at the face.
+    Stopped 0.1 % of its speed beyond (the softness' miss: 16 mm, beyond the wall's middle),
+    it came out of the far side at up to 310 m/s."""
+    world = World(dt=1 / 60, gravity=(0, 0, 0))
+    world.add_body(Box((0.001, 1.0, 1.0)), static=True)
+    ball = world.add_body(Sphere(0.01), mass=0.01, position=(-1.0 - start * 1000 / 60, 0, 0),
+                          linear_velocity=(1000.0, 0, 0))
+    world.step(5)
+    assert ball.position[0] == pytest.approx(-0.011, abs=1e-4)
+    assert abs(ball.linear_velocity[0]) < 1e-6
 
 
 def test_same_scene_twice_is_bitwise_identical():

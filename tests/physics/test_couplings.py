@@ -180,3 +180,19 @@ def test_coupling_q2_equals_2_sin_q1_holds_while_q1_turns_past_pi():
         worst = max(worst, abs(j2.angle - 2 * np.sin(j1.angle)))
     assert j1.angle > 2 * np.pi + 0.5                        # past pi and a full turn
     assert worst < 1e-4
+
+
+def test_a_coupling_refuses_a_joint_twice_and_functions_that_constrain_nothing():
+    """Gear(j, j, 1) constrained nothing and Gear(j, j, 2) locked j; a gradient of zeros, of
+    the wrong length or a phi of NaN went on to the step. Each is refused when it is made
+    or added, naming what is wrong."""
+    world, link1, j1, j2, _ = planar2g("symplectic")
+    with pytest.raises(ValueError, match="joints must be different joints"):
+        Gear(j1, j1, 2.0)
+    for phi, grad, message in (
+            (lambda q: q[1] - q[0], lambda q: np.zeros(2), r"grad\(q\) is zero"),
+            (lambda q: q[1] - q[0], lambda q: np.ones(3), r"grad\(q\) must be 2 finite numbers"),
+            (lambda q: np.nan, lambda q: np.ones(2), r"phi\(q\) must be one finite number")):
+        with pytest.raises(ValueError, match=message):
+            world.add_joint(Coupling([j1, j2], phi=phi, grad=grad))
+    assert len(world.joints) == 3

@@ -494,6 +494,19 @@ def test_ball_joint_friction_holds_a_rod_out_only_above_its_gravity_torque(frict
         assert rod.position[2] < -0.2
 
 
+@pytest.mark.parametrize("value", [float("nan"), -float("inf"), -1.0, 0.0, "strong", None])
+def test_a_servo_refuses_a_bad_max_force_and_takes_an_unbounded_one(value):
+    """max_force is positive, or infinite (the default: unbounded). NaN and -inf were taken
+    as unbounded, and a string raised numpy's TypeError."""
+    world = World()
+    body = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0)
+    hinge = world.add_joint(Hinge(None, body, anchor=(0, 0, 0), axis=(0, 1, 0)))
+    with pytest.raises(ValueError, match="max_force"):
+        hinge.set_servo(target=0.3, stiffness=10.0, damping=1.0, max_force=value)
+    hinge.set_servo(target=0.3, stiffness=10.0, damping=1.0, max_force=float("inf"))
+    hinge.set_servo(target=0.3, stiffness=10.0, damping=1.0)
+
+
 @pytest.mark.parametrize("value", [-1.0, float("inf"), "sticky"])
 def test_bad_joint_friction_is_refused_by_name(value):
     world = World()
@@ -754,3 +767,63 @@ def test_bad_universal_actuation_is_refused_by_its_parameter_name():
     assert joint.friction is None and joint.turning_a.limits is None
     joint.friction = 0.3
     assert joint.friction == 0.3 == joint.turning_b.friction
+
+
+def test_a_hinge_reports_its_limits_motors_and_frictions_shares_of_its_torque():
+    """A 1.2 kg, 1 m rod held level by a hinge's upper limit at 0 carries m g l / 2 =
+    5.886 N m; a motor that pushes on into the limit with its 3 N m makes the limit take
+    8.886 N m, while the joint's torque about the axis stays 5.886. Each share is reported
+    along the hinge's angle, on the rod; friction opposes a spin with all it has."""
+    world = World(sleeping=True)
+    rod = world.add_body(Box((0.5, 0.05, 0.05)), mass=1.2, position=(0.5, 0, 0))
+    hinge = world.add_joint(Hinge(None, rod, anchor=(0, 0, 0), axis=(0, 1, 0),
+                                  limits=(-0.5, 0.0)))
+    world.step(60)
+    mgl = 1.2 * 9.81 * 0.5
+    assert hinge.limit_effort == pytest.approx(-mgl, rel=1e-9)
+    assert (hinge.motor_effort, hinge.friction_effort) == (0.0, 0.0)
+    hinge.set_motor(velocity=1.0, max_force=3.0)
+    world.step(240)                                 # (and its island falls asleep)
+    assert rod.asleep
+    assert hinge.motor_effort == pytest.approx(3.0, rel=1e-9)
+    assert hinge.limit_effort == pytest.approx(-mgl - 3.0, rel=1e-9)
+    assert hinge.torque[1] == pytest.approx(-mgl, rel=1e-9)
+    # a snapshot holds them while asleep; one from before the efforts were reported, none
+    state = world.get_state()
+    older = dict(state, sleep=dict(state["sleep"],
+                                   held_wrenches=state["sleep"]["held_wrenches"][:, :6]))
+    world.set_state(older)
+    assert (hinge.limit_effort, hinge.torque[1]) == (0.0, pytest.approx(-mgl, rel=1e-9))
+    world.set_state(state)
+    assert hinge.limit_effort == pytest.approx(-mgl - 3.0, rel=1e-9)
+    hinge.disable_motor()
+    hinge.limits = None
+    hinge.friction = 0.7
+    world.gravity = (0, 0, 0)
+    rod.angular_velocity = (0, 2.0, 0)
+    world.step()
+    assert hinge.friction_effort == pytest.approx(-0.7, rel=1e-9)
+    assert (hinge.motor_effort, hinge.limit_effort) == (0.0, 0.0)
+
+
+def test_sliders_cylindricals_and_universals_report_their_motors_efforts():
+    world = World(gravity=(0, 0, -9.81))
+    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=2.0, position=(0, 0, 1))
+    slider = world.add_joint(Slider(None, box, axis=(0, 0, 1)))
+    slider.set_motor(velocity=0.0, max_force=100.0)        # holds the box up: m g
+    free = World(gravity=(0, 0, 0))
+    b1 = free.add_body(Box((0.1, 0.1, 0.1)), mass=1.0)
+    b2 = free.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(0, 0, -1))
+    cylindrical = free.add_joint(Cylindrical(None, b1, anchor=(0, 0, 0), axis=(0, 0, 1)))
+    cylindrical.turning.set_motor(velocity=1.0, max_force=0.5)
+    cylindrical.sliding.set_motor(velocity=1.0, max_force=2.0)
+    universal = free.add_joint(Universal(None, b2, anchor=(0, 0, -1), axis_a=(1, 0, 0),
+                                         axis_b=(0, 1, 0)))
+    universal.turning_b.set_motor(velocity=-1.0, max_force=0.25)
+    world.step(10)
+    free.step()                                     # all saturate, starting from rest
+    assert slider.motor_effort == pytest.approx(2.0 * 9.81, rel=1e-9)
+    assert cylindrical.turning.motor_effort == pytest.approx(0.5, rel=1e-9)
+    assert cylindrical.sliding.motor_effort == pytest.approx(2.0, rel=1e-9)
+    assert universal.turning_b.motor_effort == pytest.approx(-0.25, rel=1e-9)
+    assert universal.turning_a.motor_effort == 0.0
