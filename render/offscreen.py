@@ -84,6 +84,11 @@ class _Progress:
     def update(self, done: int, sim_time: float):
         if not self.enabled:
             return
+        if not sys.stderr.isatty():         # (a pipe or a file: a line per quarter, no \r)
+            if done == self.total or 4 * done // max(self.total, 1) > 4 * (done - 1) // max(
+                    self.total, 1):
+                sys.stderr.write(f"{self.label}: {done}/{self.total} frames, t={sim_time:.2f} s\n")
+            return
         width = 30
         fill = int(width * done / max(self.total, 1))
         rate = done / max(time.perf_counter() - self.start, 1e-9)
@@ -92,7 +97,7 @@ class _Progress:
         sys.stderr.flush()
 
     def close(self):
-        if self.enabled:
+        if self.enabled and sys.stderr.isatty():
             sys.stderr.write("\n")
             sys.stderr.flush()
 

@@ -291,11 +291,17 @@ def cmd_render(args):
     if _is_recording(args.scene):
         scene, playback = _open_recording(args.scene, args.param)
         seconds = playback.duration if args.seconds is None else args.seconds
-        render_command(scene, seconds=seconds, out=args.out, fps=args.fps, playback=playback)
-        return
-    scene = _load(args.scene, _params(args.param), sleeping=args.sleeping)
-    seconds = 5.0 if args.seconds is None else args.seconds
-    render_command(scene, seconds=seconds, out=args.out, fps=args.fps)
+        if seconds > playback.duration:
+            raise UsageError(f"--seconds {seconds:g} is longer than the recording "
+                             f"({playback.duration:g} s)")
+        done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps,
+                              playback=playback)
+    else:
+        scene = _load(args.scene, _params(args.param), sleeping=args.sleeping)
+        seconds = 5.0 if args.seconds is None else args.seconds
+        done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps)
+    print(f"wrote {done['out']} ({done['frames']} frame{'s' * (done['frames'] != 1)}, "
+          f"{done['sim_time']:.2f} s)")
 
 
 def cmd_plot(args):

@@ -317,10 +317,11 @@ def test_the_viewer_plays_and_scrubs_a_recording(make_viewer, key, recording):
     assert v.selected == 1 and v.sim.drag is None
 
 
-def test_a_recording_renders_offscreen(recording, tmp_path, gl_mode):
+def test_a_recording_renders_offscreen(recording, tmp_path, gl_mode, capsys):
     from render.imagefiles import read_png
     out = tmp_path / "frames"
     assert main(["render", str(recording), "--out", str(out) + "/", "--fps", "10"]) == 0
+    assert f"wrote {out}/ (6 frames" in capsys.readouterr().out
     frames = sorted(out.glob("*.png"))
     data = np.load(recording)
     duration = data["time"][-1] - data["time"][0]

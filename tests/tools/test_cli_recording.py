@@ -56,7 +56,8 @@ def test_render_of_a_recording_defaults_to_its_whole_length(recording, monkeypat
     import render.commands
     seen = {}
     monkeypatch.setattr(render.commands, "render_command",
-                        lambda target, **kw: seen.update(target=target, **kw))
+                        lambda target, **kw: seen.update(target=target, **kw) or
+                        {"out": kw["out"], "frames": 2, "sim_time": kw["seconds"]})
     assert main(["render", str(recording), "--out", "clip.gif"]) == 0
     data = np.load(recording)
     assert seen["seconds"] == pytest.approx(data["time"][-1] - data["time"][0], abs=1e-12)
@@ -108,6 +109,8 @@ def test_bad_recordings_are_one_clear_line(recording, tmp_path, capsys, make, me
     (["view", "missing.npz"], "recording 'missing.npz' does not exist"),
     (["render", "missing.npz", "--out", "x.gif"], "recording 'missing.npz' does not exist"),
     (["view", "REC", "--param", "angle=1"], "--param cannot be used with a recording"),
+    (["render", "REC", "--out", "x.gif", "--seconds", "100"], "--seconds 100 is longer than the "
+                                                               "recording"),
 ])
 def test_usage_errors_with_recordings(recording, argv, message, capsys):
     argv = [str(recording) if a == "REC" else a for a in argv]
