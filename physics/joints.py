@@ -139,12 +139,17 @@ NO_MOTOR = (0.0, 0.0, 0.0, 0.0)
 
 
 def _check_limits(limits, name="limits"):
+    """(lower, upper) with lower < upper; one of them may be infinite (a one-sided limit)."""
     if limits is None:
         return (-np.inf, np.inf)
-    lo, hi = check_vector(name, limits, 2)
-    if not lo < hi:
-        raise ValueError(f"{name} must be (lower, upper) with lower < upper, got {shown((lo, hi))}")
-    return (float(lo), float(hi))
+    try:
+        lo, hi = (float(x) for x in limits)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be (lower, upper), two numbers, got {limits!r}") from None
+    if np.isnan(lo) or np.isnan(hi) or lo == np.inf or hi == -np.inf or not lo < hi:
+        raise ValueError(f"{name} must be (lower, upper) with lower < upper (either may be "
+                         f"infinite: a one-sided limit), got {shown((lo, hi))}")
+    return (lo, hi)
 
 
 class _Frictional:
@@ -221,7 +226,8 @@ class _Actuated(_Frictional):
     @limits.setter
     def limits(self, value):
         limits = _check_limits(value, self._prefix + "limits")
-        if self._wrapped and value is not None and max(map(abs, limits)) > WRAPPED_LIMIT:
+        finite = [abs(x) for x in limits if np.isfinite(x)]
+        if self._wrapped and value is not None and max(finite, default=0.0) > WRAPPED_LIMIT:
             raise ValueError(f"{self._prefix}limits must lie within +-{WRAPPED_LIMIT:.2f} rad "
                              f"(the angle wraps at +-pi), got {limits}")
         self._limits = limits

@@ -68,6 +68,9 @@ class Rolling(Joint):
 
     def __init__(self, wheel, plane_normal=(0.0, 0.0, 1.0), plane_offset: float = 0.0,
                  radius: float | None = None, axis=None, plane=None, name: str | None = None):
+        from .body import Body
+        if not isinstance(wheel, Body):
+            raise ValueError(f"wheel must be a Body returned by world.add_body, got {wheel!r}")
         super().__init__(None, wheel, name=name)
         if plane is not None:
             shape = getattr(plane, "shape", None)

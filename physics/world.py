@@ -66,6 +66,15 @@ def _checked_baumgarte(name, value):
     return float(k), float(d)
 
 
+def _finite_product(compute):
+    """compute() with overflow giving infinity (Python floats raise OverflowError instead)."""
+    try:
+        with np.errstate(over="ignore", under="ignore"):
+            return compute()
+    except OverflowError:
+        return np.inf
+
+
 class World:
     """A set of rigid bodies and the joints between them.
 
@@ -313,7 +322,11 @@ class World:
         elif density is not None:
             if shape is None:
                 raise ValueError("density needs a shape to give a volume; pass mass= instead")
-            m = check_positive("density", density) * shape.volume()
+            rho = check_positive("density", density)
+            m = _finite_product(lambda: rho * shape.volume())
+            if not (np.isfinite(m) and m > 0):
+                raise ValueError(f"density {rho:g} kg/m^3 gives {shape!r} a mass of {m:g} kg; "
+                                 "give a shape of a size a body can have, or mass=")
         else:
             raise ValueError("a dynamic body needs mass= or density= (or static=True)")
         if inertia is not None:
@@ -321,7 +334,10 @@ class World:
         elif shape is None:
             raise ValueError("a body without a shape needs an explicit inertia=")
         else:
-            I = m * shape.unit_inertia()
+            I = _finite_product(lambda: m * shape.unit_inertia())
+            if not (np.all(np.isfinite(I)) and np.linalg.eigvalsh(I)[0] > 0):
+                raise ValueError(f"{shape!r} with a mass of {m:g} kg has no finite, positive "
+                                 "inertia; give a shape of a size a body can have, or inertia=")
         return m, I
 
     def add_joint(self, joint: Joint) -> Joint:

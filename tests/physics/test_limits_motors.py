@@ -827,3 +827,21 @@ def test_sliders_cylindricals_and_universals_report_their_motors_efforts():
     assert cylindrical.sliding.motor_effort == pytest.approx(2.0, rel=1e-9)
     assert universal.turning_b.motor_effort == pytest.approx(-0.25, rel=1e-9)
     assert universal.turning_a.motor_effort == 0.0
+
+
+def test_a_one_sided_limit_stops_one_way_only():
+    """limits=(-inf, 0.5): the hinge stops at 0.5 rad turning up and turns freely down
+    (an infinite bound was refused as "must be finite")."""
+    world = World(gravity=(0, 0, 0))
+    wheel = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0)
+    hinge = world.add_joint(Hinge(None, wheel, anchor=(0, 0, 0), axis=(0, 0, 1),
+                                  limits=(-np.inf, 0.5)))
+    assert hinge.limits == (-np.inf, 0.5)
+    wheel.angular_velocity = (0, 0, 3.0)
+    world.step(240)
+    assert hinge.angle == pytest.approx(0.5, abs=0.01)
+    wheel.angular_velocity = (0, 0, -3.0)
+    world.step(240)
+    assert hinge.angle == pytest.approx(0.5 - 3.0, abs=0.01)
+    with pytest.raises(ValueError, match="lower < upper"):
+        hinge.limits = (np.inf, 0.0)

@@ -110,10 +110,14 @@ def test_remove_joint_then_body():
     (dict(mass=1.0, density=2.0), "either mass or density"),
     (dict(mass=1.0, inertia=(1.0, -1.0, 1.0)), "inertia must be positive definite"),
     (dict(mass=1.0, inertia=(1.0, 1.0, 100.0)), r"inertia is no rigid body's.*I1 \+ I2 >= I3"),
+    (dict(density=1000.0, shape=Sphere(1e300)), "gives Sphere.* a mass of inf kg"),
+    (dict(density=1000.0, shape=Sphere(1e-300)), "gives Sphere.* a mass of 0 kg"),
 ])
 def test_bad_body_input_names_the_parameter(kwargs, match):
+    kwargs = dict(kwargs)
+    shape = kwargs.pop("shape", Sphere(0.1))
     with pytest.raises(ValueError, match=match):
-        World().add_body(Sphere(0.1), **kwargs)
+        World().add_body(shape, **kwargs)
 
 
 @pytest.mark.parametrize("make, shown", [
