@@ -37,16 +37,10 @@ def check_number(name: str, value) -> float:
 
 
 def check_positive(name: str, value, allow_zero: bool = False, allow_inf: bool = False) -> float:
-    if isinstance(value, (bool, np.bool_, str, bytes)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if allow_inf and x == np.inf:
-        return x
-    if not np.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+    """A positive finite number (or zero, or +infinity, where allowed)."""
+    if allow_inf and isinstance(value, (float, np.floating)) and value == np.inf:
+        return np.inf
+    x = check_number(name, value)
     if x < 0 or (x == 0 and not allow_zero):
         what = "zero or positive" if allow_zero else "positive"
         raise ValueError(f"{name} must be {what}, got {value!r}")
