@@ -16,7 +16,7 @@ from .contact_rows import (RESTITUTION_THRESHOLD, SLOP, SPECULATIVE_TOUCH, Bound
                            positional_warm_start, projected_warm_start, with_torque_rows)
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
-from .limits import bounded_joint_rows
+from .limits import UPPER, bounded_joint_rows
 from .rows import Rows
 from .sleeping import check_reached
 
@@ -40,6 +40,8 @@ class Unilateral:
     manifolds: object            # collision.Manifolds the next step's contacts may keep
     joint_space: object = None   # the joints' BodySpace, once an iterative solve needed it
     limit_plan: object = None    # limits.BoundedPlan that limit_rows index (None: no rows)
+    limit_stopped: np.ndarray | None = None   # (limit rows,) bool: ``stopped_limits``
+    limit_start: np.ndarray | None = None     # (limit rows,) what their solve started from
     stopped: np.ndarray | None = None   # (K,) bool: ``stopped_by_the_solve`` (by the solve)
 
     @property
@@ -199,6 +201,7 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     rb = block.rows
     velocity = rb.velocity(v, w)
     uni.stopped = stopped_by_the_solve(uni, velocity, h)
+    uni.limit_stopped = stopped_limits(uni, velocity, h)
     rhs_b = (block.target - velocity) / h - rb.velocity(*free)
     parts_rhs, parts_lo, parts_hi, parts_cfm = [rhs_b], [block.lo], [block.hi], [world.cfm + block.cfm]
     if m_eq:
@@ -209,6 +212,7 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     fn = np.concatenate([np.full(m_eq, -1), np.where(block.friction_normal >= 0,
                                                      block.friction_normal + m_eq, -1)])
     lam0_b = np.zeros(rb.count) if cold else bounded_warm_start(world, uni)
+    uni.limit_start = lam0_b[uni.first_limit_row:]
     lam0 = np.concatenate([np.zeros(m_eq), lam0_b])
     hard = _stopped_hard(uni, lam0_b, velocity, h)
     exact = None if hard is None else np.concatenate([np.zeros(m_eq, dtype=bool), hard])
@@ -254,8 +258,10 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     free_b = B.times_J(np.concatenate(free, axis=1).ravel())
     velocity = B.times_J(np.concatenate([v, w], axis=1).ravel())
     uni.stopped = stopped_by_the_solve(uni, velocity, h)
+    uni.limit_stopped = stopped_limits(uni, velocity, h)
     rhs_b = (block.target - velocity) / h - free_b
     lam0 = None if cold else bounded_warm_start(world, uni)
+    uni.limit_start = (np.zeros(rb.count) if lam0 is None else lam0)[uni.first_limit_row:]
     E = None if rhs_e is None else joint_space(uni, model, rows, inv_mass, Iinv, n)
     lam_e, lam_b, info = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
                                          friction_normal=block.friction_normal, mu=block.mu,
@@ -357,25 +363,45 @@ def stopped_by_the_solve(uni, velocity, h):
     return _meeting(uni.contacts.depth, vn, h) & (vn < -RESTITUTION_THRESHOLD)
 
 
-def _stopped_hard(uni, lam0, velocity, h):
-    """(mb,) bool over the bounded rows, or None for none: the normal rows of the contacts
-    that this step's solve stops (``uni.stopped``; velocity (mb,): the rows' velocities,
-    m/s) so fast that the softness' miss (CONTACT_SOFTNESS of the speed, over the step h)
-    would leave them in deeper than the slop: faster than 72 m/s at dt 1/240, 18 m/s at
-    1/60. Their target is met without the miss (``bounded.softened``); a slower stop keeps
-    it, and the push-out clears it. Only rows that start from no force (lam0 (mb,) or None)
-    and are not in deeper than the slop already. (Met so at any speed, a thrown whip of
-    light bodies on a joint blew up, and in a heap of bodies made inside one another,
-    jammed contacts that carried forces or pushed out flung bodies at 80 m/s.)"""
-    k = uni.stopped.size
-    hard = uni.stopped & (CONTACT_SOFTNESS * h * -velocity[:k] > SLOP)
-    if not hard.any():
+def stopped_limits(uni, velocity, h):
+    """(limit and motor rows,) bool, or None without them: the limit rows (not motors,
+    servos or friction) that approach their bound faster than the restitution threshold
+    and reach it within this step h (velocity (mb,): the bounded rows' velocities): this
+    step's solve stops them, as it stops ``stopped_by_the_solve``'s contacts."""
+    first = uni.first_limit_row
+    if uni.limit_plan is None or first == uni.block.rows.count:
         return None
-    hard &= uni.contacts.depth < SLOP
-    if lam0 is not None:
-        hard &= lam0[:k] == 0.0
+    rate, C = velocity[first:], uni.block.rows.C[first:]
+    limit = uni.limit_plan.group.take(uni.limit_rows) <= UPPER
+    return limit & (rate < -RESTITUTION_THRESHOLD) & (C + h * rate < 0.0)
+
+
+def _stopped_hard(uni, lam0, velocity, h):
+    """(mb,) bool over the bounded rows, or None for none: the rows this step's solve stops
+    whose target is met without the softness' miss (``bounded.softened``), so that they stop
+    at the surface or the bound instead of a thousandth of their speed beyond, from where
+    the push-out sends them back. Only rows that start from no force (lam0 (mb,), None:
+    cold) and are not beyond already:
+    - the normal rows of contacts (``uni.stopped``; velocity (mb,): the rows' velocities,
+      m/s) stopped so fast that the softness' miss (CONTACT_SOFTNESS of the speed, over
+      the step h) would leave them in deeper than the slop: faster than 72 m/s at dt 1/240,
+      18 m/s at 1/60 (a slower stop keeps the miss, and the push-out clears it within the
+      slop). Met so at any speed, a thrown whip of light bodies on a joint blew up, and in
+      a heap of bodies made inside one another, jammed contacts that carried forces or
+      pushed out flung bodies at 80 m/s;
+    - the limit rows of ``uni.limit_stopped`` (limits have no slop)."""
+    k = uni.stopped.size
+    first = uni.first_limit_row
+    hard = uni.stopped & (CONTACT_SOFTNESS * h * -velocity[:k] > SLOP)
+    limits = uni.limit_stopped
+    if not hard.any() and (limits is None or not limits.any()):
+        return None
     rows = np.zeros(uni.block.rows.count, dtype=bool)
-    rows[:k] = hard
+    rows[:k] = hard & (uni.contacts.depth < SLOP)
+    if limits is not None:
+        rows[first:] = limits & (uni.block.rows.C[first:] >= 0.0)
+    if lam0 is not None:
+        rows &= lam0 == 0.0
     return rows
 
 

@@ -1,9 +1,11 @@
-"""A pyramid of boxes on the ground (stacking stability), then a rolling ball knocks it down."""
+"""A pyramid of boxes on the ground (stacking stability), then a heavy ball rolls into its foot:
+a small pyramid (base 3) scatters, the 3.4 t one of base 10 is shoved along as one block."""
 from physics import Box, Plane, Sphere
 
 TITLE = "Box pyramid"
 DESCRIPTION = ("A 2D pyramid of cubes (base 10: 55 boxes) resting on the ground, friction 0.6; "
-               "at shot_time a heavy ball rolls into it (shot_speed=0: it only stands).")
+               "at shot_time a heavy ball rolls into its foot, scattering a small pyramid and "
+               "shoving a big one (shot_speed=0: it only stands).")
 PARAMS = {"base": 10, "size": 0.5, "friction": 0.6, "gap": 0.02, "shot_speed": 8.0,
           "shot_time": 1.0}
 CAMERA = {"target": (0.0, 0.0, 2.0), "distance": 10.0, "yaw": -90, "pitch": 15}

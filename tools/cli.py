@@ -168,7 +168,8 @@ def cmd_run(args):
         ("step time", f"{wall / max(steps, 1) * 1e3:.3f} ms"),
         ("step time by stage", _stage_shares(world.profile)),
         ("energy start / end", f"{e0:.4g} J / {e1:.4g} J"),
-        ("energy drift", f"{(e1 - e0) / scale * 100:+.3f} % of |E0|" + _energy_note(scene, max_contacts)),
+        ("energy drift", f"{(e1 - e0) / scale * 100:+.3f} % of |E0|"
+                         + _energy_note(scene, max_contacts, e1 > e0)),
         ("max constraint error", f"{worst_error:.2e} m"),
         ("contacts (max)", f"{max_contacts}"),
     ]
@@ -199,7 +200,7 @@ def _stage_shares(profile: dict) -> str:
     return ", ".join(f"{stage} {profile[stage] / total * 100:.0f} %" for stage in STAGES)
 
 
-def _energy_note(scene, max_contacts: int) -> str:
+def _energy_note(scene, max_contacts: int, gained: bool) -> str:
     """Why the energy may rightly change: only a mechanism left alone must keep it."""
     world = scene.world
     driven = scene.controller is not None or any(
@@ -207,7 +208,8 @@ def _energy_note(scene, max_contacts: int) -> str:
     if driven:
         return " (motors and controllers do work)"
     if max_contacts:
-        return " (inelastic contacts and friction take energy out)"
+        return (" (contacts pushing bodies out of overlap can add some)" if gained else
+                " (inelastic contacts and friction take energy out)")
     return ""
 
 

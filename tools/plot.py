@@ -31,7 +31,7 @@ def plot_recording(path: str, out: str) -> str:
     axes[1].set_ylabel("constraint error (m)")
     if rows == 3:
         axes[2].plot(t, coords)
-        axes[2].set_ylabel("joint coordinates")
+        axes[2].set_ylabel("joint coordinates\n(rad or m, from creation)")
     axes[-1].set_xlabel("time (s)")
     fig.suptitle(f"{rec.scene}  (dt = {rec.dt * 1e3:.3f} ms)")
     fig.tight_layout()
