@@ -127,6 +127,8 @@ def cmd_run(args):
               "joint_torque": [], "joint_coordinate": [], "contacts": []}
     coordinated = [j for j in world.joints if hasattr(j, "angle") or hasattr(j, "position")]
     every = max(1, steps // 2000)
+    if args.record:                   # (the state it starts from first: E0 is the summary's)
+        _sample(record, world, coordinated, worst_error)
     world.reset_profile()
     start = time.perf_counter()
     stopped, planned = None, steps
@@ -142,18 +144,7 @@ def cmd_run(args):
             err = world.constraint_error()
             worst_error = max(worst_error, err)
             if args.record:
-                record["time"].append(world.time)
-                record["position"].append(world.positions.copy())
-                record["orientation"].append(world.orientations.copy())
-                record["linear_velocity"].append(world.linear_velocities.copy())
-                record["angular_velocity"].append(world.angular_velocities.copy())
-                record["energy"].append(world.energy())
-                record["constraint_error"].append(err)
-                record["joint_force"].append(np.array([j.force for j in world.joints]).reshape(-1, 3))
-                record["joint_torque"].append(np.array([j.torque for j in world.joints]).reshape(-1, 3))
-                record["joint_coordinate"].append(
-                    [j.angle if hasattr(j, "angle") else j.position for j in coordinated])
-                record["contacts"].append(len(world.contacts))
+                _sample(record, world, coordinated, err)
         if not args.quiet and (i % 24 == 0 or i == steps - 1):
             _progress(i + 1, steps, start)
     wall = time.perf_counter() - start
@@ -190,6 +181,22 @@ def cmd_run(args):
         _write_final_frame(scene, png_path)
     if stopped is not None:
         raise RunStopped(f"the run stopped at t={world.time:.6g} s: {stopped}")
+
+
+def _sample(record: dict, world, coordinated, err: float):
+    """Append the world's state now to the recording's series (``run --record``)."""
+    record["time"].append(world.time)
+    record["position"].append(world.positions.copy())
+    record["orientation"].append(world.orientations.copy())
+    record["linear_velocity"].append(world.linear_velocities.copy())
+    record["angular_velocity"].append(world.angular_velocities.copy())
+    record["energy"].append(world.energy())
+    record["constraint_error"].append(err)
+    record["joint_force"].append(np.array([j.force for j in world.joints]).reshape(-1, 3))
+    record["joint_torque"].append(np.array([j.torque for j in world.joints]).reshape(-1, 3))
+    record["joint_coordinate"].append(
+        [j.angle if hasattr(j, "angle") else j.position for j in coordinated])
+    record["contacts"].append(len(world.contacts))
 
 
 def _stage_shares(profile: dict) -> str:

@@ -212,7 +212,7 @@ def test_scrubbing_a_real_recording_sets_the_world_poses(recording):
     scene, pb = open_recording(recording)
     world = scene.world
     data = np.load(recording)
-    assert pb.n_samples == len(data["time"]) == 144
+    assert pb.n_samples == len(data["time"]) == 145      # the start, then 144 steps
     assert world.time == data["time"][0]
     np.testing.assert_array_equal(world.positions, data["position"][0])
     pb.seek_fraction(0.5)

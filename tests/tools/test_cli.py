@@ -18,6 +18,11 @@ def test_run_prints_a_summary_and_records(tmp_path, capsys):
     data = np.load(out)
     assert data["position"].shape[1:] == (2, 3)
     assert data["time"][-1] == pytest.approx(0.5)
+    # the state it starts from comes first: the summary's E0
+    assert data["time"][0] == 0.0 and len(data["time"]) == 121
+    e0 = float(next(line for line in text.splitlines() if line.startswith("energy start"))
+               .split()[4])
+    assert data["energy"][0] == pytest.approx(e0, abs=0.01)
     assert np.all(data["constraint_error"] < 1e-6)
     # the rod swung: its position changed
     assert np.linalg.norm(data["position"][-1, 1] - data["position"][0, 1]) > 0.05

@@ -42,14 +42,15 @@ def test_view_opens_a_recording_as_a_playback(recording, monkeypatch):
     assert scene.params == {"angle": 0.5, "length": 1.0}
     assert "recording pendulum.npz" in scene.title
     data = np.load(recording)
-    assert pb.n_samples == len(data["time"]) == 60
+    assert pb.n_samples == len(data["time"]) == 61       # the start, then 60 steps
+    assert data["time"][0] == 0.0
     np.testing.assert_array_equal(scene.world.positions, data["position"][0])
     # a recording without the .npz suffix is recognised by its content
     plain = recording.parent / "pendulum_recording"
     plain.write_bytes(recording.read_bytes())
     seen.clear()
     assert main(["view", str(plain)]) == 0
-    assert seen["playback"].n_samples == 60
+    assert seen["playback"].n_samples == 61
 
 
 def test_render_of_a_recording_defaults_to_its_whole_length(recording, monkeypatch):
@@ -85,7 +86,7 @@ BAD = [
      "has no parameter 'wheels'"),
     (lambda p, rec: _rewrite(rec, p, scene=np.array("double_pendulum"), params=np.array("{}")),
      "the recording has 2 bodies but scene 'double_pendulum' rebuilt"),
-    (lambda p, rec: _rewrite(rec, p, time=np.zeros(60)), "time is not strictly increasing"),
+    (lambda p, rec: _rewrite(rec, p, time=np.zeros(61)), "time is not strictly increasing"),
 ]
 
 
