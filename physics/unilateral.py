@@ -389,7 +389,8 @@ def _stopped_hard(uni, lam0, velocity, h):
       slop). Met so at any speed, a thrown whip of light bodies on a joint blew up, and in
       a heap of bodies made inside one another, jammed contacts that carried forces or
       pushed out flung bodies at 80 m/s;
-    - the limit rows of ``uni.limit_stopped`` (limits have no slop)."""
+    - the limit rows of ``uni.limit_stopped``, at any speed (a limit has no redundant rows
+      whose load the softness must share out, and its slop is a milliradian)."""
     k = uni.stopped.size
     first = uni.first_limit_row
     hard = uni.stopped & (CONTACT_SOFTNESS * h * -velocity[:k] > SLOP)
