@@ -19,7 +19,7 @@ DESCRIPTION = ("A box chassis on four cylinder wheels with sprung sliders: rear 
                "line of light cones.")
 PARAMS = {"speed": 5.0, "cones": 5, "cone_spacing": 7.0, "amplitude": 1.6, "torque": 400.0,
           "friction": 1.0, "gate_width": 3.0}
-CAMERA = {"target": (8.0, 0.0, 0.5), "distance": 14.0, "yaw": -110, "pitch": 35}
+CAMERA = {"target": (20.0, 0.0, 0.0), "distance": 33.0, "yaw": -90, "pitch": 40}
 
 WHEEL_RADIUS, WHEEL_HALF_WIDTH = 0.3, 0.1
 WHEELBASE, TRACK = 1.4, 1.14           # axle to axle; wheel centre to wheel centre (m)
