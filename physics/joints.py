@@ -715,6 +715,12 @@ class Distance(Joint):
     def length(self) -> float:
         return self._length
 
+    @property
+    def anchor_a(self) -> np.ndarray:
+        """Current world position of the anchor on body_a (3,), metres."""
+        x, r = self._frame(self.body_a)
+        return x + r @ self._la
+
     def _instances(self, owner):
         return [("distance", (owner, self._rows_a, self.body_b.row, self._la, self._lb,
                               self._length))]

@@ -15,6 +15,8 @@ import numpy as np
 KINDS = ("sphere", "box", "capsule", "cylinder")
 INSTANCE_FLOATS = 24
 STATIC_COLOR = (0.62, 0.62, 0.64)
+STRING_COLOR = (0.22, 0.22, 0.25)       # Distance joints, drawn as strings
+STRING_RADIUS = 0.04                     # of the bodies' typical size
 
 
 def quat_to_matrix(q) -> np.ndarray:
@@ -161,7 +163,25 @@ class WorldGeometry:
             self._rows[kind] = instance_rows(quat_to_matrix(q[idx]), x[idx], self.scale[idx],
                                              color, self._rows.get(kind))
             out[kind] = self._rows[kind]
+        strings = self._strings()
+        if strings is not None:
+            out["cylinder"] = (np.concatenate([out["cylinder"], strings]) if "cylinder" in out
+                               else strings)
         return out
+
+    def _strings(self):
+        """(k, 24) instance rows of thin cylinders along the Distance joints (a cradle's
+        strings, which would otherwise leave its balls floating), or None."""
+        from physics import Distance
+        links = [j for j in self.world.joints if isinstance(j, Distance)]
+        if not links:
+            return None
+        a = np.array([j.anchor_a for j in links])
+        d = np.array([j.anchor for j in links]) - a
+        half = 0.5 * np.linalg.norm(d, axis=1)
+        r = np.full(len(links), STRING_RADIUS * self.typical_size())
+        return instance_rows(frame_to_z(d), a + 0.5 * d, np.c_[r, r, half, np.zeros_like(r)],
+                             np.tile((*STRING_COLOR, 1.0), (len(links), 1)))
 
     def bounds(self):
         """(lo, hi) corners of the box around all shaped bodies (planes excluded), or None."""

@@ -35,6 +35,27 @@ def test_still_matches_the_projected_box_silhouette(gl_mode, tmp_path):
     assert not np.any((got ^ want) & ~border)
 
 
+def test_a_distance_joint_is_drawn_as_a_string(gl_mode):
+    """A ball hung from a bar by a Distance joint: the pixels along the line between the two
+    anchors are the string's dark grey, and a little to the side they are the light sky and
+    ground (the ball looked as if it floated under the bar)."""
+    from physics import Box, Distance, Sphere, World
+    from render.offscreen import render_image
+    world = World()
+    bar = world.add_body(Box((0.5, 0.05, 0.05)), static=True, position=(0, 0, 2.0))
+    ball = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 1.0))
+    world.add_joint(Distance(bar, ball, anchor_a=(0, 0, 1.95), anchor_b=(0, 0, 1.1)))
+    camera = {"eye": (0.0, -3.0, 1.5), "target": (0.0, 0.0, 1.5)}
+    w, h = 320, 240
+    img = render_image(world, camera=camera, size=(w, h), samples=0).astype(int)
+    along = np.array([(0, 0, z) for z in (1.3, 1.5, 1.7)])
+    px = np.round(Camera.from_spec(camera).project(along, w, h)).astype(int)
+    for x, y in px:
+        row = h - 1 - y
+        assert img[row, x, :3].max() < 110, img[row, x]             # the string
+        assert img[row, x + 12, :3].min() > 150, img[row, x + 12]   # beside it
+
+
 def test_clip_frame_counts(gl_mode, tmp_path):
     from render import render_offscreen
     world = drop_world()
