@@ -200,8 +200,6 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
     rb = block.rows
     velocity = rb.velocity(v, w)
-    uni.stopped = stopped_by_the_solve(uni, velocity, h)
-    uni.limit_stopped = stopped_limits(uni, velocity, h)
     rhs_b = (block.target - velocity) / h - rb.velocity(*free)
     parts_rhs, parts_lo, parts_hi, parts_cfm = [rhs_b], [block.lo], [block.hi], [world.cfm + block.cfm]
     if m_eq:
@@ -212,9 +210,8 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     fn = np.concatenate([np.full(m_eq, -1), np.where(block.friction_normal >= 0,
                                                      block.friction_normal + m_eq, -1)])
     lam0_b = np.zeros(rb.count) if cold else bounded_warm_start(world, uni)
-    uni.limit_start = lam0_b[uni.first_limit_row:]
     lam0 = np.concatenate([np.zeros(m_eq), lam0_b])
-    hard = _stopped_hard(uni, lam0_b, velocity, h)
+    hard = _mark_stops(uni, velocity, lam0_b, h)
     exact = None if hard is None else np.concatenate([np.zeros(m_eq, dtype=bool), hard])
     lam, _ = solve_bounded(pattern, J, JM, np.concatenate(parts_rhs), np.concatenate(parts_lo),
                            np.concatenate(parts_hi), cfm=np.concatenate(parts_cfm),
@@ -257,11 +254,9 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     block.body_space = B
     free_b = B.times_J(np.concatenate(free, axis=1).ravel())
     velocity = B.times_J(np.concatenate([v, w], axis=1).ravel())
-    uni.stopped = stopped_by_the_solve(uni, velocity, h)
-    uni.limit_stopped = stopped_limits(uni, velocity, h)
     rhs_b = (block.target - velocity) / h - free_b
     lam0 = None if cold else bounded_warm_start(world, uni)
-    uni.limit_start = (np.zeros(rb.count) if lam0 is None else lam0)[uni.first_limit_row:]
+    exact = _mark_stops(uni, velocity, lam0, h)
     E = None if rhs_e is None else joint_space(uni, model, rows, inv_mass, Iinv, n)
     lam_e, lam_b, info = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
                                          friction_normal=block.friction_normal, mu=block.mu,
@@ -270,7 +265,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
                                          factorizer=model.pattern.factorizer if E is not None else None,
                                          factor=factor, memory=world._solver_memory,
                                          slack=WORKING_SET_SLACK / h,
-                                         exact=_stopped_hard(uni, lam0, velocity, h))
+                                         exact=exact)
     world.stats["contact_solves"] += 1
     world.stats["contact_iterations"] += info["iterations"]
     return (np.zeros(0) if lam_e is None else lam_e), lam_b
@@ -361,6 +356,19 @@ def stopped_by_the_solve(uni, velocity, h):
     next step will carry."""
     vn = velocity[:uni.n_contact_rows // 3]
     return _meeting(uni.contacts.depth, vn, h) & (vn < -RESTITUTION_THRESHOLD)
+
+
+def _mark_stops(uni, velocity, lam0, h):
+    """Mark what this step's solve stops, from the bounded rows' velocities (mb,) and what
+    they start from, lam0 (mb,; None: cold): ``uni.stopped`` (contacts), ``uni.limit_stopped``
+    and ``uni.limit_start`` (what the limit rows start from: a stopped one's next warm start,
+    step._store_contacts); and return the rows met without the softness' miss
+    (``_stopped_hard``)."""
+    uni.stopped = stopped_by_the_solve(uni, velocity, h)
+    uni.limit_stopped = stopped_limits(uni, velocity, h)
+    first = uni.first_limit_row
+    uni.limit_start = np.zeros(uni.block.rows.count - first) if lam0 is None else lam0[first:]
+    return _stopped_hard(uni, lam0, velocity, h)
 
 
 def stopped_limits(uni, velocity, h):

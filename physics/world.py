@@ -21,8 +21,8 @@ from .rows import Kinematics, evaluate_tables
 from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
 from .stages import StageClock
-from .validation import (check_choice, check_count, check_flag, check_inertia, check_positive,
-                         check_quaternion, check_vector, checked_array, shown)
+from .validation import (check_choice, check_count, check_flag, check_inertia, check_number,
+                         check_positive, check_quaternion, check_vector, checked_array, shown)
 
 INTEGRATORS = ("symplectic", "rk4")
 GYROSCOPIC = ("implicit", "explicit")
@@ -41,10 +41,6 @@ def _setting(name: str, check, doc: str) -> property:
     return property(get, set, doc=doc)
 
 
-def _positive(name, value):
-    return check_positive(name, value)
-
-
 MIN_DT = 1e-9     # s: shorter steps are a typo, and their Baumgarte terms 1/T^2 overflow
 
 
@@ -53,6 +49,17 @@ def _step_size(name, value):
     if dt < MIN_DT:
         raise ValueError(f"{name} must be at least {MIN_DT:g} s, got {value!r}")
     return dt
+
+
+def _stabilization(T, h):
+    """The Baumgarte terms (k, d) = (1/T^2, 2/T), critically damped, of a stabilisation time
+    T (s) with sub-steps of h (s); ValueError for a T under two sub-steps, which overshoots."""
+    if T < 2 * h:
+        raise ValueError(f"a sub-step of {h:g} s is more than half the stabilisation time "
+                         f"{T:g} s (stabilization_time, or 2 / d of baumgarte); the Baumgarte "
+                         "terms would overshoot: give a longer stabilization_time or a shorter "
+                         "step")
+    return 1.0 / T**2, 2.0 / T
 
 
 def _non_negative(name, value):
@@ -171,10 +178,7 @@ class World:
         else:
             T = 4 * h if stabilization_time is None else check_positive(
                 "stabilization_time", stabilization_time)
-            if T < 2 * h:
-                raise ValueError(f"stabilization_time {T:g} s is below 2 sub-steps ({2 * h:g} s); "
-                                 "the Baumgarte terms would overshoot")
-            self._baumgarte = (1.0 / T**2, 2.0 / T)
+            self._baumgarte = _stabilization(T, h)
         self._n = 0
         self._capacity = 0
         self._handles: list[Body | None] = []
@@ -433,17 +437,15 @@ class World:
 
     @sleeping.setter
     def sleeping(self, value):
-        if not isinstance(value, (bool, np.bool_)):
-            raise ValueError(f"sleeping must be True or False, got {value!r}")
-        self._sleeping = bool(value)
+        self._sleeping = check_flag("sleeping", value)
         if not value:
             sleeping.wake_all(self)
 
-    sleep_speed = _setting("sleep_speed", _positive, "m/s: a body slower than this (and than "
+    sleep_speed = _setting("sleep_speed", check_positive, "m/s: a body slower than this (and than "
                            "sleep_spin) is still.")
-    sleep_spin = _setting("sleep_spin", _positive, "rad/s: a body turning slower than this "
+    sleep_spin = _setting("sleep_spin", check_positive, "rad/s: a body turning slower than this "
                           "(and moving slower than sleep_speed) is still.")
-    sleep_time = _setting("sleep_time", _positive, "s: an island still this long falls asleep.")
+    sleep_time = _setting("sleep_time", check_positive, "s: an island still this long falls asleep.")
 
     @property
     def gravity(self) -> np.ndarray:
@@ -652,16 +654,14 @@ class World:
         if (dt, substeps) == (self._dt, self._substeps):
             return
         h, d = dt / substeps, self.baumgarte[1]
-        if not self._default_stabilization and d > 0 and 2.0 / d < 2 * h:
-            raise ValueError(f"a sub-step of {h:g} s is more than half the stabilisation time "
-                             f"{2.0 / d:g} s; the Baumgarte terms would overshoot (set "
-                             "baumgarte first, or make the World with a longer "
-                             "stabilization_time)")
-        self._time_origin, self._steps = self.time, 0
-        self._dt, self._substeps = dt, substeps
         if self._default_stabilization:
-            T = 4 * dt / substeps
-            self._baumgarte = (1.0 / T**2, 2.0 / T)
+            baumgarte = _stabilization(4 * h, h)
+        else:
+            baumgarte = self._baumgarte
+            if d > 0:
+                _stabilization(2.0 / d, h)              # (the check alone)
+        self._time_origin, self._steps = self.time, 0
+        self._dt, self._substeps, self._baumgarte = dt, substeps, baumgarte
         self._step_caches_dropped()
 
     contact_iterations = _setting("contact_iterations", check_count,
@@ -698,9 +698,9 @@ class World:
                                       "SHAKE's quasi-Newton iterations before Newton's.")
     max_split_depth = _setting("max_split_depth", lambda n, v: check_count(n, v, minimum=0),
                                "How many times a step may halve where SHAKE misses.")
-    position_tolerance = _setting("position_tolerance", _positive,
+    position_tolerance = _setting("position_tolerance", check_positive,
                                   "m (~rad): the joint error at which SHAKE stops.")
-    projection_tolerance = _setting("projection_tolerance", _positive,
+    projection_tolerance = _setting("projection_tolerance", check_positive,
                                     "m (~rad): the joint error the projection aims under.")
     contact_margin = _setting("contact_margin", _non_negative,
                               "m: the gap below which a contact row is made (speculative).")
@@ -798,19 +798,15 @@ class World:
             raise ValueError(f"state['q'][{row}] must be a unit quaternion (w, x, y, z), its norm "
                              f"is {norms[row]:.6g}")
         reference = state.get("energy_reference")
-        if reference is not None and not (isinstance(reference, (int, float, np.floating))
-                                          and np.isfinite(reference)):
-            raise ValueError(f"state['energy_reference'] must be None or a finite number, "
-                             f"got {reference!r}")
+        if reference is not None:
+            reference = check_number("state['energy_reference']", reference)
         # the hinges' turn counts (older snapshots lack them), the joints' tension stiffness
         # of the last step, the contact solve's power vector
         angles = checked_array(state, "joint_angles", self._joint_angle.shape)
         stiffness = checked_array(state, "stiffness", (self._n, 3, 3))
         norm_vector = checked_array(state, "norm_vector", (6 * self._n,))
         clock = _checked_clock(state, self.dt)
-        settled = state.get("solve_settled", True)
-        if not isinstance(settled, (bool, np.bool_)):
-            raise ValueError(f"state['solve_settled'] must be True or False, got {settled!r}")
+        settled = check_flag("state['solve_settled']", state.get("solve_settled", True))
         contacts, warm = checked_contact_snapshot(state.get("contacts"), self._n - 1)
         limit_warm = _checked_limit_multipliers(state.get("limit_multipliers"))
         manifolds = checked_manifolds(state.get("manifolds"), self._n - 1)
@@ -827,7 +823,7 @@ class World:
         self._time_origin, self._steps = clock
         self._state_changed()
         # the energy level a conservative system holds through fallback steps (step.advance)
-        self._energy_reference = state.get("energy_reference")
+        self._energy_reference = reference
         self._stiffness = stiffness
         self._forget_contacts()
         if contacts is not None:
@@ -835,7 +831,7 @@ class World:
         self._limit_warm = limit_warm
         self._manifolds = manifolds
         self._solver_memory.u = norm_vector
-        self._solver_memory.settled = bool(settled)
+        self._solver_memory.settled = settled
 
     def _limit_tables(self):
         """The joints' limit and motor coordinates and their plan of rows

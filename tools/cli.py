@@ -31,12 +31,12 @@ class RunStopped(Exception):
     """A run whose step failed part-way (its summary and recording are kept); exit code 1."""
 
 
-def _output_path(path: str | None, option: str, suffix: str | None = None) -> str | None:
+def _output_path(path: str | None, option: str, suffix: str) -> str | None:
     """The file an option writes (None: not asked for), checked before any work is done: its
-    folder must exist, and it must end in ``suffix`` where one is given."""
+    folder must exist, and its name must end in ``suffix``."""
     if path is None:
         return None
-    if suffix is not None and not path.lower().endswith(suffix):
+    if not path.lower().endswith(suffix):
         raise UsageError(f"{option} writes a {suffix} file; give a name ending in {suffix}, "
                          f"got {path!r}")
     folder = os.path.dirname(os.path.abspath(path))
