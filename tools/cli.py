@@ -175,7 +175,8 @@ def cmd_run(args):
     print("\n".join(f"{k:<{width}}  {v}" for k, v in rows))
     if record_path and record["time"]:
         np.savez_compressed(record_path, scene=scene.name, params=json.dumps(scene.params),
-                            dt=world.dt, **{k: np.array(v) for k, v in record.items()})
+                            dt=world.dt, joint_coordinate_name=_coordinate_names(coordinated),
+                            **{k: np.array(v) for k, v in record.items()})
         print(f"recorded {len(record['time'])} samples to {record_path}")
     if png_path:
         _write_final_frame(scene, png_path)
@@ -197,6 +198,16 @@ def _sample(record: dict, world, coordinated, err: float):
     record["joint_coordinate"].append(
         [j.angle if hasattr(j, "angle") else j.position for j in coordinated])
     record["contacts"].append(len(world.contacts))
+
+
+def _coordinate_names(coordinated) -> np.ndarray:
+    """A label for each recorded joint coordinate: the joint's name, or its kind and index and
+    the body it moves, with the unit (rad for an angle, m for a slider's position)."""
+    def label(k, joint):
+        moved = f" ({joint.body_b.name})" if joint.body_b.name else ""
+        unit = "rad" if hasattr(joint, "angle") else "m"
+        return f"{joint.name or f'{type(joint).__name__} {k}{moved}'}, {unit}"
+    return np.array([label(k, j) for k, j in enumerate(coordinated)], dtype=str)
 
 
 def _stage_shares(profile: dict) -> str:

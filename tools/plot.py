@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+MAX_LEGEND_ENTRIES = 12     # beyond this a legend covers the curves it names
+
 
 def plot_recording(path: str, out: str) -> str:
     try:
@@ -20,6 +22,8 @@ def plot_recording(path: str, out: str) -> str:
     t, energy, error = rec.time, rec.series["energy"], rec.series["constraint_error"]
     with np.load(path, allow_pickle=False) as data:
         coords = data["joint_coordinate"] if "joint_coordinate" in data.files else None
+        names = (data["joint_coordinate_name"] if "joint_coordinate_name" in data.files
+                 else None)
     if coords is not None and (coords.ndim != 2 or len(coords) != len(t)
                                or not np.all(np.isfinite(coords))):
         coords = None                   # optional: left out rather than refused
@@ -30,8 +34,13 @@ def plot_recording(path: str, out: str) -> str:
     axes[1].semilogy(t, np.maximum(error, 1e-16))
     axes[1].set_ylabel("constraint error (m)")
     if rows == 3:
-        axes[2].plot(t, coords)
+        lines = axes[2].plot(t, coords)
         axes[2].set_ylabel("joint coordinates\n(rad or m, from creation)")
+        if names is None or len(names) != coords.shape[1]:
+            names = [f"coordinate {k}" for k in range(coords.shape[1])]
+        if len(lines) <= MAX_LEGEND_ENTRIES:
+            axes[2].legend(lines, list(names), fontsize="small", ncol=min(len(lines), 4),
+                           loc="upper left")
     axes[-1].set_xlabel("time (s)")
     fig.suptitle(f"{rec.scene}  (dt = {rec.dt * 1e3:.3f} ms)")
     fig.tight_layout()

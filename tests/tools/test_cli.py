@@ -90,6 +90,23 @@ def test_a_run_whose_step_fails_keeps_its_summary_and_recording(tmp_path, capsys
     assert np.isfinite(data["position"]).all()
 
 
+def test_a_recording_names_its_joint_coordinates_and_the_plot_labels_them(tmp_path,
+                                                                          monkeypatch):
+    out = tmp_path / "rec.npz"
+    assert main(["run", "double_pendulum", "--seconds", "0.1", "--quiet",
+                 "--record", str(out)]) == 0
+    data = np.load(out)
+    assert list(data["joint_coordinate_name"]) == ["Hinge 0 (rod1), rad", "Hinge 1 (rod2), rad"]
+    assert data["joint_coordinate"].shape == (len(data["time"]), 2)
+    import matplotlib.axes
+    legends = []
+    real_legend = matplotlib.axes.Axes.legend
+    monkeypatch.setattr(matplotlib.axes.Axes, "legend", lambda ax, *a, **kw: legends.append(
+        [str(x) for x in a[1]]) or real_legend(ax, *a, **kw))
+    assert main(["plot", str(out), "--out", str(tmp_path / "p.png")]) == 0
+    assert legends == [["Hinge 0 (rod1), rad", "Hinge 1 (rod2), rad"]]
+
+
 def test_plot_refuses_a_damaged_recording_in_one_line(tmp_path, capsys):
     out = tmp_path / "rec.npz"
     assert main(["run", "pendulum", "--seconds", "0.2", "--quiet", "--record", str(out)]) == 0
