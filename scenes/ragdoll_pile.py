@@ -11,7 +11,7 @@ DESCRIPTION = ("n capsule ragdolls (15 bodies each) dropped lying down, at stagg
                "headings, into a pile on the ground.")
 PARAMS = {"count": 4, "spacing": 0.6, "spread": 0.25, "friction": 0.8, "seed": 3,
           "self_collision": True, "joint_friction": 0.0}
-CAMERA = {"target": (0.0, 0.0, 0.3), "distance": 3.5, "yaw": -60, "pitch": 30}
+CAMERA = {"target": (0.0, 0.0, 1.0), "distance": 4.6, "yaw": -60, "pitch": 14}   # the whole drop
 
 
 def build(world, count=4, spacing=0.6, spread=0.25, friction=0.8, seed=3, self_collision=True,
