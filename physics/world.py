@@ -367,8 +367,12 @@ class World:
         return joint
 
     def remove_joint(self, joint: Joint):
+        """Remove a joint. A coupling (Gear, Coupling) that uses it must be removed first."""
         if joint._world is not self or joint._index < 0:
             raise ValueError(f"{joint!r} is not a joint of this world")
+        users = [c for c in self._joints if joint in getattr(c, "coupled", ())]
+        if users:
+            raise ValueError(f"{joint!r} is coupled by {users}; remove them first")
         self._wake([joint._rows_a, joint.body_b.row])
         del self._joints[joint._index]
         self._joint_angle = np.delete(self._joint_angle, joint._index)
@@ -450,7 +454,8 @@ class World:
     @property
     def gravity(self) -> np.ndarray:
         """(3,) m/s^2, world frame, read-only (set the whole vector). Setting it wakes every
-        sleeping body."""
+        sleeping body, and the energy a conservative system holds (``step.advance``) is
+        measured again under the new gravity."""
         view = self._gravity.view()
         view.flags.writeable = False
         return view
@@ -459,6 +464,7 @@ class World:
     def gravity(self, value):
         self._gravity = check_vector("gravity", value, 3)
         sleeping.wake_all(self)
+        self._energy_reference = None
 
     def _wake(self, rows):
         """Wake the islands the bodies of these rows fell asleep with (a user's touch)."""
