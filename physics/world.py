@@ -772,6 +772,7 @@ class World:
         state["clock"] = (self._time_origin, self._steps)
         state["n_bodies"] = self._n - 1
         state["n_joints"] = len(self._joints)
+        state["topology"] = self._topology()
         state["joint_angles"] = self._joint_angle.copy()
         state["energy_reference"] = self._energy_reference
         state["stiffness"] = None if self._stiffness is None else self._stiffness.copy()
@@ -794,8 +795,15 @@ class World:
         that the limits' plan no longer has starts the limit rows cold.)"""
         if not isinstance(state, dict):
             raise ValueError(f"state must be a dict from World.get_state, got {type(state).__name__}")
-        if state.get("n_bodies") != self._n - 1 or state.get("n_joints") != len(self._joints):
-            raise ValueError("state was taken from a world with different bodies or joints")
+        missing = [key for key in ("n_bodies", "n_joints", "x", "q") if key not in state]
+        if missing:
+            raise ValueError(f"state must be a snapshot from World.get_state; it has no "
+                             f"{', '.join(repr(k) for k in missing)}")
+        if state["n_bodies"] != self._n - 1 or state["n_joints"] != len(self._joints):
+            raise ValueError(f"state was taken from a world of {state['n_bodies']} bodies and "
+                             f"{state['n_joints']} joints; this one has {self._n - 1} and "
+                             f"{len(self._joints)}")
+        self._check_topology(state.get("topology"))
         arrays = {name: checked_array(state, name[1:], self._view(name).shape, required=True)
                   for name in self._STATE}
         norms = np.linalg.norm(arrays["_q"], axis=1)
@@ -838,6 +846,40 @@ class World:
         self._manifolds = manifolds
         self._solver_memory.u = norm_vector
         self._solver_memory.settled = settled
+
+    def _topology(self) -> dict:
+        """What a snapshot must find again to fit: every body's shape (kind and size) and
+        whether it is static, and every joint's kind and the bodies it joins."""
+        joints = tuple((type(j).__name__, -1 if j.body_a is None else j.body_a.index,
+                        j.body_b.index) for j in self._joints)
+        return {"kind": self._view("_kind")[1:].copy(),
+                "params": self._view("_params")[1:].copy(),
+                "static": np.isinf(self._view("_mass")[1:]), "joints": joints}
+
+    def _check_topology(self, saved):
+        """ValueError unless a snapshot's topology (None: from an older version, unchecked)
+        is this world's: a body removed and another added keep the counts, and a snapshot
+        would put one body's state on another."""
+        if saved is None:
+            return
+        mine = self._topology()
+        try:
+            bodies = [i for i in range(self._n - 1) if any(
+                not np.array_equal(np.asarray(saved[key][i]), mine[key][i])
+                for key in ("kind", "params", "static"))]
+            joints = [i for i, (a, b) in enumerate(zip(saved["joints"], mine["joints"]))
+                      if tuple(a) != b]
+        except (KeyError, IndexError, TypeError, ValueError):
+            raise ValueError("state['topology'] is damaged: it must be World.get_state's "
+                             "record of the bodies' shapes and the joints") from None
+        if bodies:
+            raise ValueError(f"state was taken from a world with other bodies: body "
+                             f"{bodies[0]} ({self._handles[bodies[0] + 1]!r}) had another shape "
+                             "then; a snapshot restores only the world it was taken from")
+        if joints:
+            raise ValueError(f"state was taken from a world with other joints: joint "
+                             f"{joints[0]} ({self._joints[joints[0]]!r}) was a "
+                             f"{saved['joints'][joints[0]][0]} between other bodies then")
 
     def _limit_tables(self):
         """The joints' limit and motor coordinates and their plan of rows

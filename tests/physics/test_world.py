@@ -385,6 +385,28 @@ def test_a_snapshots_limit_multipliers_of_another_plan_are_dropped_when_restored
     assert_same_state(world.get_state(), cold)
 
 
+def test_a_snapshot_is_refused_by_a_world_whose_bodies_or_joints_were_swapped():
+    """The counts alone matched: after a sphere was removed and a capsule added, a snapshot
+    put the sphere's pose on the box that took its place (sunk 0.1 m into the ground)."""
+    world = World()
+    world.add_body(Plane())
+    ball = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 0.1))
+    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(1, 0, 0.5))
+    hinge = world.add_joint(Ball(None, box, anchor=(1, 0, 0.7)))
+    world.step(10)
+    snapshot = world.get_state()
+    world.remove_joint(hinge)
+    world.add_joint(Hinge(None, box, anchor=(1, 0, 0.7), axis=(1, 0, 0)))
+    with pytest.raises(ValueError, match="other joints: joint 0 .*was a Ball"):
+        world.set_state(snapshot)
+    world.remove_body(ball)
+    world.add_body(Capsule(0.1, 0.1), mass=1.0, position=(2, 0, 0.2))
+    before = world.get_state()
+    with pytest.raises(ValueError, match="other bodies: body 1 .*Box.*another shape"):
+        world.set_state(snapshot)
+    assert_same_state(world.get_state(), before)
+
+
 @pytest.mark.parametrize("damage, message", [
     pytest.param(lambda s: s["v"].__setitem__((0, 0), np.nan), "state\\['v'\\]", id="v"),
     pytest.param(lambda s: s["contacts"]["normal_force"].__setitem__(0, np.inf),
@@ -410,6 +432,9 @@ def test_a_snapshots_limit_multipliers_of_another_plan_are_dropped_when_restored
     pytest.param(lambda s: s["q"].__setitem__(1, 0.0), r"q'\]\[1\] must be a unit", id="q-zero"),
     pytest.param(lambda s: s.__setitem__("energy_reference", float("nan")), "energy_reference",
                  id="energy_reference"),
+    pytest.param(lambda s: s.__setitem__("topology", "junk"), r"topology'\] is damaged",
+                 id="topology"),
+    pytest.param(lambda s: s.clear(), "it has no 'n_bodies', 'n_joints', 'x', 'q'", id="empty"),
 ])
 def test_a_damaged_snapshot_is_refused_whole_and_changes_nothing(damage, message):
     """Every part of a snapshot is checked before any is written: a bad one raises a
