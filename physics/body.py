@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from .math3d import cross
-from .validation import check_bits, check_positive, check_quaternion, check_vector
+from .validation import (check_bits, check_inertia, check_positive, check_quaternion,
+                         check_vector)
 
 
 def _material(name: str, field: str, doc: str) -> property:
@@ -19,6 +20,7 @@ def _material(name: str, field: str, doc: str) -> property:
 
     def set(self, value):
         getattr(self._world, field)[self.row] = check_positive(name, value, allow_zero=True)
+        self._world._wake_touching(self)        # (a box made slippery on a slope slides)
 
     return property(get, set, doc=doc)
 
@@ -80,8 +82,9 @@ class Body:
         check_plane_still(name, moves and self._world._kind[self.row] == PLANE)
 
     def _touched(self):
-        """The user moved or pushed this body: wake it (and its island), forget caches."""
-        self._world._wake([self.row])
+        """The user moved or pushed this body: wake it (and its island) and what sleeps on
+        it or jointed to it, forget caches."""
+        self._world._wake_touching(self)
         self._world._state_changed()
 
     # -- state ---------------------------------------------------------------------------
@@ -115,7 +118,9 @@ class Body:
     @property
     def linear_velocity(self) -> np.ndarray:
         """Velocity of the centre of mass, world frame, m/s (3,). A static body given one
-        moves with it, unpushed (kinematic, see ``static``)."""
+        moves with it, unpushed (kinematic, see ``static``). On a jointed body, set velocities
+        its joints allow: the next step projects the rest onto the joints, keeping momentum
+        (a hinged arm given only a spin keeps a fraction of it)."""
         return self._get(self._world._v)
 
     @linear_velocity.setter
@@ -124,7 +129,8 @@ class Body:
 
     @property
     def angular_velocity(self) -> np.ndarray:
-        """Angular velocity, world frame, rad/s (3,) (a static body given one turns with it)."""
+        """Angular velocity, world frame, rad/s (3,) (a static body given one turns with it;
+        on a jointed body, see ``linear_velocity``)."""
         return self._get(self._world._w)
 
     @angular_velocity.setter
@@ -139,13 +145,24 @@ class Body:
     # -- mass properties -----------------------------------------------------------------
     @property
     def mass(self) -> float:
-        """kg; infinite for static bodies."""
+        """kg; infinite for static bodies. Setting it (dynamic bodies) scales the inertia with
+        it, as for the same shape of another density; set ``inertia`` after it for another
+        distribution."""
         return float(self._world._mass[self.row])
+
+    @mass.setter
+    def mass(self, value):
+        self._world._set_mass_properties(self, mass=check_positive("mass", value))
 
     @property
     def inertia(self) -> np.ndarray:
-        """Body-frame inertia about the centre of mass, kg m^2 (3, 3)."""
+        """Body-frame inertia about the centre of mass, kg m^2 (3, 3); set a 3x3 matrix or 3
+        diagonal values (dynamic bodies)."""
         return self._get(self._world._inertia)
+
+    @inertia.setter
+    def inertia(self, value):
+        self._world._set_mass_properties(self, inertia=check_inertia("inertia", value))
 
     @property
     def static(self) -> bool:
@@ -154,6 +171,11 @@ class Body:
         (kinematic; not a plane, which never moves): it pushes and carries the dynamic bodies
         it meets, wakes sleeping ones, and passes through other static bodies."""
         return bool(np.isinf(self._world._mass[self.row]))    # (sleeping.movable, one body)
+
+    @static.setter
+    def static(self, value):
+        raise ValueError("whether a body is static is fixed when it is made: remove it and add "
+                         "it again with static=True, or with mass= for a dynamic one")
 
     @property
     def asleep(self) -> bool:
@@ -185,6 +207,7 @@ class Body:
         if r > 1:
             raise ValueError(f"restitution must be between 0 and 1, got {value!r}")
         self._world._restitution[self.row] = r
+        self._world._wake_touching(self)
 
     @property
     def collision_group(self) -> int:
@@ -195,6 +218,7 @@ class Body:
     @collision_group.setter
     def collision_group(self, value):
         self._world._group[self.row] = check_bits("collision_group", value)
+        self._world._wake_touching(self)
 
     @property
     def collision_mask(self) -> int:
@@ -204,6 +228,7 @@ class Body:
     @collision_mask.setter
     def collision_mask(self, value):
         self._world._mask[self.row] = check_bits("collision_mask", value)
+        self._world._wake_touching(self)
 
     # -- loads ---------------------------------------------------------------------------
     def apply_force(self, force, point=None):

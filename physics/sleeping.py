@@ -275,6 +275,22 @@ def wake_islands(world, rows):
         wake(world, asleep & np.isin(world._island[:n], ids))
 
 
+def wake_touching(world, row):
+    """Wake the island body ``row`` fell asleep with, and those of the sleeping bodies that
+    rest on it or are jointed to it (a static body moved, made slippery or set to collide no
+    more must not leave them hanging in the air)."""
+    rows = [np.array([row])]
+    held = world._held_contacts
+    if held is not None:
+        a, b = held[0].body_a + 1, held[0].body_b + 1        # (the report's are indices)
+        touching = (a == row) | (b == row)
+        rows += [a[touching], b[touching]]
+    links = joint_links(world)
+    if links.size:
+        rows.append(links[(links == row).any(axis=1)].ravel())
+    wake_islands(world, np.concatenate(rows))
+
+
 def wake_all(world):
     asleep = world._asleep[:world._n]
     if asleep.any():

@@ -181,6 +181,47 @@ def test_the_user_wakes_a_sleeping_island(touch):
         assert top.linear_velocity[2] > 0
 
 
+@pytest.mark.parametrize("change", ["platform moved", "platform's mask", "ignore_collision",
+                                    "friction", "restitution"])
+def test_a_change_to_what_a_sleeping_box_rests_on_wakes_it(change):
+    """A static platform moved away, made to collide with nothing, told to ignore the box, or
+    made slippery: the box asleep on it wakes and falls or slides, as it would awake. Before,
+    only a change to the sleeping body itself woke it: the box hung in the air asleep."""
+    world = World(sleeping=True)
+    world.add_body(Plane())
+    tilt = 0.35 if change == "friction" else 0.0       # rad: 20 degrees, mu 1 sticks there
+    q = (np.cos(tilt / 2), np.sin(tilt / 2), 0, 0)
+    platform = world.add_body(Box((0.5, 0.5, 0.05)), static=True, position=(0, 0, 1.0),
+                              orientation=q, friction=1.0)
+    up = np.array([0, -np.sin(tilt), np.cos(tilt)])
+    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, orientation=q, friction=1.0,
+                         position=tuple(np.array([0, 0, 1.0]) + 0.15 * up))
+    world.step(360)
+    assert box.asleep
+    start = box.position.copy()
+    if change == "platform moved":
+        platform.position = (5, 0, 1.0)
+    elif change == "platform's mask":
+        platform.collision_mask = 0
+    elif change == "ignore_collision":
+        world.ignore_collision(platform, box)
+    elif change == "friction":
+        platform.friction = 0.05
+        box.friction = 0.05
+    else:
+        platform.restitution = 0.5
+    assert not box.asleep
+    world.step(60)
+    moved = np.linalg.norm(box.position - start)
+    if change == "restitution":
+        assert moved < 1e-4                 # nothing to bounce from: it lies still, awake
+    elif change == "friction":              # slides down at g (sin - mu cos) for 0.25 s
+        expected = 0.5 * 9.81 * (np.sin(tilt) - 0.05 * np.cos(tilt)) * 0.25 ** 2
+        assert moved == pytest.approx(expected, rel=0.05)
+    else:                                   # falls freely for 0.25 s
+        assert start[2] - box.position[2] == pytest.approx(0.5 * 9.81 * 0.25 ** 2, rel=0.03)
+
+
 def test_turning_sleeping_off_wakes_everything():
     world, boxes = stack()
     world.step(240)
