@@ -6,6 +6,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from .collision import ContactSet, Manifolds, find_contacts_keeping
+from .collision.contacts import KEY_BITS
 
 
 @dataclass
@@ -74,6 +75,40 @@ def joined_warm_starts(first, second):
     lam[:lam_a.shape[0], :lam_a.shape[1]] = lam_a
     lam[lam_a.shape[0]:, :lam_b.shape[1]] = lam_b
     return np.concatenate([keys_a, keys_b]), lam
+
+
+def _renumbered(keys, row, shift):
+    """(keep (K,) bool, the kept keys renumbered) of packed contact or pair keys (K,) int64
+    (``collision.pair_keys``, with a feature in the ``shift`` bits below or not) once body
+    ``row`` is gone: its own are left out, and the bodies after it move down by one."""
+    mask = (1 << KEY_BITS) - 1
+    pair = keys >> shift
+    a, b = pair >> KEY_BITS, pair & mask
+    keep = (a != row) & (b != row)
+    a, b = a[keep], b[keep]
+    pair = ((a - (a > row)) << KEY_BITS) | (b - (b > row))
+    return keep, (pair << shift) | (keys[keep] & ((1 << shift) - 1))
+
+
+def without_body(report: ContactReport, warm, row):
+    """Contacts (report, (keys, multipliers)) once body ``row`` is gone
+    (``World.remove_body``): its own are left out, and the rows after it move down by one, in
+    the report's body indices and in the warm start's keys."""
+    keys, lam = warm
+    keep, keys = _renumbered(keys, row, KEY_BITS)
+    kept = report.take(keep)
+    index = row - 1                             # (the report's are indices, not rows)
+    kept.body_a = kept.body_a - (kept.body_a > index)
+    kept.body_b = kept.body_b - (kept.body_b > index)
+    return kept, (keys, lam[keep])
+
+
+def manifolds_without_body(manifolds: Manifolds, row) -> Manifolds:
+    """The kept manifolds once body ``row`` is gone (see ``without_body``)."""
+    keep, keys = _renumbered(manifolds.key, row, 0)
+    kept = manifolds.pairs(np.flatnonzero(keep))
+    kept.key = keys
+    return kept
 
 
 def contact_snapshot(report: ContactReport, keys, multipliers) -> dict:

@@ -35,6 +35,7 @@ class Joint:
         self.body_b = body_b
         self._anchor_world = None if anchor is None else check_vector(self._anchor_name, anchor, 3)
         self.name = name
+        self._removed = False         # (taken out with world.remove_joint: its errors say so)
         self._world = None
         self._index = -1
 
@@ -100,6 +101,8 @@ class Joint:
     @property
     def world(self):
         if self._world is None:
+            if self._removed:
+                raise ValueError(f"{self!r} has been removed from its world (remove_joint)")
             raise ValueError(f"{self!r} is not in a world; add it with world.add_joint")
         return self._world
 

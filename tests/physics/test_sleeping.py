@@ -369,11 +369,42 @@ def test_removing_a_body_while_islands_sleep_keeps_the_others_contacts_right():
     world.step(240)
     assert first.asleep and second.asleep and len(world.contacts) == 8
     world.remove_body(first)          # (the held contacts named it by its row)
-    assert not second.asleep                        # (what rested on it: everything wakes)
-    assert len(world.contacts) == 0                 # (a topology change forgets contacts)
+    # the other island sleeps on, its contacts renumbered (before, every island woke and
+    # every contact was forgotten: a sleeping stack shook at 5e-3 m/s when a far-away bullet
+    # was removed)
+    assert second.asleep
+    c = world.contacts
+    assert len(c) == 4 and set(c.body_b) == {1}
+    assert c.normal_force.sum() == pytest.approx(2.0 * 9.81, rel=1e-6)
     world.step(10)
     c = world.contacts
+    assert second.asleep and set(c.body_b) == {1}
+    assert c.normal_force.sum() == pytest.approx(2.0 * 9.81, rel=1e-6)
+    second.wake()
+    world.step(10)                    # awake, it starts from those forces and stays put
+    c = world.contacts
     assert set(c.body_b) == {1} and c.normal_force.sum() == pytest.approx(2.0 * 9.81, rel=1e-6)
+    assert np.abs(second.linear_velocity).max() < 1e-6
+
+
+def test_removing_a_body_leaves_an_awake_stack_beside_it_as_it_was():
+    def stacks():
+        world = World()
+        world.add_body(Plane())
+        boxes = [world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(x, 0, 0.1 + 0.2 * i))
+                 for x in (0.0, 2.0) for i in range(4)]
+        world.step(240)
+        return world, boxes
+    plain, _ = stacks()
+    plain.step(120)
+    world, boxes = stacks()
+    world.remove_body(boxes[5])                  # the second of the other stack
+    world.step(120)
+    # the ground and the first stack (rows below the removed body's) as they were
+    assert np.abs(world.positions[:5] - plain.positions[:5]).max() < 1e-9
+    assert np.abs(world.linear_velocities[:5]).max() < 1e-6
+    # the two boxes above the removed one fell onto the one below it
+    assert world.positions[5:, 2] == pytest.approx([0.1, 0.3, 0.5], abs=1e-3)
 
 
 def test_joints_added_or_removed_beside_a_sleeping_jointed_stack_keep_its_reports():

@@ -356,6 +356,20 @@ def test_a_bodys_mass_and_inertia_may_change_while_it_runs():
         ground.mass = 3.0
 
 
+def test_a_removed_joint_says_so_and_may_be_added_again():
+    world = World()
+    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0)
+    hinge = world.add_joint(Hinge(None, box, anchor=(0, 0, 0.1), axis=(1, 0, 0)))
+    world.remove_joint(hinge)
+    with pytest.raises(ValueError, match="has been removed from its world"):
+        hinge.force
+    with pytest.raises(ValueError, match="is not in a world; add it"):
+        Hinge(None, box, anchor=(0, 0, 0.1), axis=(1, 0, 0)).force
+    world.add_joint(hinge)
+    world.step()
+    assert hinge.force[2] == pytest.approx(9.81)
+
+
 def test_a_joint_in_a_coupling_is_removed_after_the_coupling():
     world = World()
     a = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0)
