@@ -248,19 +248,19 @@ def _write_final_frame(scene, out: str):
 
 
 def cmd_bench(args):
+    """The benchmarks asked for (all physics ones by default), checked before any is run."""
     from tools import bench
     names = args.names or None
-    if names and "render" in names:
-        from render.commands import bench_render
-        print(json.dumps({"render": bench_render()}, indent=2))
-        names = [n for n in names if n != "render"] or None
-        if names is None:
-            return
-    _output_path(args.out, "--out", ".json")
+    out = _output_path(args.out, "--out", ".json")
     try:
-        report = bench.run(names, args.out)
+        bench.check_names(names or [])
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    try:
+        report = bench.run(names, out)
+    except ImportError as exc:
+        raise UsageError(f"bench render needs the viewer extra (pip install -e '.[viewer]'): "
+                         f"{exc}") from None
     print(json.dumps(report, indent=2))
 
 
