@@ -285,6 +285,21 @@ class FolderWriter:
         pass
 
 
+def check_output(out, option: str = "out") -> str:
+    """The kind of output ``out`` names (see ``output_kind``), checked before any work: the
+    folder it goes in must exist (a folder of frames is made, but not its parent).
+    ValueError naming ``option`` otherwise."""
+    try:
+        kind = output_kind(out)
+    except ValueError as exc:
+        raise ValueError(f"{option}: {exc}") from None
+    path = os.path.abspath(str(out))        # (abspath drops a folder's trailing separator)
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder):
+        raise ValueError(f"{option}: the folder {folder!r} does not exist")
+    return kind
+
+
 def output_kind(out) -> str:
     """'png', 'gif', 'mp4' or 'folder' from an output path (a path ending in a separator or
     without a suffix is a folder of PNGs)."""

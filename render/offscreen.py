@@ -9,13 +9,12 @@ from __future__ import annotations
 import math
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
 from .backend import load_pyglet, make_window, renderer_info
 from .camera import Camera
-from .imagefiles import FolderWriter, GifWriter, Mp4Writer, output_kind, write_png
+from .imagefiles import FolderWriter, GifWriter, Mp4Writer, check_output, write_png
 from .scenedata import WorldGeometry
 from .sim import Simulation, as_scene
 
@@ -114,6 +113,8 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
       state at ``k / fps`` after the start;
     - a path ending in ``/`` or without a suffix: that many numbered PNGs in a folder.
 
+    The folder ``out`` goes in must exist (ValueError before any work otherwise).
+
     The world advances at its own dt (with ``controller`` applied before every step).
     ``camera`` is a camera spec (see ``render.camera``); by default the bodies are framed.
     ``quality``: "fast", "full" or None (fast on a software rasteriser; see ``renderer``).
@@ -125,7 +126,7 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
         raise ValueError(f"seconds must be >= 0, got {seconds!r}")
     if not fps > 0:
         raise ValueError(f"fps must be > 0, got {fps!r}")
-    kind = output_kind(out)
+    kind = check_output(out)
     spec = as_scene(world, camera=camera, controller=controller)
     if playback is not None:
         if playback.world is not spec.world:
@@ -147,7 +148,6 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
             bar = _Progress(1, progress, "render")
             sim.advance_to(t0 + seconds)
             cam = initial_camera(spec.camera, geometry, size[0] / size[1])   # frame the end
-            Path(out).parent.mkdir(parents=True, exist_ok=True)
             write_png(out, off.render(geometry, cam, opts))
             bar.update(1, spec.world.time - t0)
             bar.close()
@@ -157,7 +157,6 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
             if kind == "folder":
                 writer = FolderWriter(out)
             else:
-                Path(out).parent.mkdir(parents=True, exist_ok=True)
                 writer = GifWriter(out, fps) if kind == "gif" else Mp4Writer(out, fps)
             bar = _Progress(n, progress, "render")
             try:

@@ -306,8 +306,21 @@ def cmd_view(args):
     view_command(scene, scenes=listed, load_scene=load_scene if listed else None)
 
 
+def _render_output(path: str) -> str:
+    """render's --out, checked before any work as run's outputs are: its suffix is .png,
+    .gif or .mp4 (or none, or a trailing /: a folder of frames) and the folder it goes in
+    exists (a folder of frames is made, but not its parent)."""
+    from render.imagefiles import check_output
+    try:
+        check_output(path, "--out")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return path
+
+
 def cmd_render(args):
     from render.commands import render_command
+    _render_output(args.out)
     if _is_recording(args.scene):
         scene, playback = _open_recording(args.scene, args.param)
         seconds = playback.duration if args.seconds is None else args.seconds

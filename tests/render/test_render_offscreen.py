@@ -71,6 +71,17 @@ def test_clip_frame_counts(gl_mode, tmp_path):
     assert a.shape == (64, 96, 3) and np.any(a != c)          # the ball moved
 
 
+def test_a_clip_into_a_missing_folder_is_refused_before_any_work(tmp_path):
+    """The folder an output goes in must exist (it was made quietly); the world is not
+    stepped. A folder of frames is made itself, but not its parent."""
+    from render import render_offscreen
+    world = drop_world()
+    for out in ("clip.gif", "still.png", "frames/"):
+        with pytest.raises(ValueError, match=f"out: the folder '{tmp_path / 'no'}' does not"):
+            render_offscreen(world, seconds=0.5, out=tmp_path / "no" / out, progress=False)
+    assert world.time == 0.0 and not (tmp_path / "no").exists()
+
+
 def test_mp4(gl_mode, tmp_path):
     pytest.importorskip("imageio_ffmpeg")
     from render import render_offscreen

@@ -54,6 +54,7 @@ def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     (["run", "pendulum", "--record", "out.txt"], "give a name ending in .npz"),
     (["run", "pendulum", "--png", "last.jpg"], "give a name ending in .png"),
     (["bench", "machine", "--out", "no_such_folder/b.json"], "no_such_folder' does not exist"),
+    (["render", "pendulum", "--out", "clip.jpg"], "--out: out must end in .png, .gif or .mp4"),
     (["plot", "no_such_recording.npz"], "does not exist"),
     (["run", "chain", "--contact-iterations", "0"], "contact_iterations must be a positive integer, got 0"),
     (["run", "missing_file.py"], "does not exist"),
@@ -63,6 +64,19 @@ def test_errors_are_one_clear_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("out", ["clip.gif", "last.png", "frames/"])
+def test_render_refuses_a_missing_folder_before_any_work(out, tmp_path, monkeypatch, capsys):
+    """As run's --png and --record do: one line naming the folder, exit code 2, nothing
+    built or rendered and no folder made (render quietly made the missing folder)."""
+    import tools.cli
+    monkeypatch.setattr(tools.cli, "_load", lambda *a, **k: pytest.fail("the scene was built"))
+    missing = tmp_path / "nonexist"
+    assert main(["render", "pendulum", "--out", str(missing / out)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"maxcoord: error: --out: the folder '{missing}' does not exist\n"
+    assert not missing.exists()
 
 
 def test_a_run_whose_step_fails_keeps_its_summary_and_recording(tmp_path, capsys):
