@@ -312,15 +312,42 @@ def _render_output(path: str) -> str:
     exists (a folder of frames is made, but not its parent)."""
     from render.imagefiles import check_output
     try:
-        check_output(path, "--out")
+        return check_output(path, "--out")
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    return path
+
+
+def _check_render_numbers(seconds: float | None, fps: int, kind: str):
+    """render's --seconds and --fps, before any work (a GIF plays at most 50 fps)."""
+    if seconds is not None and not (np.isfinite(seconds) and seconds >= 0):
+        raise UsageError(f"--seconds must be a number of seconds >= 0, got {seconds:g}")
+    if not fps > 0:
+        raise UsageError(f"--fps must be a positive number of frames per second, got {fps}")
+    if kind == "gif":
+        from render.imagefiles import check_gif_fps
+        try:
+            check_gif_fps(fps, "--fps")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+
+
+def _rendered(done: dict, asked: float) -> str:
+    """What render wrote: a still's time, or a clip's frames and the seconds it plays (and
+    that they are the seconds asked, to whole frames, when they differ)."""
+    if done["kind"] == "png":
+        return f"wrote {done['out']} (the state at t = {done['sim_time']:.2f} s)"
+    frames, fps, duration = done["frames"], done["fps"], done["duration"]
+    text = f"wrote {done['out']} ({frames} frame{'s' * (frames != 1)} at {fps:g} fps: " \
+           f"{duration:.2f} s"
+    if abs(duration - asked) > 1e-9:
+        text += f"; the {asked:g} s asked, in whole frames of 1/{fps:g} s"
+    return text + ")"
 
 
 def cmd_render(args):
     from render.commands import render_command
-    _render_output(args.out)
+    kind = _render_output(args.out)
+    _check_render_numbers(args.seconds, args.fps, kind)
     if _is_recording(args.scene):
         scene, playback = _open_recording(args.scene, args.param)
         seconds = playback.duration if args.seconds is None else args.seconds
@@ -333,8 +360,7 @@ def cmd_render(args):
         scene = _load(args.scene, _params(args.param), sleeping=args.sleeping)
         seconds = 5.0 if args.seconds is None else args.seconds
         done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps)
-    print(f"wrote {done['out']} ({done['frames']} frame{'s' * (done['frames'] != 1)}, "
-          f"{done['sim_time']:.2f} s)")
+    print(_rendered(done, seconds))
 
 
 def cmd_plot(args):

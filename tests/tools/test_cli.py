@@ -55,12 +55,18 @@ def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     (["run", "pendulum", "--png", "last.jpg"], "give a name ending in .png"),
     (["bench", "machine", "--out", "no_such_folder/b.json"], "no_such_folder' does not exist"),
     (["render", "pendulum", "--out", "clip.jpg"], "--out: out must end in .png, .gif or .mp4"),
+    (["render", "pendulum", "--out", "clip.gif", "--fps", "60"],
+     "--fps must be above 0 and at most 50 for a GIF"),
+    (["render", "pendulum", "--out", "clip.gif", "--fps", "0"], "--fps must be a positive"),
+    (["render", "pendulum", "--out", "clip.gif", "--seconds", "-1"],
+     "--seconds must be a number of seconds >= 0, got -1"),
     (["plot", "no_such_recording.npz"], "does not exist"),
     (["run", "chain", "--contact-iterations", "0"], "contact_iterations must be a positive integer, got 0"),
     (["run", "missing_file.py"], "does not exist"),
     (["bench", "nosuch"], "unknown benchmark"),
 ])
-def test_errors_are_one_clear_line(argv, message, capsys):
+def test_errors_are_one_clear_line(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)            # (nothing may be written; if it is, not here)
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
@@ -77,6 +83,19 @@ def test_render_refuses_a_missing_folder_before_any_work(out, tmp_path, monkeypa
     err = capsys.readouterr().err
     assert err == f"maxcoord: error: --out: the folder '{missing}' does not exist\n"
     assert not missing.exists()
+
+
+def test_render_reports_the_clip_it_wrote(tmp_path, capsys):
+    """render --seconds 0.21 at 30 fps writes 6 frames whose delays (cs) sum to the 0.2 s
+    it reports, and says that is the time asked in whole frames (it reported the last
+    frame's time, 0.17 s, and stored 3 cs frames: 0.18 s of play)."""
+    from render.imagefiles import gif_frame_delays
+    out = tmp_path / "clip.gif"
+    assert main(["render", "pendulum", "--seconds", "0.21", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out.strip()
+    assert printed == (f"wrote {out} (6 frames at 30 fps: 0.20 s; the 0.21 s asked, in "
+                       "whole frames of 1/30 s)")
+    assert gif_frame_delays(out) == [3, 4, 3, 3, 4, 3]
 
 
 def test_a_run_whose_step_fails_keeps_its_summary_and_recording(tmp_path, capsys):
