@@ -165,8 +165,7 @@ def cmd_run(args):
         ("contacts (max)", f"{max_contacts}"),
     ]
     if world.sleeping:
-        rows.append(("asleep at the end",
-                     f"{np.count_nonzero(world.asleep)} of {len(world.bodies)} bodies"))
+        rows.append(("dynamic bodies asleep", _asleep_at_the_end(world)))
     rows += scene.summary()          # the scene's own figures, under the generic ones
     if stopped is not None:
         sys.stderr.write("\n")
@@ -182,6 +181,14 @@ def cmd_run(args):
         _write_final_frame(scene, png_path)
     if stopped is not None:
         raise RunStopped(f"the run stopped at t={world.time:.6g} s: {stopped}")
+
+
+def _asleep_at_the_end(world) -> str:
+    """How many of the dynamic bodies sleep (static ones, the ground plane among them, never
+    sleep and are not counted)."""
+    dynamic = np.array([not body.static for body in world.bodies], dtype=bool)
+    asleep = np.count_nonzero(np.asarray(world.asleep, dtype=bool) & dynamic)
+    return f"{asleep} of {np.count_nonzero(dynamic)} at the end"
 
 
 def _sample(record: dict, world, coordinated, err: float):
