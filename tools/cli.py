@@ -73,12 +73,49 @@ def _add_sleeping(parser, drawn: bool):
                              "touches them" + (" (drawn paler)" if drawn else ""))
 
 
+LIST_WIDTH = 100      # characters a line of `maxcoord list` wraps at
+
+
 def cmd_list(args):
+    """Every scene (or the one named): its description, then each parameter with its
+    default, unit and meaning."""
     import scenes
-    for name in scenes.names():
-        info = scenes.describe(name)
-        params = ", ".join(f"{k}={v}" for k, v in info["params"].items()) or "-"
-        print(f"{name:16s} {info['description']}\n{'':16s} parameters: {params}")
+    if args.scene is None:
+        print("Scenes and their parameters (set with --param NAME=VALUE): NAME = DEFAULT UNIT "
+              "and what it sets\n(counts, flags and plain numbers such as friction "
+              "coefficients have no unit)\n")
+    listed = scenes.names() if args.scene is None else [args.scene]
+    for k, name in enumerate(listed):
+        try:
+            info = scenes.describe(name)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        print("\n".join(_scene_listing(name, info)) + ("\n" if k + 1 < len(listed) else ""))
+
+
+# the units of a build docstring that `maxcoord list` leaves out: a plain number, a count
+# and a flag, whose defaults show what they are
+UNSHOWN_UNITS = ("-", "count", "true/false")
+
+
+def _scene_listing(name: str, info: dict) -> list[str]:
+    """Lines of `maxcoord list` for one scene: its name and wrapped description, then a
+    line per parameter, ``name = default unit``, its meaning wrapped beside it."""
+    import textwrap
+    lines = textwrap.wrap(info["description"] or info["title"], LIST_WIDTH,
+                          initial_indent=f"{name:17s}", subsequent_indent=" " * 17) or [name]
+    parameters = info["parameters"]
+    heads = {key: f"{key} = {p['default']} "
+                  f"{'' if p['unit'] in UNSHOWN_UNITS else p['unit']}".rstrip()
+             for key, p in parameters.items()}
+    column = max((len(h) for h in heads.values()), default=0) + 6
+    for key, p in parameters.items():
+        lines += textwrap.wrap(p["meaning"] or "-", LIST_WIDTH,
+                               initial_indent=f"    {heads[key]:{column - 4}s}",
+                               subsequent_indent=" " * column)
+    if not parameters:
+        lines.append("    (no parameters)")
+    return lines
 
 
 def _progress(done: int, total: int, start: float):
@@ -380,6 +417,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="maxcoord", description="maximal-coordinate rigid-body physics")
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("list", help="list the scenes with descriptions and parameters")
+    s.add_argument("scene", nargs="?", default=None,
+                   help="one scene (a name or a .py file) to describe (default: all)")
     s.set_defaults(func=cmd_list)
     s = sub.add_parser("run", help="run a scene headless and print a summary")
     s.add_argument("scene", help="scene name (see `maxcoord list`) or a .py file defining build(world)")
@@ -436,6 +475,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:         # (maxcoord list | head: the reader has all it wants)
+        sys.stdout = open(os.devnull, "w")
+        return 0
     return 0
 
 

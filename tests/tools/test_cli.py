@@ -102,6 +102,48 @@ def test_render_reports_the_clip_it_wrote(tmp_path, capsys):
     assert gif_frame_delays(out) == [3, 4, 3, 3, 4, 3]
 
 
+def test_list_shows_each_parameter_with_its_unit_and_meaning(capsys):
+    """It showed "tip=3.0" and "angle=1.0" with neither unit nor meaning."""
+    import re
+    assert main(["list"]) == 0
+    text = capsys.readouterr().out
+    for head, meaning in (("tip = 3.0 rad/s", "the angular speed given to the first domino"),
+                          ("angle = 1.0 rad", "the rod's start angle from hanging straight"),
+                          ("push = 1.6 m/s", "the speed given to the upper body"),
+                          ("spin = 6.0 rad/s", "the T-handle's start spin about its middle"),
+                          ("size = 0.5 m", "each cube's edge"),
+                          ("gap = 0.02 m", "horizontal gap between neighbouring cubes"),
+                          ("friction = 0.6", "Coulomb friction coefficient")):
+        assert re.search(rf"^    {re.escape(head)} +{re.escape(meaning)}", text, re.M), head
+    import scenes
+    assert all(re.search(rf"^{name} ", text, re.M) for name in scenes.names())
+    assert max(len(line) for line in text.splitlines()) <= 100
+
+
+def test_list_describes_one_scene(capsys):
+    assert main(["list", "pendulum"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("pendulum ") and len(lines) == 3
+    assert lines[1].split() == ["angle", "=", "1.0", "rad", "the", "rod's", "start", "angle",
+                                "from", "hanging", "straight", "down", "(0", "hangs", "still)."]
+    assert main(["list", "nosuch"]) == 2
+    assert "unknown scene 'nosuch'" in capsys.readouterr().err
+
+
+def test_list_into_a_pipe_closed_early_ends_quietly(monkeypatch):
+    """maxcoord list | head -3: the reader leaves early, the next write fails with a broken
+    pipe; that ends the listing quietly, exit 0 (it was a traceback)."""
+    import io
+    import sys
+
+    class ClosedPipe(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["list"]) == 0
+
+
 def test_a_run_whose_step_fails_keeps_its_summary_and_recording(tmp_path, capsys):
     """A step that fails part-way (a force of 1e308 N from 0.2 s overflows the position
     within 2 s) ends the run with exit code 1 and one error line; the summary covers the
