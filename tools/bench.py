@@ -195,6 +195,14 @@ BENCHES = {"chain": bench_chain, "chain_energy": bench_chain_energy, "contacts":
 ON_REQUEST = {"render": bench_render}
 
 
+# what each benchmark measures, one line each (the command line's help)
+ABOUT = {"chain": "us per step of hanging ball-joint chains of 10 to 10000 links",
+         "chain_energy": "energy drift of a 100-rod chain over 60 simulated s",
+         "contacts": "us per step of a 55-box pyramid, 1000 spheres and 10 ragdolls",
+         "machine": "this machine's speed at a Python loop, numpy calls and a sparse product",
+         "render": "ms per frame drawing 100, 1000 and 5000 bodies (needs OpenGL)"}
+
+
 def all_names() -> list[str]:
     """Every benchmark's name: those run by default, then those run only when named."""
     return [*BENCHES, *ON_REQUEST]

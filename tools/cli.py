@@ -70,7 +70,16 @@ def _load(target: str, params: dict, dt: float | None = None, sleeping: bool = F
 def _add_sleeping(parser, drawn: bool):
     parser.add_argument("--sleeping", action="store_true",
                         help="let islands of bodies that have stayed still sleep until something "
-                             "touches them" + (" (drawn paler)" if drawn else ""))
+                             "touches them (" + ("drawn paler; " if drawn else "")
+                             + "default: off, unless the scene turns it on)")
+
+
+def _add_param(parser, recordings: bool):
+    parser.add_argument("--param", action="append", metavar="NAME=VALUE",
+                        help="set one of the scene's parameters, repeatable (their names, "
+                             "defaults and units: `maxcoord list SCENE`; default: the scene's "
+                             "own)" + ("; not with a .npz recording, which stores its own"
+                                       if recordings else ""))
 
 
 LIST_WIDTH = 100      # characters a line of `maxcoord list` wraps at
@@ -102,8 +111,8 @@ def _scene_listing(name: str, info: dict) -> list[str]:
     """Lines of `maxcoord list` for one scene: its name and wrapped description, then a
     line per parameter, ``name = default unit``, its meaning wrapped beside it."""
     import textwrap
-    lines = textwrap.wrap(info["description"] or info["title"], LIST_WIDTH,
-                          initial_indent=f"{name:17s}", subsequent_indent=" " * 17) or [name]
+    lines = textwrap.wrap(info["description"] or "(no DESCRIPTION)", LIST_WIDTH,
+                          initial_indent=f"{name:16s} ", subsequent_indent=" " * 17) or [name]
     parameters = info["parameters"]
     heads = {key: f"{key} = {p['default']} "
                   f"{'' if p['unit'] in UNSHOWN_UNITS else p['unit']}".rstrip()
@@ -414,50 +423,104 @@ def cmd_plot(args):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="maxcoord", description="maximal-coordinate rigid-body physics")
+    p = argparse.ArgumentParser(prog="maxcoord", description="maximal-coordinate rigid-body "
+                                "physics: scenes, runs, benchmarks, a viewer and rendering "
+                                "(`maxcoord COMMAND --help` for each command's options)")
     sub = p.add_subparsers(dest="command", required=True)
-    s = sub.add_parser("list", help="list the scenes with descriptions and parameters")
+    for add in (_list_parser, _run_parser, _bench_parser, _view_parser, _render_parser,
+                _plot_parser):
+        add(sub)
+    return p
+
+
+def _command(sub, name: str, text: str, func):
+    """A subcommand whose one-line ``text`` is both its entry in the top-level help and its
+    own help's description."""
+    s = sub.add_parser(name, help=text, description=text)
+    s.set_defaults(func=func)
+    return s
+
+
+def _list_parser(sub):
+    s = _command(sub, "list", "list the scenes with their descriptions and parameters (each "
+                 "with its default, unit and meaning)", cmd_list)
     s.add_argument("scene", nargs="?", default=None,
                    help="one scene (a name or a .py file) to describe (default: all)")
-    s.set_defaults(func=cmd_list)
-    s = sub.add_parser("run", help="run a scene headless and print a summary")
-    s.add_argument("scene", help="scene name (see `maxcoord list`) or a .py file defining build(world)")
-    s.add_argument("--seconds", type=float, default=10.0, help="simulated seconds (default 10)")
-    s.add_argument("--dt", type=float, default=None, help="step size in seconds (default: the scene's)")
-    s.add_argument("--param", action="append", metavar="KEY=VALUE", help="scene parameter")
-    s.add_argument("--record", metavar="OUT.npz", help="save time series of poses, energy, forces")
-    s.add_argument("--png", metavar="OUT.png", help="draw the final state to a PNG (OpenGL, no display needed)")
-    s.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _run_parser(sub):
+    s = _command(sub, "run", "run a scene headless and print a summary", cmd_run)
+    s.add_argument("scene", help="scene name (see `maxcoord list`) or a .py file defining "
+                   "build(world)")
+    s.add_argument("--seconds", type=float, default=10.0, metavar="S",
+                   help="simulated time to run, in s (default 10)")
+    s.add_argument("--dt", type=float, default=None, metavar="DT",
+                   help="step size, in s (default: the scene's; 1/240 for the ready scenes)")
+    _add_param(s, recordings=False)
+    s.add_argument("--record", metavar="OUT.npz",
+                   help="save time series (up to 4000 samples: every step, or every k-th "
+                        "of a long run) of poses, velocities, energy, "
+                        "constraint error, joint forces and coordinates to this .npz, for "
+                        "`maxcoord plot` and `view` (default: none)")
+    s.add_argument("--png", metavar="OUT.png",
+                   help="draw the final state to this 1280x720 PNG (OpenGL, no display "
+                        "needed; default: none)")
+    s.add_argument("--quiet", action="store_true",
+                   help="no progress bar on stderr (default: a bar on a terminal, a line per "
+                        "quarter otherwise)")
     s.add_argument("--contact-iterations", type=int, default=None, metavar="N",
                    help="iteration budget of the iterative contact solve per step (default "
                         "60; 20-30 trade accuracy for speed in big piles, 120 buys accuracy)")
     _add_sleeping(s, drawn=False)
-    s.set_defaults(func=cmd_run)
-    s = sub.add_parser("bench", help="benchmarks, JSON out (chain, chain_energy, contacts, render)")
-    s.add_argument("names", nargs="*", help="which benchmarks (default: all physics benchmarks)")
-    s.add_argument("--out", help="also write the JSON here")
-    s.set_defaults(func=cmd_bench)
-    s = sub.add_parser("view", help="open the interactive viewer on a scene, or play back a "
-                       "recording (.npz from `run --record`) with a timeline")
+
+
+def _bench_parser(sub):
+    from tools import bench
+    names = bench.all_names()
+    s = _command(sub, "bench", f"run benchmarks and print their JSON report ({', '.join(names)};"
+                 " every report carries machine)", cmd_bench)
+    s.add_argument("names", nargs="*", metavar="NAME",
+                   help="which benchmarks: " + "; ".join(f"{n}: {bench.ABOUT[n]}" for n in names)
+                        + f" (default: all but {', '.join(bench.ON_REQUEST)}, which runs only "
+                        "when named)")
+    s.add_argument("--out", metavar="OUT.json",
+                   help="also write the JSON report to this .json file, checked before any "
+                        "benchmark runs (default: printed only)")
+
+
+def _view_parser(sub):
+    s = _command(sub, "view", "open the interactive viewer on a scene, or play back a "
+                 "recording (.npz from `run --record`) with a timeline", cmd_view)
     s.add_argument("scene", help="scene name, a .py scene file, or a .npz recording")
-    s.add_argument("--param", action="append", metavar="KEY=VALUE")
+    _add_param(s, recordings=True)
     _add_sleeping(s, drawn=True)
-    s.set_defaults(func=cmd_view)
-    s = sub.add_parser("render", help="render a scene (or a .npz recording's playback) "
-                       "offscreen to .png/.gif/.mp4 or a folder")
+
+
+def _render_parser(sub):
+    s = _command(sub, "render", "render a scene (or a .npz recording's playback) offscreen to "
+                 ".png/.gif/.mp4 or a folder of PNG frames", cmd_render)
     s.add_argument("scene", help="scene name, a .py scene file, or a .npz recording")
-    s.add_argument("--seconds", type=float, default=None,
-                   help="default 5 for a scene, the whole recording for a .npz")
-    s.add_argument("--out", required=True)
-    s.add_argument("--fps", type=int, default=30)
-    s.add_argument("--param", action="append", metavar="KEY=VALUE")
+    s.add_argument("--seconds", type=float, default=None, metavar="S",
+                   help="simulated time to render, in s: a clip of round(S * fps) frames, or "
+                        "a .png of the state after S (default: 5 for a scene, the whole "
+                        "recording for a .npz)")
+    s.add_argument("--out", required=True, metavar="OUT",
+                   help="where to write (required): a .png still, a .gif or .mp4 clip, or a "
+                        "folder of numbered PNG frames (a path ending in / or without a "
+                        "suffix); the folder it goes in must exist")
+    s.add_argument("--fps", type=int, default=30, metavar="N",
+                   help="frames per second of a clip, frame k showing t = k / N s (default "
+                        "30; a GIF at most 50)")
+    _add_param(s, recordings=True)
     _add_sleeping(s, drawn=True)
-    s.set_defaults(func=cmd_render)
-    s = sub.add_parser("plot", help="plot energy, constraint error and joint coordinates of a recording")
+
+
+def _plot_parser(sub):
+    s = _command(sub, "plot", "plot energy, constraint error and joint coordinates of a "
+                 "recording against time (needs matplotlib)", cmd_plot)
     s.add_argument("recording", help="a .npz written by `maxcoord run --record`")
-    s.add_argument("--out", default="plot.png")
-    s.set_defaults(func=cmd_plot)
-    return p
+    s.add_argument("--out", default="plot.png", metavar="OUT.png",
+                   help="the .png to write (default plot.png)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -253,3 +253,68 @@ def test_run_whiteboard_prints_its_path_error_and_pressing_force(capsys):
     assert "off the 4 N command" in text
     assert main(["run", "pendulum", "--seconds", "0.1", "--quiet"]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("contacts (max)")
+
+
+def _commands():
+    """{name: parser} of maxcoord's subcommands."""
+    import argparse
+    from tools.cli import build_parser
+    parser = build_parser()
+    return next(a for a in parser._actions
+                if isinstance(a, argparse._SubParsersAction)).choices
+
+
+def test_every_option_says_what_it_does_and_its_default():
+    """render --out, render --fps (30), view/render --param and plot --out (plot.png) had
+    no help at all."""
+    import argparse
+    for command, parser in _commands().items():
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            where = (command, action.option_strings or action.dest)
+            assert action.help and len(action.help) > 20, where
+            if action.option_strings and not action.required:
+                assert "default" in action.help, where
+    options = {a.dest: a.help for a in _commands()["render"]._actions}
+    assert "default 30" in options["fps"] and "per second" in options["fps"]
+    assert "required" in options["out"] and ".gif" in options["out"]
+    assert "default plot.png" in {a.dest: a.help for a in _commands()["plot"]._actions}["out"]
+
+
+def test_the_help_names_every_benchmark():
+    """The top-level help listed the benchmarks without machine; bench --help listed none."""
+    from tools import bench
+    from tools.cli import build_parser
+    top = " ".join(build_parser().format_help().split())
+    assert f"({', '.join(bench.all_names())};" in top
+    own = " ".join(_commands()["bench"].format_help().split())
+    for name in bench.all_names():
+        assert f"{name}: {bench.ABOUT[name]}" in own
+
+
+def test_readme_command_line_section_shows_every_option():
+    """README's Command line section keeps in step with the parser: each command's usage
+    lines there name every option it takes (they left out run --quiet, render --fps and
+    --param for view and render), and bench's name every benchmark."""
+    import pathlib
+    import re
+    from tools import bench
+    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Command line\n", 1)[1].split("\n## ", 1)[0]
+    usage = {}
+    command = None
+    for line in section.splitlines():
+        if not line.startswith("    "):
+            command = None
+            continue
+        start = re.match(r"\s+maxcoord (\w+)", line)
+        command = start.group(1) if start else command
+        if command:
+            usage[command] = usage.get(command, "") + line.split("#")[0]
+    for command, parser in _commands().items():
+        for action in parser._actions:
+            for flag in action.option_strings:
+                if flag.startswith("--") and flag != "--help":
+                    assert re.search(rf"{flag}\b", usage[command]), (command, flag)
+    assert all(re.search(rf"\b{name}\b", usage["bench"]) for name in bench.all_names())
