@@ -46,6 +46,14 @@ class PointOnPlane(Joint):
         return float((self.anchor - (xa + ra @ self._la)) @ (ra @ self._na))
 
 
+def _check_coordinate_joint(label: str, joint, user: str = "a coupling"):
+    """ValueError naming ``label`` unless ``joint`` has one coordinate to couple: a Hinge's
+    angle or a Slider's position."""
+    if not isinstance(joint, (Hinge, Slider)):
+        raise ValueError(f"{label} must be a Hinge or a Slider joint ({user} works on its "
+                         f"angle or position), got {joint!r}")
+
+
 class Coupling(Joint):
     """phi(q) = 0 on the coordinates q of ``joints`` (hinge angles in rad, continuous over
     whole turns, slider positions in m, each zero at its joint's creation).
@@ -56,8 +64,10 @@ class Coupling(Joint):
 
     def __init__(self, joints, phi, grad, hessian=None, name=None):
         joints = list(joints)
-        if not joints or not all(isinstance(j, (Hinge, Slider)) for j in joints):
-            raise ValueError("joints must be a non-empty list of Hinge and Slider joints")
+        if not joints:
+            raise ValueError("joints must list at least one Hinge or Slider joint, got none")
+        for k, joint in enumerate(joints):
+            _check_coordinate_joint(f"joints[{k}]", joint)
         if len({id(j) for j in joints}) != len(joints):
             raise ValueError(f"joints must be different joints, got {joints} (a coupling of a "
                              "joint with itself holds or locks it)")
@@ -116,9 +126,17 @@ class Coupling(Joint):
         return float(self.phi(self.q))
 
 class Gear(Coupling):
-    """q2 = ratio * q1 for two hinges or sliders (a gear pair, a rack and pinion)."""
+    """q2 = ratio * q1, where q1 is ``joint1``'s coordinate and q2 ``joint2``'s (a Hinge's
+    angle in rad or a Slider's position in m, each zero at its joint's creation): a gear
+    pair (two hinges, ratio = -r1 / r2 for meshing gears turning opposite ways), a rack and
+    pinion (a hinge and a slider, ratio in m/rad or rad/m). ``ratio`` is any finite number."""
 
     def __init__(self, joint1, joint2, ratio: float, name=None):
+        _check_coordinate_joint("joint1", joint1, "a gear")
+        _check_coordinate_joint("joint2", joint2, "a gear")
+        if joint1 is joint2:
+            raise ValueError(f"joint1 and joint2 must be different joints, got {joint1!r} "
+                             "twice (a gear of a joint with itself holds or locks it)")
         r = check_number("ratio", ratio)
         weights = np.array([-r, 1.0])        # phi = weights . q (the table uses them alone)
         super().__init__([joint1, joint2], lambda q: weights @ q, lambda q: weights,

@@ -48,6 +48,11 @@ class Shape:
 
 @dataclass(frozen=True)
 class Sphere(Shape):
+    """A ball of ``radius`` (m, > 0) centred on the body's centre of mass.
+
+    ``world.add_body(Sphere(0.1), mass=0.5, position=(0, 0, 1))``; a uniform solid's
+    inertia, 2/5 m r^2 about every axis.
+    """
     radius: float
     KIND = SPHERE
 
@@ -70,6 +75,11 @@ class Sphere(Shape):
 
 @dataclass(frozen=True)
 class Box(Shape):
+    """A box centred on the body's centre of mass, with ``half_extents`` (hx, hy, hz) (m, each
+    > 0) along the body's local x, y and z axes: a 1 m cube is ``Box((0.5, 0.5, 0.5))``.
+
+    A uniform solid's inertia, m (hy^2 + hz^2) / 3 about local x and likewise.
+    """
     half_extents: tuple
     KIND = BOX
 
@@ -96,6 +106,13 @@ class Box(Shape):
 
 @dataclass(frozen=True)
 class Capsule(Shape):
+    """A capsule along the body's local z axis: the points within ``radius`` (m, > 0) of
+    the segment from z = -half_length to z = +half_length (m, >= 0; 0 is a sphere), centred
+    on the body's centre of mass. Its length overall is 2 (half_length + radius).
+
+    To lay it along another direction, give the body an orientation turning local z onto
+    it. A uniform solid's inertia (a cylinder and two hemispherical caps).
+    """
     radius: float
     half_length: float
     KIND = CAPSULE
@@ -132,6 +149,14 @@ class Capsule(Shape):
 
 @dataclass(frozen=True)
 class Cylinder(Shape):
+    """A solid cylinder along the body's local z axis, centred on the body's centre of
+    mass: ``radius`` (m, > 0) and flat caps at z = -half_length and z = +half_length (m,
+    > 0), so it is 2 half_length long. A wheel rolling along x turns local z onto world y
+    (orientation (cos(-pi/4), sin(-pi/4), 0, 0)).
+
+    A uniform solid's inertia: m r^2 / 2 about local z, m (r^2 / 4 + (2 half_length)^2 / 12)
+    about local x and y.
+    """
     radius: float
     half_length: float
     KIND = CYLINDER
@@ -158,6 +183,19 @@ class Cylinder(Shape):
 
 @dataclass(frozen=True)
 class Plane(Shape):
+    """An infinite ground, or wall: the plane of points x with ``normal . x == offset``,
+    given in world coordinates, solid on the side behind its normal (``normal . x <
+    offset``); bodies rest on the side the normal points to.
+
+    ``normal``: a direction (normalised; default (0, 0, 1), up); ``offset`` (m): how far the
+    plane lies from the world origin along that unit normal (``Plane(offset=-1.0)``: the
+    ground at z = -1 m; ``Plane(normal=(-1, 0, 0), offset=-2.0)``: a wall at x = 2 m, solid
+    beyond it).
+
+    Static only: ``world.add_body(Plane())`` makes a static body that never moves (a
+    ``position``, ``orientation``, velocity, ``mass`` or ``density`` for it is refused);
+    it collides with every other shape and no plane with another plane.
+    """
     normal: tuple = (0.0, 0.0, 1.0)
     offset: float = 0.0
     KIND = PLANE

@@ -5,6 +5,7 @@ of numbered PNGs. Frames are (h, w, 3) uint8 arrays, top row first.
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import shutil
 import struct
@@ -131,14 +132,44 @@ def _lzw_uncompressed(indices: np.ndarray) -> bytes:
     return bytes([8]) + blocks + b"\x00"
 
 
+# A GIF stores each frame's delay in whole centiseconds, and players show a delay under 2 cs
+# as 10 cs: 50 frames per second is the most a GIF plays as written.
+MAX_GIF_FPS = 50
+
+
+def check_gif_fps(fps, option: str = "fps") -> float:
+    """``fps`` (frames per second) if a GIF can play it: above 0 and at most 50; ValueError
+    naming ``option`` otherwise."""
+    fps = float(fps)
+    if not 0 < fps <= MAX_GIF_FPS:
+        raise ValueError(f"{option} must be above 0 and at most {MAX_GIF_FPS} for a GIF (its "
+                         f"frame delays are whole hundredths of a second, and players slow "
+                         f"down delays under 2 of them), got {fps:g}; write .mp4 for more")
+    return fps
+
+
+def _gif_clock(k: int, fps: float) -> int:
+    """When frame k starts, in whole centiseconds: k / fps, to the nearest."""
+    return int(math.floor(100.0 * k / fps + 0.5))
+
+
+def gif_delays(count: int, fps: float) -> list[int]:
+    """The stored delays (cs) of ``count`` frames at ``fps``: each the step of the rounded
+    clock, so frame k starts within half a centisecond of k / fps and the delays sum to the
+    clip's length count / fps within half a centisecond (30 fps: 3, 4, 3, 3, 4, 3, ...;
+    one fixed round(100 / fps) = 3 cs played 30 fps at 33 fps, 10 % fast)."""
+    return [_gif_clock(k + 1, fps) - _gif_clock(k, fps) for k in range(count)]
+
+
 class GifWriter:
-    """Streams frames into an animated GIF. Uses Pillow (adaptive palettes, real LZW) when it
-    is installed; otherwise a built-in writer with a fixed dithered palette and uncompressed
-    LZW codes (bigger files, no dependency)."""
+    """Streams frames into an animated GIF at ``fps`` frames per second (at most 50: see
+    ``gif_delays``). Uses Pillow (adaptive palettes, real LZW) when it is installed;
+    otherwise a built-in writer with a fixed dithered palette and uncompressed LZW codes
+    (bigger files, no dependency)."""
 
     def __init__(self, path, fps: float, use_pillow: bool | None = None):
         self.path = str(path)
-        self.fps = fps
+        self.fps = check_gif_fps(fps)
         if use_pillow is None:
             use_pillow = importlib.util.find_spec("PIL") is not None
         self.use_pillow = use_pillow
@@ -164,7 +195,8 @@ class GifWriter:
             self._f.write(b"\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00")   # loop forever
         elif (w, h) != self._size:
             raise ValueError("all GIF frames must have the same size")
-        delay = max(2, int(round(100 / self.fps)))
+        k = self.count - 1                                   # this frame's index
+        delay = _gif_clock(k + 1, self.fps) - _gif_clock(k, self.fps)
         self._f.write(b"\x21\xf9\x04\x04" + struct.pack("<H", delay) + b"\x00\x00")
         self._f.write(b"\x2c" + struct.pack("<HHHHB", 0, 0, w, h, 0))
         self._f.write(_lzw_uncompressed(_quantize_fixed(frame)))
@@ -172,9 +204,9 @@ class GifWriter:
     def close(self):
         if self.use_pillow:
             if self.frames:
+                milliseconds = [10 * d for d in gif_delays(len(self.frames), self.fps)]
                 self.frames[0].save(self.path, save_all=True, append_images=self.frames[1:],
-                                    duration=int(round(1000 / self.fps)), loop=0,
-                                    optimize=False, disposal=1)
+                                    duration=milliseconds, loop=0, optimize=False, disposal=1)
             self.frames = []
         elif self._f is not None:
             self._f.write(b"\x3b")
@@ -184,12 +216,18 @@ class GifWriter:
 
 def gif_frame_count(path) -> int:
     """Number of images in a GIF (walks the block structure; no decoding)."""
+    return len(gif_frame_delays(path))
+
+
+def gif_frame_delays(path) -> list[int]:
+    """Each image's delay in a GIF, in centiseconds (0 for an image without a graphic
+    control block); walks the block structure, no decoding."""
     data = Path(path).read_bytes()
     if data[:6] not in (b"GIF87a", b"GIF89a"):
         raise ValueError(f"{path} is not a GIF file")
     flags = data[10]
     pos = 13 + (3 * 2 ** ((flags & 7) + 1) if flags & 0x80 else 0)
-    count = 0
+    delays, delay = [], 0
 
     def skip_blocks(p):
         while data[p]:
@@ -201,15 +239,18 @@ def gif_frame_count(path) -> int:
         if b == 0x3B:
             break
         if b == 0x21:
+            if data[pos + 1] == 0xF9:                     # graphic control: the next delay
+                delay = struct.unpack("<H", data[pos + 4:pos + 6])[0]
             pos = skip_blocks(pos + 2)
         elif b == 0x2C:
-            count += 1
+            delays.append(delay)
+            delay = 0
             f = data[pos + 9]
             pos += 10 + (3 * 2 ** ((f & 7) + 1) if f & 0x80 else 0)
             pos = skip_blocks(pos + 1)
         else:
             raise ValueError(f"bad GIF block 0x{b:02x} at {pos}")
-    return count
+    return delays
 
 
 # -- MP4 --------------------------------------------------------------------------------------
@@ -283,6 +324,21 @@ class FolderWriter:
 
     def close(self):
         pass
+
+
+def check_output(out, option: str = "out") -> str:
+    """The kind of output ``out`` names (see ``output_kind``), checked before any work: the
+    folder it goes in must exist (a folder of frames is made, but not its parent).
+    ValueError naming ``option`` otherwise."""
+    try:
+        kind = output_kind(out)
+    except ValueError as exc:
+        raise ValueError(f"{option}: {exc}") from None
+    path = os.path.abspath(str(out))        # (abspath drops a folder's trailing separator)
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder):
+        raise ValueError(f"{option}: the folder {folder!r} does not exist")
+    return kind
 
 
 def output_kind(out) -> str:

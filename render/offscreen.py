@@ -9,13 +9,13 @@ from __future__ import annotations
 import math
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
 from .backend import load_pyglet, make_window, renderer_info
 from .camera import Camera
-from .imagefiles import FolderWriter, GifWriter, Mp4Writer, output_kind, write_png
+from .imagefiles import (FolderWriter, GifWriter, Mp4Writer, check_gif_fps, check_output,
+                         write_png)
 from .scenedata import WorldGeometry
 from .sim import Simulation, as_scene
 
@@ -110,22 +110,30 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
     write what it looks like to ``out``:
 
     - ``*.png``: a still of the state after ``seconds`` (0 for the initial state);
-    - ``*.gif`` / ``*.mp4``: a clip of ``round(seconds * fps)`` frames, frame k showing the
-      state at ``k / fps`` after the start;
+    - ``*.gif`` / ``*.mp4``: a clip of n = ``round(seconds * fps)`` frames (at least 1),
+      frame k showing the state at ``k / fps`` after the start and shown for 1 / fps, so the
+      clip plays n / fps s (``seconds`` to the nearest whole frame); the world is then
+      simulated through the last frame's 1 / fps, to n / fps. A GIF takes at most 50 fps
+      (its delays are whole centiseconds; they follow the clock, e.g. 3, 4, 3 cs at 30 fps);
     - a path ending in ``/`` or without a suffix: that many numbered PNGs in a folder.
+
+    The folder ``out`` goes in must exist (ValueError before any work otherwise).
 
     The world advances at its own dt (with ``controller`` applied before every step).
     ``camera`` is a camera spec (see ``render.camera``); by default the bodies are framed.
     ``quality``: "fast", "full" or None (fast on a software rasteriser; see ``renderer``).
     ``playback``: a ``render.playback.Playback`` over ``world``: instead of simulating, frame
     k shows the recording at ``k / fps`` after its first sample (times past its end show the
-    last sample). Returns ``{"out", "kind", "frames", "sim_time", "size", "seconds_wall"}``.
+    last sample). Returns ``{"out", "kind", "frames", "fps", "duration" (s the clip plays; 0
+    for a still), "sim_time" (s simulated), "size", "seconds_wall"}``.
     """
     if not (seconds >= 0 and math.isfinite(seconds)):
         raise ValueError(f"seconds must be >= 0, got {seconds!r}")
     if not fps > 0:
         raise ValueError(f"fps must be > 0, got {fps!r}")
-    kind = output_kind(out)
+    kind = check_output(out)
+    if kind == "gif":
+        check_gif_fps(fps)
     spec = as_scene(world, camera=camera, controller=controller)
     if playback is not None:
         if playback.world is not spec.world:
@@ -147,7 +155,6 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
             bar = _Progress(1, progress, "render")
             sim.advance_to(t0 + seconds)
             cam = initial_camera(spec.camera, geometry, size[0] / size[1])   # frame the end
-            Path(out).parent.mkdir(parents=True, exist_ok=True)
             write_png(out, off.render(geometry, cam, opts))
             bar.update(1, spec.world.time - t0)
             bar.close()
@@ -157,7 +164,6 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
             if kind == "folder":
                 writer = FolderWriter(out)
             else:
-                Path(out).parent.mkdir(parents=True, exist_ok=True)
                 writer = GifWriter(out, fps) if kind == "gif" else Mp4Writer(out, fps)
             bar = _Progress(n, progress, "render")
             try:
@@ -168,9 +174,11 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
             finally:
                 writer.close()
                 bar.close()
+            sim.advance_to(t0 + n / fps)        # through the last frame's 1 / fps
     finally:
         off.close()
-    return {"out": str(out), "kind": kind, "frames": n, "sim_time": spec.world.time - t0,
+    return {"out": str(out), "kind": kind, "frames": n, "fps": fps,
+            "duration": 0.0 if kind == "png" else n / fps, "sim_time": spec.world.time - t0,
             "size": list(size), "seconds_wall": time.perf_counter() - wall}
 
 

@@ -12,8 +12,18 @@ CAMERA = {"target": (0.0, 0.0, 2.0), "distance": 10.0, "yaw": -90, "pitch": 15}
 
 
 def build(world, base=10, size=0.5, friction=0.6, gap=0.02, shot_speed=8.0, shot_time=1.0):
-    """size: cube edge (m); gap: horizontal spacing between neighbours (m); the ball
-    (radius 0.6 size, 4x the density of the boxes) starts at rest to the -x side."""
+    """A 2D pyramid of cubes (500 kg/m^3) on the ground, and a ball (radius 0.6 size, 2000
+    kg/m^3) at rest on the -x side that is set rolling into the pyramid's foot.
+
+    Parameters:
+        base (count): cubes in the bottom row (base 10: 55 cubes).
+        size (m): each cube's edge.
+        friction (-): Coulomb friction coefficient of the cubes, the ball and the ground.
+        gap (m): horizontal gap between neighbouring cubes in a row.
+        shot_speed (m/s): the speed the ball is given, rolling along +x (0: no shot, the
+            pyramid only stands).
+        shot_time (s): when the ball is set rolling.
+    """
     base = int(base)
     if base < 1:
         raise ValueError(f"base must be at least 1, got {base}")

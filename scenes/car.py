@@ -33,13 +33,22 @@ STANLEY_GAIN, STANLEY_SOFT = 3.0, 1.0  # cross-track gain (1/s) and softening sp
 
 def build(world, speed=5.0, cones=5, cone_spacing=7.0, amplitude=1.6, torque=400.0,
           friction=1.0, gate_width=3.0):
-    """speed: target speed (m/s) the rear motors drive at (wheel rate speed / WHEEL_RADIUS,
-    split between the two by an electronic differential in turns); cones: number of cones and
-    gates, the first at x = 8 m, ``cone_spacing`` (m) apart on y = 0; amplitude: sideways swing
-    (m) of the line the controller follows, which passes the cones alternately left and right
-    (1.6 m is the middle of a 3 m gate); torque: limit of each rear motor (N m); friction:
-    the ground's friction coefficient (the wheels have the same); gate_width: clear opening
-    (m) between a cone and its gate's outer post."""
+    """A 300 kg box chassis on four 15 kg cylinder wheels (radius 0.3 m) on sprung sliders,
+    rear wheels driven by motors and front ones steered by servos, driven by a Stanley
+    controller through a slalom of gates along +x.
+
+    Parameters:
+        speed (m/s): the target speed the rear motors drive at (wheel rate speed / 0.3 m,
+            split between the two by an electronic differential in turns).
+        cones (count): how many cones and gates, the first at x = 8 m.
+        cone_spacing (m): distance between cones along x (on y = 0).
+        amplitude (m): the sideways swing of the line the controller follows, which passes
+            the cones alternately left and right (1.6 m is the middle of a 3 m gate).
+        torque (N m): the most each rear motor applies.
+        friction (-): Coulomb friction coefficient of the ground (the wheels have the
+            same).
+        gate_width (m): the clear opening between a cone and its gate's outer post.
+    """
     cones = int(cones)
     if cones < 0 or cone_spacing <= 0 or torque <= 0 or gate_width <= 0:
         raise ValueError("need cones >= 0, cone_spacing > 0, torque > 0 and gate_width > 0")

@@ -10,9 +10,16 @@ CAMERA = {"target": (1.0, 0, 1.5), "distance": 6.0, "yaw": 90, "pitch": 10}
 
 
 def build(world, links=30, link_length=0.1, angle=0.0, self_collision=True):
-    """angle: initial tilt below the horizontal, rad (pi/2 hangs straight down);
-    self_collision: whether links that are not neighbours collide (off, the chain is a purely
-    conservative mechanism)."""
+    """A chain of 0.1 kg capsule links on ball joints, hung from the world 2 m up and
+    released at rest.
+
+    Parameters:
+        links (count): how many links.
+        link_length (m): each link's length, joint to joint.
+        angle (rad): the chain's start tilt below the horizontal (pi/2 hangs straight down).
+        self_collision (true/false): whether links that are not neighbours collide (off,
+            the chain is a purely conservative mechanism).
+    """
     if links < 1:
         raise ValueError(f"links must be at least 1, got {links}")
     world.add_body(Plane(offset=-links * link_length - 0.5), name="ground")

@@ -29,8 +29,19 @@ def layout(count, spacing, radius, growth):
 
 def build(world, count=50, height=0.4, spacing=0.22, radius=1.2, growth=0.25, tip=3.0,
           friction=0.5):
-    """height: domino height (m; width 0.5 h, thickness 0.15 h); spacing: along the curve (m);
-    the spiral r = radius + growth * theta; tip: angular speed given to the first (rad/s)."""
+    """Dominoes (700 kg/m^3) standing along the spiral r = radius + growth * theta, the
+    first tipped over onto the next.
+
+    Parameters:
+        count (count): how many dominoes.
+        height (m): each domino's height (width 0.5 height, thickness 0.15 height).
+        spacing (m): distance between neighbours, along the curve.
+        radius (m): the spiral's radius where it starts (theta = 0).
+        growth (m/rad): how fast the spiral's radius grows with the angle theta.
+        tip (rad/s): the angular speed given to the first domino, about its front bottom
+            edge.
+        friction (-): Coulomb friction coefficient of the dominoes and the ground.
+    """
     count = int(count)
     if count < 1:
         raise ValueError(f"count must be at least 1, got {count}")

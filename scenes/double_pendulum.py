@@ -11,6 +11,14 @@ WORLD = {"integrator": "rk4"}
 
 
 def build(world, angle1=1.5, angle2=2.0):
+    """Two 1 m, 1 kg capsule rods, hinged to the world 2.5 m above the ground and to each
+    other end to end, released at rest.
+
+    Parameters:
+        angle1 (rad): the upper rod's start angle from hanging straight down.
+        angle2 (rad): the lower rod's start angle from hanging straight down (measured from
+            the vertical, not from the upper rod).
+    """
     world.add_body(Plane(), name="ground")
     pivot = np.array([0.0, 0.0, 2.5])
     prev, anchor = None, pivot

@@ -18,6 +18,13 @@ def _link(world, p, q, name):
 
 
 def build(world, crank_speed=3.0):
+    """A crank, coupler and rocker (1 kg boxes) hinged into a closed loop with the ground,
+    all three set moving as the loop lets them.
+
+    Parameters:
+        crank_speed (rad/s): the crank's start rate about its hinge (y); it then swings
+            freely under gravity.
+    """
     world.add_body(Plane(offset=-1.5), name="ground")     # (below the rocker's sweep)
     A, B, C, D = (0, 0, 0.5), (0, 0, 1.5), (1.5, 0, 1.9), (2.0, 0, 0.5)
     crank, coupler, rocker = (_link(world, A, B, "crank"), _link(world, B, C, "coupler"),

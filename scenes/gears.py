@@ -15,10 +15,20 @@ ARM_HEIGHT = 1.0
 
 
 def build(world, torque=1.0, swing=2.5, drive_period=4.0, ratio=2.0):
-    """torque: constant torque on the arm's first joint (N m; the work it does is torque * q1,
-    all of which becomes kinetic energy); swing (rad) and drive_period (s): a servo swings the
-    driving gear through swing * sin(2 pi t / drive_period); ratio: driven / driving radius.
-    Hinge angles are measured in (-pi, pi], so |swing| must stay below pi for the gears."""
+    """Seed 002's planar arm whose elbow follows q2 = 2 sin q1 (a Coupling), driven by a
+    constant shoulder torque, beside a gear pair and a rack and pinion (Gear couplings)
+    swung back and forth by a servo. Hinge angles are measured in (-pi, pi], so swing
+    must stay below pi for the gears.
+
+    Parameters:
+        torque (N m): the constant torque on the arm's first joint (the work it does,
+            torque * q1, all becomes kinetic energy).
+        swing (rad): the driving gear's swing, swing * sin(2 pi t / drive_period) (0 to
+            below pi).
+        drive_period (s): the time of one swing back and forth.
+        ratio (-): the driven gear's radius over the driving gear's (it turns 1 / ratio as
+            far, the other way).
+    """
     if drive_period <= 0 or ratio <= 0:
         raise ValueError("drive_period and ratio must be positive")
     if not 0 <= swing < np.pi:

@@ -10,6 +10,15 @@ CAMERA = {"target": (0.5, 0, 1.0), "distance": 4.0, "yaw": 60, "pitch": 20}
 
 
 def build(world, spin=6.0, top_spin=60.0):
+    """A floating T-handle (inertia 0.01, 0.02, 0.03 kg m^2; its weight is held up by a
+    force) spun about its unstable middle axis, and a 1 kg disc-shaped top on a ball joint,
+    tilted 0.3 rad.
+
+    Parameters:
+        spin (rad/s): the T-handle's start spin about its middle axis (local y), with a
+            0.02 rad/s nudge about the other two that sets off the flips.
+        top_spin (rad/s): the top's start spin about its own symmetry axis.
+    """
     world.add_body(Plane(), name="ground")
     # T-handle: explicit inertia (1, 2, 3) of a handle with a cross bar; drawn as a box.
     # It floats (gravity is compensated by the controller) so only its spin matters.

@@ -16,8 +16,17 @@ CAMERA = {"target": (0.2, 0.0, 0.9), "distance": 3.5, "yaw": -50, "pitch": 10}
 
 def build(world, box_mass=5.0, stiffness=4000.0, damping=150.0, friction=0.8, squat=0.4,
           period=4.0):
-    """stiffness (N m/rad), damping (N m s/rad): of every joint servo; squat: largest thigh
-    tilt of the knee bend (rad), one squat per ``period`` s, feet flat and torso upright."""
+    """A 70 kg humanoid standing on the ground, held upright by hinge servos, with a box
+    ball-jointed to both hands; it squats slowly, feet flat and torso upright.
+
+    Parameters:
+        box_mass (kg): the held box's mass.
+        stiffness (N m/rad): every joint servo's stiffness.
+        damping (N m s/rad): every joint servo's damping.
+        friction (-): Coulomb friction coefficient of the humanoid, the box and the ground.
+        squat (rad): the deepest thigh tilt of the knee bend (0: it stands still).
+        period (s): the time of one squat, down and up.
+    """
     if box_mass <= 0 or stiffness <= 0 or damping < 0 or period <= 0:
         raise ValueError("box_mass, stiffness and period must be positive and damping >= 0")
     world.add_body(Plane(), friction=friction, name="ground")

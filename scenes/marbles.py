@@ -13,7 +13,16 @@ R_MIN, R_MAX = 0.03, 0.05
 
 
 def build(world, count=1000, half_width=0.6, friction=0.4, restitution=0.3, seed=1):
-    """half_width: inner half size of the square bin (m); seed: random radii and jitter."""
+    """Glass marbles (radius 3-5 cm, 2500 kg/m^3) dropped from a jittered grid into a square
+    bin: the ground and four static walls 0.8 m high.
+
+    Parameters:
+        count (count): how many marbles.
+        half_width (m): half the bin's inner width (at least 0.1 m).
+        friction (-): Coulomb friction coefficient of the marbles, walls and ground.
+        restitution (-): the marbles' coefficient of restitution (0: no bounce, 1: elastic).
+        seed (-): the random generator's seed for the radii and the jitter.
+    """
     count = int(count)
     if count < 1:
         raise ValueError(f"count must be at least 1, got {count}")

@@ -10,6 +10,12 @@ CAMERA = {"target": (0, 0, 1.2), "distance": 4.0, "yaw": 90, "pitch": 10}
 
 
 def build(world, angle=1.0, length=1.0):
+    """A 1 kg rod (a thin box) hung from a hinge 2 m above the ground, released at rest.
+
+    Parameters:
+        angle (rad): the rod's start angle from hanging straight down (0 hangs still).
+        length (m): the rod's length, from the hinge to its free end.
+    """
     world.add_body(Plane(), name="ground")
     pivot = np.array([0.0, 0.0, 2.0])
     d = np.array([-np.sin(angle), 0, -np.cos(angle)])

@@ -28,8 +28,20 @@ def add_stairs(world, steps, rise, run, width=2.0, landing=1.2, friction=0.8):
 
 def build(world, steps=8, rise=0.2, run=0.26, push=1.6, friction=0.8, yaw=0.0,
           self_collision=True):
-    """steps, rise, run: the stairs (count, m, m); push: speed given to the upper body (m/s)
-    along the stairs; yaw: the figure's facing (rad, 0 faces down the stairs)."""
+    """A 15-capsule, 70 kg ragdoll standing on a landing at the top of a flight of
+    stairs, its upper body shoved down them.
+
+    Parameters:
+        steps (count): how many steps (the landing counts as the top one).
+        rise (m): each step's height.
+        run (m): each tread's depth along x.
+        push (m/s): the speed given to the upper body (torso, head, arms) along +x, down
+            the stairs.
+        friction (-): Coulomb friction coefficient of the ragdoll, the stairs and the
+            ground.
+        yaw (rad): the figure's facing about the vertical (0 faces down the stairs).
+        self_collision (true/false): whether the ragdoll's own segments collide.
+    """
     steps = int(steps)
     if steps < 1 or rise <= 0 or run <= 0:
         raise ValueError(f"need steps >= 1, rise > 0, run > 0; got {steps}, {rise}, {run}")

@@ -16,11 +16,20 @@ CAMERA = {"target": (0.0, 0.0, 1.0), "distance": 4.6, "yaw": -60, "pitch": 14}  
 
 def build(world, count=4, spacing=0.6, spread=0.25, friction=0.8, seed=3, self_collision=True,
           joint_friction=0.0):
-    """spacing: height between successive ragdolls (m; at least 0.5 so they start apart);
-    spread: random horizontal offset of each (m); seed: random headings and offsets;
-    self_collision: whether a ragdoll's own segments collide (they always collide with the
-    other ragdolls); joint_friction: every joint's dry friction (N m; with none the pile
-    sags for seconds, with 0.5-2 it lies still within 2-4 s)."""
+    """Ragdolls (15 capsules, 70 kg each) dropped lying down, face down and face up in
+    turn, at staggered heights and random headings, into a pile on the ground.
+
+    Parameters:
+        count (count): how many ragdolls.
+        spacing (m): height between successive ragdolls (at least 0.5 so they start apart).
+        spread (m): the largest random horizontal offset of each, along x and along y.
+        friction (-): Coulomb friction coefficient of the ragdolls and the ground.
+        seed (-): the random generator's seed for the headings and offsets.
+        self_collision (true/false): whether a ragdoll's own segments collide (they always
+            collide with the other ragdolls).
+        joint_friction (N m): every joint's dry friction (with none the pile sags for
+            seconds; with 0.5-2 it lies still within 2-4 s).
+    """
     count = int(count)
     if count < 1:
         raise ValueError(f"count must be at least 1, got {count}")

@@ -1,12 +1,12 @@
 """Finding, describing and building scenes (from the registry or from a user's file)."""
 from __future__ import annotations
 
-import math
-
 import importlib
 import importlib.util
 import inspect
+import math
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -63,9 +63,43 @@ def _module(name: str):
 
 
 def describe(name: str) -> dict:
+    """A scene's name, title, description, ``params`` (the defaults) and ``parameters``:
+    for each, its default, unit and meaning, as its build docstring's "Parameters:"
+    section gives them (empty strings where it gives none)."""
     m = _module(name)
+    defaults = dict(getattr(m, "PARAMS", {}))
+    documented = parameter_docs(getattr(m, "build", None))
+    parameters = {key: {"default": value, **documented.get(key, {"unit": "", "meaning": ""})}
+                  for key, value in defaults.items()}
     return {"name": name, "title": getattr(m, "TITLE", name),
-            "description": getattr(m, "DESCRIPTION", ""), "params": dict(getattr(m, "PARAMS", {}))}
+            "description": getattr(m, "DESCRIPTION", ""), "params": defaults,
+            "parameters": parameters}
+
+
+# a parameter's line in a build docstring's "Parameters:" section: "name (unit): meaning"
+_PARAMETER_LINE = re.compile(r"^(\s+)(\w+) \(([^()]+)\): (.+)$")
+
+
+def parameter_docs(build) -> dict[str, dict[str, str]]:
+    """{name: {"unit", "meaning"}} from the "Parameters:" section of ``build``'s docstring:
+    one line per parameter, ``name (unit): meaning``, the meaning going on over lines
+    indented deeper; the section ends at a blank line. The unit is "-" for a number
+    without one, "count" for a whole number of things, "true/false" for a flag."""
+    doc = inspect.getdoc(build) if build is not None else None
+    lines = (doc or "").splitlines()
+    if "Parameters:" not in lines:
+        return {}
+    found, indent, last = {}, None, None
+    for line in lines[lines.index("Parameters:") + 1:]:
+        if not line.strip():
+            break
+        entry = _PARAMETER_LINE.match(line)
+        if entry and (indent is None or len(entry.group(1)) == indent):
+            indent, last = len(entry.group(1)), entry.group(2)
+            found[last] = {"unit": entry.group(3), "meaning": entry.group(4)}
+        elif last is not None:
+            found[last]["meaning"] += " " + line.strip()
+    return found
 
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")

@@ -59,8 +59,18 @@ def leg_lengths(centre, R):
 
 
 def build(world, radius=0.1, tilt=0.12, period=4.0, height=0.9, stiffness=4e5, damping=4e3):
-    """radius (m), tilt (rad), period (s): the path; height: plate centre at home (m);
-    stiffness (N/m) and damping (N s/m) of the six leg servos."""
+    """A Stewart platform: a 20 kg plate on six legs (universal joint at the base, servoed
+    slider, ball joint at the plate) moved around a horizontal circle while it tilts, the
+    leg lengths from inverse kinematics every step; the path grows from rest over 1 s.
+
+    Parameters:
+        radius (m): the radius of the circle the plate's centre goes round.
+        tilt (rad): how far the plate tilts towards its direction of travel.
+        period (s): the time of one circle.
+        height (m): the plate centre's height at home (above 0.4 m).
+        stiffness (N/m): each leg servo's stiffness.
+        damping (N s/m): each leg servo's damping.
+    """
     if period <= 0 or height <= BASE_TOP + 0.3 or stiffness <= 0 or damping < 0:
         raise ValueError("need period > 0, height > 0.4 m, stiffness > 0, damping >= 0")
     world.add_body(Plane(), name="ground")

@@ -143,9 +143,19 @@ class WipingController:
 
 def build(world, width=0.25, height=0.12, period=5.0, press=10.0, stiffness=400.0,
           damping=40.0):
-    """width, height: half sizes of the figure eight (m); period (s); press: the force with
-    which the eraser pushes on the board (N); stiffness (1/s^2) and damping (1/s) of the PD
-    term on the eraser's tracking error in the board's plane."""
+    """A three-joint arm (turret, shoulder, elbow) wiping a figure eight on a vertical board
+    at x = 0.8 m while its eraser presses on it: hybrid motion-force control by constrained
+    inverse dynamics; the figure grows from a point over the first 1 s.
+
+    Parameters:
+        width (m): half the figure eight's width, along the board (y).
+        height (m): half the figure eight's height, up the board (z).
+        period (s): the time of one figure eight.
+        press (N): the force with which the eraser pushes on the board.
+        stiffness (1/s^2): the stiffness of the PD term on the eraser's tracking error in
+            the board's plane (an acceleration per metre of error).
+        damping (1/s): the damping of that PD term (an acceleration per m/s of error).
+    """
     if period <= 0 or stiffness < 0 or damping < 0 or press < 0:
         raise ValueError("need period > 0, stiffness >= 0, damping >= 0, press >= 0")
     world.add_body(Plane(), name="ground")

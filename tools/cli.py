@@ -70,15 +70,61 @@ def _load(target: str, params: dict, dt: float | None = None, sleeping: bool = F
 def _add_sleeping(parser, drawn: bool):
     parser.add_argument("--sleeping", action="store_true",
                         help="let islands of bodies that have stayed still sleep until something "
-                             "touches them" + (" (drawn paler)" if drawn else ""))
+                             "touches them (" + ("drawn paler; " if drawn else "")
+                             + "default: off, unless the scene turns it on)")
+
+
+def _add_param(parser, recordings: bool):
+    parser.add_argument("--param", action="append", metavar="NAME=VALUE",
+                        help="set one of the scene's parameters, repeatable (their names, "
+                             "defaults and units: `maxcoord list SCENE`; default: the scene's "
+                             "own)" + ("; not with a .npz recording, which stores its own"
+                                       if recordings else ""))
+
+
+LIST_WIDTH = 100      # characters a line of `maxcoord list` wraps at
 
 
 def cmd_list(args):
+    """Every scene (or the one named): its description, then each parameter with its
+    default, unit and meaning."""
     import scenes
-    for name in scenes.names():
-        info = scenes.describe(name)
-        params = ", ".join(f"{k}={v}" for k, v in info["params"].items()) or "-"
-        print(f"{name:16s} {info['description']}\n{'':16s} parameters: {params}")
+    if args.scene is None:
+        print("Scenes and their parameters (set with --param NAME=VALUE): NAME = DEFAULT UNIT "
+              "and what it sets\n(counts, flags and plain numbers such as friction "
+              "coefficients have no unit)\n")
+    listed = scenes.names() if args.scene is None else [args.scene]
+    for k, name in enumerate(listed):
+        try:
+            info = scenes.describe(name)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        print("\n".join(_scene_listing(name, info)) + ("\n" if k + 1 < len(listed) else ""))
+
+
+# the units of a build docstring that `maxcoord list` leaves out: a plain number, a count
+# and a flag, whose defaults show what they are
+UNSHOWN_UNITS = ("-", "count", "true/false")
+
+
+def _scene_listing(name: str, info: dict) -> list[str]:
+    """Lines of `maxcoord list` for one scene: its name and wrapped description, then a
+    line per parameter, ``name = default unit``, its meaning wrapped beside it."""
+    import textwrap
+    lines = textwrap.wrap(info["description"] or "(no DESCRIPTION)", LIST_WIDTH,
+                          initial_indent=f"{name:16s} ", subsequent_indent=" " * 17) or [name]
+    parameters = info["parameters"]
+    heads = {key: f"{key} = {p['default']} "
+                  f"{'' if p['unit'] in UNSHOWN_UNITS else p['unit']}".rstrip()
+             for key, p in parameters.items()}
+    column = max((len(h) for h in heads.values()), default=0) + 6
+    for key, p in parameters.items():
+        lines += textwrap.wrap(p["meaning"] or "-", LIST_WIDTH,
+                               initial_indent=f"    {heads[key]:{column - 4}s}",
+                               subsequent_indent=" " * column)
+    if not parameters:
+        lines.append("    (no parameters)")
+    return lines
 
 
 def _progress(done: int, total: int, start: float):
@@ -165,8 +211,7 @@ def cmd_run(args):
         ("contacts (max)", f"{max_contacts}"),
     ]
     if world.sleeping:
-        rows.append(("asleep at the end",
-                     f"{np.count_nonzero(world.asleep)} of {len(world.bodies)} bodies"))
+        rows.append(("dynamic bodies asleep", _asleep_at_the_end(world)))
     rows += scene.summary()          # the scene's own figures, under the generic ones
     if stopped is not None:
         sys.stderr.write("\n")
@@ -182,6 +227,14 @@ def cmd_run(args):
         _write_final_frame(scene, png_path)
     if stopped is not None:
         raise RunStopped(f"the run stopped at t={world.time:.6g} s: {stopped}")
+
+
+def _asleep_at_the_end(world) -> str:
+    """How many of the dynamic bodies sleep (static ones, the ground plane among them, never
+    sleep and are not counted)."""
+    dynamic = np.array([not body.static for body in world.bodies], dtype=bool)
+    asleep = np.count_nonzero(np.asarray(world.asleep, dtype=bool) & dynamic)
+    return f"{asleep} of {np.count_nonzero(dynamic)} at the end"
 
 
 def _sample(record: dict, world, coordinated, err: float):
@@ -248,19 +301,19 @@ def _write_final_frame(scene, out: str):
 
 
 def cmd_bench(args):
+    """The benchmarks asked for (all physics ones by default), checked before any is run."""
     from tools import bench
     names = args.names or None
-    if names and "render" in names:
-        from render.commands import bench_render
-        print(json.dumps({"render": bench_render()}, indent=2))
-        names = [n for n in names if n != "render"] or None
-        if names is None:
-            return
-    _output_path(args.out, "--out", ".json")
+    out = _output_path(args.out, "--out", ".json")
     try:
-        report = bench.run(names, args.out)
+        bench.check_names(names or [])
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    try:
+        report = bench.run(names, out)
+    except ImportError as exc:
+        raise UsageError(f"bench render needs the viewer extra (pip install -e '.[viewer]'): "
+                         f"{exc}") from None
     print(json.dumps(report, indent=2))
 
 
@@ -306,8 +359,48 @@ def cmd_view(args):
     view_command(scene, scenes=listed, load_scene=load_scene if listed else None)
 
 
+def _render_output(path: str) -> str:
+    """render's --out, checked before any work as run's outputs are: its suffix is .png,
+    .gif or .mp4 (or none, or a trailing /: a folder of frames) and the folder it goes in
+    exists (a folder of frames is made, but not its parent)."""
+    from render.imagefiles import check_output
+    try:
+        return check_output(path, "--out")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _check_render_numbers(seconds: float | None, fps: int, kind: str):
+    """render's --seconds and --fps, before any work (a GIF plays at most 50 fps)."""
+    if seconds is not None and not (np.isfinite(seconds) and seconds >= 0):
+        raise UsageError(f"--seconds must be a number of seconds >= 0, got {seconds:g}")
+    if not fps > 0:
+        raise UsageError(f"--fps must be a positive number of frames per second, got {fps}")
+    if kind == "gif":
+        from render.imagefiles import check_gif_fps
+        try:
+            check_gif_fps(fps, "--fps")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+
+
+def _rendered(done: dict, asked: float) -> str:
+    """What render wrote: a still's time, or a clip's frames and the seconds it plays (and
+    that they are the seconds asked, to whole frames, when they differ)."""
+    if done["kind"] == "png":
+        return f"wrote {done['out']} (the state at t = {done['sim_time']:.2f} s)"
+    frames, fps, duration = done["frames"], done["fps"], done["duration"]
+    text = f"wrote {done['out']} ({frames} frame{'s' * (frames != 1)} at {fps:g} fps: " \
+           f"{duration:.2f} s"
+    if abs(duration - asked) > 1e-9:
+        text += f"; the {asked:g} s asked, in whole frames of 1/{fps:g} s"
+    return text + ")"
+
+
 def cmd_render(args):
     from render.commands import render_command
+    kind = _render_output(args.out)
+    _check_render_numbers(args.seconds, args.fps, kind)
     if _is_recording(args.scene):
         scene, playback = _open_recording(args.scene, args.param)
         seconds = playback.duration if args.seconds is None else args.seconds
@@ -320,8 +413,7 @@ def cmd_render(args):
         scene = _load(args.scene, _params(args.param), sleeping=args.sleeping)
         seconds = 5.0 if args.seconds is None else args.seconds
         done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps)
-    print(f"wrote {done['out']} ({done['frames']} frame{'s' * (done['frames'] != 1)}, "
-          f"{done['sim_time']:.2f} s)")
+    print(_rendered(done, seconds))
 
 
 def cmd_plot(args):
@@ -331,48 +423,104 @@ def cmd_plot(args):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="maxcoord", description="maximal-coordinate rigid-body physics")
+    p = argparse.ArgumentParser(prog="maxcoord", description="maximal-coordinate rigid-body "
+                                "physics: scenes, runs, benchmarks, a viewer and rendering "
+                                "(`maxcoord COMMAND --help` for each command's options)")
     sub = p.add_subparsers(dest="command", required=True)
-    s = sub.add_parser("list", help="list the scenes with descriptions and parameters")
-    s.set_defaults(func=cmd_list)
-    s = sub.add_parser("run", help="run a scene headless and print a summary")
-    s.add_argument("scene", help="scene name (see `maxcoord list`) or a .py file defining build(world)")
-    s.add_argument("--seconds", type=float, default=10.0, help="simulated seconds (default 10)")
-    s.add_argument("--dt", type=float, default=None, help="step size in seconds (default: the scene's)")
-    s.add_argument("--param", action="append", metavar="KEY=VALUE", help="scene parameter")
-    s.add_argument("--record", metavar="OUT.npz", help="save time series of poses, energy, forces")
-    s.add_argument("--png", metavar="OUT.png", help="draw the final state to a PNG (OpenGL, no display needed)")
-    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    for add in (_list_parser, _run_parser, _bench_parser, _view_parser, _render_parser,
+                _plot_parser):
+        add(sub)
+    return p
+
+
+def _command(sub, name: str, text: str, func):
+    """A subcommand whose one-line ``text`` is both its entry in the top-level help and its
+    own help's description."""
+    s = sub.add_parser(name, help=text, description=text)
+    s.set_defaults(func=func)
+    return s
+
+
+def _list_parser(sub):
+    s = _command(sub, "list", "list the scenes with their descriptions and parameters (each "
+                 "with its default, unit and meaning)", cmd_list)
+    s.add_argument("scene", nargs="?", default=None,
+                   help="one scene (a name or a .py file) to describe (default: all)")
+
+
+def _run_parser(sub):
+    s = _command(sub, "run", "run a scene headless and print a summary", cmd_run)
+    s.add_argument("scene", help="scene name (see `maxcoord list`) or a .py file defining "
+                   "build(world)")
+    s.add_argument("--seconds", type=float, default=10.0, metavar="S",
+                   help="simulated time to run, in s (default 10)")
+    s.add_argument("--dt", type=float, default=None, metavar="DT",
+                   help="step size, in s (default: the scene's; 1/240 for the ready scenes)")
+    _add_param(s, recordings=False)
+    s.add_argument("--record", metavar="OUT.npz",
+                   help="save time series (up to 4000 samples: every step, or every k-th "
+                        "of a long run) of poses, velocities, energy, "
+                        "constraint error, joint forces and coordinates to this .npz, for "
+                        "`maxcoord plot` and `view` (default: none)")
+    s.add_argument("--png", metavar="OUT.png",
+                   help="draw the final state to this 1280x720 PNG (OpenGL, no display "
+                        "needed; default: none)")
+    s.add_argument("--quiet", action="store_true",
+                   help="no progress bar on stderr (default: a bar on a terminal, a line per "
+                        "quarter otherwise)")
     s.add_argument("--contact-iterations", type=int, default=None, metavar="N",
                    help="iteration budget of the iterative contact solve per step (default "
                         "60; 20-30 trade accuracy for speed in big piles, 120 buys accuracy)")
     _add_sleeping(s, drawn=False)
-    s.set_defaults(func=cmd_run)
-    s = sub.add_parser("bench", help="benchmarks, JSON out (chain, chain_energy, contacts, render)")
-    s.add_argument("names", nargs="*", help="which benchmarks (default: all physics benchmarks)")
-    s.add_argument("--out", help="also write the JSON here")
-    s.set_defaults(func=cmd_bench)
-    s = sub.add_parser("view", help="open the interactive viewer on a scene, or play back a "
-                       "recording (.npz from `run --record`) with a timeline")
+
+
+def _bench_parser(sub):
+    from tools import bench
+    names = bench.all_names()
+    s = _command(sub, "bench", f"run benchmarks and print their JSON report ({', '.join(names)};"
+                 " every report carries machine)", cmd_bench)
+    s.add_argument("names", nargs="*", metavar="NAME",
+                   help="which benchmarks: " + "; ".join(f"{n}: {bench.ABOUT[n]}" for n in names)
+                        + f" (default: all but {', '.join(bench.ON_REQUEST)}, which runs only "
+                        "when named)")
+    s.add_argument("--out", metavar="OUT.json",
+                   help="also write the JSON report to this .json file, checked before any "
+                        "benchmark runs (default: printed only)")
+
+
+def _view_parser(sub):
+    s = _command(sub, "view", "open the interactive viewer on a scene, or play back a "
+                 "recording (.npz from `run --record`) with a timeline", cmd_view)
     s.add_argument("scene", help="scene name, a .py scene file, or a .npz recording")
-    s.add_argument("--param", action="append", metavar="KEY=VALUE")
+    _add_param(s, recordings=True)
     _add_sleeping(s, drawn=True)
-    s.set_defaults(func=cmd_view)
-    s = sub.add_parser("render", help="render a scene (or a .npz recording's playback) "
-                       "offscreen to .png/.gif/.mp4 or a folder")
+
+
+def _render_parser(sub):
+    s = _command(sub, "render", "render a scene (or a .npz recording's playback) offscreen to "
+                 ".png/.gif/.mp4 or a folder of PNG frames", cmd_render)
     s.add_argument("scene", help="scene name, a .py scene file, or a .npz recording")
-    s.add_argument("--seconds", type=float, default=None,
-                   help="default 5 for a scene, the whole recording for a .npz")
-    s.add_argument("--out", required=True)
-    s.add_argument("--fps", type=int, default=30)
-    s.add_argument("--param", action="append", metavar="KEY=VALUE")
+    s.add_argument("--seconds", type=float, default=None, metavar="S",
+                   help="simulated time to render, in s: a clip of round(S * fps) frames, or "
+                        "a .png of the state after S (default: 5 for a scene, the whole "
+                        "recording for a .npz)")
+    s.add_argument("--out", required=True, metavar="OUT",
+                   help="where to write (required): a .png still, a .gif or .mp4 clip, or a "
+                        "folder of numbered PNG frames (a path ending in / or without a "
+                        "suffix); the folder it goes in must exist")
+    s.add_argument("--fps", type=int, default=30, metavar="N",
+                   help="frames per second of a clip, frame k showing t = k / N s (default "
+                        "30; a GIF at most 50)")
+    _add_param(s, recordings=True)
     _add_sleeping(s, drawn=True)
-    s.set_defaults(func=cmd_render)
-    s = sub.add_parser("plot", help="plot energy, constraint error and joint coordinates of a recording")
+
+
+def _plot_parser(sub):
+    s = _command(sub, "plot", "plot energy, constraint error and joint coordinates of a "
+                 "recording against time (needs matplotlib)", cmd_plot)
     s.add_argument("recording", help="a .npz written by `maxcoord run --record`")
-    s.add_argument("--out", default="plot.png")
-    s.set_defaults(func=cmd_plot)
-    return p
+    s.add_argument("--out", default="plot.png", metavar="OUT.png",
+                   help="the .png to write (default plot.png)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -390,6 +538,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:         # (maxcoord list | head: the reader has all it wants)
+        sys.stdout = open(os.devnull, "w")
+        return 0
     return 0
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from physics import Box, Coupling, Gear, Hinge, PointOnPlane, Slider, Sphere, World
+from physics import Ball, Box, Coupling, Gear, Hinge, PointOnPlane, Slider, Sphere, World
 from physics.math3d import quat_to_matrix, rotate_quat
 from physics.rows import Kinematics
 
@@ -187,8 +187,10 @@ def test_a_coupling_refuses_a_joint_twice_and_functions_that_constrain_nothing()
     the wrong length or a phi of NaN went on to the step. Each is refused when it is made
     or added, naming what is wrong."""
     world, link1, j1, j2, _ = planar2g("symplectic")
-    with pytest.raises(ValueError, match="joints must be different joints"):
+    with pytest.raises(ValueError, match="joint1 and joint2 must be different joints"):
         Gear(j1, j1, 2.0)
+    with pytest.raises(ValueError, match="joints must be different joints"):
+        Coupling([j1, j1], phi=lambda q: q[1] - q[0], grad=lambda q: np.array([-1.0, 1.0]))
     for phi, grad, message in (
             (lambda q: q[1] - q[0], lambda q: np.zeros(2), r"grad\(q\) is zero"),
             (lambda q: q[1] - q[0], lambda q: np.ones(3), r"grad\(q\) must be 2 finite numbers"),
@@ -196,3 +198,20 @@ def test_a_coupling_refuses_a_joint_twice_and_functions_that_constrain_nothing()
         with pytest.raises(ValueError, match=message):
             world.add_joint(Coupling([j1, j2], phi=phi, grad=grad))
     assert len(world.joints) == 3
+
+
+def test_a_gear_of_a_joint_without_one_coordinate_names_the_parameter():
+    """Gear(hinge, ball) said "joints must be a non-empty list of Hinge and Slider joints",
+    naming neither of Gear's parameters nor which one was wrong."""
+    world, link1, j1, j2, _ = planar2g("symplectic")
+    ball = world.add_joint(Ball(link1, world.add_body(Sphere(0.1), mass=1.0,
+                                                      position=(1.0, 0.0, 0.5)),
+                                anchor=(1.0, 0.0, 0.6)))
+    with pytest.raises(ValueError, match=r"^joint2 must be a Hinge or a Slider joint .*got <Ball"):
+        Gear(j1, ball, 2.0)
+    with pytest.raises(ValueError, match=r"^joint1 must be a Hinge or a Slider joint .*got None"):
+        Gear(None, j2, 2.0)
+    with pytest.raises(ValueError, match=r"^joints\[1\] must be a Hinge or a Slider joint"):
+        Coupling([j1, ball], phi=lambda q: q[0], grad=lambda q: np.ones(2))
+    with pytest.raises(ValueError, match="joints must list at least one"):
+        Coupling([], phi=lambda q: 0.0, grad=lambda q: np.ones(0))

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 from render.camera import Camera
-from render.imagefiles import GifWriter, gif_frame_count, read_png, write_png
+from render.imagefiles import (GifWriter, gif_frame_count, gif_frame_delays, read_png,
+                               write_png)
 from render.scenedata import body_color
 from render_helpers import colour_mask, drop_world, polygon_mask
 
@@ -62,13 +63,54 @@ def test_clip_frame_counts(gl_mode, tmp_path):
     r = render_offscreen(world, seconds=0.25, out=tmp_path / "clip.gif", fps=20,
                          size=(96, 64), camera=CAMERA, progress=False)
     assert r["frames"] == 5 and gif_frame_count(tmp_path / "clip.gif") == 5
-    assert abs(world.time - 4 / 20) < world.dt                # frame k shows t = k / fps
+    # frame k shows t = k / fps, for 1 / fps: the clip plays, and the world has run, 0.25 s
+    assert r["duration"] == 0.25 and abs(world.time - 0.25) < world.dt / 2
     r = render_offscreen(drop_world(), seconds=0.1, out=str(tmp_path / "frames") + "/", fps=30,
                          size=(96, 64), progress=True)
     files = sorted((tmp_path / "frames").glob("frame_*.png"))
     assert r["frames"] == 3 and len(files) == 3
     a, c = read_png(files[0]), read_png(files[-1])
     assert a.shape == (64, 96, 3) and np.any(a != c)          # the ball moved
+
+
+def test_a_clip_into_a_missing_folder_is_refused_before_any_work(tmp_path):
+    """The folder an output goes in must exist (it was made quietly); the world is not
+    stepped. A folder of frames is made itself, but not its parent."""
+    from render import render_offscreen
+    world = drop_world()
+    for out in ("clip.gif", "still.png", "frames/"):
+        with pytest.raises(ValueError, match=f"out: the folder '{tmp_path / 'no'}' does not"):
+            render_offscreen(world, seconds=0.5, out=tmp_path / "no" / out, progress=False)
+    assert world.time == 0.0 and not (tmp_path / "no").exists()
+
+
+def test_a_one_second_gif_plays_one_second(gl_mode, tmp_path):
+    """30 frames at 30 fps: stored delays of 3 and 4 cs that sum to 100 cs (a fixed 3 cs
+    played it in 0.9 s), each frame starting within half a centisecond of k / 30; the world
+    is simulated through the whole second asked (it stopped at the last frame's 0.967 s,
+    which was the time reported)."""
+    from render import render_offscreen
+    world = drop_world()
+    r = render_offscreen(world, seconds=1.0, out=tmp_path / "clip.gif", fps=30,
+                         size=(48, 32), camera=CAMERA, progress=False)
+    assert r["frames"] == 30 and r["duration"] == 1.0
+    # (Pillow merges a run of identical frames, the ball at rest, into one, adding delays)
+    delays = gif_frame_delays(tmp_path / "clip.gif")
+    assert sum(delays) == 100
+    starts = np.cumsum([0] + delays[:-1])
+    clock = 100 * np.arange(30) / 30
+    assert np.all(np.min(np.abs(starts[:, None] - clock[None, :]), axis=1) <= 0.5)
+    assert abs(r["sim_time"] - 1.0) <= world.dt / 2 and abs(world.time - 1.0) <= world.dt / 2
+
+
+def test_a_gif_faster_than_50_fps_is_refused_before_any_work(tmp_path):
+    """A GIF's delays are whole centiseconds and players slow delays under 2 cs: 60 fps
+    cannot be stored (it was written as 2 cs frames, played at 50 fps)."""
+    from render import render_offscreen
+    world = drop_world()
+    with pytest.raises(ValueError, match="fps must be above 0 and at most 50 for a GIF"):
+        render_offscreen(world, seconds=0.5, out=tmp_path / "clip.gif", fps=60, progress=False)
+    assert world.time == 0.0 and not (tmp_path / "clip.gif").exists()
 
 
 def test_mp4(gl_mode, tmp_path):
@@ -90,6 +132,13 @@ def test_gif_writers(tmp_path, use_pillow):
         g.append(f)
     g.close()
     assert gif_frame_count(tmp_path / "x.gif") == 4
+    assert gif_frame_delays(tmp_path / "x.gif") == [10, 10, 10, 10]     # cs, at 10 fps
+    for fps, want in ((30, [3, 4, 3]), (24, [4, 4, 5]), (50, [2, 2, 2])):
+        g = GifWriter(tmp_path / "y.gif", fps=fps, use_pillow=use_pillow)
+        for f in frames[:3]:
+            g.append(f)
+        g.close()
+        assert gif_frame_delays(tmp_path / "y.gif") == want      # the rounded clock's steps
     try:
         from PIL import Image
     except ImportError:

@@ -32,6 +32,42 @@ def test_scene_describes_itself(name):
     assert set(scene.camera) >= {"target", "distance", "yaw", "pitch"}
 
 
+@pytest.mark.parametrize("name", scenes.names())
+def test_every_parameter_has_a_unit_and_a_meaning(name):
+    """Each scene's build docstring documents each of its parameters, ``name (unit):
+    meaning``, and no other (``maxcoord list`` shows them; it showed bare defaults such as
+    tip=3.0, which is in rad/s)."""
+    import inspect
+    from scenes.registry import _module
+    info = scenes.describe(name)
+    built = set(inspect.signature(_module(name).build).parameters) - {"world"}
+    documented = scenes.registry.parameter_docs(_module(name).build)
+    assert set(documented) == set(info["params"]) == built
+    for key, p in info["parameters"].items():
+        assert p["default"] == info["params"][key]
+        assert p["unit"].strip() and len(p["meaning"]) > 10, (key, p)
+
+
+def test_parameter_docs_join_lines_and_stop_at_the_section_end():
+    def build(world, speed=1.0, count=2):
+        """A thing.
+
+        Parameters:
+            speed (m/s): how fast it goes,
+                along x.
+            count (count): how many.
+
+        Other text (m): not a parameter.
+        """
+    assert scenes.registry.parameter_docs(build) == {
+        "speed": {"unit": "m/s", "meaning": "how fast it goes, along x."},
+        "count": {"unit": "count", "meaning": "how many."}}
+    assert scenes.registry.parameter_docs(lambda world: None) == {}
+    assert scenes.describe("dominoes")["parameters"]["tip"] == {
+        "default": 3.0, "unit": "rad/s",
+        "meaning": "the angular speed given to the first domino, about its front bottom edge."}
+
+
 def test_unknown_scene_lists_the_choices():
     with pytest.raises(ValueError, match="choose one of: box_pyramid"):
         scenes.load("nope")

@@ -59,3 +59,41 @@ def test_every_report_carries_the_machine_speed(monkeypatch):
     assert set(report["machine"]) == {"python_loop_1e5_us", "numpy_1000_calls_us",
                                       "csr_product_50k_us"}
     assert all(v > 0 for v in report["machine"].values())
+
+
+def test_bench_render_writes_its_report_with_the_machine_speed(tmp_path, monkeypatch, capsys):
+    """``maxcoord bench render --out r.json`` writes the file, and its report carries the
+    machine's speed as every other benchmark's does (it printed the render figures alone
+    and wrote nothing). The render figures here are a stand-in: the real ones take 27 s."""
+    import json
+    from tools.cli import main
+    figures = {"results": {"100": {"ms_per_frame": 12.5, "fps": 80.0}}}
+    monkeypatch.setitem(bench.ON_REQUEST, "render", lambda: figures)
+    out = tmp_path / "render_bench.json"
+    assert main(["bench", "render", "--out", str(out)]) == 0
+    written = json.loads(out.read_text())
+    assert set(written) == {"machine", "render"} and written["render"] == figures
+    assert all(v > 0 for v in written["machine"].values())
+    assert json.loads(capsys.readouterr().out) == written
+
+
+def test_bench_render_checks_its_output_before_the_work(tmp_path, monkeypatch, capsys):
+    """A wrong --out is refused in one line before the 27 s of rendering, not after."""
+    from tools.cli import main
+    ran = []
+    monkeypatch.setitem(bench.ON_REQUEST, "render", lambda: ran.append(1) or {})
+    assert main(["bench", "render", "--out", str(tmp_path / "bad.txt")]) == 2
+    assert main(["bench", "render", "--out", str(tmp_path / "missing" / "r.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "give a name ending in .json" in err[0] and "missing' does not exist" in err[1]
+    assert ran == []
+
+
+def test_a_bare_bench_runs_the_physics_benchmarks_only():
+    """render needs OpenGL: it runs when named, never by default; every name is known."""
+    assert bench.all_names() == ["chain", "chain_energy", "contacts", "machine", "render"]
+    bench.check_names(["render", "machine"])
+    import pytest
+    with pytest.raises(ValueError, match="choose from chain, chain_energy, contacts, machine, "
+                                         "render"):
+        bench.check_names(["renders"])

@@ -30,9 +30,13 @@ def test_run_prints_a_summary_and_records(tmp_path, capsys):
 
 def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     """The pyramid stands still from the start: with --sleeping all of it (and the ball
-    waiting for its shot) sleeps by 0.9 s; without, the line is not printed."""
+    waiting for its shot) sleeps by 0.9 s, which the line says counting the dynamic bodies
+    only (it said 56 of 57 bodies: the ground plane, which never sleeps, looked awake);
+    without, the line is not printed."""
     assert main(["run", "box_pyramid", "--seconds", "0.9", "--quiet", "--sleeping"]) == 0
-    assert "asleep at the end     56 of 57 bodies" in capsys.readouterr().out
+    assert "dynamic bodies asleep  56 of 56 at the end" in capsys.readouterr().out
+    assert main(["run", "box_pyramid", "--seconds", "0.1", "--quiet", "--sleeping"]) == 0
+    assert "dynamic bodies asleep  0 of 56 at the end" in capsys.readouterr().out
     assert main(["run", "box_pyramid", "--seconds", "0.1", "--quiet"]) == 0
     assert "asleep" not in capsys.readouterr().out
 
@@ -54,15 +58,90 @@ def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     (["run", "pendulum", "--record", "out.txt"], "give a name ending in .npz"),
     (["run", "pendulum", "--png", "last.jpg"], "give a name ending in .png"),
     (["bench", "machine", "--out", "no_such_folder/b.json"], "no_such_folder' does not exist"),
+    (["render", "pendulum", "--out", "clip.jpg"], "--out: out must end in .png, .gif or .mp4"),
+    (["render", "pendulum", "--out", "clip.gif", "--fps", "60"],
+     "--fps must be above 0 and at most 50 for a GIF"),
+    (["render", "pendulum", "--out", "clip.gif", "--fps", "0"], "--fps must be a positive"),
+    (["render", "pendulum", "--out", "clip.gif", "--seconds", "-1"],
+     "--seconds must be a number of seconds >= 0, got -1"),
     (["plot", "no_such_recording.npz"], "does not exist"),
     (["run", "chain", "--contact-iterations", "0"], "contact_iterations must be a positive integer, got 0"),
     (["run", "missing_file.py"], "does not exist"),
     (["bench", "nosuch"], "unknown benchmark"),
 ])
-def test_errors_are_one_clear_line(argv, message, capsys):
+def test_errors_are_one_clear_line(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)            # (nothing may be written; if it is, not here)
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("out", ["clip.gif", "last.png", "frames/"])
+def test_render_refuses_a_missing_folder_before_any_work(out, tmp_path, monkeypatch, capsys):
+    """As run's --png and --record do: one line naming the folder, exit code 2, nothing
+    built or rendered and no folder made (render quietly made the missing folder)."""
+    import tools.cli
+    monkeypatch.setattr(tools.cli, "_load", lambda *a, **k: pytest.fail("the scene was built"))
+    missing = tmp_path / "nonexist"
+    assert main(["render", "pendulum", "--out", str(missing / out)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"maxcoord: error: --out: the folder '{missing}' does not exist\n"
+    assert not missing.exists()
+
+
+def test_render_reports_the_clip_it_wrote(tmp_path, capsys):
+    """render --seconds 0.21 at 30 fps writes 6 frames whose delays (cs) sum to the 0.2 s
+    it reports, and says that is the time asked in whole frames (it reported the last
+    frame's time, 0.17 s, and stored 3 cs frames: 0.18 s of play)."""
+    from render.imagefiles import gif_frame_delays
+    out = tmp_path / "clip.gif"
+    assert main(["render", "pendulum", "--seconds", "0.21", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out.strip()
+    assert printed == (f"wrote {out} (6 frames at 30 fps: 0.20 s; the 0.21 s asked, in "
+                       "whole frames of 1/30 s)")
+    assert gif_frame_delays(out) == [3, 4, 3, 3, 4, 3]
+
+
+def test_list_shows_each_parameter_with_its_unit_and_meaning(capsys):
+    """It showed "tip=3.0" and "angle=1.0" with neither unit nor meaning."""
+    import re
+    assert main(["list"]) == 0
+    text = capsys.readouterr().out
+    for head, meaning in (("tip = 3.0 rad/s", "the angular speed given to the first domino"),
+                          ("angle = 1.0 rad", "the rod's start angle from hanging straight"),
+                          ("push = 1.6 m/s", "the speed given to the upper body"),
+                          ("spin = 6.0 rad/s", "the T-handle's start spin about its middle"),
+                          ("size = 0.5 m", "each cube's edge"),
+                          ("gap = 0.02 m", "horizontal gap between neighbouring cubes"),
+                          ("friction = 0.6", "Coulomb friction coefficient")):
+        assert re.search(rf"^    {re.escape(head)} +{re.escape(meaning)}", text, re.M), head
+    import scenes
+    assert all(re.search(rf"^{name} ", text, re.M) for name in scenes.names())
+    assert max(len(line) for line in text.splitlines()) <= 100
+
+
+def test_list_describes_one_scene(capsys):
+    assert main(["list", "pendulum"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("pendulum ") and len(lines) == 3
+    assert lines[1].split() == ["angle", "=", "1.0", "rad", "the", "rod's", "start", "angle",
+                                "from", "hanging", "straight", "down", "(0", "hangs", "still)."]
+    assert main(["list", "nosuch"]) == 2
+    assert "unknown scene 'nosuch'" in capsys.readouterr().err
+
+
+def test_list_into_a_pipe_closed_early_ends_quietly(monkeypatch):
+    """maxcoord list | head -3: the reader leaves early, the next write fails with a broken
+    pipe; that ends the listing quietly, exit 0 (it was a traceback)."""
+    import io
+    import sys
+
+    class ClosedPipe(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["list"]) == 0
 
 
 def test_a_run_whose_step_fails_keeps_its_summary_and_recording(tmp_path, capsys):
@@ -174,3 +253,68 @@ def test_run_whiteboard_prints_its_path_error_and_pressing_force(capsys):
     assert "off the 4 N command" in text
     assert main(["run", "pendulum", "--seconds", "0.1", "--quiet"]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("contacts (max)")
+
+
+def _commands():
+    """{name: parser} of maxcoord's subcommands."""
+    import argparse
+    from tools.cli import build_parser
+    parser = build_parser()
+    return next(a for a in parser._actions
+                if isinstance(a, argparse._SubParsersAction)).choices
+
+
+def test_every_option_says_what_it_does_and_its_default():
+    """render --out, render --fps (30), view/render --param and plot --out (plot.png) had
+    no help at all."""
+    import argparse
+    for command, parser in _commands().items():
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            where = (command, action.option_strings or action.dest)
+            assert action.help and len(action.help) > 20, where
+            if action.option_strings and not action.required:
+                assert "default" in action.help, where
+    options = {a.dest: a.help for a in _commands()["render"]._actions}
+    assert "default 30" in options["fps"] and "per second" in options["fps"]
+    assert "required" in options["out"] and ".gif" in options["out"]
+    assert "default plot.png" in {a.dest: a.help for a in _commands()["plot"]._actions}["out"]
+
+
+def test_the_help_names_every_benchmark():
+    """The top-level help listed the benchmarks without machine; bench --help listed none."""
+    from tools import bench
+    from tools.cli import build_parser
+    top = " ".join(build_parser().format_help().split())
+    assert f"({', '.join(bench.all_names())};" in top
+    own = " ".join(_commands()["bench"].format_help().split())
+    for name in bench.all_names():
+        assert f"{name}: {bench.ABOUT[name]}" in own
+
+
+def test_readme_command_line_section_shows_every_option():
+    """README's Command line section keeps in step with the parser: each command's usage
+    lines there name every option it takes (they left out run --quiet, render --fps and
+    --param for view and render), and bench's name every benchmark."""
+    import pathlib
+    import re
+    from tools import bench
+    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## Command line\n", 1)[1].split("\n## ", 1)[0]
+    usage = {}
+    command = None
+    for line in section.splitlines():
+        if not line.startswith("    "):
+            command = None
+            continue
+        start = re.match(r"\s+maxcoord (\w+)", line)
+        command = start.group(1) if start else command
+        if command:
+            usage[command] = usage.get(command, "") + line.split("#")[0]
+    for command, parser in _commands().items():
+        for action in parser._actions:
+            for flag in action.option_strings:
+                if flag.startswith("--") and flag != "--help":
+                    assert re.search(rf"{flag}\b", usage[command]), (command, flag)
+    assert all(re.search(rf"\b{name}\b", usage["bench"]) for name in bench.all_names())

@@ -58,7 +58,8 @@ def test_render_of_a_recording_defaults_to_its_whole_length(recording, monkeypat
     seen = {}
     monkeypatch.setattr(render.commands, "render_command",
                         lambda target, **kw: seen.update(target=target, **kw) or
-                        {"out": kw["out"], "frames": 2, "sim_time": kw["seconds"]})
+                        {"out": kw["out"], "kind": "gif", "frames": 2, "fps": kw["fps"],
+                         "duration": 2 / kw["fps"], "sim_time": 2 / kw["fps"]})
     assert main(["render", str(recording), "--out", "clip.gif"]) == 0
     data = np.load(recording)
     assert seen["seconds"] == pytest.approx(data["time"][-1] - data["time"][0], abs=1e-12)
