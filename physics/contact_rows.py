@@ -247,8 +247,21 @@ def _fill(J, r, D):
     normal_arm[arm_sq <= (CENTRAL_ARM * CENTRAL_ARM) * offset_sq] = 0.0
 
 
+def glide_speeds(inv_mass, a, b, normal_force, friction, h):
+    """(K,) m/s: the slip a contact between body rows a and b (K,) must beat to glide (its
+    row across the slip free): GLIDE_SPEED, or what friction takes off its bodies' slide in a
+    step where that is more, mu h times the larger of their normal loads per mass (last
+    step's normal forces (K,) N summed per body; inv_mass (n,) 1/kg, 0 for static bodies).
+    Freed on a slower slide, the row along the slip, turned by the slip of the step's start,
+    overshoots: a 2 kg box pushed at 1.02 mu m g with mu 2 at dt 1/60 (mu g h = 0.33 m/s)
+    swung its yaw and its slip across back and forth, five times more each step."""
+    n = inv_mass.shape[0]
+    pressed = (np.bincount(a, normal_force, n) + np.bincount(b, normal_force, n)) * inv_mass
+    return np.maximum(GLIDE_SPEED, friction * h * np.maximum(pressed.take(a), pressed.take(b)))
+
+
 def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
-                 rolls=None, grip=None) -> tuple[BoundedRows, ContactFrames]:
+                 rolls=None, grip=None, glide=GLIDE_SPEED) -> tuple[BoundedRows, ContactFrames]:
     """Rows for K contacts between bodies a and b (rows of the world arrays).
 
     point (K, 3) world, normal (K, 3) from a to b, depth (K,) m (negative: a gap);
@@ -257,7 +270,8 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     with rolling friction; grip (K, 3) or None: ``gripping_friction``. The friction rows
     lie along and across the slip of a sliding contact, or the slip its load would start,
     or the friction that held it with all mu N last step (``friction_frame``), and the row
-    across the slip is free where the contact glides (GLIDE_SPEED); the ContactFrames
+    across the slip is free where the contact glides, faster than ``glide`` (m/s, scalar
+    or (K,): ``glide_speeds``); the ContactFrames
     returned with the block say so, and give the rolling rows' tangents
     (``rolling_frame``). A touching contact's normal row aims at pushing out its depth
     beyond the slop in T, a gap's at closing no more than the gap in h (speculative).
@@ -279,7 +293,7 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     # start, a torque that overshoots (a box landing on a box at 2.4 cm/s, at 0.98 of the
     # friction angle, rocked its yaw back and forth, 1.5 times more each step, and slid on
     # for 4 cm instead of stopping within 5 mm)
-    free = slip > GLIDE_SPEED
+    free = slip > glide
     if rolling is not None:
         R, rate, rolls_so = rolling
         turned = turned | rolls_so

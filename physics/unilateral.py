@@ -12,7 +12,7 @@ from .assembly import Pattern, Scatter
 from .bodyspace import BodySpace
 from .bounded import CONTACT_SOFTNESS, solve_bounded
 from .contact_rows import (RESTITUTION_THRESHOLD, SLOP, SPECULATIVE_TOUCH, BoundedRows,
-                           ContactFrames, contact_rows, gripping_friction,
+                           ContactFrames, contact_rows, glide_speeds, gripping_friction,
                            positional_warm_start, projected_warm_start, with_torque_rows)
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
@@ -117,8 +117,9 @@ def unilateral_rows(world, model, kin, h, load=None):
         # (which contacts slid last step: their warm start is projected, and they grip not)
         slid = world._contacts.sliding.take(src) if found.any() else found
         grip = gripping_friction(world._contacts, src, found, slid, mu, cs.pair_keys)
+        glide = glide_speeds(world._inv_mass[:world._n], a, b, warm[:, 0], mu, h)
         block, frames = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T, load,
-                                     rolling > 0, grip)
+                                     rolling > 0, grip, glide)
         # the friction rows turn with the slip, the roll and the load (the frame of the
         # normal alone only where all are slow): where they turned, the warm start is last
         # step's forces along the new rows. (So are those that slid last step. A contact

@@ -234,6 +234,23 @@ def test_a_box_pushed_any_way_starts_to_slide_at_mu_m_g(heading_deg):
         assert np.linalg.norm(moved - (moved @ direction) * direction) < 1e-6
 
 
+@pytest.mark.parametrize("dt", [1 / 240, 1 / 60])
+def test_a_box_pushed_past_high_friction_slides_straight_at_the_rate_coulomb_gives(dt):
+    """mu = 2, a 1 m square slab pushed at 1.02 mu m g through its centre (its front contacts
+    carry 2.3 times its back ones'): it gathers speed at 0.02 mu g and neither turns nor
+    veers. A slow slide's row across the slip was freed from 2 cm/s, while friction takes
+    mu g dt = 0.33 m/s off a slide in a step at dt 1/60: its sideways slip and its yaw
+    swung back and forth, five times more each step, and it slid 20 % too fast."""
+    world = World(dt=dt)
+    world.add_body(Plane(), friction=2.0)
+    slab = world.add_body(Box((0.5, 0.5, 0.1)), mass=2.0, position=(0, 0, 0.1), friction=2.0)
+    for _ in range(int(round(1.5 / dt))):
+        slab.apply_force((1.02 * 2.0 * 2.0 * 9.81, 0, 0))
+        world.step()
+    assert slab.linear_velocity[0] == pytest.approx(0.02 * 2.0 * 9.81 * world.time, rel=0.01)
+    assert abs(slab.linear_velocity[1]) < 1e-6 and abs(slab.angular_velocity[2]) < 1e-6
+
+
 def test_a_box_sliding_across_an_incline_drifts_downhill_under_mu_n_of_friction():
     """Sliding at 3 m/s across a 25 degree incline, the box's friction is mu N against its
     slide and nothing across it: it starts down the slope at g sin(theta), and every
