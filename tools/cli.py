@@ -293,14 +293,21 @@ def _open_recording(target: str, param):
 
 
 def cmd_view(args):
+    from render.backend import NoDisplayError
+    try:
+        _view(args)
+    except NoDisplayError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _view(args):
     import scenes
+    from render.commands import view_command
     if _is_recording(args.scene):
         scene, playback = _open_recording(args.scene, args.param)
-        from render.commands import view_command
         view_command(scene, playback=playback)
         return
     scene = _load(args.scene, _params(args.param), sleeping=args.sleeping)
-    from render.commands import view_command
     # started on a registry scene, N / P step through the registry
     listed = scenes.names() if args.scene in scenes.names() else None
     view_command(scene, scenes=listed, load_scene=load_scene if listed else None)

@@ -1,0 +1,23 @@
+"""`maxcoord view` as a command: what it says where no window can open, and its options."""
+import pytest
+
+from tools.cli import main
+
+
+@pytest.mark.parametrize("env, reason", [
+    ({"DISPLAY": None, "WAYLAND_DISPLAY": None}, "DISPLAY is not set"),
+    ({"DISPLAY": ":31999"}, "cannot connect to the X display DISPLAY=:31999"),
+    ({"MAXCOORD_HEADLESS": "1"}, "MAXCOORD_HEADLESS is set"),
+])
+def test_view_without_a_display_is_one_line_and_exit_code_2(env, reason, monkeypatch, capsys):
+    monkeypatch.delenv("PYGLET_HEADLESS", raising=False)
+    monkeypatch.delenv("MAXCOORD_HEADLESS", raising=False)
+    for name, value in env.items():
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    assert main(["view", "pendulum"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and reason in err, err
+    assert "maxcoord render SCENE --out clip.gif" in err and "xvfb-run" in err
