@@ -25,7 +25,10 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
+import sys
 import time
+import traceback
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -211,6 +214,7 @@ class Simulation(TimeScale):
         self.realtime_factor = 1.0       # smoothed sim seconds per wall second
         self.behind = False              # the last frame hit the step cap
         self.error: str | None = None
+        self._last_traceback = None       # the last one printed to stderr
         self.steps_taken = 0
 
     # -- single steps --------------------------------------------------------------------
@@ -232,22 +236,42 @@ class Simulation(TimeScale):
         while self.world.time < t - 0.5 * dt:
             self.step_once()
 
-    def _safe(self, fn):
+    def call_safely(self, fn, *args, where: str = ""):
+        """Call ``fn(*args)``; an exception pauses the simulation instead of killing the
+        viewer, is shown on the HUD (``error``: type, message and the innermost file:line)
+        and its full traceback goes to stderr, once per distinct traceback (resuming into the
+        same failure does not repeat it). Returns True if ``fn`` returned normally."""
         try:
-            fn()
+            fn(*args)
             return True
-        except Exception as exc:   # a failed step pauses the viewer instead of killing it
-            self.error = f"{type(exc).__name__}: {exc}"
-            self.paused = True
-            self.accumulator = 0.0
-            self.drag = None
+        except Exception as exc:
+            self.report_error(exc, where)
             return False
+
+    def report_error(self, exc: BaseException, where: str = ""):
+        """Pause and record ``exc`` (see :meth:`call_safely`); ``where`` names what failed, e.g.
+        "controller on_key_press"."""
+        frames = traceback.extract_tb(exc.__traceback__)
+        place = f" ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
+        message = " ".join(str(exc).split())
+        message = message if len(message) <= 100 else message[:99] + "…"
+        # file:line last but never cut off: it is what the user needs to find the bug
+        self.error = (f"{where}: " if where else "") + f"{type(exc).__name__}: {message}{place}"
+        self.paused = True
+        self.accumulator = 0.0
+        self.drag = None
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        if text != self._last_traceback:
+            self._last_traceback = text
+            sys.stderr.write(f"maxcoord viewer: paused after an error"
+                             f"{' in ' + where if where else ''}:\n{text}")
+            sys.stderr.flush()
 
     def single_step(self):
         """Advance exactly one dt (the viewer's period key); pauses."""
         self.paused = True
         self.accumulator = 0.0
-        self._safe(self.step_once)
+        self.call_safely(self.step_once)
 
     def toggle_pause(self):
         self.paused = not self.paused
@@ -278,7 +302,7 @@ class Simulation(TimeScale):
         start = time.perf_counter()
         n = 0
         while n < want:
-            if not self._safe(self.step_once):
+            if not self.call_safely(self.step_once):
                 break
             n += 1
             if n >= self.max_steps_per_frame or time.perf_counter() - start > self.frame_budget:

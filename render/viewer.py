@@ -376,11 +376,7 @@ class Viewer:
         b = _PLAYBACK_BY_SYMBOL.get(symbol) if self.playback is not None else None
         b = b or _BY_SYMBOL.get(symbol)
         if b is None:
-            handler = getattr(self.sim.controller, "on_key_press", None)
-            if callable(handler):
-                handler(symbol, modifiers)
-                return pyglet.event.EVENT_HANDLED
-            return None
+            return self._pass_key_to_controller("on_key_press", symbol, modifiers)
         getattr(self, b.action)()
         if b.action != "quit":
             self._update_hud(force=True)
@@ -388,11 +384,19 @@ class Viewer:
 
     def on_key_release(self, symbol, modifiers):
         if symbol not in _BY_SYMBOL and self.playback is None:
-            handler = getattr(self.sim.controller, "on_key_release", None)
-            if callable(handler):
-                handler(symbol, modifiers)
-                return pyglet.event.EVENT_HANDLED
+            return self._pass_key_to_controller("on_key_release", symbol, modifiers)
         return None
+
+    def _pass_key_to_controller(self, hook: str, symbol, modifiers):
+        """Call the controller's ``hook`` (on_key_press / on_key_release) if it has one; an
+        exception in it pauses the simulation and shows on the HUD, as a failing step does,
+        instead of closing the viewer."""
+        handler = getattr(self.sim.controller, hook, None)
+        if not callable(handler):
+            return None
+        self.sim.call_safely(handler, symbol, modifiers, where=f"controller {hook}")
+        self._update_hud(force=True)
+        return pyglet.event.EVENT_HANDLED
 
     def on_mouse_press(self, x, y, button, modifiers):
         if button == mouse.LEFT and self.in_timeline(x, y):
@@ -597,7 +601,7 @@ class Viewer:
             lines.append(f"selected #{self.selected}{name} {type(b.shape).__name__}"
                          + ("  (following)" if self.follow else ""))
         if sim.error:
-            lines.append(f"ERROR: {sim.error[:120]}")
+            lines.append(f"ERROR: {sim.error}  (traceback on stderr)")
         if self.scenes:
             lines.append(f"scene {self.scene_index + 1}/{len(self.scenes)} (N/P)")
         lines.append("H: help")
