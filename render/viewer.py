@@ -179,6 +179,7 @@ class Viewer:
         self._build_hud()
         self.window.push_handlers(self)
         self._load(spec, playback)
+        self.scene_index = 0 if world is None else self._index_in_scenes(spec)
         atexit.register(self.close)      # a clean GL teardown before interpreter shutdown
 
     # -- scenes --------------------------------------------------------------------------
@@ -206,10 +207,23 @@ class Viewer:
         self.window.set_caption(f"maxcoord - {self.title}")
         self._update_hud(force=True)
 
+    def _index_in_scenes(self, spec) -> int | None:
+        """Where the scene shown first is in ``scenes`` (matched by registry name, or by
+        the entry itself), so that N / P continue from it; None if it is not listed."""
+        name = getattr(spec.source, "name", None)
+        for i, entry in enumerate(self.scenes):
+            if (isinstance(entry, str) and entry == name) or entry is spec.source \
+                    or entry is spec.world:
+                return i
+        return None
+
     def _switch_scene(self, delta: int):
         if not self.scenes:
             return
-        self.scene_index = (self.scene_index + delta) % len(self.scenes)
+        if self.scene_index is None:          # the first scene shown is not in the list
+            self.scene_index = 0 if delta > 0 else len(self.scenes) - 1
+        else:
+            self.scene_index = (self.scene_index + delta) % len(self.scenes)
         entry = self.scenes[self.scene_index]
         try:
             spec = resolve_scene(entry, self.load_scene)
@@ -603,7 +617,8 @@ class Viewer:
         if sim.error:
             lines.append(f"ERROR: {sim.error}  (traceback on stderr)")
         if self.scenes:
-            lines.append(f"scene {self.scene_index + 1}/{len(self.scenes)} (N/P)")
+            at = "-" if self.scene_index is None else self.scene_index + 1
+            lines.append(f"scene {at}/{len(self.scenes)} (N/P)")
         lines.append("H: help")
         return "\n".join(lines)
 

@@ -21,3 +21,20 @@ def test_view_without_a_display_is_one_line_and_exit_code_2(env, reason, monkeyp
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and reason in err, err
     assert "maxcoord render SCENE --out clip.gif" in err and "xvfb-run" in err
+
+
+def test_n_and_p_continue_from_the_scene_opened(make_viewer, gl_mode):
+    import scenes
+    from render.backend import load_pyglet
+    from tools import load_scene
+    key = load_pyglet().window.key
+    names = scenes.names()
+    k = names.index("pendulum")
+    v = make_viewer(load_scene("pendulum"), scenes=names, load_scene=load_scene)
+    assert f"scene {k + 1}/{len(names)}" in v.hud_text()
+    v.on_key_press(key.N, 0)
+    assert v.spec.source.name == names[(k + 1) % len(names)]
+    assert f"scene {(k + 1) % len(names) + 1}/{len(names)}" in v.hud_text()
+    v.on_key_press(key.P, 0)
+    v.on_key_press(key.P, 0)
+    assert v.spec.source.name == names[k - 1]
