@@ -174,7 +174,9 @@ def cmd_run(args):
     width = max(len(k) for k, _ in rows)
     print("\n".join(f"{k:<{width}}  {v}" for k, v in rows))
     if record_path and record["time"]:
-        np.savez_compressed(record_path, scene=scene.name, params=json.dumps(scene.params),
+        # a scene file by its absolute path, so the recording plays from any directory
+        scene_name = os.path.abspath(scene.name) if scene.name.endswith(".py") else scene.name
+        np.savez_compressed(record_path, scene=scene_name, params=json.dumps(scene.params),
                             dt=world.dt, joint_coordinate_name=_coordinate_names(coordinated),
                             **{k: np.array(v) for k, v in record.items()})
         print(f"recorded {len(record['time'])} samples to {record_path}")
