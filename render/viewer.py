@@ -598,10 +598,12 @@ class Viewer:
         except Exception:
             err = "-"
         state = "PAUSED" if sim.paused else f"time scale x{sim.time_scale:g}"
+        # (the smoothed factor keeps its last running value while paused)
+        real = "real time: paused" if sim.paused else f"real time x{sim.realtime_factor:.2f}"
         lines = [
             f"{self.title}",
             f"t {world.time:9.3f} s   dt {world.dt * 1e3:.3g} ms   {state}",
-            f"fps {fps:5.1f}   real time x{sim.realtime_factor:.2f}   step {sim.step_seconds * 1e3:.2f} ms"
+            f"fps {fps:5.1f}   {real}   step {sim.step_seconds * 1e3:.2f} ms"
             f"   {self.renderer.quality}",
             f"bodies {len(world.bodies)}   joints {len(world.joints)}   contacts {n_contacts}"
             + (f"   asleep {int(np.count_nonzero(world.asleep))}" if world.sleeping else ""),

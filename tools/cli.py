@@ -304,15 +304,25 @@ def cmd_view(args):
 
 def _view(args):
     import scenes
-    from render.commands import view_command
+    from render.commands import parse_size, view_command
+    if not (np.isfinite(args.time_scale) and args.time_scale > 0):
+        raise UsageError(f"--time-scale must be a positive number, got {args.time_scale}")
+    try:
+        window = dict(size=parse_size(args.size), paused=args.paused,
+                      time_scale=args.time_scale)
+    except ValueError as exc:
+        raise UsageError(f"--size: {exc}") from None
     if _is_recording(args.scene):
+        if args.sleeping:
+            raise UsageError("--sleeping cannot be used with a recording: it shows the "
+                             "recorded poses (sleep it with run --sleeping --record)")
         scene, playback = _open_recording(args.scene, args.param)
-        view_command(scene, playback=playback)
+        view_command(scene, playback=playback, **window)
         return
     scene = _load(args.scene, _params(args.param), sleeping=args.sleeping)
     # started on a registry scene, N / P step through the registry
     listed = scenes.names() if args.scene in scenes.names() else None
-    view_command(scene, scenes=listed, load_scene=load_scene if listed else None)
+    view_command(scene, scenes=listed, load_scene=load_scene if listed else None, **window)
 
 
 def cmd_render(args):
@@ -364,7 +374,13 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("view", help="open the interactive viewer on a scene, or play back a "
                        "recording (.npz from `run --record`) with a timeline")
     s.add_argument("scene", help="scene name, a .py scene file, or a .npz recording")
-    s.add_argument("--param", action="append", metavar="KEY=VALUE")
+    s.add_argument("--param", action="append", metavar="KEY=VALUE", help="scene parameter")
+    s.add_argument("--size", default="1280x720", metavar="WxH",
+                   help="window size in pixels (default 1280x720)")
+    s.add_argument("--paused", action="store_true",
+                   help="start paused (Space runs, '.' steps once)")
+    s.add_argument("--time-scale", type=float, default=1.0, metavar="X",
+                   help="simulated seconds per wall second (default 1; +/- change it)")
     _add_sleeping(s, drawn=True)
     s.set_defaults(func=cmd_view)
     s = sub.add_parser("render", help="render a scene (or a .npz recording's playback) "

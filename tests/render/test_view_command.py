@@ -38,3 +38,27 @@ def test_n_and_p_continue_from_the_scene_opened(make_viewer, gl_mode):
     v.on_key_press(key.P, 0)
     v.on_key_press(key.P, 0)
     assert v.spec.source.name == names[k - 1]
+
+
+def test_view_takes_size_paused_and_time_scale(monkeypatch, capsys):
+    import render.commands
+    seen = {}
+    monkeypatch.setattr(render.commands, "view_command",
+                        lambda target, **opts: seen.update(opts) or 0)
+    assert main(["view", "pendulum", "--size", "500x300", "--paused", "--time-scale", "0.5"]) == 0
+    assert seen["size"] == (500, 300) and seen["paused"] is True and seen["time_scale"] == 0.5
+    assert main(["view", "pendulum"]) == 0
+    assert seen["size"] == (1280, 720) and seen["paused"] is False and seen["time_scale"] == 1.0
+    for bad in (["--size", "500"], ["--time-scale", "0"]):
+        capsys.readouterr()
+        assert main(["view", "pendulum", *bad]) == 2
+        assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_the_hud_says_paused_instead_of_the_last_real_time_factor(make_viewer):
+    from render_helpers import drop_world
+    v = make_viewer(drop_world())
+    v.sim.realtime_factor = 0.61
+    assert "real time x0.61" in v.hud_text()
+    v.toggle_pause()
+    assert "real time: paused" in v.hud_text() and "x0.61" not in v.hud_text()

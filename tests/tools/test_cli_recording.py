@@ -110,6 +110,7 @@ def test_bad_recordings_are_one_clear_line(recording, tmp_path, capsys, make, me
     (["view", "missing.npz"], "recording 'missing.npz' does not exist"),
     (["render", "missing.npz", "--out", "x.gif"], "recording 'missing.npz' does not exist"),
     (["view", "REC", "--param", "angle=1"], "--param cannot be used with a recording"),
+    (["view", "REC", "--sleeping"], "--sleeping cannot be used with a recording"),
     (["render", "REC", "--out", "x.gif", "--seconds", "100"], "--seconds 100 is longer than the "
                                                                "recording"),
 ])
