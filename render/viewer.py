@@ -58,10 +58,12 @@ KEY_BINDINGS = (
     KeyBinding("W", (key.W,), "toggle_wireframe", "wireframe"),
     KeyBinding("Q", (key.Q,), "toggle_quality", "render quality: fast / full (shadow map)"),
     KeyBinding("F", (key.F,), "frame_scene", "frame all bodies"),
+    KeyBinding("V", (key.V,), "reset_camera", "camera back to the start view"),
     KeyBinding("T", (key.T,), "toggle_follow", "camera follows the selected body"),
     KeyBinding("N", (key.N,), "next_scene", "next scene (when given a scene list)"),
     KeyBinding("P", (key.P,), "previous_scene", "previous scene (when given a scene list)"),
     KeyBinding("S", (key.S,), "screenshot", "screenshot to PNG"),
+    KeyBinding("I", (key.I,), "toggle_hud", "HUD (status text, timeline) on / off"),
     KeyBinding("H", (key.H, key.F1), "toggle_help", "this help"),
     KeyBinding("Esc", (key.ESCAPE,), "quit", "quit"),
 )
@@ -200,7 +202,7 @@ class Viewer:
         self.geometry = WorldGeometry(self.world)
         self.camera = Camera.from_spec(spec.camera)
         if self.camera.frame_on_load:
-            self.frame_scene()
+            self.frame_scene_and_ground()
         self.initial_camera = self.camera.copy()
         self.selected = None
         self.follow = False
@@ -275,6 +277,14 @@ class Viewer:
     def toggle_help(self):
         self.show_help = not self.show_help
 
+    def toggle_hud(self):
+        self.show_hud = not self.show_hud
+
+    def reset_camera(self):
+        """Back to the view the scene was first shown with (R resets only the bodies)."""
+        self.follow = False
+        self.camera = self.initial_camera.copy()
+
     def step_back(self):
         if self.playback is not None:
             self.playback.step_back()
@@ -299,9 +309,31 @@ class Viewer:
         self.follow = (not self.follow) and self.selected is not None
 
     def frame_scene(self):
+        """Frame every shaped body (the F key), keeping the camera's angles."""
         self.follow = False
         w, h = self.window.get_size()
         self.geometry.frame(self.camera, w / max(h, 1))
+
+    def frame_scene_and_ground(self):
+        """The first view of a scene that gives no camera: its bodies and the ground under
+        each dynamic one, so a body dropped from a height stays in view as it falls."""
+        geo = self.geometry
+        geo.refresh()
+        x = np.asarray(self.world.positions)
+        shaped = geo.has_shape
+        falling = shaped & geo.dynamic
+        levels = [offset / n[2] for n, offset in geo.planes if n[2] > 0.99]
+        centres, radii = [x[shaped]], [geo.radius[shaped]]
+        for i in np.flatnonzero(falling):
+            under = [z for z in levels if z <= x[i, 2]]
+            if under:
+                centres.append([(x[i, 0], x[i, 1], max(under))])
+                radii.append([geo.radius[i]])
+        if not np.any(shaped):
+            self.frame_scene()
+            return
+        w, h = self.window.get_size()
+        self.camera.frame_spheres(np.concatenate(centres), np.concatenate(radii), w / max(h, 1))
 
     def screenshot(self, path=None) -> Path:
         """Draw a frame and save the window's pixels (HUD included) as a PNG; returns the
@@ -621,7 +653,7 @@ class Viewer:
         if self.scenes:
             at = "-" if self.scene_index is None else self.scene_index + 1
             lines.append(f"scene {at}/{len(self.scenes)} (N/P)")
-        lines.append("H: help")
+        lines.append("H: help   I: hide this")
         return "\n".join(lines)
 
     def _playback_hud_text(self) -> str:
@@ -649,7 +681,7 @@ class Viewer:
             name = f" {b.name!r}" if b.name else ""
             lines.append(f"selected #{self.selected}{name} {type(b.shape).__name__}"
                          + ("  (following)" if self.follow else ""))
-        lines.append("H: help")
+        lines.append("H: help   I: hide this")
         return "\n".join(lines)
 
     def _update_hud(self, force: bool = False):
