@@ -86,6 +86,7 @@ PLAYBACK_HELP = {
     "next_scene": None,
     "previous_scene": None,
     "toggle_sleeping": None,
+    "toggle_contacts": None,       # recordings hold a count of contacts, not their points
 }
 
 TIMELINE_HEIGHT = 30        # px, the playback timeline along the bottom of the window
@@ -196,6 +197,7 @@ class Viewer:
         self.playback = playback
         if playback is not None:
             self.sim = playback
+            self.options.contacts = False      # the world's contacts are not the recording's
         else:
             self.sim = Simulation(self.world, spec.controller, **self._sim_opts)
         self.help_label.text = help_text(playback is not None)
@@ -259,7 +261,8 @@ class Viewer:
         self.sim.slower()
 
     def toggle_contacts(self):
-        self.options.contacts = not self.options.contacts
+        if self.playback is None:          # a recording has no contact points to draw
+            self.options.contacts = not self.options.contacts
 
     def toggle_joints(self):
         self.options.joints = not self.options.joints
@@ -672,7 +675,7 @@ class Viewer:
             f"sample {pb.sample_index() + 1}/{pb.n_samples}   dt {world.dt * 1e3:.3g} ms"
             f"   fps {fps:5.1f}   {self.renderer.quality}",
             f"bodies {len(world.bodies)}   joints {len(world.joints)}   "
-            f"contacts {recorded('contacts', '.0f')}",
+            f"contacts {recorded('contacts', '.0f')} (recorded count, not drawn)",
             f"recorded: energy {recorded('energy', '.6g')} J   "
             f"error {recorded('constraint_error', '.2e')}",
         ]
