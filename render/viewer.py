@@ -200,7 +200,7 @@ class Viewer:
             self.options.contacts = False      # the world's contacts are not the recording's
         else:
             self.sim = Simulation(self.world, spec.controller, **self._sim_opts)
-        self.help_label.text = help_text(playback is not None)
+        self._layout_hud()          # (the help's text differs for a recording)
         self.geometry = WorldGeometry(self.world)
         self.camera = Camera.from_spec(spec.camera)
         if self.camera.frame_on_load:
@@ -528,11 +528,12 @@ class Viewer:
                                            group=fg)
         self.help_bg = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(20, 24, 30, 205),
                                                batch=self.help_batch, group=bg)
-        self.help_label = pyglet.text.Label(help_text(), font_name=fonts, font_size=11,
-                                            multiline=True, width=640, x=0, y=0,
-                                            anchor_x="left", anchor_y="top",
-                                            color=(245, 245, 245, 255), batch=self.help_batch,
-                                            group=fg)
+        # two labels: the help goes into two columns when one does not fit the window
+        self.help_label, self.help_label2 = (
+            pyglet.text.Label(help_text(), font_name=fonts, font_size=11, multiline=True,
+                              width=4000, x=0, y=0, anchor_x="left", anchor_y="top",
+                              color=(245, 245, 245, 255), batch=self.help_batch, group=fg)
+            for _ in range(2))
         # the playback timeline (drawn only when playing a recording)
         self.timeline_batch = pyglet.graphics.Batch()
         top = pyglet.graphics.Group(2)
@@ -558,14 +559,79 @@ class Viewer:
         ch = lab.content_height
         self.hud_bg.x, self.hud_bg.y = 0, h - ch - 16
         self.hud_bg.width, self.hud_bg.height = min(lab.content_width + 24, w), ch + 16
-        hl = self.help_label
-        hw, hh = min(hl.content_width, w - 40), hl.content_height
-        hl.x = (w - hw) // 2
-        hl.y = (h + hh) // 2
-        self.help_bg.x, self.help_bg.y = hl.x - 16, hl.y - hh - 16
-        self.help_bg.width, self.help_bg.height = hw + 32, hh + 32
+        self._layout_help(w, h)
         if self.playback is not None:
             self._layout_timeline()
+
+    HELP_FONT_SIZES = (11, 10, 9, 8, 7)      # pt, tried largest first
+    HELP_PAD = 16                            # px around the help text
+
+    def _layout_help(self, w, h):
+        """Fit the help overlay into a w x h window: the largest font that fits, in one
+        column, else in two; where not even two columns of the smallest fit, as many lines as
+        do and a last line saying to enlarge the window. Laid out again only when the window
+        or the text changes."""
+        text = help_text(self.playback is not None)
+        if getattr(self, "_help_fit", None) == (w, h, text):
+            return
+        self._help_fit = (w, h, text)
+        lines = text.split("\n")
+        room_w, room_h = w - 2 * self.HELP_PAD - 8, h - 2 * self.HELP_PAD - 8
+        for columns in (1, 2):
+            # two columns side by side wrap their long lines to share the width
+            wrap = 4000 if columns == 1 else max((room_w - 24) // 2, 50)
+            for size in self.HELP_FONT_SIZES:
+                cw, ch = self._set_help_columns(lines, columns, size, wrap)
+                if cw <= room_w and ch <= room_h:
+                    break
+            else:
+                continue
+            break
+        else:                              # too small for all of it: say so
+            size = self.HELP_FONT_SIZES[-1]
+            keep = len(lines)
+            while keep > 1:
+                keep -= 1
+                shown = lines[:keep] + ["... enlarge the window to see the rest (H closes)"]
+                cw, ch = self._set_help_columns(shown, 1, size, wrap=max(room_w, 50))
+                if ch <= room_h:
+                    break
+        self._place_help(w, h)
+
+    def _set_help_columns(self, lines, columns: int, size: int,
+                          wrap: int = 4000) -> tuple[int, int]:
+        """Put ``lines`` into ``columns`` help labels at ``size`` pt, wrapping lines longer
+        than ``wrap`` px; returns the (width, height) in px they take together (columns side
+        by side, 24 px apart)."""
+        per = -(-len(lines) // columns)
+        parts = [lines[k * per:(k + 1) * per] for k in range(columns)]
+        labels = (self.help_label, self.help_label2)
+        for k, lab in enumerate(labels):
+            lab.visible = k < columns
+            lab.font_size = size
+            lab.width = wrap
+            lab.text = "\n".join(parts[k]) if k < columns else ""
+        used = labels[:columns]
+        return (sum(lab.content_width for lab in used) + 24 * (columns - 1),
+                max(lab.content_height for lab in used))
+
+    def _place_help(self, w, h):
+        labels = [lab for lab in (self.help_label, self.help_label2) if lab.visible]
+        total = sum(lab.content_width for lab in labels) + 24 * (len(labels) - 1)
+        height = max(lab.content_height for lab in labels)
+        x = max((w - total) // 2, self.HELP_PAD)
+        top = min((h + height) // 2, h - self.HELP_PAD)
+        for lab in labels:
+            lab.x, lab.y = x, top
+            x += lab.content_width + 24
+        pad = self.HELP_PAD
+        self.help_bg.x, self.help_bg.y = labels[0].x - pad, top - height - pad
+        self.help_bg.width, self.help_bg.height = total + 2 * pad, height + 2 * pad
+
+    def help_text_shown(self) -> str:
+        """The help overlay's text as laid out (columns one after the other)."""
+        return "\n".join(lab.text for lab in (self.help_label, self.help_label2)
+                         if lab.visible)
 
     # -- playback timeline ---------------------------------------------------------------
     def _timeline_string(self) -> str:

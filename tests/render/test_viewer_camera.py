@@ -44,3 +44,20 @@ def test_v_returns_the_camera_to_the_start_view_and_i_hides_the_hud(make_viewer,
     v.draw_frame()
     v.on_key_press(key.I, 0)
     assert v.show_hud
+
+
+@pytest.mark.parametrize("size", [(500, 300), (200, 150)])
+def test_the_help_overlay_fits_the_window_or_says_to_enlarge_it(make_viewer, key, size):
+    from render.viewer import help_text
+    v = make_viewer(drop_world(), size=size)
+    v.on_key_press(key.H, 0)
+    w, h = v.window.get_size()
+    shown = [lab for lab in (v.help_label, v.help_label2) if lab.visible]
+    for lab in shown:
+        assert lab.x >= 0 and lab.x + lab.content_width <= w
+        assert lab.y <= h and lab.y - lab.content_height >= 0
+    if size == (500, 300):               # all of it, in two columns with long lines wrapped
+        assert " ".join(v.help_text_shown().split()) == " ".join(help_text().split())
+    else:
+        assert v.help_text_shown().splitlines()[-1].startswith("... enlarge the window")
+    v.draw_frame()
