@@ -29,6 +29,61 @@ def want_headless() -> bool:
     return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+class NoDisplayError(RuntimeError):
+    """A window was asked for where none can be opened (no X display to connect to)."""
+
+
+def _x_display_opens(name: str) -> bool | None:
+    """True if Xlib can connect to display ``name``, False if it cannot, None when libX11 is
+    not there to ask (then pyglet will find out for itself)."""
+    import ctypes
+    import ctypes.util
+    path = ctypes.util.find_library("X11")
+    if path is None:
+        return None
+    try:
+        xlib = ctypes.CDLL(path)
+    except OSError:
+        return None
+    xlib.XOpenDisplay.restype = ctypes.c_void_p
+    xlib.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    xlib.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    handle = xlib.XOpenDisplay(name.encode())
+    if not handle:
+        return False
+    xlib.XCloseDisplay(handle)
+    return True
+
+
+def window_problem() -> str | None:
+    """Why no window can be opened here (a few words for an error message), or None.
+
+    Checked before pyglet's window module is imported, since on a machine without a display
+    :func:`load_pyglet` would otherwise quietly choose headless EGL (a window nobody sees), and
+    a wrong ``DISPLAY`` makes pyglet raise a long traceback."""
+    forced = os.environ.get("MAXCOORD_HEADLESS", "").strip().lower()
+    if forced in ("1", "true", "yes", "on"):
+        return "MAXCOORD_HEADLESS is set"
+    if os.environ.get("PYGLET_HEADLESS", "").strip().lower() in ("1", "true", "yes", "on"):
+        return "PYGLET_HEADLESS is set"
+    if sys.platform.startswith(("win", "cygwin", "darwin")):
+        return None
+    display = os.environ.get("DISPLAY", "")
+    if not display:
+        return None if os.environ.get("WAYLAND_DISPLAY") else "DISPLAY is not set"
+    if _x_display_opens(display) is False:
+        return f"cannot connect to the X display DISPLAY={display}"
+    return None
+
+
+def require_window():
+    """Raise :class:`NoDisplayError` (one actionable line) when no window can be opened."""
+    problem = window_problem()
+    if problem is not None:
+        raise NoDisplayError(f"view needs a display ({problem}); use maxcoord render SCENE "
+                             "--out clip.gif, or run under xvfb-run")
+
+
 def load_pyglet():
     """Import pyglet with the right platform and return the module (with ``gl`` and
     ``window`` loaded). Safe to call many times."""

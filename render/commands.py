@@ -32,14 +32,24 @@ def view_command(target, **opts) -> int:
     ``screenshot_dir``, ``paused`` (start paused), ``time_scale``, ``quality``
     ("fast"/"full"; default fast on a software rasteriser, Q toggles), ``playback`` (a
     ``render.playback.Playback`` over the target's world: play a recording with a timeline
-    instead of simulating). Returns 0 (a process exit code).
+    instead of simulating). Returns 0 (a process exit code). Raises
+    ``render.backend.NoDisplayError`` (one line) when there is no display to open a window on.
     """
-    from .viewer import Viewer
+    from .backend import NoDisplayError, require_window
+    require_window()           # before pyglet's window module: it would fall back to EGL
     paused = opts.pop("paused", False)
     time_scale = opts.pop("time_scale", None)
     if "size" in opts:
         opts["size"] = parse_size(opts["size"])
-    viewer = Viewer(target, **opts)
+    try:
+        from .viewer import Viewer
+        viewer = Viewer(target, **opts)
+    except Exception as exc:
+        # pyglet's NoSuchDisplayException (where the check above could not ask Xlib)
+        if type(exc).__name__ != "NoSuchDisplayException":
+            raise
+        raise NoDisplayError(f"view needs a display (pyglet: {exc}); use maxcoord render "
+                             "SCENE --out clip.gif, or run under xvfb-run") from None
     if paused:
         viewer.sim.paused = True
     if time_scale is not None:

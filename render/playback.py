@@ -371,6 +371,22 @@ class Playback(TimeScale):
         return False
 
 
+def scene_file_of(rec: Recording) -> str:
+    """The scene to rebuild ``rec`` from: its registry name, or its scene file (a ``.py``) as
+    recorded (an absolute path since recordings store one) or, when that is gone, the file of
+    the same name next to the recording (a folder of scene and recording moved or opened from
+    elsewhere). Raises ``ValueError`` naming both places tried."""
+    name = rec.scene
+    if not name.endswith(".py") or Path(name).is_file():
+        return name
+    beside = Path(rec.path).resolve().parent / Path(name).name if rec.path else None
+    if beside is not None and beside.is_file():
+        return str(beside)
+    also = f" nor at {str(beside)!r} next to the recording" if beside is not None else ""
+    raise ValueError(f"{rec.path or 'the recording'}: its scene file is not at {name!r}{also}; "
+                     "put the scene file back or next to the recording")
+
+
 def open_recording(path, load_scene=None, *, loop: bool = True):
     """Load the recording at ``path``, rebuild its scene with ``load_scene(name, dt=dt,
     **params)`` (default ``scenes.load``) and return ``(scene, playback)`` with the world
@@ -380,8 +396,9 @@ def open_recording(path, load_scene=None, *, loop: bool = True):
     if load_scene is None:
         import scenes
         load_scene = scenes.load
+    source = scene_file_of(rec)
     try:
-        scene = load_scene(rec.scene, dt=rec.dt, **rec.params)
+        scene = load_scene(source, dt=rec.dt, **rec.params)
     except ValueError as exc:
         raise ValueError(f"{path}: cannot rebuild the recorded scene: "
                          f"{_one_line(exc, limit=None)}") from None

@@ -50,6 +50,10 @@ GRID_MAJOR = np.array([0.46, 0.47, 0.50])
 AXIS_X = np.array([0.78, 0.33, 0.30])
 AXIS_Y = np.array([0.35, 0.66, 0.35])
 QUALITIES = ("fast", "full")
+# bodies farther than this many camera distances from the camera's target are left out of
+# the fit of fog, shadows and grid spacing (one body flung 1 km away made the grid lines and
+# shadows of everything near the camera vanish)
+VIEW_REACH = 8.0
 SOFTWARE_RENDERERS = ("llvmpipe", "softpipe", "swrast", "software")
 
 
@@ -375,6 +379,25 @@ class InstanceStream:
             gl.glDrawArraysInstanced(gl.GL_TRIANGLE_STRIP, 0, vertices, self.n)
 
 
+def viewed_sphere(geometry, camera) -> tuple[np.ndarray, float]:
+    """Centre and radius (m) of the bodies the camera looks at: the bounding sphere of the
+    shaped bodies within ``VIEW_REACH`` camera distances of its target (all of them in a
+    framed scene); fog, shadows and the grid's spacing are fitted to it, so far outliers do
+    not stretch them. With shaped bodies but none in reach, a sphere about the target."""
+    geometry.refresh()
+    shaped = geometry.has_shape
+    if not np.any(shaped):
+        return geometry.bounding_sphere()
+    x = np.asarray(geometry.world.positions)[shaped]
+    r = geometry.radius[shaped]
+    near = np.linalg.norm(x - camera.target, axis=1) - r <= VIEW_REACH * camera.distance
+    if not np.any(near):
+        return np.array(camera.target, float), max(0.5 * camera.distance, 0.05)
+    lo = (x[near] - r[near, None]).min(0)
+    hi = (x[near] + r[near, None]).max(0)
+    return 0.5 * (lo + hi), max(0.5 * float(np.linalg.norm(hi - lo)), 0.05)
+
+
 def ground_grid_vertices(n: int = 16) -> np.ndarray:
     """Triangles (k, 2) float32 over [-1, 1]^2 for the fast ground plane: an n x n grid whose
     lines crowd towards the centre (t -> t|t|), so that per-vertex fog is smooth where it
@@ -639,7 +662,7 @@ class Renderer:
         vp = proj @ view
         eye = camera.eye
         inst = geometry.instances(opt.highlight)
-        center, radius = geometry.bounding_sphere()
+        center, radius = viewed_sphere(geometry, camera)
         n_total = sum(len(v) for v in inst.values())
         meshes_used = self._upload_lod(inst, camera, eye, height)
         d_cam = float(np.linalg.norm(eye - center))

@@ -25,7 +25,10 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
+import sys
 import time
+import traceback
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -118,8 +121,9 @@ def controller_function(controller):
     return fn
 
 
-def connected_mass(world, body) -> float:
-    """Total mass of the dynamic bodies joined to ``body`` through joints (including it)."""
+def jointed_island(world, body) -> list[int]:
+    """Indices of the dynamic bodies joined to ``body`` through chains of joints (``body``
+    included): what a pull on ``body`` has to move."""
     bodies = world.bodies
     parent = list(range(len(bodies)))
 
@@ -135,42 +139,123 @@ def connected_mass(world, body) -> float:
             continue
         parent[find(a.index)] = find(b.index)
     root = find(body.index)
-    return float(sum(b.mass for k, b in enumerate(bodies) if not b.static and find(k) == root))
+    return [k for k, b in enumerate(bodies) if not b.static and find(k) == root]
+
+
+def connected_mass(world, body) -> float:
+    """Total mass of the dynamic bodies joined to ``body`` through joints (including it), kg."""
+    return float(sum(world.bodies[k].mass for k in jointed_island(world, body)))
 
 
 class DragSpring:
-    """A soft, force-capped spring-damper from a material point of a body to a world target
-    (Box2D's mouse joint, as an applied force). The stiffness scales with the mass being
-    dragged (the body's, raised towards its joint-connected assembly, at most 10x), so every
-    body feels the same and the explicit spring stays stable at the world's dt."""
+    """The mouse's pull on a material point of a body (a mouse joint, as applied forces).
 
-    def __init__(self, body, grab_point, frequency: float = 2.5, damping_ratio: float = 0.9,
-                 max_accel: float = 50.0):
+    What it does, and why each part is there:
+
+    - The spring's anchor follows the cursor (``target``) at up to ``max_speed`` (m/s), so a
+      long drag moves the body at a walking pace instead of flinging it.
+    - Stiffness and damping are sized for the mass ``mass`` (kg) of the grabbed body's
+      jointed island (a ragdoll's 70 kg when its hand is grabbed, a car's when its chassis
+      is): ``frequency`` (Hz) critically damped. The spring acts at the grab point and is
+      integrated implicitly against the grabbed body's own point mobility, which joints can
+      only lower, so it stays stable at any dt and mass ratio. The island's damping acts on
+      its centre-of-mass velocity, as a force on every member in proportion to its mass
+      (limbs still swing freely about it); it is not inside the force cap, so it can always
+      brake. Tracking a ramping anchor critically damped does not overshoot.
+    - A slow integral term ``held`` learns the steady load (the weight of what hangs from
+      the point, less what the ground carries), so a lifted ragdoll hangs at the cursor
+      instead of sagging below it. It only integrates near the anchor (no wind-up during a
+      long pull) and is capped at the island's weight.
+    - The force at the point is capped at ``max_force`` = mass * (g + ``max_accel``).
+    """
+
+    HOLD_RADIUS = 0.1     # m: the integral term learns only this close to the anchor
+
+    def __init__(self, body, grab_point, frequency: float = 3.0, damping_ratio: float = 1.0,
+                 max_accel: float = 30.0, max_speed: float = 5.0):
         self.body = body
+        self.world = body.world
         p = np.asarray(grab_point, dtype=float)
         self.local_point = body.rotation.T @ (p - body.position)
-        self.target = p.copy()
-        m = body.mass
-        self.mass = min(connected_mass(body.world, body), 10.0 * m) if body.world.joints else m
-        w = 2 * math.pi * frequency
-        self.stiffness = self.mass * w * w
-        self.damping = 2 * damping_ratio * self.mass * w
-        self.max_force = self.mass * max_accel
-        self.force = np.zeros(3)
+        self.target = p.copy()          # the cursor, m
+        self.anchor = p.copy()          # the spring's end, chasing the cursor, m
+        self.island = np.array(jointed_island(self.world, body), dtype=int)
+        self.masses = np.array([self.world.bodies[k].mass for k in self.island])
+        self.mass = float(self.masses.sum())
+        self.omega = 2 * math.pi * frequency
+        self.damping_ratio = float(damping_ratio)
+        self.stiffness = self.mass * self.omega ** 2                       # N/m
+        # the grabbed body damps its own motion at the point; the rest of the island's
+        # share of critical damping acts on the island's centre of mass
+        self.point_damping = 2 * damping_ratio * body.mass * self.omega    # N s/m
+        self.island_damping = 2 * damping_ratio * (self.mass - body.mass) * self.omega
+        g = float(np.linalg.norm(self.world.gravity))
+        self.max_force = self.mass * (g + max_accel)                       # N
+        self.max_hold = 1.2 * self.mass * g                                # N
+        self.max_speed = float(max_speed)
+        self.held = np.zeros(3)         # the integral term, N
+        self.force = np.zeros(3)        # the last force at the point, N
 
     def grab_point_world(self) -> np.ndarray:
         b = self.body
         return b.position + b.rotation @ self.local_point
 
+    def _point_mobility(self, p) -> np.ndarray:
+        """(3, 3) velocity change per impulse at world point ``p`` of the grabbed body alone,
+        1/kg: 1/m - [r]x I^-1 [r]x."""
+        b = self.body
+        R = b.rotation
+        inv_inertia = R @ np.linalg.inv(b.inertia) @ R.T
+        r = p - b.position
+        rx = np.array([[0, -r[2], r[1]], [r[2], 0, -r[0]], [-r[1], r[0], 0]])
+        return np.eye(3) / b.mass - rx @ inv_inertia @ rx
+
+    def _move_anchor(self, h):
+        step = self.target - self.anchor
+        n = float(np.linalg.norm(step))
+        if n > self.max_speed * h:
+            step *= self.max_speed * h / n
+        self.anchor = self.anchor + step
+
     def apply(self):
+        """Apply this step's forces (call once before each ``world.step()``)."""
+        h = self.world.dt
+        self._move_anchor(h)
         p = self.grab_point_world()
         v = self.body.point_velocity(p)
-        f = self.stiffness * (self.target - p) - self.damping * v
+        error = self.anchor - p
+        k, c = self.stiffness, self.point_damping
+        # integral term: only near the anchor, where the remaining error is a steady load
+        if float(np.linalg.norm(error)) < self.HOLD_RADIUS:
+            self.held = self.held + h * k * self.omega / 3.0 * error
+            n = float(np.linalg.norm(self.held))
+            if n > self.max_hold:
+                self.held *= self.max_hold / n
+        # backward Euler against the body's own point mobility K:
+        # F = k (e - h v+) - c v+ + held, v+ = v + h K F
+        K = self._point_mobility(p)
+        A = np.eye(3) + (k * h + c) * h * K
+        f = np.linalg.solve(A, k * error - (k * h + c) * v + self.held)
         n = float(np.linalg.norm(f))
         if n > self.max_force:
             f *= self.max_force / n
         self.force = f
         self.body.apply_force(f, point=p)
+        self._damp_island(h)
+
+    def _damp_island(self, h):
+        """The island's share of damping: the same deceleration for every member (implicit
+        in the step, so it never reverses the motion), proportional to the island's
+        centre-of-mass velocity; no torques, so its limbs swing freely about it."""
+        if self.island_damping <= 0.0:
+            return
+        v = np.asarray(self.world.linear_velocities)[self.island]
+        v_com = (self.masses[:, None] * v).sum(0) / self.mass
+        rate = self.island_damping / self.mass                     # 1/s
+        decel = rate / (1.0 + rate * h) * v_com                     # m/s^2
+        bodies = self.world.bodies
+        for k, m in zip(self.island, self.masses):
+            bodies[k].apply_force(-m * decel)
 
 
 class TimeScale:
@@ -211,6 +296,7 @@ class Simulation(TimeScale):
         self.realtime_factor = 1.0       # smoothed sim seconds per wall second
         self.behind = False              # the last frame hit the step cap
         self.error: str | None = None
+        self._last_traceback = None       # the last one printed to stderr
         self.steps_taken = 0
 
     # -- single steps --------------------------------------------------------------------
@@ -232,22 +318,42 @@ class Simulation(TimeScale):
         while self.world.time < t - 0.5 * dt:
             self.step_once()
 
-    def _safe(self, fn):
+    def call_safely(self, fn, *args, where: str = ""):
+        """Call ``fn(*args)``; an exception pauses the simulation instead of killing the
+        viewer, is shown on the HUD (``error``: type, message and the innermost file:line)
+        and its full traceback goes to stderr, once per distinct traceback (resuming into the
+        same failure does not repeat it). Returns True if ``fn`` returned normally."""
         try:
-            fn()
+            fn(*args)
             return True
-        except Exception as exc:   # a failed step pauses the viewer instead of killing it
-            self.error = f"{type(exc).__name__}: {exc}"
-            self.paused = True
-            self.accumulator = 0.0
-            self.drag = None
+        except Exception as exc:
+            self.report_error(exc, where)
             return False
+
+    def report_error(self, exc: BaseException, where: str = ""):
+        """Pause and record ``exc`` (see :meth:`call_safely`); ``where`` names what failed, e.g.
+        "controller on_key_press"."""
+        frames = traceback.extract_tb(exc.__traceback__)
+        place = f" ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
+        message = " ".join(str(exc).split())
+        message = message if len(message) <= 100 else message[:99] + "…"
+        # file:line last but never cut off: it is what the user needs to find the bug
+        self.error = (f"{where}: " if where else "") + f"{type(exc).__name__}: {message}{place}"
+        self.paused = True
+        self.accumulator = 0.0
+        self.drag = None
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        if text != self._last_traceback:
+            self._last_traceback = text
+            sys.stderr.write(f"maxcoord viewer: paused after an error"
+                             f"{' in ' + where if where else ''}:\n{text}")
+            sys.stderr.flush()
 
     def single_step(self):
         """Advance exactly one dt (the viewer's period key); pauses."""
         self.paused = True
         self.accumulator = 0.0
-        self._safe(self.step_once)
+        self.call_safely(self.step_once)
 
     def toggle_pause(self):
         self.paused = not self.paused
@@ -278,7 +384,7 @@ class Simulation(TimeScale):
         start = time.perf_counter()
         n = 0
         while n < want:
-            if not self._safe(self.step_once):
+            if not self.call_safely(self.step_once):
                 break
             n += 1
             if n >= self.max_steps_per_frame or time.perf_counter() - start > self.frame_budget:

@@ -58,10 +58,12 @@ KEY_BINDINGS = (
     KeyBinding("W", (key.W,), "toggle_wireframe", "wireframe"),
     KeyBinding("Q", (key.Q,), "toggle_quality", "render quality: fast / full (shadow map)"),
     KeyBinding("F", (key.F,), "frame_scene", "frame all bodies"),
+    KeyBinding("V", (key.V,), "reset_camera", "camera back to the start view"),
     KeyBinding("T", (key.T,), "toggle_follow", "camera follows the selected body"),
     KeyBinding("N", (key.N,), "next_scene", "next scene (when given a scene list)"),
     KeyBinding("P", (key.P,), "previous_scene", "previous scene (when given a scene list)"),
     KeyBinding("S", (key.S,), "screenshot", "screenshot to PNG"),
+    KeyBinding("I", (key.I,), "toggle_hud", "HUD (status text, timeline) on / off"),
     KeyBinding("H", (key.H, key.F1), "toggle_help", "this help"),
     KeyBinding("Esc", (key.ESCAPE,), "quit", "quit"),
 )
@@ -84,6 +86,7 @@ PLAYBACK_HELP = {
     "next_scene": None,
     "previous_scene": None,
     "toggle_sleeping": None,
+    "toggle_contacts": None,       # recordings hold a count of contacts, not their points
 }
 
 TIMELINE_HEIGHT = 30        # px, the playback timeline along the bottom of the window
@@ -179,6 +182,7 @@ class Viewer:
         self._build_hud()
         self.window.push_handlers(self)
         self._load(spec, playback)
+        self.scene_index = 0 if world is None else self._index_in_scenes(spec)
         atexit.register(self.close)      # a clean GL teardown before interpreter shutdown
 
     # -- scenes --------------------------------------------------------------------------
@@ -193,23 +197,37 @@ class Viewer:
         self.playback = playback
         if playback is not None:
             self.sim = playback
+            self.options.contacts = False      # the world's contacts are not the recording's
         else:
             self.sim = Simulation(self.world, spec.controller, **self._sim_opts)
-        self.help_label.text = help_text(playback is not None)
+        self._layout_hud()          # (the help's text differs for a recording)
         self.geometry = WorldGeometry(self.world)
         self.camera = Camera.from_spec(spec.camera)
         if self.camera.frame_on_load:
-            self.frame_scene()
+            self.frame_scene_and_ground()
         self.initial_camera = self.camera.copy()
         self.selected = None
         self.follow = False
         self.window.set_caption(f"maxcoord - {self.title}")
         self._update_hud(force=True)
 
+    def _index_in_scenes(self, spec) -> int | None:
+        """Where the scene shown first is in ``scenes`` (matched by registry name, or by
+        the entry itself), so that N / P continue from it; None if it is not listed."""
+        name = getattr(spec.source, "name", None)
+        for i, entry in enumerate(self.scenes):
+            if (isinstance(entry, str) and entry == name) or entry is spec.source \
+                    or entry is spec.world:
+                return i
+        return None
+
     def _switch_scene(self, delta: int):
         if not self.scenes:
             return
-        self.scene_index = (self.scene_index + delta) % len(self.scenes)
+        if self.scene_index is None:          # the first scene shown is not in the list
+            self.scene_index = 0 if delta > 0 else len(self.scenes) - 1
+        else:
+            self.scene_index = (self.scene_index + delta) % len(self.scenes)
         entry = self.scenes[self.scene_index]
         try:
             spec = resolve_scene(entry, self.load_scene)
@@ -243,7 +261,8 @@ class Viewer:
         self.sim.slower()
 
     def toggle_contacts(self):
-        self.options.contacts = not self.options.contacts
+        if self.playback is None:          # a recording has no contact points to draw
+            self.options.contacts = not self.options.contacts
 
     def toggle_joints(self):
         self.options.joints = not self.options.joints
@@ -260,6 +279,14 @@ class Viewer:
 
     def toggle_help(self):
         self.show_help = not self.show_help
+
+    def toggle_hud(self):
+        self.show_hud = not self.show_hud
+
+    def reset_camera(self):
+        """Back to the view the scene was first shown with (R resets only the bodies)."""
+        self.follow = False
+        self.camera = self.initial_camera.copy()
 
     def step_back(self):
         if self.playback is not None:
@@ -285,9 +312,31 @@ class Viewer:
         self.follow = (not self.follow) and self.selected is not None
 
     def frame_scene(self):
+        """Frame every shaped body (the F key), keeping the camera's angles."""
         self.follow = False
         w, h = self.window.get_size()
         self.geometry.frame(self.camera, w / max(h, 1))
+
+    def frame_scene_and_ground(self):
+        """The first view of a scene that gives no camera: its bodies and the ground under
+        each dynamic one, so a body dropped from a height stays in view as it falls."""
+        geo = self.geometry
+        geo.refresh()
+        x = np.asarray(self.world.positions)
+        shaped = geo.has_shape
+        falling = shaped & geo.dynamic
+        levels = [offset / n[2] for n, offset in geo.planes if n[2] > 0.99]
+        centres, radii = [x[shaped]], [geo.radius[shaped]]
+        for i in np.flatnonzero(falling):
+            under = [z for z in levels if z <= x[i, 2]]
+            if under:
+                centres.append([(x[i, 0], x[i, 1], max(under))])
+                radii.append([geo.radius[i]])
+        if not np.any(shaped):
+            self.frame_scene()
+            return
+        w, h = self.window.get_size()
+        self.camera.frame_spheres(np.concatenate(centres), np.concatenate(radii), w / max(h, 1))
 
     def screenshot(self, path=None) -> Path:
         """Draw a frame and save the window's pixels (HUD included) as a PNG; returns the
@@ -376,11 +425,7 @@ class Viewer:
         b = _PLAYBACK_BY_SYMBOL.get(symbol) if self.playback is not None else None
         b = b or _BY_SYMBOL.get(symbol)
         if b is None:
-            handler = getattr(self.sim.controller, "on_key_press", None)
-            if callable(handler):
-                handler(symbol, modifiers)
-                return pyglet.event.EVENT_HANDLED
-            return None
+            return self._pass_key_to_controller("on_key_press", symbol, modifiers)
         getattr(self, b.action)()
         if b.action != "quit":
             self._update_hud(force=True)
@@ -388,11 +433,19 @@ class Viewer:
 
     def on_key_release(self, symbol, modifiers):
         if symbol not in _BY_SYMBOL and self.playback is None:
-            handler = getattr(self.sim.controller, "on_key_release", None)
-            if callable(handler):
-                handler(symbol, modifiers)
-                return pyglet.event.EVENT_HANDLED
+            return self._pass_key_to_controller("on_key_release", symbol, modifiers)
         return None
+
+    def _pass_key_to_controller(self, hook: str, symbol, modifiers):
+        """Call the controller's ``hook`` (on_key_press / on_key_release) if it has one; an
+        exception in it pauses the simulation and shows on the HUD, as a failing step does,
+        instead of closing the viewer."""
+        handler = getattr(self.sim.controller, hook, None)
+        if not callable(handler):
+            return None
+        self.sim.call_safely(handler, symbol, modifiers, where=f"controller {hook}")
+        self._update_hud(force=True)
+        return pyglet.event.EVENT_HANDLED
 
     def on_mouse_press(self, x, y, button, modifiers):
         if button == mouse.LEFT and self.in_timeline(x, y):
@@ -475,11 +528,12 @@ class Viewer:
                                            group=fg)
         self.help_bg = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(20, 24, 30, 205),
                                                batch=self.help_batch, group=bg)
-        self.help_label = pyglet.text.Label(help_text(), font_name=fonts, font_size=11,
-                                            multiline=True, width=640, x=0, y=0,
-                                            anchor_x="left", anchor_y="top",
-                                            color=(245, 245, 245, 255), batch=self.help_batch,
-                                            group=fg)
+        # two labels: the help goes into two columns when one does not fit the window
+        self.help_label, self.help_label2 = (
+            pyglet.text.Label(help_text(), font_name=fonts, font_size=11, multiline=True,
+                              width=4000, x=0, y=0, anchor_x="left", anchor_y="top",
+                              color=(245, 245, 245, 255), batch=self.help_batch, group=fg)
+            for _ in range(2))
         # the playback timeline (drawn only when playing a recording)
         self.timeline_batch = pyglet.graphics.Batch()
         top = pyglet.graphics.Group(2)
@@ -505,14 +559,79 @@ class Viewer:
         ch = lab.content_height
         self.hud_bg.x, self.hud_bg.y = 0, h - ch - 16
         self.hud_bg.width, self.hud_bg.height = min(lab.content_width + 24, w), ch + 16
-        hl = self.help_label
-        hw, hh = min(hl.content_width, w - 40), hl.content_height
-        hl.x = (w - hw) // 2
-        hl.y = (h + hh) // 2
-        self.help_bg.x, self.help_bg.y = hl.x - 16, hl.y - hh - 16
-        self.help_bg.width, self.help_bg.height = hw + 32, hh + 32
+        self._layout_help(w, h)
         if self.playback is not None:
             self._layout_timeline()
+
+    HELP_FONT_SIZES = (11, 10, 9, 8, 7)      # pt, tried largest first
+    HELP_PAD = 16                            # px around the help text
+
+    def _layout_help(self, w, h):
+        """Fit the help overlay into a w x h window: the largest font that fits, in one
+        column, else in two; where not even two columns of the smallest fit, as many lines as
+        do and a last line saying to enlarge the window. Laid out again only when the window
+        or the text changes."""
+        text = help_text(self.playback is not None)
+        if getattr(self, "_help_fit", None) == (w, h, text):
+            return
+        self._help_fit = (w, h, text)
+        lines = text.split("\n")
+        room_w, room_h = w - 2 * self.HELP_PAD - 8, h - 2 * self.HELP_PAD - 8
+        for columns in (1, 2):
+            # two columns side by side wrap their long lines to share the width
+            wrap = 4000 if columns == 1 else max((room_w - 24) // 2, 50)
+            for size in self.HELP_FONT_SIZES:
+                cw, ch = self._set_help_columns(lines, columns, size, wrap)
+                if cw <= room_w and ch <= room_h:
+                    break
+            else:
+                continue
+            break
+        else:                              # too small for all of it: say so
+            size = self.HELP_FONT_SIZES[-1]
+            keep = len(lines)
+            while keep > 1:
+                keep -= 1
+                shown = lines[:keep] + ["... enlarge the window to see the rest (H closes)"]
+                cw, ch = self._set_help_columns(shown, 1, size, wrap=max(room_w, 50))
+                if ch <= room_h:
+                    break
+        self._place_help(w, h)
+
+    def _set_help_columns(self, lines, columns: int, size: int,
+                          wrap: int = 4000) -> tuple[int, int]:
+        """Put ``lines`` into ``columns`` help labels at ``size`` pt, wrapping lines longer
+        than ``wrap`` px; returns the (width, height) in px they take together (columns side
+        by side, 24 px apart)."""
+        per = -(-len(lines) // columns)
+        parts = [lines[k * per:(k + 1) * per] for k in range(columns)]
+        labels = (self.help_label, self.help_label2)
+        for k, lab in enumerate(labels):
+            lab.visible = k < columns
+            lab.font_size = size
+            lab.width = wrap
+            lab.text = "\n".join(parts[k]) if k < columns else ""
+        used = labels[:columns]
+        return (sum(lab.content_width for lab in used) + 24 * (columns - 1),
+                max(lab.content_height for lab in used))
+
+    def _place_help(self, w, h):
+        labels = [lab for lab in (self.help_label, self.help_label2) if lab.visible]
+        total = sum(lab.content_width for lab in labels) + 24 * (len(labels) - 1)
+        height = max(lab.content_height for lab in labels)
+        x = max((w - total) // 2, self.HELP_PAD)
+        top = min((h + height) // 2, h - self.HELP_PAD)
+        for lab in labels:
+            lab.x, lab.y = x, top
+            x += lab.content_width + 24
+        pad = self.HELP_PAD
+        self.help_bg.x, self.help_bg.y = labels[0].x - pad, top - height - pad
+        self.help_bg.width, self.help_bg.height = total + 2 * pad, height + 2 * pad
+
+    def help_text_shown(self) -> str:
+        """The help overlay's text as laid out (columns one after the other)."""
+        return "\n".join(lab.text for lab in (self.help_label, self.help_label2)
+                         if lab.visible)
 
     # -- playback timeline ---------------------------------------------------------------
     def _timeline_string(self) -> str:
@@ -580,10 +699,12 @@ class Viewer:
         except Exception:
             err = "-"
         state = "PAUSED" if sim.paused else f"time scale x{sim.time_scale:g}"
+        # (the smoothed factor keeps its last running value while paused)
+        real = "real time: paused" if sim.paused else f"real time x{sim.realtime_factor:.2f}"
         lines = [
             f"{self.title}",
             f"t {world.time:9.3f} s   dt {world.dt * 1e3:.3g} ms   {state}",
-            f"fps {fps:5.1f}   real time x{sim.realtime_factor:.2f}   step {sim.step_seconds * 1e3:.2f} ms"
+            f"fps {fps:5.1f}   {real}   step {sim.step_seconds * 1e3:.2f} ms"
             f"   {self.renderer.quality}",
             f"bodies {len(world.bodies)}   joints {len(world.joints)}   contacts {n_contacts}"
             + (f"   asleep {int(np.count_nonzero(world.asleep))}" if world.sleeping else ""),
@@ -597,10 +718,11 @@ class Viewer:
             lines.append(f"selected #{self.selected}{name} {type(b.shape).__name__}"
                          + ("  (following)" if self.follow else ""))
         if sim.error:
-            lines.append(f"ERROR: {sim.error[:120]}")
+            lines.append(f"ERROR: {sim.error}  (traceback on stderr)")
         if self.scenes:
-            lines.append(f"scene {self.scene_index + 1}/{len(self.scenes)} (N/P)")
-        lines.append("H: help")
+            at = "-" if self.scene_index is None else self.scene_index + 1
+            lines.append(f"scene {at}/{len(self.scenes)} (N/P)")
+        lines.append("H: help   I: hide this")
         return "\n".join(lines)
 
     def _playback_hud_text(self) -> str:
@@ -619,7 +741,7 @@ class Viewer:
             f"sample {pb.sample_index() + 1}/{pb.n_samples}   dt {world.dt * 1e3:.3g} ms"
             f"   fps {fps:5.1f}   {self.renderer.quality}",
             f"bodies {len(world.bodies)}   joints {len(world.joints)}   "
-            f"contacts {recorded('contacts', '.0f')}",
+            f"contacts {recorded('contacts', '.0f')} (recorded count, not drawn)",
             f"recorded: energy {recorded('energy', '.6g')} J   "
             f"error {recorded('constraint_error', '.2e')}",
         ]
@@ -628,7 +750,7 @@ class Viewer:
             name = f" {b.name!r}" if b.name else ""
             lines.append(f"selected #{self.selected}{name} {type(b.shape).__name__}"
                          + ("  (following)" if self.follow else ""))
-        lines.append("H: help")
+        lines.append("H: help   I: hide this")
         return "\n".join(lines)
 
     def _update_hud(self, force: bool = False):

@@ -219,7 +219,9 @@ def cmd_run(args):
     width = max(len(k) for k, _ in rows)
     print("\n".join(f"{k:<{width}}  {v}" for k, v in rows))
     if record_path and record["time"]:
-        np.savez_compressed(record_path, scene=scene.name, params=json.dumps(scene.params),
+        # a scene file by its absolute path, so the recording plays from any directory
+        scene_name = os.path.abspath(scene.name) if scene.name.endswith(".py") else scene.name
+        np.savez_compressed(record_path, scene=scene_name, params=json.dumps(scene.params),
                             dt=world.dt, joint_coordinate_name=_coordinate_names(coordinated),
                             **{k: np.array(v) for k, v in record.items()})
         print(f"recorded {len(record['time'])} samples to {record_path}")
@@ -346,17 +348,34 @@ def _open_recording(target: str, param):
 
 
 def cmd_view(args):
+    from render.backend import NoDisplayError
+    try:
+        _view(args)
+    except NoDisplayError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _view(args):
     import scenes
+    from render.commands import parse_size, view_command
+    if not (np.isfinite(args.time_scale) and args.time_scale > 0):
+        raise UsageError(f"--time-scale must be a positive number, got {args.time_scale}")
+    try:
+        window = dict(size=parse_size(args.size), paused=args.paused,
+                      time_scale=args.time_scale)
+    except ValueError as exc:
+        raise UsageError(f"--size: {exc}") from None
     if _is_recording(args.scene):
+        if args.sleeping:
+            raise UsageError("--sleeping cannot be used with a recording: it shows the "
+                             "recorded poses (sleep it with run --sleeping --record)")
         scene, playback = _open_recording(args.scene, args.param)
-        from render.commands import view_command
-        view_command(scene, playback=playback)
+        view_command(scene, playback=playback, **window)
         return
     scene = _load(args.scene, _params(args.param), sleeping=args.sleeping)
-    from render.commands import view_command
     # started on a registry scene, N / P step through the registry
     listed = scenes.names() if args.scene in scenes.names() else None
-    view_command(scene, scenes=listed, load_scene=load_scene if listed else None)
+    view_command(scene, scenes=listed, load_scene=load_scene if listed else None, **window)
 
 
 def _render_output(path: str) -> str:
@@ -493,6 +512,12 @@ def _view_parser(sub):
                  "recording (.npz from `run --record`) with a timeline", cmd_view)
     s.add_argument("scene", help="scene name, a .py scene file, or a .npz recording")
     _add_param(s, recordings=True)
+    s.add_argument("--size", default="1280x720", metavar="WxH",
+                   help="window size in pixels (default 1280x720)")
+    s.add_argument("--paused", action="store_true",
+                   help="start paused (Space runs, '.' steps once)")
+    s.add_argument("--time-scale", type=float, default=1.0, metavar="X",
+                   help="simulated seconds per wall second (default 1; +/- change it)")
     _add_sleeping(s, drawn=True)
 
 

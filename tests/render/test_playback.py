@@ -332,3 +332,12 @@ def test_a_recording_renders_offscreen(recording, tmp_path, gl_mode, capsys):
     dx = np.diff(cs[:, 0])
     assert np.all(dx > 3), cs                         # the ball moves right frame by frame
     assert cs[-1, 1] - cs[0, 1] > 10                  # and falls down the screen
+
+
+def test_playback_does_not_offer_contacts_it_cannot_draw(make_viewer, key, recording):
+    scene, pb = open_recording(recording)
+    v = make_viewer(scene, playback=pb)
+    assert "show contacts" not in v.help_label.text
+    v.on_key_press(key.C, 0)
+    assert not v.options.contacts
+    assert "(recorded count, not drawn)" in v.hud_text()

@@ -78,8 +78,8 @@ def test_pause_single_step_and_reset(make_viewer, key):
 
 def test_help_lists_every_binding_and_only_bound_keys_are_handled(make_viewer, key, tmp_path):
     from render.viewer import KEY_BINDINGS, help_text
-    v = make_viewer(drop_world(), scenes=[drop_world, drop_world])
-    text = v.help_label.text
+    v = make_viewer(drop_world(), scenes=[drop_world, drop_world], size=(800, 600))
+    text = v.help_text_shown()
     assert text == help_text()
     listed = []
     section = None

@@ -111,6 +111,7 @@ def test_bad_recordings_are_one_clear_line(recording, tmp_path, capsys, make, me
     (["view", "missing.npz"], "recording 'missing.npz' does not exist"),
     (["render", "missing.npz", "--out", "x.gif"], "recording 'missing.npz' does not exist"),
     (["view", "REC", "--param", "angle=1"], "--param cannot be used with a recording"),
+    (["view", "REC", "--sleeping"], "--sleeping cannot be used with a recording"),
     (["render", "REC", "--out", "x.gif", "--seconds", "100"], "--seconds 100 is longer than the "
                                                                "recording"),
 ])
@@ -119,3 +120,39 @@ def test_usage_errors_with_recordings(recording, argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+SCENE_FILE = """from physics import Box, Plane
+def build(world):
+    world.add_body(Plane())
+    world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(0, 0, 1.0))
+"""
+
+
+def test_a_recorded_scene_file_plays_back_from_another_directory(tmp_path, monkeypatch, capsys):
+    import render.commands
+    seen = {}
+    monkeypatch.setattr(render.commands, "view_command",
+                        lambda target, **opts: seen.update(target=target, **opts) or 0)
+    (tmp_path / "myscenes").mkdir()
+    (tmp_path / "myscenes" / "drop.py").write_text(SCENE_FILE)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "myscenes/drop.py", "--seconds", "0.05", "--quiet",
+                 "--record", "myscenes/drop.npz"]) == 0
+    stored = str(np.load(tmp_path / "myscenes" / "drop.npz")["scene"])
+    assert stored == str(tmp_path / "myscenes" / "drop.py")        # absolute
+    monkeypatch.chdir(tmp_path / "myscenes")
+    assert main(["view", "drop.npz"]) == 0 and seen["playback"].n_samples > 1
+    # moved away together with its scene file: found next to the recording
+    (tmp_path / "moved").mkdir()
+    for name in ("drop.py", "drop.npz"):
+        (tmp_path / "myscenes" / name).rename(tmp_path / "moved" / name)
+    seen.clear()
+    assert main(["view", str(tmp_path / "moved" / "drop.npz")]) == 0 and seen["playback"]
+    # the scene file nowhere: one line naming both places tried
+    (tmp_path / "moved" / "drop.py").unlink()
+    capsys.readouterr()
+    assert main(["view", str(tmp_path / "moved" / "drop.npz")]) == 2
+    err = capsys.readouterr().err
+    assert stored in err and str(tmp_path / "moved" / "drop.py") in err
+    assert len(err.strip().splitlines()) == 1
