@@ -247,17 +247,16 @@ def _fill(J, r, D):
     normal_arm[arm_sq <= (CENTRAL_ARM * CENTRAL_ARM) * offset_sq] = 0.0
 
 
-def glide_speeds(inv_mass, a, b, normal_force, friction, h):
-    """(K,) m/s: the slip a contact between body rows a and b (K,) must beat to glide (its
-    row across the slip free): GLIDE_SPEED, or what friction takes off its bodies' slide in a
-    step where that is more, mu h times the larger of their normal loads per mass (last
-    step's normal forces (K,) N summed per body; inv_mass (n,) 1/kg, 0 for static bodies).
-    Freed on a slower slide, the row along the slip, turned by the slip of the step's start,
-    overshoots: a 2 kg box pushed at 1.02 mu m g with mu 2 at dt 1/60 (mu g h = 0.33 m/s)
-    swung its yaw and its slip across back and forth, five times more each step."""
-    n = inv_mass.shape[0]
-    pressed = (np.bincount(a, normal_force, n) + np.bincount(b, normal_force, n)) * inv_mass
-    return np.maximum(GLIDE_SPEED, friction * h * np.maximum(pressed.take(a), pressed.take(b)))
+def glide_speeds(friction, gravity, h):
+    """(K,) m/s: the slip a contact must beat to glide (its row across the slip free):
+    GLIDE_SPEED, or what friction takes off a slide held down by its weight in a step, mu |g|
+    h, where that is more. Freed on a slower slide, the row along the slip, turned by the
+    slip of the step's start, overshoots: a 2 kg slab pushed at 1.02 mu m g with mu 2 at dt
+    1/60 (mu g h = 0.33 m/s) swung its yaw and its slip across back and forth, five times
+    more each step. (Measured by the bodies' normal loads instead, the loads of bodies
+    jammed into one another kept their rows across from gliding, and their friction flung
+    them: an overlapping heap reached 49 m/s.)"""
+    return np.maximum(GLIDE_SPEED, friction * (np.linalg.norm(gravity) * h))
 
 
 def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,

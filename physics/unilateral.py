@@ -117,7 +117,7 @@ def unilateral_rows(world, model, kin, h, load=None):
         # (which contacts slid last step: their warm start is projected, and they grip not)
         slid = world._contacts.sliding.take(src) if found.any() else found
         grip = gripping_friction(world._contacts, src, found, slid, mu, cs.pair_keys)
-        glide = glide_speeds(world._inv_mass[:world._n], a, b, warm[:, 0], mu, h)
+        glide = glide_speeds(mu, world._gravity, h)
         block, frames = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T, load,
                                      rolling > 0, grip, glide)
         # the friction rows turn with the slip, the roll and the load (the frame of the

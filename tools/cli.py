@@ -515,7 +515,7 @@ def _view_parser(sub):
     s.add_argument("--size", default="1280x720", metavar="WxH",
                    help="window size in pixels (default 1280x720)")
     s.add_argument("--paused", action="store_true",
-                   help="start paused (Space runs, '.' steps once)")
+                   help="start paused (Space runs, '.' steps once; default: running)")
     s.add_argument("--time-scale", type=float, default=1.0, metavar="X",
                    help="simulated seconds per wall second (default 1; +/- change it)")
     _add_sleeping(s, drawn=True)
