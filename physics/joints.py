@@ -443,7 +443,10 @@ class _Turning:
     def angle(self) -> float:
         """Rotation of body_b relative to body_a about the axis, right-handed, zero at
         creation; continuous, counting whole turns (rad)."""
-        return float(self.world._turning_angles().at(joints=[self.index])[0][0])
+        world = self.world
+        if world._angles_current:       # (the step's own, at the state it ended with)
+            return float(world._joint_angle[self.index])
+        return float(world._turning_angles().at(joints=[self.index])[0][0])
 
     def _angle_rate(self) -> float:
         return float(self._relative_angular_velocity() @ self.axis)

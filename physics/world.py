@@ -187,6 +187,7 @@ class World:
         self._joints: list[Joint] = []
         # per joint: the continuous hinge angle at the end of the last step (0 for others)
         self._joint_angle = np.zeros(0)
+        self._angles_current = False      # whether _joint_angle is at the present state
         self._angle_table = None
         self._compiled = None
         self._coordinate_tables = None
@@ -594,6 +595,7 @@ class World:
         self._start_cache = None      # see step.symplectic_substep
         self._stiffness = None
         self._energy_reference = None
+        self._angles_current = False  # _joint_angle is the last step's, not the state's
 
     # -- read access ---------------------------------------------------------------------
     @property
@@ -691,6 +693,7 @@ class World:
             # values as made afresh from the orientations)
             cache = self._start_cache
             self._joint_angle[table.owner] = table.at(cache.R if cache is not None else None)[0]
+        self._angles_current = True     # (until the state changes: _step_caches_dropped)
 
     def _turning_angles(self):
         """The continuous angles of this world's hinges and cylindrical joints
@@ -921,12 +924,12 @@ class World:
 
     def _topology(self) -> dict:
         """What a snapshot must find again to fit: every body's shape (kind and size) and
-        whether it is static, and every joint's kind and the bodies it joins."""
-        joints = tuple((type(j).__name__, -1 if j.body_a is None else j.body_a.index,
-                        j.body_b.index) for j in self._joints)
+        whether it is static, and every joint's kind and the body rows it joins."""
         return {"kind": self._view("_kind")[1:].copy(),
                 "params": self._view("_params")[1:].copy(),
-                "static": np.isinf(self._view("_mass")[1:]), "joints": joints}
+                "static": np.isinf(self._view("_mass")[1:]),
+                "joint_kind": np.array([type(j).__name__ for j in self._joints], dtype=str),
+                "joint_bodies": sleeping.joint_links(self).copy()}
 
     def _check_topology(self, saved):
         """ValueError unless a snapshot's topology (None: from an older version, unchecked)
@@ -936,22 +939,27 @@ class World:
             return
         mine = self._topology()
         try:
-            bodies = [i for i in range(self._n - 1) if any(
-                not np.array_equal(np.asarray(saved[key][i]), mine[key][i])
-                for key in ("kind", "params", "static"))]
-            joints = [i for i, (a, b) in enumerate(zip(saved["joints"], mine["joints"]))
-                      if tuple(a) != b]
+            other = {key: np.asarray(saved[key]) for key in mine}
+            if any(other[key].shape != value.shape for key, value in mine.items()):
+                raise ValueError
+            bodies = np.flatnonzero((other["kind"] != mine["kind"])
+                                    | (other["params"] != mine["params"]).any(axis=1)
+                                    | (other["static"] != mine["static"]))
+            joints = np.flatnonzero((other["joint_kind"] != mine["joint_kind"])
+                                    | (other["joint_bodies"] != mine["joint_bodies"]).any(axis=1))
         except (KeyError, IndexError, TypeError, ValueError):
             raise ValueError("state['topology'] is damaged: it must be World.get_state's "
                              "record of the bodies' shapes and the joints") from None
-        if bodies:
-            raise ValueError(f"state was taken from a world with other bodies: body "
-                             f"{bodies[0]} ({self._handles[bodies[0] + 1]!r}) had another shape "
-                             "then; a snapshot restores only the world it was taken from")
-        if joints:
-            raise ValueError(f"state was taken from a world with other joints: joint "
-                             f"{joints[0]} ({self._joints[joints[0]]!r}) was a "
-                             f"{saved['joints'][joints[0]][0]} between other bodies then")
+        if bodies.size:
+            first = int(bodies[0])
+            raise ValueError(f"state was taken from a world with other bodies: body {first} "
+                             f"({self._handles[first + 1]!r}) had another shape then; a "
+                             "snapshot restores only the world it was taken from")
+        if joints.size:
+            first = int(joints[0])
+            raise ValueError(f"state was taken from a world with other joints: joint {first} "
+                             f"({self._joints[first]!r}) was a {other['joint_kind'][first]} "
+                             "between other bodies then")
 
     def _limit_tables(self):
         """The joints' limit and motor coordinates and their plan of rows
