@@ -88,8 +88,13 @@ class Model:
 def compile_model(world) -> Model:
     """Flatten the joints into primitive tables and cache the sparsity of A."""
     instances = defaultdict(list)
+    made = world._joint_instances     # joint: ((index, row a, row b), its instances)
     for index, joint in joints_with_rows(world):
-        for kind, inst in joint._instances(index):
+        key = (index, joint._rows_a, joint.body_b.row)
+        known = made.get(joint)
+        if known is None or known[0] != key:
+            known = made[joint] = (key, joint._instances(index))
+        for kind, inst in known[1]:
             instances[kind].append(inst)
     tables = build_tables(instances)
     n = world._n

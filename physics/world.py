@@ -188,6 +188,9 @@ class World:
         # per joint: the continuous hinge angle at the end of the last step (0 for others)
         self._joint_angle = np.zeros(0)
         self._angles_current = False      # whether _joint_angle is at the present state
+        # each joint's primitive rows (step.compile_model), made again only when its index or
+        # bodies' rows change: an island falling asleep or waking recompiles the step
+        self._joint_instances = {}
         self._angle_table = None
         self._compiled = None
         self._coordinate_tables = None
@@ -465,6 +468,7 @@ class World:
         self._recompile_keeping_contacts()
 
     def _topology_changed(self):
+        self._joint_instances = {}
         self._links = None
         self._angle_table = None
         self._forget_contacts()
