@@ -27,6 +27,7 @@ import numpy as np
 DEFAULT_YAW = -60.0
 DEFAULT_PITCH = 25.0
 DEFAULT_FOV = 45.0
+CAMERA_KEYS = {"target", "distance", "yaw", "pitch", "fov", "eye"}
 
 
 def _cross(a, b) -> np.ndarray:
@@ -111,6 +112,10 @@ class Camera:
         if isinstance(spec, Camera):
             return spec.copy()
         if isinstance(spec, dict):
+            unknown = sorted(set(spec) - CAMERA_KEYS)
+            if unknown:
+                raise ValueError(f"camera has no key {unknown[0]!r}; its keys are "
+                                 f"{', '.join(sorted(CAMERA_KEYS))}")
             fov = float(spec.get("fov", DEFAULT_FOV))
             if "eye" in spec:
                 return cls.look_from(spec["eye"], spec.get("target", (0, 0, 0)), fov)

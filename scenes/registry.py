@@ -7,6 +7,7 @@ import inspect
 import math
 import os
 import re
+import traceback
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -36,7 +37,14 @@ class Scene:
         """Scene-specific (label, value) lines for a run's summary (``maxcoord run`` prints
         them under its table): the controller's ``summary()``, if it has one, else none."""
         lines = getattr(self.controller, "summary", None)
-        return [(str(k), str(v)) for k, v in lines()] if callable(lines) else []
+        return [_summary_row(k, row) for k, row in enumerate(lines())] if callable(lines) else []
+
+
+def _summary_row(k: int, row) -> tuple[str, str]:
+    """A summary() row as (label, value) strings; one that is not a pair says so."""
+    if isinstance(row, (tuple, list)) and len(row) == 2:
+        return str(row[0]), str(row[1])
+    return f"summary() row {k}", f"is not a (label, value) pair: {row!r}"
 
 
 def names() -> list[str]:
@@ -144,14 +152,36 @@ def load(name: str, dt: float | None = None, **params) -> Scene:
     if dt is not None:
         world_kwargs["dt"] = dt
     world = World(**world_kwargs)
+    camera = dict(getattr(m, "CAMERA", {}))
+    try:
+        from render.camera import Camera
+        Camera.from_spec(camera or None)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"scene {name!r} has a bad CAMERA: {exc}") from None
     try:
         controller = m.build(world, **merged)
-    except ValueError:
-        raise
     except Exception as exc:
-        raise ValueError(f"scene {name!r} failed to build: {type(exc).__name__}: {exc}") from None
+        stack = traceback.extract_tb(exc.__traceback__)
+        if isinstance(exc, ValueError) and stack and stack[-1].filename == m.__file__:
+            raise             # (the scene's own check of its parameters says it all)
+        raise ValueError(f"scene {name!r} failed to build: {type(exc).__name__}: {exc}"
+                         f"{_where_in(stack, m)}") from None
+    if controller is not None and not callable(controller):
+        raise ValueError(f"scene {name!r}: build() returned {controller!r}; it must return "
+                         "None or a controller, a callable taking the world before each step")
     return Scene(name, getattr(m, "TITLE", name), getattr(m, "DESCRIPTION", ""), world, merged,
-                 dict(getattr(m, "CAMERA", {})), controller)
+                 camera, controller)
+
+
+def _where_in(stack, module) -> str:
+    """' (file, line n, in function)' of the last place in the scene's own file that an
+    error's traceback ``stack`` passed through ('' when none did)."""
+    path = getattr(module, "__file__", None)
+    frames = [f for f in stack if f.filename == path]
+    if not frames:
+        return ""
+    last = frames[-1]
+    return f" ({os.path.basename(path)}, line {last.lineno}, in {last.name})"
 
 
 def _accepts_any(fn) -> bool:

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 import time
+import traceback
 
 # One BLAS thread: the engine's linear algebra is many small calls, for which OpenBLAS's extra
 # threads only spin (seen: whole seconds lost in one step on a busy 2-core machine). It must be
@@ -177,45 +178,51 @@ def cmd_run(args):
         _sample(record, world, coordinated, worst_error)
     world.reset_profile()
     start = time.perf_counter()
-    stopped, planned = None, steps
+    stopped, planned, steps_before = None, steps, world._steps
+    recording = {"shape": (len(world.bodies), len(world.joints)), "cut": None}
     for i in range(steps):
         try:
             scene.step()
-        except FloatingPointError as exc:     # physics.StepError: the world is as it was
-            stopped = exc
+        except Exception as exc:     # a failed step (StepError: the world is as it was), or
+            stopped = exc            # the scene's controller failing: what ran is kept
             steps = i
             break
         max_contacts = max(max_contacts, len(world.contacts))
         if i % every == 0 or i == steps - 1:
             err = world.constraint_error()
             worst_error = max(worst_error, err)
-            if args.record:
-                _sample(record, world, coordinated, err)
+            if args.record and recording["cut"] is None:
+                _sample_while_the_same(record, recording, world, coordinated, err)
         if not args.quiet and (i % 24 == 0 or i == steps - 1):
             _progress(i + 1, steps, start)
     wall = time.perf_counter() - start
+    taken = world._steps - steps_before     # (a controller may step the world itself)
     e1 = world.energy()
-    scale = max(abs(e0), 1e-12)
     rows = [
         ("scene", f"{scene.name} ({scene.title})"),
         ("bodies / joints", f"{len(world.bodies)} / {len(world.joints)}"),
-        ("sim time", f"{world.time:.3f} s ({steps} steps of {world.dt * 1e3:.3f} ms)"),
+        ("sim time", f"{world.time:.3f} s ({taken} steps of {world.dt * 1e3:.3f} ms)"
+                     + ("" if taken == steps else
+                        f"; the scene's controller stepped the world itself in {steps} calls")),
         ("wall time", f"{wall:.2f} s"),
         ("real-time factor", f"{world.time / wall:.2f}x" if wall > 0 else "-"),
-        ("step time", f"{wall / max(steps, 1) * 1e3:.3f} ms"),
+        ("step time", f"{wall / max(taken, 1) * 1e3:.3f} ms"),
         ("step time by stage", _stage_shares(world.profile)),
         ("energy start / end", f"{e0:.4g} J / {e1:.4g} J"),
-        ("energy drift", f"{(e1 - e0) / scale * 100:+.3f} % of |E0|"
-                         + _energy_note(scene, max_contacts, e1 > e0)),
+        ("energy drift", _drift(e0, e1) + _energy_note(scene, max_contacts, e1 > e0)),
         ("max constraint error", f"{worst_error:.2e} m"),
         ("contacts (max)", f"{max_contacts}"),
     ]
     if world.sleeping:
         rows.append(("dynamic bodies asleep", _asleep_at_the_end(world)))
-    rows += scene.summary()          # the scene's own figures, under the generic ones
+    rows += _scene_rows(scene)       # the scene's own figures, under the generic ones
+    if recording["cut"] is not None:
+        rows.append(("recording", recording["cut"]))
     if stopped is not None:
         sys.stderr.write("\n")
-        rows.append(("stopped", f"after {steps} of {planned} steps: the step failed (below)"))
+        what = ("the step failed" if isinstance(stopped, FloatingPointError)
+                else "the scene's controller raised an error")
+        rows.append(("stopped", f"after {steps} of {planned} steps: {what} (below)"))
     width = max(len(k) for k, _ in rows)
     print("\n".join(f"{k:<{width}}  {v}" for k, v in rows))
     if record_path and record["time"]:
@@ -228,7 +235,41 @@ def cmd_run(args):
     if png_path:
         _write_final_frame(scene, png_path)
     if stopped is not None:
+        if not isinstance(stopped, FloatingPointError):     # (user code: where it failed)
+            traceback.print_exception(stopped, file=sys.stderr)
+            raise RunStopped(f"the run stopped at t={world.time:.6g} s: the scene's controller "
+                             f"raised {type(stopped).__name__}: {stopped}")
         raise RunStopped(f"the run stopped at t={world.time:.6g} s: {stopped}")
+
+
+def _drift(e0: float, e1: float) -> str:
+    """The energy's change, relative to |E0| (or in J where E0 is zero: a scene that starts
+    at rest at height zero)."""
+    if abs(e0) < 1e-12:
+        return f"{e1 - e0:+.4g} J (E0 = 0)"
+    return f"{(e1 - e0) / abs(e0) * 100:+.3f} % of |E0|"
+
+
+def _scene_rows(scene) -> list[tuple[str, str]]:
+    """The scene's own summary rows (a failing summary() is one row saying so rather than
+    taking the table with it)."""
+    try:
+        return scene.summary()
+    except Exception as exc:
+        return [("summary()", f"failed: {type(exc).__name__}: {exc}")]
+
+
+def _sample_while_the_same(record, recording, world, coordinated, err):
+    """Sample the state (``_sample``) while the bodies and joints are those the recording
+    began with; after the scene changes them, the recording ends there, and says so (its
+    arrays hold one set of bodies)."""
+    shape = (len(world.bodies), len(world.joints))
+    if shape != recording["shape"]:
+        recording["cut"] = (f"ends at t={record['time'][-1]:.3f} s: then the scene went from "
+                            f"{recording['shape'][0]} bodies and {recording['shape'][1]} joints "
+                            f"to {shape[0]} and {shape[1]}")
+        return
+    _sample(record, world, coordinated, err)
 
 
 def _asleep_at_the_end(world) -> str:
@@ -276,10 +317,10 @@ def _stage_shares(profile: dict) -> str:
 def _energy_note(scene, max_contacts: int, gained: bool) -> str:
     """Why the energy may rightly change: only a mechanism left alone must keep it."""
     world = scene.world
-    driven = scene.controller is not None or any(
-        getattr(j, "_motor", (0.0,))[0] != 0.0 for j in world.joints)
-    if driven:
-        return " (motors and controllers do work)"
+    if any(getattr(j, "_motor", (0.0,))[0] != 0.0 for j in world.joints):
+        return " (motors do work)"
+    if scene.controller is not None:
+        return " (the scene's controller may do work)"
     if max_contacts:
         return (" (contacts pushing bodies out of overlap can add some)" if gained else
                 " (inelastic contacts and friction take energy out)")

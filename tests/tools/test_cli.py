@@ -169,6 +169,76 @@ def test_a_run_whose_step_fails_keeps_its_summary_and_recording(tmp_path, capsys
     assert np.isfinite(data["position"]).all()
 
 
+def test_a_run_whose_controller_fails_keeps_its_summary_and_says_where(tmp_path, capsys):
+    """A controller's bug at 0.4 s (any exception) ends the run as a failed step does: the
+    summary of the steps taken (a malformed summary row shown as such), the recording and
+    the PNG's place kept, exit code 1, and the traceback into the scene file. Before, a
+    ValueError was one line with no file or line and every output was lost, and another
+    exception was a bare traceback."""
+    scene = tmp_path / "buggy.py"
+    scene.write_text("import numpy as np\n"
+                     "from physics import Sphere\n"
+                     "def build(world):\n"
+                     "    ball = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 1))\n"
+                     "    def push(world):\n"
+                     "        if world.time > 0.4:\n"
+                     "            ball.apply_force(np.zeros(2) + np.zeros(3))\n"
+                     "    push.summary = lambda: [('ball z', 'low'), 'oops']\n"
+                     "    return push\n")
+    out = tmp_path / "rec.npz"
+    assert main(["run", str(scene), "--seconds", "1", "--quiet", "--record", str(out)]) == 1
+    printed = capsys.readouterr()
+    assert "after 97 of 240 steps: the scene's controller raised an error" in printed.out
+    assert "ball z" in printed.out and "summary() row 1" in printed.out
+    assert 'buggy.py", line 7, in push' in printed.err
+    assert printed.err.strip().splitlines()[-1].startswith(
+        "maxcoord: error: the run stopped at t=0.404167 s: the scene's controller raised "
+        "ValueError: operands could not be broadcast")
+    assert len(np.load(out)["time"]) == 98
+
+
+@pytest.mark.parametrize("source, message", [
+    ("import numpy as np\ndef build(world):\n    np.linalg.inv(np.zeros((3, 3)))\n",
+     "failed to build: LinAlgError: Singular matrix (bad.py, line 3, in build)"),
+    ("def build(world):\n    return 42\n", "build() returned 42; it must return None or a"),
+    ("CAMERA = {'traget': (0, 0, 0)}\ndef build(world):\n    pass\n",
+     "has a bad CAMERA: camera has no key 'traget'"),
+    ("CAMERA = {'distance': -5}\ndef build(world):\n    pass\n",
+     "has a bad CAMERA: camera distance must be > 0"),
+])
+def test_a_scene_files_mistakes_are_told_before_the_run(tmp_path, capsys, source, message):
+    scene = tmp_path / "bad.py"
+    scene.write_text(source)
+    assert main(["run", str(scene), "--seconds", "0.1", "--quiet"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_run_tells_what_its_controller_did_to_the_world(tmp_path, capsys):
+    """A controller that adds bodies ends the recording there (its arrays hold one set of
+    bodies: the save failed with 'inhomogeneous shape'), one that steps the world itself is
+    told apart in the step count, and an E0 of 0 gives the drift in J (it was
+    +1664443779102871 %)."""
+    scene = tmp_path / "grow.py"
+    scene.write_text("from physics import Plane, Sphere\n"
+                     "def build(world):\n"
+                     "    world.add_body(Plane())\n"
+                     "    def grow(world):\n"
+                     "        if world.time > 0.2 and len(world.bodies) < 2:\n"
+                     "            world.add_body(Sphere(0.05), mass=0.1, position=(0, 0, 1))\n"
+                     "        world.step()\n"
+                     "    return grow\n")
+    out = tmp_path / "rec.npz"
+    assert main(["run", str(scene), "--seconds", "0.5", "--quiet", "--record", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "240 steps of 4.167 ms); the scene's controller stepped the world itself in 120 " \
+           "calls" in text
+    ends = np.load(out)["time"][-1]
+    assert 0.2 < ends < 0.21
+    assert f"recording             ends at t={ends:.3f} s: then the scene went from 1 bodies " \
+           "and 0 joints to 2 and 0" in text
+    assert "(E0 = 0)" in text
+
+
 def test_a_recording_names_its_joint_coordinates_and_the_plot_labels_them(tmp_path,
                                                                           monkeypatch):
     out = tmp_path / "rec.npz"
