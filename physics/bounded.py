@@ -50,7 +50,7 @@ FRICTION_ROUND_TOLERANCE = 1e-3   # friction bounds settled: change below this x
 
 def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=None,
                   lam0=None, newton_iterations=32, friction_rounds=4,
-                  softness=CONTACT_SOFTNESS, exact=None):
+                  softness=CONTACT_SOFTNESS, exact=None, hard=None):
     """Solve the bounded problem described in the module docstring.
 
     pattern: an ``assembly.Pattern`` for the rows; J, JM: per-side blocks (2m, 6) of J and
@@ -60,7 +60,7 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
     softness is centred on; softness: the bounded rows' diagonal regularisation relative to
     their own stiffness (CONTACT_SOFTNESS keeps piles well conditioned; impacts use almost
     none); exact (m,) bool: rows whose own share of the softness' miss is given back
-    (``softened``).
+    (``softened``); hard (m,) bool or None: rows that take no softness.
     Returns (lambda, factorisations used).
     """
     m = rhs.shape[0]
@@ -71,6 +71,8 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
     # Redundant contact rows (four corners of a box on the ground) make A singular; a soft
     # diagonal relative to each row's own stiffness keeps the split between them bounded.
     bounded = np.isfinite(lo) | np.isfinite(hi) | is_fric
+    if hard is not None:
+        bounded &= ~hard
     cfm, rhs, lam = softened(cfm, bounded * A.diagonal(), softness, rhs, lam0, exact)
     A_reg = _plus_diagonal(A, cfm)
 

@@ -75,6 +75,9 @@ class BoundedRows:
     mu: np.ndarray
     cfm: np.ndarray               # per-row compliance (soft rows, e.g. servos); 0 = hard
     body_space: object = None     # bodyspace.BodySpace of these rows, once the solve built it
+    # rows without the bounded rows' softness (bounded.CONTACT_SOFTNESS), or None for none:
+    # a limit that a motor drives into (limits._motors_stalled_on_limits)
+    hard: np.ndarray | None = None
 
     @staticmethod
     def concatenate(blocks):
@@ -84,11 +87,16 @@ class BoundedRows:
         offsets = np.cumsum([0] + [b.rows.count for b in blocks[:-1]])
         fn = [np.where(b.friction_normal >= 0, b.friction_normal + o, -1)
               for b, o in zip(blocks, offsets)]
+        hard = None
+        if any(b.hard is not None for b in blocks):
+            hard = np.concatenate([np.zeros(b.rows.count, dtype=bool) if b.hard is None
+                                   else b.hard for b in blocks])
         return BoundedRows(Rows.concatenate([b.rows for b in blocks]),
                            *(np.concatenate([getattr(b, f) for b in blocks])
                              for f in ("lo", "hi", "target")),
                            np.concatenate(fn),
-                           *(np.concatenate([getattr(b, f) for b in blocks]) for f in ("mu", "cfm")))
+                           *(np.concatenate([getattr(b, f) for b in blocks]) for f in ("mu", "cfm")),
+                           hard=hard)
 
 
 @dataclass

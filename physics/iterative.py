@@ -63,7 +63,7 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
                     E: BodySpace | None = None, rhs_e=None, factorizer=None, factor=None,
                     tolerance, relative_tolerance=None, max_iterations=None,
                     softness=CONTACT_SOFTNESS, memory: SolverMemory | None = None,
-                    slack=None, exact=None):
+                    slack=None, exact=None, hard=None):
     """Solve the bounded problem of the module docstring.
 
     B: the bounded rows; rhs, lo, hi (mb,); cfm scalar or (mb,); friction_normal (mb,) int
@@ -93,7 +93,8 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
         # b_B = r_B - A_BE A_EE^-1 r_E
         b = rhs - B.times_J(E.times_W(factorizer.solve(factor, rhs_e)))
     # (the tolerance is of b itself, without the softness' centring)
-    cfm, b_centred, x = softened(cfm, B.diagonal, softness, b, lam0, exact)
+    stiffness = B.diagonal if hard is None else np.where(hard, 0.0, B.diagonal)
+    cfm, b_centred, x = softened(cfm, stiffness, softness, b, lam0, exact)
     # rows that move no dynamic body (both sides static) do nothing: held at zero
     dead = B.diagonal <= 1e-12 * B.diagonal.max(initial=0.0)
     lo = np.where(dead, 0.0, lo)

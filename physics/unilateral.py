@@ -217,7 +217,9 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     lam, _ = solve_bounded(pattern, J, JM, np.concatenate(parts_rhs), np.concatenate(parts_lo),
                            np.concatenate(parts_hi), cfm=np.concatenate(parts_cfm),
                            friction_normal=fn, mu=np.concatenate([np.zeros(m_eq), block.mu]),
-                           lam0=lam0, exact=exact)
+                           lam0=lam0, exact=exact,
+                           hard=None if block.hard is None else
+                           np.concatenate([np.zeros(m_eq, dtype=bool), block.hard]))
     return lam[:m_eq], lam[m_eq:]
 
 
@@ -266,7 +268,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
                                          factorizer=model.pattern.factorizer if E is not None else None,
                                          factor=factor, memory=world._solver_memory,
                                          slack=WORKING_SET_SLACK / h,
-                                         exact=exact)
+                                         exact=exact, hard=block.hard)
     world.stats["contact_solves"] += 1
     world.stats["contact_iterations"] += info["iterations"]
     return (np.zeros(0) if lam_e is None else lam_e), lam_b
