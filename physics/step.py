@@ -45,6 +45,10 @@ class StepError(FloatingPointError):
     """A step failed (non-finite result or singular constraints); the world is unchanged."""
 
 
+# (the forces and torques applied for a failed step are part of the world left unchanged)
+_QUEUED = "; the forces applied for it stay queued: world.clear_forces() drops them"
+
+
 class StartCache(NamedTuple):
     """What the velocity projection at the end of a sub-step computed at its positions, which
     are where the next sub-step starts: rotations, inverse inertias, the factorised A (with the
@@ -640,11 +644,13 @@ def advance(world):
     except (SingularSystemError, np.linalg.LinAlgError) as exc:
         world._stiffness, world._start_cache = stiffness, None
         raise StepError(f"step at t={world.time:.6g} s failed: {exc}; the world is unchanged "
-                        "(check for conflicting joints or bodies of wildly different mass)") from None
+                        "(check for conflicting joints, bodies of wildly different mass, or "
+                        "forces too large for dt){_QUEUED}") from None
     if not all(np.isfinite(s).all() for s in state):
         world._stiffness, world._start_cache = stiffness, None
         raise StepError(f"step at t={world.time:.6g} s produced NaN or infinity; the world is "
-                        "unchanged (forces too large for dt, or an unstable configuration)")
+                        f"unchanged (forces too large for dt, or an unstable configuration)"
+                        f"{_QUEUED}")
     for name, value in zip(("_x", "_q", "_v", "_w"), state):
         getattr(world, name)[:n] = value
     world._force[:n] = 0.0

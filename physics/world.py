@@ -673,6 +673,13 @@ class World:
                 sleeping.update_sleep(self)
             self._clock.step_ended()
 
+    def clear_forces(self):
+        """Drop the forces and torques applied (``apply_force``, ``apply_torque``) for the next
+        step: after a StepError they stay queued, and the next step would fail again."""
+        self._force[: self._n] = 0.0
+        self._torque[: self._n] = 0.0
+        self._state_changed()
+
     @property
     def profile(self) -> dict:
         """Where the steps' time went since the world was made or ``reset_profile``: wall-clock
