@@ -11,6 +11,7 @@ import numpy as np
 from .assembly import Pattern, Scatter
 from .bodyspace import BodySpace
 from .bounded import CONTACT_SOFTNESS, solve_bounded
+from .limits import DRIVE
 from .contact_rows import (RESTITUTION_THRESHOLD, SLOP, SPECULATIVE_TOUCH, BoundedRows,
                            ContactFrames, contact_rows, glide_speeds, gripping_friction,
                            positional_warm_start, projected_warm_start, with_torque_rows)
@@ -223,6 +224,16 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     return lam[:m_eq], lam[m_eq:]
 
 
+# Velocity motors' softness is centred on no torque, not on last step's as contacts' and
+# limits' are: a velocity motor is then a stiff velocity controller (a stalled one pushes
+# with about 1e3 times its row's stiffness times the speed it misses, up to its max_force; a
+# motor at speed 0 holding a 1.2 kg, 1 m rod level creeps at 2.4e-4 rad/s), and motors that
+# fight through other rows hold a bounded load. Centred on last step's, such a load grew
+# every step: the rear motors of a four-wheeled car on rigid axles pushed and the front ones
+# braked, 0.46 N m more each step, until the wheels slid at mu N (+-103 N m at 3 m/s).
+_VELOCITY_MOTORS_CENTRED = "on zero"
+
+
 def bounded_warm_start(world, uni):
     """What the bounded rows' solve starts from (and centres their softness on), either
     solver: the contacts' multipliers of last step (by feature key or position), and the limit
@@ -237,6 +248,9 @@ def bounded_warm_start(world, uni):
         plan_rows, multipliers = world._limit_warm
         old = np.zeros(world._limit_plan_size())
         old[plan_rows] = multipliers
+        # velocity motors start from and centre on no torque (``_VELOCITY_MOTORS_CENTRED``)
+        plan = uni.limit_plan
+        old[plan.motor[(plan.mode == 1) & (plan.group.take(plan.motor) == DRIVE)]] = 0.0
         lam0[first:] = old.take(uni.limit_rows)
     return lam0
 
