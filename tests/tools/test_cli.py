@@ -144,18 +144,25 @@ def test_list_into_a_pipe_closed_early_ends_quietly(monkeypatch):
     assert main(["list"]) == 0
 
 
+def _pushed_ball_scene(path, after, force, more=""):
+    """A scene file: a ball whose controller applies ``force`` (source text) from ``after``
+    s on, on line 7; ``more``: lines before the controller is returned."""
+    path.write_text("import numpy as np\n"
+                    "from physics import Sphere\n"
+                    "def build(world):\n"
+                    "    ball = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 1))\n"
+                    "    def push(world):\n"
+                    f"        if world.time > {after}:\n"
+                    f"            ball.apply_force({force})\n"
+                    f"{more}    return push\n")
+    return path
+
+
 def test_a_run_whose_step_fails_keeps_its_summary_and_recording(tmp_path, capsys):
     """A step that fails part-way (a force of 1e308 N from 0.2 s overflows the position
     within 2 s) ends the run with exit code 1 and one error line; the summary covers the
     steps taken and the recording holds them. (It printed a traceback and saved nothing.)"""
-    scene = tmp_path / "blowup.py"
-    scene.write_text("from physics import Sphere\n"
-                     "def build(world):\n"
-                     "    ball = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 1))\n"
-                     "    def push(world):\n"
-                     "        if world.time > 0.2:\n"
-                     "            ball.apply_force((1e308, 0, 0))\n"
-                     "    return push\n")
+    scene = _pushed_ball_scene(tmp_path / "blowup.py", 0.2, "(1e308, 0, 0)")
     out = tmp_path / "rec.npz"
     assert main(["run", str(scene), "--seconds", "3", "--quiet", "--record", str(out)]) == 1
     printed = capsys.readouterr()
@@ -175,16 +182,8 @@ def test_a_run_whose_controller_fails_keeps_its_summary_and_says_where(tmp_path,
     the PNG's place kept, exit code 1, and the traceback into the scene file. Before, a
     ValueError was one line with no file or line and every output was lost, and another
     exception was a bare traceback."""
-    scene = tmp_path / "buggy.py"
-    scene.write_text("import numpy as np\n"
-                     "from physics import Sphere\n"
-                     "def build(world):\n"
-                     "    ball = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 1))\n"
-                     "    def push(world):\n"
-                     "        if world.time > 0.4:\n"
-                     "            ball.apply_force(np.zeros(2) + np.zeros(3))\n"
-                     "    push.summary = lambda: [('ball z', 'low'), 'oops']\n"
-                     "    return push\n")
+    scene = _pushed_ball_scene(tmp_path / "buggy.py", 0.4, "np.zeros(2) + np.zeros(3)",
+                               "    push.summary = lambda: [('ball z', 'low'), 'oops']\n")
     out = tmp_path / "rec.npz"
     assert main(["run", str(scene), "--seconds", "1", "--quiet", "--record", str(out)]) == 1
     printed = capsys.readouterr()
