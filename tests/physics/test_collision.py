@@ -223,6 +223,34 @@ def test_box_edge_across_box_edge_gives_one_point():
     np.testing.assert_allclose(np.abs(c.normal), [[0, 0, 1]], atol=1e-12)
 
 
+def test_a_level_capsule_overhanging_a_face_on_both_sides_lies_on_both_edges():
+    """A capsule lying level across a box's face or a cylinder's cap and past both edges is as
+    deep all along the face: two contacts at the edges, the clipped segment's ends, as for a
+    capsule within the face. Before, the search for its deepest point ended at one end of that
+    flat stretch, on an edge, and gave one contact there (at x = -0.1, then +0.1: the capsule
+    rocked on it for ever). Also tilted within PARALLEL_SINE, and along a cylinder's side
+    past both caps."""
+    for ground in (box((0.1, 0.1, 0.1), (0, 0, 0), static=True),
+                   cylinder(0.1, 0.1, (0, 0, 0), static=True)):
+        c = collide(ground, capsule(0.05, 0.2, (0, 0, 0.149), R=rot("y", 90)))
+        assert len(c) == 2
+        np.testing.assert_allclose(np.sort(c.point[:, 0]), [-0.1, 0.1])
+        np.testing.assert_allclose(c.depth, 0.001)
+        np.testing.assert_allclose(c.normal, [[0, 0, 1]] * 2, atol=1e-12)
+    tilted = collide(box((0.1, 0.1, 0.1), (0, 0, 0), static=True),
+                     capsule(0.05, 0.2, (0, 0, 0.149), R=rot("y", 90.5)))    # +x end lower
+    order = np.argsort(tilted.point[:, 0])
+    np.testing.assert_allclose(tilted.point[order, 0], [-0.1, 0.1])
+    np.testing.assert_allclose(tilted.depth[order],
+                               0.001 + np.array([-0.1, 0.1]) * np.tan(np.radians(0.5)))
+    np.testing.assert_allclose(tilted.normal, [[0, 0, 1]] * 2, atol=1e-12)
+    along = collide(cylinder(0.1, 0.1, (0, 0, 0), static=True), capsule(0.05, 0.2, (0.149, 0, 0)))
+    assert len(along) == 2
+    np.testing.assert_allclose(np.sort(along.point[:, 2]), [-0.1, 0.1])
+    np.testing.assert_allclose(along.depth, 0.001)
+    np.testing.assert_allclose(along.normal, [[1, 0, 0]] * 2, atol=1e-12)
+
+
 # --- cylinders ------------------------------------------------------------------------------
 
 def test_cylinder_against_boxes_spheres_and_capsules():
