@@ -279,6 +279,36 @@ def test_cylinder_against_boxes_spheres_and_capsules():
     np.testing.assert_allclose(stacked.depth, 0.01)
 
 
+def test_edges_lined_up_with_a_rim_are_measured_through_the_face_they_press_into():
+    """Where an edge of one body lies on the side of the other (two equal cylinders stacked,
+    twisted or not; a box whose edges' midpoints, or corners, lie on a cylinder's rim; a
+    cylinder on a box as wide), its points lie on that side while the two overlap through the
+    top: every contact is the 0.5 mm overlap, pushing the upper body straight up. Before, each
+    took the side, depth 0 and a horizontal normal, and nothing held the upper body up (the
+    stacked cylinder sank through the lower one to the floor). Side by side at one height, the
+    lower body's top edge lies on the other's top: it was 0 deep upwards, not 2 mm sideways."""
+    lower_cylinder = cylinder(0.1, 0.1, (0, 0, 0.1), static=True)
+    lower_box = box((0.1, 0.1, 0.1), (0, 0, 0.1), static=True)
+    top = (0, 0, 0.2995)
+    for lower, upper in ((lower_cylinder, cylinder(0.1, 0.1, top)),
+                         (lower_cylinder, cylinder(0.1, 0.1, top, R=rot("z", 17))),
+                         (lower_cylinder, box((0.1, 0.1, 0.1), top)),
+                         (lower_cylinder, box((np.sqrt(0.005), np.sqrt(0.005), 0.1), top,
+                                              R=rot("z", 45))),
+                         (lower_box, cylinder(0.1, 0.1, top))):
+        c = collide(lower, upper)
+        assert len(c) >= 4
+        up = c.normal * np.where(c.body_a == 0, 1.0, -1.0)[:, None]     # lower -> upper
+        np.testing.assert_allclose(up, [[0, 0, 1]] * len(c), atol=1e-9)
+        np.testing.assert_allclose(c.depth, 5e-4, atol=1e-12)
+    for a, b in ((lower_cylinder, box((0.1, 0.1, 0.1), (0.198, 0, 0.1))),
+                 (box((0.1, 0.1, 0.1), (0.198, 0, 0.1), static=True),
+                  cylinder(0.1, 0.1, (0, 0, 0.1)))):
+        side = collide(a, b)
+        np.testing.assert_allclose(side.normal[:, 2], 0, atol=1e-12)
+        np.testing.assert_allclose(side.depth.max(), 0.002)
+
+
 # --- filters, margins, speculative contacts -------------------------------------------------
 
 def test_masks_exclusions_static_pairs_and_shapeless_bodies_do_not_collide():
