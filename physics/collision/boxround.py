@@ -5,6 +5,9 @@ least (convex, found by golden-section search); a sphere of b's radius there giv
 When that point faces a box face (not an edge or corner) the capsule may lie along the face:
 the segment is clipped to the face's side planes and both clipped ends become contacts with
 the face normal, which is what lets a capsule rest flat on a box (or overhang its edge).
+So does a segment within PARALLEL_SINE of parallel to the face nearest its contact normal
+when the deepest point lies on an edge: a level capsule overhanging two opposite edges of a
+face is as deep all along the face, and the search may end just past either edge.
 """
 from __future__ import annotations
 
@@ -13,6 +16,10 @@ import numpy as np
 from .contacts import point_or_ends_features, single_candidate
 from .geometry import clip_to_slab, einsum, golden_min, rotate, to_local, to_world
 from .sdf import box_closest, box_distance
+
+# A segment within this sine of parallel to a face is clipped to it even where its deepest
+# point lies on the face's edge (as cylround.PARALLEL_SINE for a cylinder's cap and side).
+PARALLEL_SINE = 0.02
 
 
 def box_round(a, b, margin):
@@ -38,6 +45,16 @@ def box_round(a, b, margin):
         # the single point is the one candidate.
         return single_candidate(to_world(a.rot, a.pos, point0), rotate(a.rot, n_loc), depth0,
                                 margin)
+
+    # A level segment overhanging two opposite edges of a face is equally deep all along the
+    # face: the search ends at one end of that flat stretch, on the edge or just past it (an
+    # edge region), so the one point it gave jumped from edge to edge and the capsule rocked.
+    # Where the segment lies along the face nearest the contact normal, it is clipped to that
+    # face as in a face region (a segment that is not over the face clips to nothing).
+    k_n = np.abs(n_loc).argmax(axis=1)
+    n_k = np.take_along_axis(n_loc, k_n[:, None], 1)[:, 0]
+    level = np.abs(np.take_along_axis(d, k_n[:, None], 1)[:, 0]) < PARALLEL_SINE
+    face = np.where((face < 0) & level, 2 * k_n + (n_k > 0), face)
 
     # Face region: clip the segment to the two side slabs of that face.
     k = np.maximum(face, 0) // 2

@@ -9,7 +9,9 @@ Exact point-against-shape queries (sdf.py) on a fixed set of feature points of e
   - for two cylinders, their axes as capsules when the closest points of the axes are
     strictly inside both (crossed or side-by-side cylinders).
 Each point whose signed distance is within the margin is a contact, normal from the other
-shape's gradient; at most MAX_POINTS, the deepest. This finds caps on faces, boxes on caps,
+shape's gradient (or, where the point's own faces do not face the other shape's nearest face,
+as where an edge lines up with the other's side, from the nearest face they do face:
+sdf.FACING_COS); at most MAX_POINTS, the deepest. This finds caps on faces, boxes on caps,
 cylinders lying on faces or across box edges and stacked cylinders. What it misses is
 rim-against-edge contact between samples, where it may report a contact late by up to
 radius * (1 - cos 45 deg) for the sampled rim, and the normals of deep penetrations are
@@ -20,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .contacts import keep_deepest, slot_features
-from .geometry import BOX_CORNERS, closest_segments, golden_min, rotate, to_local
+from .geometry import BOX_CORNERS, closest_segments, einsum, golden_min, rotate, to_local
 from .rim import rim_candidates
 from .round import sphere_pair
 from .sdf import box_closest, cylinder_closest, cylinder_distance, point_contacts
@@ -29,14 +31,21 @@ MAX_POINTS = 8
 # The 12 box edges as (corner i, corner j) pairs of BOX_CORNERS differing in one sign.
 BOX_EDGES = np.array([(i, j) for i in range(8) for j in range(8)
                       if i < j and np.sum(BOX_CORNERS[i] != BOX_CORNERS[j]) == 1])
+# The faces that meet at each corner, then at each edge: (20, 3), entry k the sign of the
+# face normal along the box's axis k (+-1), or 0 where no face normal to axis k meets there
+# (along an edge's own axis).
+BOX_FACE_SIGNS = np.concatenate([
+    BOX_CORNERS,
+    np.where(BOX_CORNERS[BOX_EDGES[:, 0]] == BOX_CORNERS[BOX_EDGES[:, 1]],
+             BOX_CORNERS[BOX_EDGES[:, 0]], 0.0)])
 
 
 def _box(s):
-    return lambda p: box_closest(p, s.params[:, :3])
+    return lambda p, facing=None: box_closest(p, s.params[:, :3], facing)
 
 
 def _cylinder(s):
-    return lambda p: cylinder_closest(p, s.params[:, 0], s.params[:, 1])
+    return lambda p, facing=None: cylinder_closest(p, s.params[:, 0], s.params[:, 1], facing)
 
 
 def _towards(closest, target, x):
@@ -48,8 +57,12 @@ def _towards(closest, target, x):
 def _rims_against(cyl, other, closest_other, margin, flip):
     """The rim points of `cyl` against `other`: candidates (M, 10) with normals a -> b."""
     direction = _towards(closest_other, other, cyl.pos)
-    rim, usable = rim_candidates(cyl.pos, cyl.rot, cyl.params, direction)
-    point, normal, depth, _ = point_contacts(closest_other, other.pos, other.rot, rim, 0.0)
+    # with the faces that meet at each rim point, side and cap, so that a rim point lying on
+    # the other shape's side is measured through the face it is pressed into (sdf.FACING_COS:
+    # equal cylinders stacked fell through each other)
+    rim, usable, faces = rim_candidates(cyl.pos, cyl.rot, cyl.params, direction, other.rot)
+    point, normal, depth, _ = point_contacts(closest_other, other.pos, other.rot, rim, 0.0,
+                                             faces)
     normal = -normal if flip else normal
     return point, normal, depth, usable & (depth >= -margin[:, None])
 
@@ -58,11 +71,17 @@ def _box_points_against(cyl, box, margin):
     """Box corners (8) and interior edge points (12) against the cylinder a."""
     closest = _cylinder(cyl)
     corners = box.pos[:, None, :] + rotate(box.rot, BOX_CORNERS[None] * box.params[:, None, :3])
-    pc, nc, dc, _ = point_contacts(closest, cyl.pos, cyl.rot, corners, 0.0)
+    # with the faces meeting at each corner and edge, as for rim points above: the face
+    # normal along the box's axis k is the sign of its corners' coordinate k (BOX_FACE_SIGNS)
+    # times that axis, here in the cylinder's frame (by columns: no einsum over the points)
+    m = len(margin)
+    axes = einsum("mji,mjk->mik", cyl.rot, box.rot)[:, None]
+    faces = [axes[..., k] * BOX_FACE_SIGNS[:, k, None] for k in range(3)]    # (M, 20, 3)
+    pc, nc, dc, _ = point_contacts(closest, cyl.pos, cyl.rot, corners, 0.0,
+                                   [f[:, :8] for f in faces])
 
     c0, c1 = corners[:, BOX_EDGES[:, 0]], corners[:, BOX_EDGES[:, 1]]    # (M, 12, 3)
     mid, half_vec = 0.5 * (c0 + c1), 0.5 * (c1 - c0)
-    m = len(margin)
     # Flatten the M x 12 searches to one vectorised golden-section search.
     rep = lambda x: np.repeat(x, 12, axis=0)
     cyl_r, cyl_h = rep(cyl.params[:, 0]), rep(cyl.params[:, 1])
@@ -77,7 +96,8 @@ def _box_points_against(cyl, box, margin):
 
     t = golden_min(sdf, -np.ones(len(mid_f)), np.ones(len(mid_f)), iterations=40)
     q = (mid_f + t[:, None] * hv_f)
-    pe, ne, de, _ = point_contacts(lambda p: cylinder_closest(p, cyl_r, cyl_h), pos, rot, q, 0.0)
+    pe, ne, de, _ = point_contacts(lambda p, f: cylinder_closest(p, cyl_r, cyl_h, f), pos, rot,
+                                   q, 0.0, [f[:, 8:].reshape(-1, 3) for f in faces])
     interior = (np.abs(t) < 1 - 1e-6).reshape(m, 12)
     point = np.concatenate([pc, pe.reshape(m, 12, 3)], axis=1)
     normal = np.concatenate([nc, ne.reshape(m, 12, 3)], axis=1)

@@ -3,9 +3,11 @@
 As for boxes (boxround.py): the deepest point of b's segment minimises the cylinder's signed
 distance (golden-section search), and a sphere of b's radius there gives one exact contact.
 Two-point manifolds where b lies along a flat-ish feature:
-  - on a cap: the segment clipped to the cap disc, both ends against the cap plane;
+  - on a cap: the segment clipped to the cap disc, both ends against the cap plane (also
+    where the deepest point is on the rim and b lies within PARALLEL_SINE of the cap's
+    plane: a level capsule overhanging the rim on both sides);
   - along the side, axes within PARALLEL_SINE of parallel: the segment clipped to the
-    cylinder's height, both ends against the side.
+    cylinder's height, both ends against the side (also from a deepest point on the rim).
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import numpy as np
 
 from .contacts import point_or_ends_features
 from .geometry import clip_to_slab, einsum, golden_min, rotate, to_local, to_world
-from .sdf import CYL_CAP, CYL_SIDE, cylinder_closest, cylinder_distance
+from .sdf import CYL_CAP, CYL_RIM, CYL_SIDE, cylinder_closest, cylinder_distance
 
 PARALLEL_SINE = 0.02
 # Features (point_or_ends_features): the manifold is numbered 0 cap -z, 1 cap +z, 2 side.
@@ -53,8 +55,17 @@ def cylinder_round(a, b, margin):
     depth0 = r - dist
     point0 = surf - n0 * (depth0 / 2.0)[:, None]
 
-    cap = region == CYL_CAP
-    side = (region == CYL_SIDE) & (np.abs(d[:, 2]) > np.sqrt(1 - PARALLEL_SINE**2))
+    # A level segment overhanging the cap's rim on both sides (or one along the side, past
+    # both caps) is equally deep all along the cap (the side): the search ends at one end of
+    # that flat stretch, on the rim or just past it, where the one point it gave jumped from
+    # rim to rim. A deepest point on the rim counts as on the cap or the side, whichever
+    # normal is nearer its own, for the two-point manifolds below (whose parallel tests
+    # then decide; a segment that is not over the cap or along the side clips to nothing).
+    nearer_cap = np.abs(n0[:, 2]) >= np.hypot(n0[:, 0], n0[:, 1])
+    rim = region == CYL_RIM
+    cap = (region == CYL_CAP) | (rim & nearer_cap & (np.abs(d[:, 2]) < PARALLEL_SINE))
+    side = (((region == CYL_SIDE) | (rim & ~nearer_cap))
+            & (np.abs(d[:, 2]) > np.sqrt(1 - PARALLEL_SINE**2)))
     lo_c, hi_c = _disc_interval(c, d, radius, -hl, hl)
     lo_s, hi_s = clip_to_slab(c[:, 2], d[:, 2], half, -hl, hl)
     lo, hi = np.where(cap, lo_c, lo_s), np.where(cap, hi_c, hi_s)

@@ -19,10 +19,14 @@ PER_CAP = 1 + len(RIM_SAMPLES)
 # samples stay within 135 deg of each other and of the furthest point, so a cap resting flat
 # keeps a support polygon around its centre.
 NEAR_FAR_COS = np.cos(np.pi / 4)
+# which cap each of the 2 x PER_CAP rim points lies on (-1: z = -half_length), as a column
+_CAP_SIGN = np.repeat([-1.0, 1.0], PER_CAP)[:, None]
 
 
-def rim_candidates(pos, rot, params, direction):
-    """Rim points of both caps of M cylinders: (M, 10, 3) world, and a (M, 10) usable mask.
+def rim_candidates(pos, rot, params, direction, faces_in=None):
+    """Rim points of both caps of M cylinders: (M, 10, 3) world, and a (M, 10) usable mask;
+    with faces_in (M, 3, 3), another body's rotation, also the outward unit normals of the
+    two faces that meet at each rim point in that body's frame: (side, cap), each (M, 10, 3).
 
     pos (M, 3), rot (M, 3, 3), params (M, 4) = (radius, half_length, ...); direction (M, 3)
     world. Per cap (z = -half_length, then +half_length) 5 points: first the rim point furthest
@@ -45,4 +49,13 @@ def rim_candidates(pos, rot, params, direction):
     caps = [np.concatenate([xy, np.broadcast_to((s * hl)[:, None, None], (m, PER_CAP, 1))], 2)
             for s in (-1.0, 1.0)]
     world = pos[:, None, :] + rotate(rot, np.concatenate(caps, axis=1))
-    return world, np.concatenate([usable, usable], axis=1)
+    usable = np.concatenate([usable, usable], axis=1)
+    if faces_in is None:
+        return world, usable
+    # the cylinder's axes in the other frame; its side's normal at a rim point is the point's
+    # local (x, y) direction, its cap's -z or +z (by columns: no einsum over the points)
+    axes = einsum("mji,mjk->mik", faces_in, rot)[:, None]
+    u = np.concatenate([xy, xy], axis=1) / radius[:, None, None]
+    side = axes[..., 0] * u[..., :1] + axes[..., 1] * u[..., 1:]
+    cap = axes[..., 2] * _CAP_SIGN
+    return world, usable, (side, cap)

@@ -10,8 +10,20 @@ dimensions broadcast against p's leading axes. They return
 
 so that p == surface + normal * dist exactly, inside and outside. That identity is what makes a
 contact's two surface points (point +- normal * depth / 2) exact.
+
+A point of another shape's edge or corner (a cylinder's rim, a box's edge) may lie on this
+shape's surface, or inside it by less than it is inside through a neighbouring face: where two
+shapes' edges line up (two equal cylinders stacked, a box whose edges' midpoints lie on a
+cylinder's rim) the point sits on this shape's side while both overlap through the top, and
+the nearest face, the side, read depth 0 with a horizontal normal: nothing held the top one
+up. Given the other shape's outward normals at the point (``facing``: its faces there), the
+queries take the nearest face that the other shape faces (see FACING_COS) instead of a
+nearer one it does not, however deep the point: through a face it does not face, the other
+shape reaches on into this one past the point, and the point's depth says nothing of theirs.
 """
 from __future__ import annotations
+
+from functools import reduce
 
 import numpy as np
 
@@ -21,6 +33,24 @@ from .geometry import clip, norm, rotate, to_local, to_world
 EDGE_OR_VERTEX = -1
 # Cylinder regions.
 CYL_SIDE, CYL_CAP, CYL_RIM = 0, 1, 2
+# A face of this shape (outward normal n) can be where another shape's edge or corner point
+# touches it only if one of the other shape's faces there faces it: -n . g >= FACING_COS for
+# one of their outward normals g. If none does, the other shape reaches on past the point into
+# this one (its faces there are square to n or face along it: two coinciding sides), and
+# the point's depth through that face says nothing of the overlap. An edge of right-angled
+# faces faces every n its normal cone holds within 45 degrees, a corner within 54.7 degrees
+# (cos 0.71, 0.58): 60 degrees leaves those alone, and a face tilted up to 30 degrees off
+# a coinciding side still counts as coinciding.
+FACING_COS = 0.5
+# How far outside this shape (m) a point given with ``facing`` may lie and still be measured
+# through a face the other shape faces. Points on the surface come out of to_local a few ulps
+# either side of it; and a point just past this shape's side and below its top, whose shape
+# reaches back over the top (the rim of a stacked cylinder a little wider than the one
+# below), touches the top at most this far off it. Measured as a gap to the side, its
+# horizontal normal held the wider cylinder from sliding that way, and turned into the top's
+# when the point moved in by an ulp (no kept manifold could stand for both). As much as
+# resting contacts are left to overlap (contact_rows.SLOP).
+ON_SURFACE = 3e-4
 
 
 def _lead(x, p, trailing=0):
@@ -31,8 +61,14 @@ def _lead(x, p, trailing=0):
     return x
 
 
-def box_closest(p, h):
-    """Box with half extents h (M, 3) centred at the origin. region: face id (0..5) or -1."""
+def box_closest(p, h, facing=None):
+    """Box with half extents h (M, 3) centred at the origin. region: face id (0..5) or -1.
+
+    facing: None, or the outward unit normals of the other shape's faces that meet at each
+    point p (2 at an edge, 3 at a corner; a zero vector faces nothing), local: a list of
+    arrays shaped like p; then a point on or in the box (within ON_SURFACE) whose nearest
+    face that shape does not face (FACING_COS) takes the nearest face it does, if any.
+    """
     h = _lead(h, p, trailing=1)
     q = clip(p, -h, h)
     diff = p - q
@@ -45,6 +81,20 @@ def box_closest(p, h):
     # Outside in a face region: the only clamped axis.
     gap = h - np.abs(p)
     k = np.where(inside, np.argmin(gap, axis=-1), np.argmax(clamped, axis=-1))
+    face_region = n_clamped <= 1
+    if facing is not None:
+        # per axis, whether the other shape faces the box's face on p's side of it (a few
+        # whole-array operations per normal: reductions over short axes cost more)
+        inward = np.where(p >= 0.0, -1.0, 1.0)
+        faced = reduce(np.maximum, [inward * g for g in facing]) >= FACING_COS
+        faced_k = faced.reshape(-1).take(k + np.arange(0, 3 * k.size, 3).reshape(k.shape))
+        near = (np.abs(p) <= h + ON_SURFACE).all(axis=-1)
+        switch = near & ~faced_k & (faced[..., 0] | faced[..., 1] | faced[..., 2])
+        # the switched point is in or on the box (or within ON_SURFACE of it): measured as
+        # inside, through its new face
+        k = np.where(switch, np.argmin(np.where(faced, gap, np.inf), axis=-1), k)
+        inside = inside | switch
+        face_region = face_region | switch
     # x[..., k] as a gather from the flat x (take_along_axis costs several times more)
     at_k = k + np.arange(0, 3 * k.size, 3).reshape(k.shape)
     pk = np.ravel(p).take(at_k)
@@ -55,11 +105,11 @@ def box_closest(p, h):
 
     # In a face region the offset p - q is exactly along the face axis; using the axis itself
     # keeps the normal exactly the face normal.
-    face = (n_clamped <= 1)[..., None]
+    face = face_region[..., None]
     normal = np.where(face, axis, diff / np.maximum(outside_dist, 1e-300)[..., None])
     surface = np.where(inside[..., None], p + axis * gap_k[..., None], q)
     dist = np.where(inside, -gap_k, outside_dist)
-    region = np.where(n_clamped <= 1, 2 * k + (sign > 0), EDGE_OR_VERTEX)
+    region = np.where(face_region, 2 * k + (sign > 0), EDGE_OR_VERTEX)
     return dist, surface, normal, region
 
 
@@ -81,8 +131,13 @@ def cylinder_distance(p, radius, half_length):
     return np.where(rim, np.hypot(dr, dz), np.maximum(dr, dz))
 
 
-def cylinder_closest(p, radius, half_length):
-    """Solid cylinder along local z; radius, half_length (M,). region: CYL_SIDE/CAP/RIM."""
+def cylinder_closest(p, radius, half_length, facing=None):
+    """Solid cylinder along local z; radius, half_length (M,). region: CYL_SIDE/CAP/RIM.
+
+    facing: None, or the other shape's outward unit normals at each p as for box_closest:
+    a point on or in the cylinder (within ON_SURFACE) whose nearer feature, side or cap, that
+    shape does not face but faces the other, takes the other.
+    """
     r, hl = _lead(radius, p), _lead(half_length, p)
     rho = np.hypot(p[..., 0], p[..., 1])
     # Radial direction; on the axis any direction is as good (choose local x).
@@ -97,6 +152,16 @@ def cylinder_closest(p, radius, half_length):
     rim = (dr > 0) & (dz > 0)
     # Otherwise (inside, or outside in one direction only) the larger of dr, dz decides.
     side = ~rim & (dr >= dz)
+    if facing is not None:
+        faced_side = reduce(np.maximum, [-(ux * g[..., 0] + uy * g[..., 1]) for g in facing])
+        faced_cap = reduce(np.maximum, [-zs * g[..., 2] for g in facing])
+        faced_side, faced_cap = faced_side >= FACING_COS, faced_cap >= FACING_COS
+        # the other shape faces one of them alone: that one (the point is on or in the
+        # cylinder, or within ON_SURFACE of it, so measured through it the depth is >= 0 or
+        # a gap of at most ON_SURFACE)
+        decided = (dr <= ON_SURFACE) & (dz <= ON_SURFACE) & (faced_side != faced_cap)
+        side = np.where(decided, faced_side, side)
+        rim = rim & ~decided
     region = np.where(rim, CYL_RIM, np.where(side, CYL_SIDE, CYL_CAP))
 
     r_b, hl_b = np.broadcast_to(r, rho.shape), np.broadcast_to(hl, rho.shape)
@@ -117,15 +182,18 @@ def cylinder_closest(p, radius, half_length):
     return dist, surface, normal, region
 
 
-def point_contacts(closest, pos, rot, q, radius):
+def point_contacts(closest, pos, rot, q, radius, facing=None):
     """Contacts of spheres (centre q, radius; radius 0 for points) against shape A.
 
-    closest : callable local points -> (dist, surface, normal, region) of shape A
+    closest : callable (local points, local facing or None) -> (dist, surface, normal,
+              region) of shape A
     pos (M, 3), rot (M, 3, 3) : pose of A;  q : (M, 3) or (M, C, 3) world;  radius broadcast
+    facing : None, or the outward unit normals of the other shape's faces that meet at each
+             point (radius 0), local to A: a list of G arrays shaped like q (see box_closest)
     Returns point, normal (from A towards the sphere), depth, region, all world frame.
     """
     ql = to_local(rot, pos, q)
-    dist, surf, n_local, region = closest(ql)
+    dist, surf, n_local, region = closest(ql, facing)
     normal = rotate(rot, n_local)
     depth = radius - dist
     # A's surface point is surf; the sphere's is surf - normal * depth; the contact is midway.

@@ -223,6 +223,34 @@ def test_box_edge_across_box_edge_gives_one_point():
     np.testing.assert_allclose(np.abs(c.normal), [[0, 0, 1]], atol=1e-12)
 
 
+def test_a_level_capsule_overhanging_a_face_on_both_sides_lies_on_both_edges():
+    """A capsule lying level across a box's face or a cylinder's cap and past both edges is as
+    deep all along the face: two contacts at the edges, the clipped segment's ends, as for a
+    capsule within the face. Before, the search for its deepest point ended at one end of that
+    flat stretch, on an edge, and gave one contact there (at x = -0.1, then +0.1: the capsule
+    rocked on it for ever). Also tilted within PARALLEL_SINE, and along a cylinder's side
+    past both caps."""
+    for ground in (box((0.1, 0.1, 0.1), (0, 0, 0), static=True),
+                   cylinder(0.1, 0.1, (0, 0, 0), static=True)):
+        c = collide(ground, capsule(0.05, 0.2, (0, 0, 0.149), R=rot("y", 90)))
+        assert len(c) == 2
+        np.testing.assert_allclose(np.sort(c.point[:, 0]), [-0.1, 0.1])
+        np.testing.assert_allclose(c.depth, 0.001)
+        np.testing.assert_allclose(c.normal, [[0, 0, 1]] * 2, atol=1e-12)
+    tilted = collide(box((0.1, 0.1, 0.1), (0, 0, 0), static=True),
+                     capsule(0.05, 0.2, (0, 0, 0.149), R=rot("y", 90.5)))    # +x end lower
+    order = np.argsort(tilted.point[:, 0])
+    np.testing.assert_allclose(tilted.point[order, 0], [-0.1, 0.1])
+    np.testing.assert_allclose(tilted.depth[order],
+                               0.001 + np.array([-0.1, 0.1]) * np.tan(np.radians(0.5)))
+    np.testing.assert_allclose(tilted.normal, [[0, 0, 1]] * 2, atol=1e-12)
+    along = collide(cylinder(0.1, 0.1, (0, 0, 0), static=True), capsule(0.05, 0.2, (0.149, 0, 0)))
+    assert len(along) == 2
+    np.testing.assert_allclose(np.sort(along.point[:, 2]), [-0.1, 0.1])
+    np.testing.assert_allclose(along.depth, 0.001)
+    np.testing.assert_allclose(along.normal, [[1, 0, 0]] * 2, atol=1e-12)
+
+
 # --- cylinders ------------------------------------------------------------------------------
 
 def test_cylinder_against_boxes_spheres_and_capsules():
@@ -249,6 +277,36 @@ def test_cylinder_against_boxes_spheres_and_capsules():
     stacked = collide(cyl, cylinder(0.3, 0.2, (0, 0, 0.69)))
     assert len(stacked) == 4
     np.testing.assert_allclose(stacked.depth, 0.01)
+
+
+def test_edges_lined_up_with_a_rim_are_measured_through_the_face_they_press_into():
+    """Where an edge of one body lies on the side of the other (two equal cylinders stacked,
+    twisted or not; a box whose edges' midpoints, or corners, lie on a cylinder's rim; a
+    cylinder on a box as wide), its points lie on that side while the two overlap through the
+    top: every contact is the 0.5 mm overlap, pushing the upper body straight up. Before, each
+    took the side, depth 0 and a horizontal normal, and nothing held the upper body up (the
+    stacked cylinder sank through the lower one to the floor). Side by side at one height, the
+    lower body's top edge lies on the other's top: it was 0 deep upwards, not 2 mm sideways."""
+    lower_cylinder = cylinder(0.1, 0.1, (0, 0, 0.1), static=True)
+    lower_box = box((0.1, 0.1, 0.1), (0, 0, 0.1), static=True)
+    top = (0, 0, 0.2995)
+    for lower, upper in ((lower_cylinder, cylinder(0.1, 0.1, top)),
+                         (lower_cylinder, cylinder(0.1, 0.1, top, R=rot("z", 17))),
+                         (lower_cylinder, box((0.1, 0.1, 0.1), top)),
+                         (lower_cylinder, box((np.sqrt(0.005), np.sqrt(0.005), 0.1), top,
+                                              R=rot("z", 45))),
+                         (lower_box, cylinder(0.1, 0.1, top))):
+        c = collide(lower, upper)
+        assert len(c) >= 4
+        up = c.normal * np.where(c.body_a == 0, 1.0, -1.0)[:, None]     # lower -> upper
+        np.testing.assert_allclose(up, [[0, 0, 1]] * len(c), atol=1e-9)
+        np.testing.assert_allclose(c.depth, 5e-4, atol=1e-12)
+    for a, b in ((lower_cylinder, box((0.1, 0.1, 0.1), (0.198, 0, 0.1))),
+                 (box((0.1, 0.1, 0.1), (0.198, 0, 0.1), static=True),
+                  cylinder(0.1, 0.1, (0, 0, 0.1)))):
+        side = collide(a, b)
+        np.testing.assert_allclose(side.normal[:, 2], 0, atol=1e-12)
+        np.testing.assert_allclose(side.depth.max(), 0.002)
 
 
 # --- filters, margins, speculative contacts -------------------------------------------------
