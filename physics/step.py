@@ -413,8 +413,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         w_half = w + h * acc_ang + h * kick_ang
     if uni is not None and world.geometric_stiffness and lam.size:
         K_found = unresolved_stiffness(model, kin, lam, h)
-    if model.m and (uni is not None and _turns_too_far(model, w_half, h)
-                    or _spins_too_far(model, w_half, h)) and _may_split(world, depth, uni):
+    if uni is not None and model.m and _turns_too_far(model, w_half, h) and \
+            _may_split(world, depth, uni):
         end = _split(world, model, x, q, v, w, h, depth)
         return end, StepReport(rows, lam, x, R, uni, lam_b)
 
@@ -538,29 +538,6 @@ def _turns_too_far(model, w, h):
     jointed = np.concatenate([model.a, model.b])
     spin = w.take(jointed, axis=0)
     return bool(h * np.sqrt(einsum("ij,ij->i", spin, spin)).max() > MAX_KICKED_TURN)
-
-
-# rad: a jointed body whose inertia is not a sphere's that spins more than this within a
-# step splits it. Its torque-free turn is taken about the step's midpoint spin, whose axis
-# moves as the body precesses; beyond about a radian a step the precession it gets from its
-# joints comes out wrong: a disc spinning at 1000 rad/s on a ball joint (4.2 rad a step at dt
-# 1/240) precessed backwards at 1 rad/s, and climbed; split to 0.52 rad a sub-step it
-# precesses 3.6 % slow over 2 s (0.5 would give 0.1 %, but it split the wheels of a car at
-# dt 1/60 that turn 0.55 rad a step about their hinges).
-MAX_SPIN_TURN = 1.0
-
-
-def _spins_too_far(model, w, h):
-    """Whether a jointed body with an anisotropic inertia (``model.spinning``) turns by more
-    than MAX_SPIN_TURN within h at w."""
-    if h * np.abs(w).max(initial=0.0) <= MAX_SPIN_TURN / np.sqrt(3.0):
-        return False                    # (the common case, without a norm per body)
-    jointed = np.zeros(w.shape[0], dtype=bool)
-    jointed[model.a] = jointed[model.b] = True
-    spinning = np.zeros_like(jointed)
-    spinning[model.spinning] = True
-    spin = w[jointed & spinning]
-    return bool(spin.size and h * np.sqrt(einsum("ij,ij->i", spin, spin)).max() > MAX_SPIN_TURN)
 
 
 @dataclass
