@@ -76,7 +76,7 @@ class BoundedRows:
     cfm: np.ndarray               # per-row compliance (soft rows, e.g. servos); 0 = hard
     body_space: object = None     # bodyspace.BodySpace of these rows, once the solve built it
     # rows without the bounded rows' softness (bounded.CONTACT_SOFTNESS), or None for none:
-    # a limit that a motor drives into (limits._motors_stalled_on_limits)
+    # a limit that a motor drives into (limits._limits_under_motors)
     hard: np.ndarray | None = None
 
     @staticmethod

@@ -459,9 +459,9 @@ def _limits_under_motors(plan, kept, motors, target):
     """(k,) bool of the ``kept`` plan rows: the limit rows that a velocity motor (``motors``:
     their places among the kept rows) drives into faster than the limit lets its coordinate
     go this step (its row's ``target``), or None for none. Such a limit is hard: it takes
-    none of the bounded rows' softness, so the motor's own softness takes the conflict and
-    the motor's effort climbs to its max_force, as a stalled velocity motor's does, while
-    the limit holds. (The two rows share their Jacobian: both soft, centred on last step's
+    none of the bounded rows' softness, so the motor's own softness takes the conflict (the
+    stalled motor pushes with what that softness gives for the speed it misses, up to its
+    max_force: ``unilateral.bounded_warm_start``) while the limit holds. (The two rows share their Jacobian: both soft, centred on last step's
     forces, they split the conflict afresh every step, and a 1 kg rod driven at 1 rad/s
     into a hinge limit with max_force 1e6 N m went on through it at 0.8 rad/s, the two
     efforts growing by 400 N m a step. Servos are compliant and yield by themselves.)"""

@@ -11,12 +11,12 @@ import numpy as np
 from .assembly import Pattern, Scatter
 from .bodyspace import BodySpace
 from .bounded import CONTACT_SOFTNESS, solve_bounded
-from .limits import DRIVE
 from .contact_rows import (RESTITUTION_THRESHOLD, SLOP, SPECULATIVE_TOUCH, BoundedRows,
                            ContactFrames, contact_rows, glide_speeds, gripping_friction,
                            positional_warm_start, projected_warm_start, with_torque_rows)
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
+from .limits import DRIVE
 from .limits import UPPER, bounded_joint_rows
 from .rows import Rows
 from .sleeping import check_reached
@@ -224,22 +224,20 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     return lam[:m_eq], lam[m_eq:]
 
 
-# Velocity motors' softness is centred on no torque, not on last step's as contacts' and
-# limits' are: a velocity motor is then a stiff velocity controller (a stalled one pushes
-# with about 1e3 times its row's stiffness times the speed it misses, up to its max_force; a
-# motor at speed 0 holding a 1.2 kg, 1 m rod level creeps at 2.4e-4 rad/s), and motors that
-# fight through other rows hold a bounded load. Centred on last step's, such a load grew
-# every step: the rear motors of a four-wheeled car on rigid axles pushed and the front ones
-# braked, 0.46 N m more each step, until the wheels slid at mu N (+-103 N m at 3 m/s).
-_VELOCITY_MOTORS_CENTRED = "on zero"
-
-
 def bounded_warm_start(world, uni):
     """What the bounded rows' solve starts from (and centres their softness on), either
-    solver: the contacts' multipliers of last step (by feature key or position), and the limit
-    and motor rows' of the same rows of the plan (0 where the row was not made; the world
-    drops them when the limits change, and World.set_state a snapshot's that do not fit the
-    plan)."""
+    solver: the contacts' multipliers of last step (by feature key or position), and the limit,
+    servo and joint friction rows' of the same rows of the plan (0 where the row was not made;
+    the world drops them when the limits change, and World.set_state a snapshot's that do not
+    fit the plan).
+
+    Velocity motors start from, and centre on, no torque: a velocity motor is then a stiff
+    velocity controller (a stalled one pushes with about 1e3 times its row's stiffness times
+    the speed it misses, up to its max_force; one at speed 0 holding a 1.2 kg, 1 m rod level
+    creeps at 2.4e-4 rad/s), and motors that work against each other through other rows hold
+    a bounded load. Centred on last step's, such a load grew every step: the rear motors of a
+    four-wheeled car on rigid axles pushed and the front ones braked, 0.46 N m more each
+    step, until the wheels slid at mu N (+-103 N m at 3 m/s)."""
     lam0 = np.zeros(uni.block.rows.count)
     if uni.n_contact_rows:
         uni.put_contact_multipliers(uni.warm, lam0)
@@ -248,7 +246,7 @@ def bounded_warm_start(world, uni):
         plan_rows, multipliers = world._limit_warm
         old = np.zeros(world._limit_plan_size())
         old[plan_rows] = multipliers
-        # velocity motors start from and centre on no torque (``_VELOCITY_MOTORS_CENTRED``)
+        # (velocity motors: none, see above)
         plan = uni.limit_plan
         old[plan.motor[(plan.mode == 1) & (plan.group.take(plan.motor) == DRIVE)]] = 0.0
         lam0[first:] = old.take(uni.limit_rows)

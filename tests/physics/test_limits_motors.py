@@ -874,7 +874,7 @@ def test_a_motor_driving_into_a_limit_stalls_there_whatever_its_force(solver, ma
     """A velocity motor of up to 1e6 N m driving a rod into its hinge limit stalls against
     the limit, which holds: a weak one at its max force, a strong one at what a stiff
     velocity controller gives for the speed it misses (1 rad/s: 2.02e4 N m on this rod;
-    unilateral._VELOCITY_MOTORS_CENTRED). The two rows share their Jacobian; both soft, they
+    unilateral.bounded_warm_start). The two rows share their Jacobian; both soft, they
     split the conflict between their targets afresh each step, and at 1e6 N m the rod went
     on through the limit at 0.8 rad/s (0.898 rad after 1 s, the efforts climbing 400 N m a
     step). The limit now takes none of the softness where a motor drives into it."""
