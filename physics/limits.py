@@ -268,7 +268,8 @@ class BoundedPlan:
     slot: np.ndarray        # (mb,) the row's coordinate kind in EFFORT_KINDS (-1: not one)
     # values, from the tables (values_from)
     bound: np.ndarray = None    # (mb,) the limit (0 for motors)
-    mode: np.ndarray = None     # (mm,) 1 velocity motor, 2 servo
+    mode: np.ndarray = None     # (mm,) 1 velocity motor (or friction), 2 servo
+    velocity_motor: np.ndarray = None   # (mm,) bool: a velocity motor, not a servo or friction
     setting: np.ndarray = None  # (mm, 3) value, k, d
     lo: np.ndarray = None       # (mb,) bounds on lambda
     hi: np.ndarray = None
@@ -290,6 +291,7 @@ class BoundedPlan:
         settings = np.where((group.take(self.motor) == DRIVE)[:, None],
                             stacked("motor").take(driven, axis=0), FRICTION_MOTOR)
         self.mode, self.setting = settings[:, 0], settings[:, 1:].copy()
+        self.velocity_motor = (group.take(self.motor) == DRIVE) & (self.mode == 1)
 
 
 def bounded_plan(tables) -> BoundedPlan | None:
@@ -448,7 +450,7 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
         C[motor] = 0.0
     hard = None
     if motor.size and motor.size < kept.size:
-        hard = _limits_under_motors(plan, kept, motor[plan.mode != 2], target)
+        hard = _limits_under_motors(plan, kept, motor[plan.velocity_motor], target)
     rows = Rows(plan.a.take(kept), plan.b.take(kept), C, Ja, Jb, np.zeros(C.size), side_blocks=J)
     block = BoundedRows(rows, plan.lo.take(kept), plan.hi.take(kept), target,
                         np.full(C.size, -1), np.zeros(C.size), cfm, hard=hard)

@@ -16,7 +16,6 @@ from .contact_rows import (RESTITUTION_THRESHOLD, SLOP, SPECULATIVE_TOUCH, Bound
                            positional_warm_start, projected_warm_start, with_torque_rows)
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
-from .limits import DRIVE
 from .limits import UPPER, bounded_joint_rows
 from .rows import Rows
 from .sleeping import check_reached
@@ -247,8 +246,7 @@ def bounded_warm_start(world, uni):
         old = np.zeros(world._limit_plan_size())
         old[plan_rows] = multipliers
         # (velocity motors: none, see above)
-        plan = uni.limit_plan
-        old[plan.motor[(plan.mode == 1) & (plan.group.take(plan.motor) == DRIVE)]] = 0.0
+        old[uni.limit_plan.motor[uni.limit_plan.velocity_motor]] = 0.0
         lam0[first:] = old.take(uni.limit_rows)
     return lam0
 

@@ -411,8 +411,6 @@ class World:
             self._handles[i]._row = i
         body._row = -1
         self._contacts_without(r)
-        self._links = None
-        self._angle_table = None
         self._recompile_keeping_contacts()
         self._report, self._wrench_cache = None, wrenches
         u = self._solver_memory.u
@@ -434,8 +432,6 @@ class World:
     def _body_appended(self):
         """A body was added after the others: the step is compiled again, but every row it
         had keeps its meaning (``_recompile_keeping_contacts``)."""
-        self._links = None
-        self._angle_table = None
         self._recompile_keeping_contacts()
         u = self._solver_memory.u
         if u is not None:            # (the power iteration's vector, 6 per body)
@@ -446,6 +442,8 @@ class World:
         a body's mass changed): the contacts keep their warm start and manifolds, the limits
         theirs and the joints their report. (Dropping them, a far-away marker shook a settled
         12-box stack at 5e-3 m/s for its next step, against 8e-10.)"""
+        self._links = None            # (the joints' body rows)
+        self._angle_table = None
         kept = self._limit_warm, self._report, self._wrench_cache
         self._recompile()
         self._limit_warm, self._report, self._wrench_cache = kept
@@ -673,12 +671,26 @@ class World:
                 sleeping.update_sleep(self)
             self._clock.step_ended()
 
+    def apply_forces(self, forces, bodies=None):
+        """Add world-frame forces (N) at the centres of mass for the next step, as
+        ``Body.apply_force`` does, for many bodies at once: ``forces`` (k, 3) on the bodies of
+        indices ``bodies`` (k,) (default: every body, k = len(world.bodies))."""
+        rows = (np.arange(1, self._n) if bodies is None
+                else np.asarray(bodies, dtype=np.intp).reshape(-1) + 1)
+        if rows.size and (rows.min() < 1 or rows.max() >= self._n):
+            raise ValueError(f"bodies must be indices into world.bodies (0 to {self._n - 2})")
+        f = np.asarray(forces, dtype=float)
+        if f.shape != (rows.size, 3) or not np.all(np.isfinite(f)):
+            raise ValueError(f"forces must be ({rows.size}, 3) finite numbers (N), one row per "
+                             f"body, got shape {f.shape}")
+        self._wake(rows)
+        np.add.at(self._force, rows, f)
+
     def clear_forces(self):
         """Drop the forces and torques applied (``apply_force``, ``apply_torque``) for the next
         step: after a StepError they stay queued, and the next step would fail again."""
         self._force[: self._n] = 0.0
         self._torque[: self._n] = 0.0
-        self._state_changed()
 
     @property
     def profile(self) -> dict:

@@ -124,22 +124,18 @@ def controller_function(controller):
 def jointed_island(world, body) -> list[int]:
     """Indices of the dynamic bodies joined to ``body`` through chains of joints (``body``
     included): what a pull on ``body`` has to move."""
-    bodies = world.bodies
-    parent = list(range(len(bodies)))
-
-    def find(i):
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for j in world.joints:
-        a, b = getattr(j, "body_a", None), getattr(j, "body_b", None)
-        if a is None or b is None or a.static or b.static:
-            continue
-        parent[find(a.index)] = find(b.index)
-    root = find(body.index)
-    return [k for k, b in enumerate(bodies) if not b.static and find(k) == root]
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+    n = len(world.bodies)
+    dynamic = np.array([not b.static for b in world.bodies], dtype=bool)
+    pairs = np.array([(j.body_a.index, j.body_b.index) for j in world.joints
+                      if getattr(j, "body_a", None) is not None
+                      and getattr(j, "body_b", None) is not None],
+                     dtype=np.intp).reshape(-1, 2)
+    pairs = pairs[dynamic[pairs].all(axis=1)]        # (a static body joins nothing)
+    graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+    _, label = connected_components(graph, directed=False)
+    return np.flatnonzero(dynamic & (label == label[body.index])).tolist()
 
 
 def connected_mass(world, body) -> float:
@@ -253,9 +249,7 @@ class DragSpring:
         v_com = (self.masses[:, None] * v).sum(0) / self.mass
         rate = self.island_damping / self.mass                     # 1/s
         decel = rate / (1.0 + rate * h) * v_com                     # m/s^2
-        bodies = self.world.bodies
-        for k, m in zip(self.island, self.masses):
-            bodies[k].apply_force(-m * decel)
+        self.world.apply_forces(-self.masses[:, None] * decel, self.island)
 
 
 class TimeScale:

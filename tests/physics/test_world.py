@@ -373,6 +373,27 @@ def test_a_hinge_angle_read_after_a_step_is_the_one_computed_from_the_state():
     assert hinge.angle == pytest.approx(0.0, abs=1e-12)
 
 
+def test_forces_applied_in_a_batch_act_as_one_by_one():
+    def pair():
+        world = World()
+        bodies = [world.add_body(Sphere(0.1), mass=m, position=(i, 0, 0))
+                  for i, m in enumerate((1.0, 2.0, 3.0))]
+        return world, bodies
+    one, bodies = pair()
+    forces = np.array([[1.0, 0, 0], [0, 2.0, 0], [0, 0, 3.0]])
+    for body, f in zip(bodies[::2], forces[::2]):
+        body.apply_force(f)
+    one.step()
+    batch, _ = pair()
+    batch.apply_forces(forces[::2], [0, 2])
+    batch.step()
+    assert np.array_equal(batch.linear_velocities, one.linear_velocities)
+    with pytest.raises(ValueError, match=r"forces must be \(2, 3\) finite"):
+        batch.apply_forces(np.zeros((3, 3)), [0, 1])
+    with pytest.raises(ValueError, match="bodies must be indices into world.bodies"):
+        batch.apply_forces(np.zeros((1, 3)), [3])
+
+
 def test_a_removed_joint_says_so_and_may_be_added_again():
     world = World()
     box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0)
