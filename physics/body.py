@@ -81,6 +81,13 @@ class Body:
         from .shapes import PLANE
         check_plane_still(name, moves and self._world._kind[self.row] == PLANE)
 
+    def _placed(self):
+        """The user set this body's pose: the next step starts by moving dynamic bodies placed
+        off their joints onto them (step._placed_on_joints); a static body moved this way
+        drives what is jointed to it through the step itself."""
+        if not self.static:
+            self._world._posed = True
+
     def _touched(self):
         """The user moved or pushed this body: wake it (and its island) and what sleeps on
         it or jointed to it, forget caches."""
@@ -90,12 +97,16 @@ class Body:
     # -- state ---------------------------------------------------------------------------
     @property
     def position(self) -> np.ndarray:
-        """Centre of mass, world frame, metres (3,)."""
+        """Centre of mass, world frame, metres (3,). A dynamic jointed body placed where its
+        joints do not allow is moved onto them at the next step (the nearest pose they allow,
+        in the mass metric; bodies jointed to it share the move), keeping its velocity; place
+        a mechanism whole to move it. (``orientation`` likewise.)"""
         return self._get(self._world._x)
 
     @position.setter
     def position(self, value):
         self._set(self._world._x, "position", value, 3)
+        self._placed()
 
     @property
     def orientation(self) -> np.ndarray:
@@ -108,6 +119,7 @@ class Body:
         self._check_not_plane("orientation", np.any(q != (1, 0, 0, 0)))
         self._world._q[self.row] = q
         self._touched()
+        self._placed()
 
     @property
     def rotation(self) -> np.ndarray:

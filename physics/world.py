@@ -216,6 +216,7 @@ class World:
         self._solver_memory = SolverMemory()   # carried by the iterative contact solve
         self._wrench_cache = None
         self._energy_reference = None     # J, see step.advance
+        self._posed = False               # a body was placed by the user (step.advance)
         self.last_lambda = np.zeros(0)
         self._allocate(16)
         self._append_row(NO_SHAPE, np.zeros(4), 0.0, np.zeros((3, 3)), static=True)
@@ -930,6 +931,7 @@ class World:
             limit_warm = None
         self._time_origin, self._steps = clock
         self._state_changed()
+        self._posed = False
         # the energy level a conservative system holds through fallback steps (step.advance)
         self._energy_reference = reference
         self._stiffness = stiffness
