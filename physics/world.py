@@ -886,7 +886,8 @@ class World:
         part is checked before anything is changed: a bad snapshot leaves the world as it was.
         (A snapshot without the contact solve's part, from an older version, restores the
         bodies and starts the next contact solve cold; one whose limit multipliers name rows
-        that the limits' plan no longer has starts the limit rows cold.)"""
+        that the limits' plan no longer has starts the limit rows cold.) The bodies take the
+        snapshot's poses as they are, even off their joints (see ``Body.position``)."""
         if not isinstance(state, dict):
             raise ValueError(f"state must be a dict from World.get_state, got {type(state).__name__}")
         missing = [key for key in ("n_bodies", "n_joints", "x", "q") if key not in state]
