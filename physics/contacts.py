@@ -1,12 +1,16 @@
 """The collision stage of the step: detect contacts, warm start them, report their forces."""
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, fields
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from .collision import ContactSet, Manifolds, find_contacts_keeping
 from .collision.contacts import KEY_BITS
+from .joints import Fixed
 
 
 @dataclass
@@ -149,12 +153,32 @@ def checked_contact_snapshot(saved, n_bodies, where="state['contacts']"):
 
 
 def excluded_pairs(world) -> np.ndarray:
-    """(P, 2) body rows that never collide: jointed pairs (unless allowed) and ignored pairs."""
-    pairs = {frozenset((j.body_a, j.body_b)) for j in world._joints if j.body_a is not None}
+    """(P, 2) body rows that never collide: jointed pairs (unless allowed), where bodies welded
+    together (``Fixed``) count as one body, and ignored pairs. A mass welded at a pin would
+    otherwise overlap the other link of that pin and jam against it: the contact's force grew
+    by 1e8 N a second and the joints reported torques twice the statics'."""
+    joints = [j for j in world._joints if j.body_a is not None]
+    group = _welded_groups(world, [j for j in joints if isinstance(j, Fixed)])
+    pairs = {frozenset((a, b)) for j in joints for a in group.get(j.body_a, (j.body_a,))
+             for b in group.get(j.body_b, (j.body_b,)) if a is not b}
     pairs -= world._allowed
     pairs |= world._ignored
     rows = [sorted(b.row for b in p) for p in pairs]
     return np.array(rows, dtype=np.intp).reshape(-1, 2)
+
+
+def _welded_groups(world, welds) -> dict:
+    """Each body of the ``welds`` (Fixed joints between bodies): the bodies welded to it,
+    directly or through a chain of welds, itself included."""
+    if not welds:
+        return {}
+    rows = np.array([(j.body_a.row, j.body_b.row) for j in welds]).T
+    graph = coo_matrix((np.ones(rows.shape[1]), rows), shape=(world._n, world._n))
+    _, label = connected_components(graph, directed=False)
+    members = defaultdict(list)
+    for row in np.unique(rows):
+        members[label[row]].append(world._handles[row])
+    return {body: tuple(bodies) for bodies in members.values() for body in bodies}
 
 
 def kinematic(world) -> np.ndarray:

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from physics import Ball, Box, Capsule, Cylinder, Hinge, Plane, Sphere, World
+from physics import Ball, Box, Capsule, Cylinder, Fixed, Hinge, Plane, Sphere, World
 from physics.contact_rows import MAX_PUSH_OUT
 from snapshot_helpers import assert_same_state
 
@@ -708,3 +708,33 @@ def test_a_heap_of_bodies_made_overlapping_comes_apart_and_settles(seed):
         fastest = max(fastest, np.abs(world.linear_velocities).max())
     assert fastest < 60.0
     assert world.energy() < 2.5 * e0
+
+
+def test_a_mass_welded_at_a_pin_does_not_collide_with_the_other_link_of_the_pin():
+    """Bodies welded together count as one body for the rule that jointed bodies do not
+    collide: a 2 kg ball welded to the outer rod at the elbow pin overlaps the inner rod
+    there, and the arm held level by its servos reports the statics' torques (root
+    -(0.25 + 0.75 + 2 * 0.5) g, elbow -0.25 g N m) with no contact. Before, the overlap was a
+    contact whose force grew by 1e8 N a second, and the root servo read -10 to -37 N m.
+    ``allow_collision`` still lets the pair collide."""
+    def arm(allow=False):
+        world = World(dt=1 / 240)
+        inner = world.add_body(Box((0.25, 0.02, 0.02)), mass=1.0, position=(0.25, 0, 1))
+        outer = world.add_body(Box((0.25, 0.02, 0.02)), mass=1.0, position=(0.75, 0, 1))
+        ball = world.add_body(Sphere(0.05), mass=2.0, position=(0.5, 0, 1))
+        root = world.add_joint(Hinge(None, inner, anchor=(0, 0, 1), axis=(0, 1, 0)))
+        elbow = world.add_joint(Hinge(inner, outer, anchor=(0.5, 0, 1), axis=(0, 1, 0)))
+        world.add_joint(Fixed(outer, ball, anchor=(0.5, 0, 1)))
+        if allow:
+            world.allow_collision(inner, ball)
+        for joint in (root, elbow):
+            joint.set_servo(0.0, stiffness=1e4, damping=100.0)
+        world.step(240)
+        return world, root, elbow
+
+    world, root, elbow = arm()
+    assert len(world.contacts) == 0
+    assert root.motor_effort == pytest.approx(-2.0 * 9.81, rel=1e-4)
+    assert elbow.motor_effort == pytest.approx(-0.25 * 9.81, rel=1e-4)
+    world, _, _ = arm(allow=True)
+    assert len(world.contacts) == 1
