@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .assembly import Pattern, Scatter, inverse_mass_times
+from .blas_threads import one_blas_thread
 from .collision.broadphase import PairCache
 from .contacts import excluded_pairs, kinematic, report as contact_report
 from .contact_rows import MAX_PUSH_OUT
@@ -598,6 +599,7 @@ def rk4_substep(world, model, x, q, v, w, h):
 SUBSTEPS = {"symplectic": symplectic_substep, "rk4": rk4_substep}
 
 
+@one_blas_thread
 def advance(world):
     """One step of world.dt: sub-steps, then a finiteness check, then commit."""
     model = world._model()
