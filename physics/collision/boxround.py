@@ -1,7 +1,7 @@
 """Box (body a) against sphere or capsule (body b).
 
 The deepest point of b's segment is where the box's signed distance along the segment is
-least (convex, found by golden-section search); a sphere of b's radius there gives the contact.
+least (exactly, ``sdf.box_segment_deepest``); a sphere of b's radius there gives the contact.
 When that point faces a box face (not an edge or corner) the capsule may lie along the face:
 the segment is clipped to the face's side planes and both clipped ends become contacts with
 the face normal, which is what lets a capsule rest flat on a box (or overhang its edge).
@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from .contacts import point_or_ends_features, single_candidate
-from .geometry import clip_to_slab, einsum, golden_min, rotate, to_local, to_world
-from .sdf import box_closest, box_distance
+from .geometry import clip_to_slab, einsum, rotate, to_local, to_world
+from .sdf import box_closest, box_segment_deepest
 
 # A segment within this sine of parallel to a face is clipped to it even where its deepest
 # point lies on the face's edge (as cylround.PARALLEL_SINE for a cylinder's cap and side).
@@ -30,12 +30,7 @@ def box_round(a, b, margin):
     c = to_local(a.rot, a.pos, b.pos)                    # segment centre, box frame
     d = einsum("mji,mj->mi", a.rot, b.rot[:, :, 2])   # segment direction, box frame
 
-    def sdf_along(rows):
-        # (the rows' data given the points' (R, n) axes once: _lead's expand_dims is slow)
-        c_r, d_r, h_r = c[rows, None], d[rows, None], h[rows, None]
-        return lambda t: box_distance(c_r + t[..., None] * d_r, h_r)
-
-    t_star = golden_min(sdf_along, -hl, hl)
+    t_star = box_segment_deepest(c, d, h, hl)
     q = c + t_star[:, None] * d
     dist, surf, n_loc, face = box_closest(q, h)
     depth0 = r - dist
@@ -51,9 +46,10 @@ def box_round(a, b, margin):
     # edge region), so the one point it gave jumped from edge to edge and the capsule rocked.
     # Where the segment lies along the face nearest the contact normal, it is clipped to that
     # face as in a face region (a segment that is not over the face clips to nothing).
+    rows = np.arange(c.shape[0])      # (indexing by (rows, axis): take_along_axis is slow)
     k_n = np.abs(n_loc).argmax(axis=1)
-    n_k = np.take_along_axis(n_loc, k_n[:, None], 1)[:, 0]
-    level = np.abs(np.take_along_axis(d, k_n[:, None], 1)[:, 0]) < PARALLEL_SINE
+    n_k = n_loc[rows, k_n]
+    level = np.abs(d[rows, k_n]) < PARALLEL_SINE
     face = np.where((face < 0) & level, 2 * k_n + (n_k > 0), face)
 
     # Face region: clip the segment to the two side slabs of that face.
@@ -62,20 +58,19 @@ def box_round(a, b, margin):
     lo, hi = -hl.copy(), hl.copy()
     for offset in (1, 2):
         j = (k + offset) % 3
-        pick = lambda x: np.take_along_axis(x, j[:, None], 1)[:, 0]
-        lo, hi = clip_to_slab(pick(c), pick(d), pick(h), lo, hi)
+        lo, hi = clip_to_slab(c[rows, j], d[rows, j], h[rows, j], lo, hi)
     clipped = (face >= 0) & (hi - lo > 1e-9 * np.maximum(hl, 1e-300))
     t_ends = np.stack([lo, hi], axis=1)
     t_ends = np.where(clipped[:, None], t_ends, 0.0)     # keep unused rows finite
     ends = c[:, None, :] + t_ends[..., None] * d[:, None, :]
-    e_k = np.take_along_axis(ends, k[:, None, None].repeat(2, 1), 2)[..., 0]
-    h_k = np.take_along_axis(h, k[:, None], 1)
+    e_k = ends[rows, :, k]
+    h_k = h[rows, k][:, None]
     depth12 = r[:, None] - (sign[:, None] * e_k - h_k)
     n_face = np.zeros_like(c)
-    np.put_along_axis(n_face, k[:, None], sign[:, None], 1)
+    n_face[rows, k] = sign
     # a's surface point: the end projected onto the face plane; b's: end - n r.
     on_face = ends.copy()
-    np.put_along_axis(on_face, k[:, None, None].repeat(2, 1), (sign[:, None] * h_k)[..., None], 2)
+    on_face[rows, :, k] = sign[:, None] * h_k
     point12 = on_face - n_face[:, None, :] * (depth12 / 2.0)[..., None]
 
     point = np.concatenate([point0[:, None], point12], axis=1)
