@@ -511,7 +511,8 @@ class World:
     sleep_speed = _setting("sleep_speed", check_positive, "m/s: a body slower than this (and than "
                            "sleep_spin) is still.")
     sleep_spin = _setting("sleep_spin", check_positive, "rad/s: a body turning slower than this "
-                          "(and moving slower than sleep_speed) is still.")
+                          "(and moving slower than sleep_speed) is still; so is one whose spin "
+                          "moves its mass about its centre slower than sleep_speed.")
     sleep_time = _setting("sleep_time", check_positive, "s: an island still this long falls asleep.")
 
     @property
