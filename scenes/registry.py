@@ -75,7 +75,7 @@ def describe(name: str) -> dict:
     for each, its default, unit and meaning, as its build docstring's "Parameters:"
     section gives them (empty strings where it gives none)."""
     m = _module(name)
-    defaults = dict(getattr(m, "PARAMS", {}))
+    defaults, _, _ = _settings(name, m)
     documented = parameter_docs(getattr(m, "build", None))
     parameters = {key: {"default": value, **documented.get(key, {"unit": "", "meaning": ""})}
                   for key, value in defaults.items()}
@@ -141,23 +141,15 @@ def _coerce(name, key, value, default):
 def load(name: str, dt: float | None = None, **params) -> Scene:
     """Build a scene by registry name or file path, with parameter overrides."""
     m = _module(name)
-    defaults = dict(getattr(m, "PARAMS", {}))
+    defaults, world, camera = _settings(name, m)
     unknown = sorted(set(params) - set(defaults)) if defaults or params else []
     if unknown and not _accepts_any(m.build):
         raise ValueError(f"scene {name!r} has no parameter {unknown[0]!r}; "
                          f"its parameters are: {', '.join(defaults) or 'none'}")
     merged = {k: _coerce(name, k, params.get(k, v), v) for k, v in defaults.items()}
     merged.update({k: v for k, v in params.items() if k not in defaults})
-    world_kwargs = dict(getattr(m, "WORLD", {}))
     if dt is not None:
-        world_kwargs["dt"] = dt
-    world = World(**world_kwargs)
-    camera = dict(getattr(m, "CAMERA", {}))
-    try:
-        from render.camera import Camera
-        Camera.from_spec(camera or None)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"scene {name!r} has a bad CAMERA: {exc}") from None
+        world.dt = dt                      # (the dt asked for wins over WORLD's)
     try:
         controller = m.build(world, **merged)
     except Exception as exc:
@@ -171,6 +163,42 @@ def load(name: str, dt: float | None = None, **params) -> Scene:
                          "None or a controller, a callable taking the world before each step")
     return Scene(name, getattr(m, "TITLE", name), getattr(m, "DESCRIPTION", ""), world, merged,
                  camera, controller)
+
+
+def _settings(name: str, module) -> tuple[dict, World, dict]:
+    """A scene's PARAMS (the defaults), a new World made with its WORLD (World's keyword
+    arguments) and its CAMERA, all checked: a ValueError names the scene (its file) and
+    the setting that is wrong."""
+    params, world = getattr(module, "PARAMS", {}), getattr(module, "WORLD", {})
+    if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+        raise ValueError(f"scene {name!r}: PARAMS must be a dict {{name: default}}, got a "
+                         f"{type(params).__name__}: {params!r}")
+    build = getattr(module, "build", None)
+    if build is not None and params and not _accepts_any(build):
+        takes = [k for k in inspect.signature(build).parameters][1:]
+        extra = [k for k in params if k not in takes]
+        if extra:
+            raise ValueError(f"scene {name!r}: PARAMS has {extra[0]!r}, which build() does "
+                             f"not take (it takes: {', '.join(takes) or 'only the world'})")
+    if not isinstance(world, dict):
+        raise ValueError(f"scene {name!r}: WORLD must be a dict of World's keyword arguments "
+                         f"(such as {{'dt': 1/240}}), got a {type(world).__name__}: {world!r}")
+    takes = [k for k in inspect.signature(World).parameters]
+    extra = [k for k in world if k not in takes]
+    if extra:
+        raise ValueError(f"scene {name!r}: WORLD has {extra[0]!r}, which World() does not take "
+                         f"(it takes: {', '.join(takes)})")
+    try:
+        made = World(**world)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"scene {name!r}: WORLD = {world!r}: {exc}") from None
+    camera = getattr(module, "CAMERA", {})
+    try:
+        from render.camera import Camera
+        Camera.from_spec(dict(camera) or None)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"scene {name!r} has a bad CAMERA: {exc}") from None
+    return dict(params), made, dict(camera)
 
 
 def _where_in(stack, module) -> str:

@@ -212,6 +212,37 @@ def test_a_scene_files_mistakes_are_told_before_the_run(tmp_path, capsys, source
     assert message in capsys.readouterr().err
 
 
+BUILD = "def build(world):\n    pass\n"
+
+
+@pytest.mark.parametrize("source, message", [
+    ("PARAMS = [1, 2]\n" + BUILD,
+     "PARAMS must be a dict {name: default}, got a list: [1, 2]"),
+    ("PARAMS = {'n': 3}\ndef build(world, m=2):\n    pass\n",
+     "PARAMS has 'n', which build() does not take (it takes: m)"),
+    ("WORLD = {'bogus': 1}\n" + BUILD,
+     "WORLD has 'bogus', which World() does not take (it takes: gravity, dt, substeps,"),
+    ("WORLD = 'dt=0.01'\n" + BUILD,
+     "WORLD must be a dict of World's keyword arguments (such as {'dt': 1/240}), got a str"),
+    ("WORLD = {'dt': -1}\n" + BUILD, "WORLD = {'dt': -1}: dt must be positive, got -1"),
+])
+@pytest.mark.parametrize("command", ["run", "list", "render"])
+def test_a_scene_files_bad_settings_are_one_line_naming_the_file(tmp_path, capsys, source,
+                                                                 message, command):
+    """PARAMS and WORLD that are not what a scene file needs were a traceback (PARAMS = [1, 2],
+    WORLD = {'bogus': 1}) or a line naming neither the file nor the setting (WORLD = 'dt=0.01':
+    'dictionary update sequence element #0 ...'; WORLD = {'dt': -1}: 'dt must be positive')."""
+    scene = tmp_path / "bad.py"
+    scene.write_text(source)
+    out = tmp_path / "clip.gif"
+    argv = {"run": ["run", str(scene), "--quiet"], "list": ["list", str(scene)],
+            "render": ["render", str(scene), "--out", str(out)]}[command]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"maxcoord: error: scene {str(scene)!r}: {message}")
+    assert len(err.strip().splitlines()) == 1 and not out.exists()
+
+
 def test_a_run_tells_what_its_controller_did_to_the_world(tmp_path, capsys):
     """A controller that adds bodies ends the recording there (its arrays hold one set of
     bodies: the save failed with 'inhomogeneous shape'), one that steps the world itself is
