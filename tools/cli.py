@@ -235,11 +235,17 @@ def cmd_run(args):
     if png_path:
         _write_final_frame(scene, png_path)
     if stopped is not None:
-        if not isinstance(stopped, FloatingPointError):     # (user code: where it failed)
-            traceback.print_exception(stopped, file=sys.stderr)
-            raise RunStopped(f"the run stopped at t={world.time:.6g} s: the scene's controller "
-                             f"raised {type(stopped).__name__}: {stopped}")
-        raise RunStopped(f"the run stopped at t={world.time:.6g} s: {stopped}")
+        raise _stopped("run", stopped, world)
+
+
+def _stopped(command: str, error: Exception, world) -> RunStopped:
+    """The one-line error of a run or render whose step (StepError) or scene's controller
+    (anything else: its traceback is printed first, to show where) failed at world.time."""
+    if isinstance(error, FloatingPointError):
+        return RunStopped(f"the {command} stopped at t={world.time:.6g} s: {error}")
+    traceback.print_exception(error, file=sys.stderr)
+    return RunStopped(f"the {command} stopped at t={world.time:.6g} s: the scene's controller "
+                      f"raised {type(error).__name__}: {error}")
 
 
 def _drift(e0: float, e1: float) -> str:
@@ -444,21 +450,26 @@ def _check_render_numbers(seconds: float | None, fps: int, kind: str):
             raise UsageError(str(exc)) from None
 
 
-def _rendered(done: dict, asked: float) -> str:
+def _rendered(done: dict, asked: float, stopped_at: float | None = None) -> str:
     """What render wrote: a still's time, or a clip's frames and the seconds it plays (and
-    that they are the seconds asked, to whole frames, when they differ)."""
+    that they are the seconds asked, to whole frames, when they differ, or where the run
+    stopped, at ``stopped_at``)."""
     if done["kind"] == "png":
-        return f"wrote {done['out']} (the state at t = {done['sim_time']:.2f} s)"
+        return (f"wrote {done['out']} (the state at t = {done['sim_time']:.2f} s"
+                + (", where it stopped)" if stopped_at is not None else ")"))
     frames, fps, duration = done["frames"], done["fps"], done["duration"]
     text = f"wrote {done['out']} ({frames} frame{'s' * (frames != 1)} at {fps:g} fps: " \
            f"{duration:.2f} s"
-    if abs(duration - asked) > 1e-9:
+    if stopped_at is not None:
+        text += f"; the run stopped at t={stopped_at:.6g} s"
+    elif abs(duration - asked) > 1e-9:
         text += f"; the {asked:g} s asked, in whole frames of 1/{fps:g} s"
     return text + ")"
 
 
 def cmd_render(args):
     from render.commands import render_command
+    from render.offscreen import RenderStopped
     kind = _render_output(args.out)
     _check_render_numbers(args.seconds, args.fps, kind)
     if _is_recording(args.scene):
@@ -472,7 +483,11 @@ def cmd_render(args):
     else:
         scene = _load(args.scene, _params(args.param), sleeping=args.sleeping)
         seconds = 5.0 if args.seconds is None else args.seconds
-        done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps)
+        try:
+            done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps)
+        except RenderStopped as stop:        # (what was rendered up to there is written)
+            print(_rendered(stop.done, seconds, stopped_at=scene.world.time))
+            raise _stopped("render", stop.error, scene.world) from None
     print(_rendered(done, seconds))
 
 

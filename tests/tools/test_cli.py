@@ -196,6 +196,43 @@ def test_a_run_whose_controller_fails_keeps_its_summary_and_says_where(tmp_path,
     assert len(np.load(out)["time"]) == 98
 
 
+def test_a_render_whose_step_fails_keeps_the_frames_before_it(tmp_path, capsys):
+    """As run does: a step that fails part-way through a render (1e308 N from 0.2 s) ends it
+    with exit code 1 and one error line saying when; the clip holds the frames up to there,
+    and the line above says how many. (It printed a traceback and left a GIF of 1 frame.)"""
+    from render.imagefiles import gif_frame_delays
+    scene = _pushed_ball_scene(tmp_path / "blowup.py", 0.2, "(1e308, 0, 0)")
+    out = tmp_path / "clip.gif"
+    assert main(["render", str(scene), "--seconds", "3", "--out", str(out)]) == 1
+    printed = capsys.readouterr()
+    assert "Traceback" not in printed.err
+    error = printed.err.strip().splitlines()[-1]
+    assert error.startswith("maxcoord: error: the render stopped at t=") and \
+        "produced NaN or infinity" in error
+    t = float(error.split("t=")[1].split(" s")[0])
+    frames = int(t * 30) + 1                # (frame k shows k / 30 s; Pillow merges the
+    assert 0.2 < t < 3 and sum(gif_frame_delays(out)) == round(frames * 100 / 30)  # same)
+    assert printed.out.strip() == (f"wrote {out} ({frames} frames at 30 fps: "
+                                   f"{frames / 30:.2f} s; the run stopped at t={t:.6g} s)")
+
+
+def test_a_render_whose_controller_fails_says_so_and_where(tmp_path, capsys):
+    """A controller that raises in render was 'maxcoord: error: <its message>', exit code 2,
+    as if the command line had been wrong: now it is what run says (the traceback into the
+    scene file, then the time), exit code 1, and the PNG asked for shows the state there."""
+    from render.imagefiles import read_png
+    scene = _pushed_ball_scene(tmp_path / "buggy.py", 0.4, "(float('nan'), 0, 0)")
+    out = tmp_path / "last.png"
+    assert main(["render", str(scene), "--seconds", "1", "--out", str(out)]) == 1
+    printed = capsys.readouterr()
+    assert 'buggy.py", line 7, in push' in printed.err
+    assert printed.err.strip().splitlines()[-1] == (
+        "maxcoord: error: the render stopped at t=0.404167 s: the scene's controller raised "
+        "ValueError: force must be finite (no NaN or infinity), got (nan, 0, 0)")
+    assert printed.out.strip() == f"wrote {out} (the state at t = 0.40 s, where it stopped)"
+    assert read_png(out).shape[:2] == (720, 1280)
+
+
 @pytest.mark.parametrize("source, message", [
     ("import numpy as np\ndef build(world):\n    np.linalg.inv(np.zeros((3, 3)))\n",
      "failed to build: LinAlgError: Singular matrix (bad.py, line 3, in build)"),
