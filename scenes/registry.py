@@ -119,9 +119,10 @@ def _coerce(name, key, value, default):
             return value.strip().lower() in _TRUE
         raise ValueError(f"parameter {key}={value!r} of scene {name!r} must be a bool "
                          "(true/false, yes/no, 1/0)")
-    if isinstance(value, str) and isinstance(default, (int, float)):
-        whole = isinstance(default, int)
-        try:
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool) \
+            and isinstance(default, (int, float)) and not isinstance(default, bool):
+        whole = isinstance(default, int)     # (a string from --param, or a number: a
+        try:                                 # recording's params may hold JSON's NaN)
             number = float(value)
         except ValueError:
             number = float("nan")
@@ -155,9 +156,11 @@ def load(name: str, dt: float | None = None, **params) -> Scene:
     except Exception as exc:
         stack = traceback.extract_tb(exc.__traceback__)
         if isinstance(exc, ValueError) and stack and stack[-1].filename == m.__file__:
-            raise             # (the scene's own check of its parameters says it all)
-        raise ValueError(f"scene {name!r} failed to build: {type(exc).__name__}: {exc}"
-                         f"{_where_in(stack, m)}") from None
+            # (the scene's own check of its parameters names them)
+            raise ValueError(f"scene {name!r}: {exc}") from None
+        asked = ", ".join(f"{k}={merged[k]!r}" for k in params)
+        raise ValueError(f"scene {name!r}{' with ' + asked if asked else ''} failed to build: "
+                         f"{type(exc).__name__}: {exc}{_where_in(stack, m)}") from None
     if controller is not None and not callable(controller):
         raise ValueError(f"scene {name!r}: build() returned {controller!r}; it must return "
                          "None or a controller, a callable taking the world before each step")

@@ -54,6 +54,15 @@ def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     (["run", "chain", "--param", "links=2.7"], "links='2.7' of scene 'chain' must be a whole"),
     (["run", "chain", "--param", "links=inf"], "links='inf' of scene 'chain' must be a whole"),
     (["run", "chain", "--param", "angle=nan"], "angle='nan' of scene 'chain' must be a finite"),
+    # a ready scene's parameters: checked by name, or the error says what the scene was
+    # built with (it was 'half_extents must all be positive, got (0.03, 0.03, 0)')
+    (["run", "pendulum", "--param", "length=0"], "scene 'pendulum': length must be positive, "
+                                                 "got 0.0"),
+    (["run", "chain", "--param", "links=1e9"], "scene 'chain': links must be from 1 to 2000, "
+                                               "got 1000000000"),
+    (["run", "box_pyramid", "--param", "friction=-1", "--param", "base=2"],
+     "scene 'box_pyramid' with friction=-1.0, base=2 failed to build: ValueError: friction "
+     "must be zero or positive, got -1.0"),
     (["run", "pendulum", "--record", "no_such_folder/r.npz"], "no_such_folder' does not exist"),
     (["run", "pendulum", "--record", "out.txt"], "give a name ending in .npz"),
     (["run", "pendulum", "--png", "last.jpg"], "give a name ending in .png"),
