@@ -28,6 +28,13 @@ def test_run_prints_a_summary_and_records(tmp_path, capsys):
     assert np.linalg.norm(data["position"][-1, 1] - data["position"][0, 1]) > 0.05
 
 
+def test_times_may_be_given_as_fractions(capsys):
+    """--dt 1/60 was refused ('invalid float value') though the help and README give steps
+    as 1/240; --seconds takes a fraction too."""
+    assert main(["run", "pendulum", "--dt", "1/60", "--seconds", "1/2", "--quiet"]) == 0
+    assert "(30 steps of 16.667 ms)" in capsys.readouterr().out
+
+
 def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     """The pyramid stands still from the start: with --sleeping all of it (and the ball
     waiting for its shot) sleeps by 0.9 s, which the line says counting the dynamic bodies
@@ -49,7 +56,16 @@ def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     (["run", "chain", "--seconds", "-1"], "--seconds must be a positive number, got -1"),
     (["run", "chain", "--seconds", "inf"], "--seconds must be a positive number, got inf"),
     (["run", "chain", "--seconds", "0.0001"], "less than one step of 0.00416667 s"),
-    (["run", "chain", "--dt", "1e-300"], "dt must be at least 1e-09 s"),
+    (["run", "chain", "--dt", "1e-300"], "--dt must be at least 1e-09 s, got 1e-300"),
+    (["run", "chain", "--dt", "1/0"], "--dt must be a number of seconds or a fraction such as "
+                                      "1/240, got '1/0'"),
+    (["run", "chain", "--dt", "abc"], "--dt must be a number of seconds or a fraction such as "
+                                      "1/240, got 'abc'"),
+    (["run", "chain", "--dt=-1/240"], "--dt must be a positive number, got -1/240"),
+    (["render", "chain", "--out", "clip.gif", "--seconds", "1//2"],
+     "--seconds must be a number of seconds or a fraction such as 1/240, got '1//2'"),
+    (["view", "chain", "--time-scale", "x"], "--time-scale must be a number or a fraction such "
+                                             "as 1/4, got 'x'"),
     (["run", "chain", "--seconds", "1e9"], "would take 2.4e+11 steps"),
     (["run", "chain", "--param", "links=2.7"], "links='2.7' of scene 'chain' must be a whole"),
     (["run", "chain", "--param", "links=inf"], "links='inf' of scene 'chain' must be a whole"),
@@ -74,7 +90,8 @@ def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     (["render", "pendulum", "--out", "clip.gif", "--seconds", "-1"],
      "--seconds must be a number of seconds >= 0, got -1"),
     (["plot", "no_such_recording.npz"], "does not exist"),
-    (["run", "chain", "--contact-iterations", "0"], "contact_iterations must be a positive integer, got 0"),
+    (["run", "chain", "--contact-iterations", "0"],
+     "--contact-iterations must be a positive whole number, got 0"),
     (["run", "missing_file.py"], "does not exist"),
     (["bench", "nosuch"], "unknown benchmark"),
 ])
