@@ -224,6 +224,8 @@ def cmd_run(args):
         ("sim time", f"{world.time:.3f} s ({taken} steps of {world.dt * 1e3:.3f} ms)"
                      + ("" if taken == steps else
                         f"; the scene's controller stepped the world itself in {steps} calls")),
+        ("integrator", f"{world.integrator}, dt {_step_text(world.dt)} s, {world.substeps} "
+                       f"sub-step{'s' * (world.substeps != 1)} a step"),
         ("wall time", f"{wall:.2f} s"),
         ("real-time factor", f"{world.time / wall:.2f}x" if wall > 0 else "-"),
         ("step time", f"{wall / max(taken, 1) * 1e3:.3f} ms"),
@@ -266,6 +268,12 @@ def _stopped(command: str, error: Exception, world) -> RunStopped:
     traceback.print_exception(error, file=sys.stderr)
     return RunStopped(f"the {command} stopped at t={world.time:.6g} s: the scene's controller "
                       f"raised {type(error).__name__}: {error}")
+
+
+def _step_text(dt: float) -> str:
+    """A step as one would write it: 1/240 where it is one over a whole number."""
+    n = round(1 / dt)
+    return f"1/{n}" if abs(n * dt - 1) < 1e-9 else f"{dt:g}"
 
 
 def _drift(e0: float, e1: float) -> str:

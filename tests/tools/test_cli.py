@@ -35,6 +35,18 @@ def test_times_may_be_given_as_fractions(capsys):
     assert "(30 steps of 16.667 ms)" in capsys.readouterr().out
 
 
+def test_the_summary_says_which_integrator_ran_with_what_step(capsys):
+    """double_pendulum runs rk4 (its WORLD says so) and the summary did not say it, nor the
+    step as the user would write it."""
+    import re
+    assert main(["run", "double_pendulum", "--seconds", "0.1", "--quiet"]) == 0
+    assert re.search(r"^integrator +rk4, dt 1/240 s, 1 sub-step a step$",
+                     capsys.readouterr().out, re.M)
+    assert main(["run", "pendulum", "--seconds", "0.1", "--dt", "0.003", "--quiet"]) == 0
+    assert re.search(r"^integrator +symplectic, dt 0.003 s, 1 sub-step a step$",
+                     capsys.readouterr().out, re.M)
+
+
 def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     """The pyramid stands still from the start: with --sleeping all of it (and the ball
     waiting for its shot) sleeps by 0.9 s, which the line says counting the dynamic bodies
