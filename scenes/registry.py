@@ -73,7 +73,8 @@ def _module(name: str):
 def describe(name: str) -> dict:
     """A scene's name, title, description, ``params`` (the defaults) and ``parameters``:
     for each, its default, unit and meaning, as its build docstring's "Parameters:"
-    section gives them (empty strings where it gives none)."""
+    section gives them (empty strings where it gives none), and ``documented_only``: the
+    names that section documents but PARAMS does not have."""
     m = _module(name)
     defaults, _, _ = _settings(name, m)
     documented = parameter_docs(getattr(m, "build", None))
@@ -81,11 +82,12 @@ def describe(name: str) -> dict:
                   for key, value in defaults.items()}
     return {"name": name, "title": getattr(m, "TITLE", name),
             "description": getattr(m, "DESCRIPTION", ""), "params": defaults,
-            "parameters": parameters}
+            "parameters": parameters,
+            "documented_only": [key for key in documented if key not in defaults]}
 
 
 # a parameter's line in a build docstring's "Parameters:" section: "name (unit): meaning"
-_PARAMETER_LINE = re.compile(r"^(\s+)(\w+) \(([^()]+)\): (.+)$")
+_PARAMETER_LINE = re.compile(r"^(\s*)(\w+) \(([^()]+)\): (.+)$")
 
 
 def parameter_docs(build) -> dict[str, dict[str, str]]:
@@ -94,11 +96,15 @@ def parameter_docs(build) -> dict[str, dict[str, str]]:
     indented deeper; the section ends at a blank line. The unit is "-" for a number
     without one, "count" for a whole number of things, "true/false" for a flag."""
     doc = inspect.getdoc(build) if build is not None else None
-    lines = (doc or "").splitlines()
-    if "Parameters:" not in lines:
+    lines = [line.rstrip() for line in (doc or "").splitlines()]
+    heads = [k for k, line in enumerate(lines) if line.strip() == "Parameters:"]
+    if not heads:
         return {}
+    # (the section's lines are indented as the docstring's body, or not at all where the
+    # docstring starts with it: getdoc dedents the lines after the first; so an entry is
+    # any line at the first entry's indent, deeper ones go on its meaning)
     found, indent, last = {}, None, None
-    for line in lines[lines.index("Parameters:") + 1:]:
+    for line in lines[heads[0] + 1:]:
         if not line.strip():
             break
         entry = _PARAMETER_LINE.match(line)

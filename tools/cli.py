@@ -132,11 +132,15 @@ def _scene_listing(name: str, info: dict) -> list[str]:
              for key, p in parameters.items()}
     column = max((len(h) for h in heads.values()), default=0) + 6
     for key, p in parameters.items():
-        lines += textwrap.wrap(p["meaning"] or "-", LIST_WIDTH,
+        meaning = p["meaning"] or (f"(not documented: build's docstring has no line "
+                                   f"`{key} (unit): meaning`)")
+        lines += textwrap.wrap(meaning, LIST_WIDTH,
                                initial_indent=f"    {heads[key]:{column - 4}s}",
                                subsequent_indent=" " * column)
     if not parameters:
         lines.append("    (no parameters)")
+    for key in info.get("documented_only", []):
+        lines.append(f"    (build's docstring documents {key}, which is not one of PARAMS)")
     return lines
 
 

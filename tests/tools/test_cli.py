@@ -168,6 +168,27 @@ def test_list_describes_one_scene(capsys):
     assert "unknown scene 'nosuch'" in capsys.readouterr().err
 
 
+def test_list_reads_parameter_docs_wherever_the_section_starts_and_tells_mismatches(
+        tmp_path, capsys):
+    """A "Parameters:" section on the docstring's first line was lost ('speed = 8.0  -': the
+    lines under it, dedented, did not match); a parameter the docstring leaves out, or one it
+    documents that build does not take, is said rather than shown as '-' or dropped."""
+    scene = tmp_path / "bowling.py"
+    scene.write_text('PARAMS = {"speed": 8.0, "mass": 7.0}\n'
+                     "def build(world, speed=8.0, mass=7.0):\n"
+                     '    """Parameters:\n'
+                     "        speed (m/s): the ball's speed,\n"
+                     "            along x.\n"
+                     "        spin (rad/s): the ball's spin.\n"
+                     '    """\n')
+    assert main(["list", str(scene)]) == 0
+    lines = capsys.readouterr().out.splitlines()[1:]
+    assert [" ".join(line.split()) for line in lines] == [
+        "speed = 8.0 m/s the ball's speed, along x.",
+        "mass = 7.0 (not documented: build's docstring has no line `mass (unit): meaning`)",
+        "(build's docstring documents spin, which is not one of PARAMS)"]
+
+
 def test_list_into_a_pipe_closed_early_ends_quietly(monkeypatch):
     """maxcoord list | head -3: the reader leaves early, the next write fails with a broken
     pipe; that ends the listing quietly, exit 0 (it was a traceback)."""
