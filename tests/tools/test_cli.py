@@ -382,6 +382,33 @@ def test_a_recording_names_its_joint_coordinates_and_the_plot_labels_them(tmp_pa
     assert legends == [["Hinge 0 (rod1), rad", "Hinge 1 (rod2), rad"]]
 
 
+def test_plot_warns_of_arrays_it_cannot_draw_as_recorded(tmp_path, capsys):
+    """An energy that is NaN throughout drew an empty panel, and joint coordinates of another
+    width than their names (or not finite) were relabelled or left out, all without a word:
+    each is now a warning line naming the array, and the plot is still written."""
+    out = tmp_path / "rec.npz"
+    assert main(["run", "double_pendulum", "--seconds", "0.1", "--quiet",
+                 "--record", str(out)]) == 0
+    d = dict(np.load(out))
+    k = len(d["time"])
+    d["energy"] = np.full(k, np.nan)
+    d["joint_coordinate"] = np.zeros((k, 3))
+    np.savez(out, **d)
+    capsys.readouterr()
+    assert main(["plot", str(out), "--out", str(tmp_path / "p.png")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"maxcoord: warning: {out}: energy is NaN or infinite throughout: its panel is empty",
+        f"maxcoord: warning: {out}: joint_coordinate has 3 columns but joint_coordinate_name "
+        "names 2: they are labelled coordinate 0, 1, ..."]
+    assert (tmp_path / "p.png").stat().st_size > 1000
+    d["joint_coordinate"] = np.zeros((k - 1, 2))
+    np.savez(out, **d)
+    assert main(["plot", str(out), "--out", str(tmp_path / "p.png")]) == 0
+    assert (f"maxcoord: warning: {out}: joint_coordinate has shape ({k - 1}, 2), not one row "
+            f"per sample ({k}): not plotted") in capsys.readouterr().err
+
+
 def test_plot_refuses_a_damaged_recording_in_one_line(tmp_path, capsys):
     out = tmp_path / "rec.npz"
     assert main(["run", "pendulum", "--seconds", "0.2", "--quiet", "--record", str(out)]) == 0
