@@ -102,6 +102,16 @@ class _Progress:
             sys.stderr.flush()
 
 
+class RenderStopped(Exception):
+    """The simulation failed part-way through a render (a step, or the scene's controller):
+    ``error`` is what failed, ``done`` what ``render_offscreen`` wrote up to there (a still
+    of the state reached, or the frames before it), in the dict it returns."""
+
+    def __init__(self, error: Exception, done: dict):
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.error, self.done = error, done
+
+
 def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280, 720),
                      camera=None, controller=None, progress: bool = True, samples: int = 4,
                      contacts: bool = False, joints: bool = False, shadows: bool = True,
@@ -125,7 +135,9 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
     ``playback``: a ``render.playback.Playback`` over ``world``: instead of simulating, frame
     k shows the recording at ``k / fps`` after its first sample (times past its end show the
     last sample). Returns ``{"out", "kind", "frames", "fps", "duration" (s the clip plays; 0
-    for a still), "sim_time" (s simulated), "size", "seconds_wall"}``.
+    for a still), "sim_time" (s simulated), "size", "seconds_wall"}``. A step or controller
+    that fails part-way raises ``RenderStopped`` once the still of the state reached, or the
+    frames before it, are written.
     """
     if not (seconds >= 0 and math.isfinite(seconds)):
         raise ValueError(f"seconds must be >= 0, got {seconds!r}")
@@ -150,10 +162,11 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
     t0 = spec.world.time
     wall = time.perf_counter()
     off = OffscreenRenderer(size, samples=samples, quality=quality)
+    failed = None
     try:
         if kind == "png":
             bar = _Progress(1, progress, "render")
-            sim.advance_to(t0 + seconds)
+            failed = _advance(sim, t0 + seconds)
             cam = initial_camera(spec.camera, geometry, size[0] / size[1])   # frame the end
             write_png(out, off.render(geometry, cam, opts))
             bar.update(1, spec.world.time - t0)
@@ -168,18 +181,35 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
             bar = _Progress(n, progress, "render")
             try:
                 for k in range(n):
-                    sim.advance_to(t0 + k / fps)
+                    failed = _advance(sim, t0 + k / fps)
+                    if failed is not None:
+                        break
                     writer.append(off.render(geometry, cam, opts))
                     bar.update(k + 1, spec.world.time - t0)
             finally:
                 writer.close()
                 bar.close()
-            sim.advance_to(t0 + n / fps)        # through the last frame's 1 / fps
+            n = writer.count
+            if failed is None:
+                failed = _advance(sim, t0 + n / fps)    # through the last frame's 1 / fps
     finally:
         off.close()
-    return {"out": str(out), "kind": kind, "frames": n, "fps": fps,
+    done = {"out": str(out), "kind": kind, "frames": n, "fps": fps,
             "duration": 0.0 if kind == "png" else n / fps, "sim_time": spec.world.time - t0,
             "size": list(size), "seconds_wall": time.perf_counter() - wall}
+    if failed is not None:
+        raise RenderStopped(failed, done)
+    return done
+
+
+def _advance(sim, t: float) -> Exception | None:
+    """``sim.advance_to(t)``; what failed in a step or the controller, if anything (the
+    world is left as it was before that step)."""
+    try:
+        sim.advance_to(t)
+    except Exception as exc:
+        return exc
+    return None
 
 
 def render_image(world, camera=None, size=(640, 360), samples: int = 0,

@@ -16,7 +16,7 @@ def build(world, base=10, size=0.5, friction=0.6, gap=0.02, shot_speed=8.0, shot
     kg/m^3) at rest on the -x side that is set rolling into the pyramid's foot.
 
     Parameters:
-        base (count): cubes in the bottom row (base 10: 55 cubes).
+        base (count): cubes in the bottom row, 1 to 40 (base 10: 55 cubes).
         size (m): each cube's edge.
         friction (-): Coulomb friction coefficient of the cubes, the ball and the ground.
         gap (m): horizontal gap between neighbouring cubes in a row.
@@ -25,8 +25,8 @@ def build(world, base=10, size=0.5, friction=0.6, gap=0.02, shot_speed=8.0, shot
         shot_time (s): when the ball is set rolling.
     """
     base = int(base)
-    if base < 1:
-        raise ValueError(f"base must be at least 1, got {base}")
+    if not 1 <= base <= 40:
+        raise ValueError(f"base must be from 1 to 40, got {base}")
     if size <= 0 or gap < 0:
         raise ValueError(f"need size > 0 and gap >= 0, got size={size}, gap={gap}")
     world.add_body(Plane(), friction=friction, name="ground")

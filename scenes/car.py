@@ -40,7 +40,7 @@ def build(world, speed=5.0, cones=5, cone_spacing=7.0, amplitude=1.6, torque=400
     Parameters:
         speed (m/s): the target speed the rear motors drive at (wheel rate speed / 0.3 m,
             split between the two by an electronic differential in turns).
-        cones (count): how many cones and gates, the first at x = 8 m.
+        cones (count): how many cones and gates (0 to 100), the first at x = 8 m.
         cone_spacing (m): distance between cones along x (on y = 0).
         amplitude (m): the sideways swing of the line the controller follows, which passes
             the cones alternately left and right (1.6 m is the middle of a 3 m gate).
@@ -50,8 +50,9 @@ def build(world, speed=5.0, cones=5, cone_spacing=7.0, amplitude=1.6, torque=400
         gate_width (m): the clear opening between a cone and its gate's outer post.
     """
     cones = int(cones)
-    if cones < 0 or cone_spacing <= 0 or torque <= 0 or gate_width <= 0:
-        raise ValueError("need cones >= 0, cone_spacing > 0, torque > 0 and gate_width > 0")
+    if not 0 <= cones <= 100 or cone_spacing <= 0 or torque <= 0 or gate_width <= 0:
+        raise ValueError(f"need 0 <= cones <= 100, cone_spacing > 0, torque > 0 and "
+                         f"gate_width > 0, got {cones}, {cone_spacing}, {torque}, {gate_width}")
     world.add_body(Plane(), friction=friction, name="ground")
     r = WHEEL_RADIUS
     chassis = world.add_body(Box((1.0, 0.45, 0.15)), mass=300.0, position=(0, 0, r + 0.15),

@@ -14,14 +14,16 @@ def build(world, links=30, link_length=0.1, angle=0.0, self_collision=True):
     released at rest.
 
     Parameters:
-        links (count): how many links.
-        link_length (m): each link's length, joint to joint.
+        links (count): how many links (1 to 2000).
+        link_length (m): each link's length, joint to joint (above 0).
         angle (rad): the chain's start tilt below the horizontal (pi/2 hangs straight down).
         self_collision (true/false): whether links that are not neighbours collide (off,
             the chain is a purely conservative mechanism).
     """
-    if links < 1:
-        raise ValueError(f"links must be at least 1, got {links}")
+    if not 1 <= links <= 2000:
+        raise ValueError(f"links must be from 1 to 2000, got {links}")
+    if link_length <= 0:
+        raise ValueError(f"link_length must be positive, got {link_length}")
     world.add_body(Plane(offset=-links * link_length - 0.5), name="ground")
     d = np.array([np.cos(angle), 0.0, -np.sin(angle)])
     tilt = np.pi / 2 + angle                     # local z onto d

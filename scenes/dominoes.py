@@ -33,7 +33,7 @@ def build(world, count=50, height=0.4, spacing=0.22, radius=1.2, growth=0.25, ti
     first tipped over onto the next.
 
     Parameters:
-        count (count): how many dominoes.
+        count (count): how many dominoes (1 to 1000).
         height (m): each domino's height (width 0.5 height, thickness 0.15 height).
         spacing (m): distance between neighbours, along the curve.
         radius (m): the spiral's radius where it starts (theta = 0).
@@ -43,8 +43,8 @@ def build(world, count=50, height=0.4, spacing=0.22, radius=1.2, growth=0.25, ti
         friction (-): Coulomb friction coefficient of the dominoes and the ground.
     """
     count = int(count)
-    if count < 1:
-        raise ValueError(f"count must be at least 1, got {count}")
+    if not 1 <= count <= 1000:
+        raise ValueError(f"count must be from 1 to 1000, got {count}")
     if height <= 0 or spacing <= 0.15 * height:
         raise ValueError(f"need height > 0 and spacing > the thickness 0.15*height, got "
                          f"height={height}, spacing={spacing}")

@@ -17,15 +17,15 @@ def build(world, count=1000, half_width=0.6, friction=0.4, restitution=0.3, seed
     bin: the ground and four static walls 0.8 m high.
 
     Parameters:
-        count (count): how many marbles.
+        count (count): how many marbles (1 to 20000).
         half_width (m): half the bin's inner width (at least 0.1 m).
         friction (-): Coulomb friction coefficient of the marbles, walls and ground.
         restitution (-): the marbles' coefficient of restitution (0: no bounce, 1: elastic).
         seed (-): the random generator's seed for the radii and the jitter.
     """
     count = int(count)
-    if count < 1:
-        raise ValueError(f"count must be at least 1, got {count}")
+    if not 1 <= count <= 20000:
+        raise ValueError(f"count must be from 1 to 20000, got {count}")
     if half_width < 2 * R_MAX:
         raise ValueError(f"half_width must be at least {2 * R_MAX} m, got {half_width}")
     rng = np.random.default_rng(int(seed))

@@ -17,7 +17,7 @@ def build(world, count=5, lifted=1, angle=0.5, radius=0.025, length=0.2):
     two strings (Distance joints) in a V, in a row with 0.1 % gaps.
 
     Parameters:
-        count (count): how many balls (at least 2).
+        count (count): how many balls (2 to 50).
         lifted (count): how many balls at the -x end are pulled out and released (0 to
             count - 1).
         angle (rad): how far the lifted balls are swung out.
@@ -25,8 +25,8 @@ def build(world, count=5, lifted=1, angle=0.5, radius=0.025, length=0.2):
         length (m): the vertical drop from the frame to the ball centres.
     """
     count, lifted = int(count), int(lifted)
-    if count < 2:
-        raise ValueError(f"count must be at least 2, got {count}")
+    if not 2 <= count <= 50:
+        raise ValueError(f"count must be from 2 to 50, got {count}")
     if not 0 <= lifted < count:
         raise ValueError(f"lifted must be between 0 and count - 1 = {count - 1}, got {lifted}")
     if radius <= 0 or length <= radius:

@@ -14,8 +14,10 @@ def build(world, angle=1.0, length=1.0):
 
     Parameters:
         angle (rad): the rod's start angle from hanging straight down (0 hangs still).
-        length (m): the rod's length, from the hinge to its free end.
+        length (m): the rod's length, from the hinge to its free end (above 0).
     """
+    if length <= 0:
+        raise ValueError(f"length must be positive, got {length}")
     world.add_body(Plane(), name="ground")
     pivot = np.array([0.0, 0.0, 2.0])
     d = np.array([-np.sin(angle), 0, -np.cos(angle)])

@@ -32,7 +32,7 @@ def build(world, steps=8, rise=0.2, run=0.26, push=1.6, friction=0.8, yaw=0.0,
     stairs, its upper body shoved down them.
 
     Parameters:
-        steps (count): how many steps (the landing counts as the top one).
+        steps (count): how many steps, 1 to 100 (the landing counts as the top one).
         rise (m): each step's height.
         run (m): each tread's depth along x.
         push (m/s): the speed given to the upper body (torso, head, arms) along +x, down
@@ -43,8 +43,8 @@ def build(world, steps=8, rise=0.2, run=0.26, push=1.6, friction=0.8, yaw=0.0,
         self_collision (true/false): whether the ragdoll's own segments collide.
     """
     steps = int(steps)
-    if steps < 1 or rise <= 0 or run <= 0:
-        raise ValueError(f"need steps >= 1, rise > 0, run > 0; got {steps}, {rise}, {run}")
+    if not 1 <= steps <= 100 or rise <= 0 or run <= 0:
+        raise ValueError(f"need 1 <= steps <= 100, rise > 0, run > 0; got {steps}, {rise}, {run}")
     world.add_body(Plane(), friction=friction, name="ground")
     add_stairs(world, steps, rise, run, friction=friction)
     top = steps * rise

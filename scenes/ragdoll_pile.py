@@ -20,7 +20,7 @@ def build(world, count=4, spacing=0.6, spread=0.25, friction=0.8, seed=3, self_c
     turn, at staggered heights and random headings, into a pile on the ground.
 
     Parameters:
-        count (count): how many ragdolls.
+        count (count): how many ragdolls (1 to 100).
         spacing (m): height between successive ragdolls (at least 0.5 so they start apart).
         spread (m): the largest random horizontal offset of each, along x and along y.
         friction (-): Coulomb friction coefficient of the ragdolls and the ground.
@@ -31,8 +31,10 @@ def build(world, count=4, spacing=0.6, spread=0.25, friction=0.8, seed=3, self_c
             seconds; with 0.5-2 it lies still within 2-4 s).
     """
     count = int(count)
-    if count < 1:
-        raise ValueError(f"count must be at least 1, got {count}")
+    if not 1 <= count <= 100:
+        raise ValueError(f"count must be from 1 to 100, got {count}")
+    if spread < 0:
+        raise ValueError(f"spread must be zero or positive, got {spread}")
     if spacing < 0.5:
         raise ValueError(f"spacing must be at least 0.5 m (the ragdolls would overlap), got {spacing}")
     rng = np.random.default_rng(int(seed))

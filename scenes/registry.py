@@ -73,19 +73,21 @@ def _module(name: str):
 def describe(name: str) -> dict:
     """A scene's name, title, description, ``params`` (the defaults) and ``parameters``:
     for each, its default, unit and meaning, as its build docstring's "Parameters:"
-    section gives them (empty strings where it gives none)."""
+    section gives them (empty strings where it gives none), and ``documented_only``: the
+    names that section documents but PARAMS does not have."""
     m = _module(name)
-    defaults = dict(getattr(m, "PARAMS", {}))
+    defaults, _, _ = _settings(name, m)
     documented = parameter_docs(getattr(m, "build", None))
     parameters = {key: {"default": value, **documented.get(key, {"unit": "", "meaning": ""})}
                   for key, value in defaults.items()}
     return {"name": name, "title": getattr(m, "TITLE", name),
             "description": getattr(m, "DESCRIPTION", ""), "params": defaults,
-            "parameters": parameters}
+            "parameters": parameters,
+            "documented_only": [key for key in documented if key not in defaults]}
 
 
 # a parameter's line in a build docstring's "Parameters:" section: "name (unit): meaning"
-_PARAMETER_LINE = re.compile(r"^(\s+)(\w+) \(([^()]+)\): (.+)$")
+_PARAMETER_LINE = re.compile(r"^(\s*)(\w+) \(([^()]+)\): (.+)$")
 
 
 def parameter_docs(build) -> dict[str, dict[str, str]]:
@@ -94,11 +96,15 @@ def parameter_docs(build) -> dict[str, dict[str, str]]:
     indented deeper; the section ends at a blank line. The unit is "-" for a number
     without one, "count" for a whole number of things, "true/false" for a flag."""
     doc = inspect.getdoc(build) if build is not None else None
-    lines = (doc or "").splitlines()
-    if "Parameters:" not in lines:
+    lines = [line.rstrip() for line in (doc or "").splitlines()]
+    heads = [k for k, line in enumerate(lines) if line.strip() == "Parameters:"]
+    if not heads:
         return {}
+    # (the section's lines are indented as the docstring's body, or not at all where the
+    # docstring starts with it: getdoc dedents the lines after the first; so an entry is
+    # any line at the first entry's indent, deeper ones go on its meaning)
     found, indent, last = {}, None, None
-    for line in lines[lines.index("Parameters:") + 1:]:
+    for line in lines[heads[0] + 1:]:
         if not line.strip():
             break
         entry = _PARAMETER_LINE.match(line)
@@ -119,9 +125,10 @@ def _coerce(name, key, value, default):
             return value.strip().lower() in _TRUE
         raise ValueError(f"parameter {key}={value!r} of scene {name!r} must be a bool "
                          "(true/false, yes/no, 1/0)")
-    if isinstance(value, str) and isinstance(default, (int, float)):
-        whole = isinstance(default, int)
-        try:
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool) \
+            and isinstance(default, (int, float)) and not isinstance(default, bool):
+        whole = isinstance(default, int)     # (a string from --param, or a number: a
+        try:                                 # recording's params may hold JSON's NaN)
             number = float(value)
         except ValueError:
             number = float("nan")
@@ -141,36 +148,66 @@ def _coerce(name, key, value, default):
 def load(name: str, dt: float | None = None, **params) -> Scene:
     """Build a scene by registry name or file path, with parameter overrides."""
     m = _module(name)
-    defaults = dict(getattr(m, "PARAMS", {}))
+    defaults, world, camera = _settings(name, m)
     unknown = sorted(set(params) - set(defaults)) if defaults or params else []
     if unknown and not _accepts_any(m.build):
         raise ValueError(f"scene {name!r} has no parameter {unknown[0]!r}; "
                          f"its parameters are: {', '.join(defaults) or 'none'}")
     merged = {k: _coerce(name, k, params.get(k, v), v) for k, v in defaults.items()}
     merged.update({k: v for k, v in params.items() if k not in defaults})
-    world_kwargs = dict(getattr(m, "WORLD", {}))
     if dt is not None:
-        world_kwargs["dt"] = dt
-    world = World(**world_kwargs)
-    camera = dict(getattr(m, "CAMERA", {}))
-    try:
-        from render.camera import Camera
-        Camera.from_spec(camera or None)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"scene {name!r} has a bad CAMERA: {exc}") from None
+        world.dt = dt                      # (the dt asked for wins over WORLD's)
     try:
         controller = m.build(world, **merged)
     except Exception as exc:
         stack = traceback.extract_tb(exc.__traceback__)
         if isinstance(exc, ValueError) and stack and stack[-1].filename == m.__file__:
-            raise             # (the scene's own check of its parameters says it all)
-        raise ValueError(f"scene {name!r} failed to build: {type(exc).__name__}: {exc}"
-                         f"{_where_in(stack, m)}") from None
+            # (the scene's own check of its parameters names them)
+            raise ValueError(f"scene {name!r}: {exc}") from None
+        asked = ", ".join(f"{k}={merged[k]!r}" for k in params)
+        raise ValueError(f"scene {name!r}{' with ' + asked if asked else ''} failed to build: "
+                         f"{type(exc).__name__}: {exc}{_where_in(stack, m)}") from None
     if controller is not None and not callable(controller):
         raise ValueError(f"scene {name!r}: build() returned {controller!r}; it must return "
                          "None or a controller, a callable taking the world before each step")
     return Scene(name, getattr(m, "TITLE", name), getattr(m, "DESCRIPTION", ""), world, merged,
                  camera, controller)
+
+
+def _settings(name: str, module) -> tuple[dict, World, dict]:
+    """A scene's PARAMS (the defaults), a new World made with its WORLD (World's keyword
+    arguments) and its CAMERA, all checked: a ValueError names the scene (its file) and
+    the setting that is wrong."""
+    params, world = getattr(module, "PARAMS", {}), getattr(module, "WORLD", {})
+    if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+        raise ValueError(f"scene {name!r}: PARAMS must be a dict {{name: default}}, got a "
+                         f"{type(params).__name__}: {params!r}")
+    build = getattr(module, "build", None)
+    if build is not None and params and not _accepts_any(build):
+        takes = [k for k in inspect.signature(build).parameters][1:]
+        extra = [k for k in params if k not in takes]
+        if extra:
+            raise ValueError(f"scene {name!r}: PARAMS has {extra[0]!r}, which build() does "
+                             f"not take (it takes: {', '.join(takes) or 'only the world'})")
+    if not isinstance(world, dict):
+        raise ValueError(f"scene {name!r}: WORLD must be a dict of World's keyword arguments "
+                         f"(such as {{'dt': 1/240}}), got a {type(world).__name__}: {world!r}")
+    takes = [k for k in inspect.signature(World).parameters]
+    extra = [k for k in world if k not in takes]
+    if extra:
+        raise ValueError(f"scene {name!r}: WORLD has {extra[0]!r}, which World() does not take "
+                         f"(it takes: {', '.join(takes)})")
+    try:
+        made = World(**world)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"scene {name!r}: WORLD = {world!r}: {exc}") from None
+    camera = getattr(module, "CAMERA", {})
+    try:
+        from render.camera import Camera
+        Camera.from_spec(dict(camera) or None)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"scene {name!r} has a bad CAMERA: {exc}") from None
+    return dict(params), made, dict(camera)
 
 
 def _where_in(stack, module) -> str:

@@ -46,6 +46,18 @@ def _output_path(path: str | None, option: str, suffix: str) -> str | None:
     return path
 
 
+def _number(text, option: str, unit: str = "a number of seconds",
+            example: str = "1/240") -> float:
+    """A time option's value (``--dt 1/240``, ``--seconds 0.5``): a number, or a fraction
+    a/b; a UsageError naming ``option`` otherwise."""
+    try:
+        top, _, bottom = str(text).partition("/")
+        return float(top) / float(bottom) if bottom else float(top)
+    except (ValueError, ZeroDivisionError):
+        raise UsageError(f"{option} must be {unit} or a fraction such as {example}, "
+                         f"got {text!r}") from None
+
+
 def _params(pairs: list[str]) -> dict:
     out = {}
     for item in pairs or []:
@@ -120,11 +132,15 @@ def _scene_listing(name: str, info: dict) -> list[str]:
              for key, p in parameters.items()}
     column = max((len(h) for h in heads.values()), default=0) + 6
     for key, p in parameters.items():
-        lines += textwrap.wrap(p["meaning"] or "-", LIST_WIDTH,
+        meaning = p["meaning"] or (f"(not documented: build's docstring has no line "
+                                   f"`{key} (unit): meaning`)")
+        lines += textwrap.wrap(meaning, LIST_WIDTH,
                                initial_indent=f"    {heads[key]:{column - 4}s}",
                                subsequent_indent=" " * column)
     if not parameters:
         lines.append("    (no parameters)")
+    for key in info.get("documented_only", []):
+        lines.append(f"    (build's docstring documents {key}, which is not one of PARAMS)")
     return lines
 
 
@@ -150,22 +166,30 @@ MAX_RUN_STEPS = 10**8
 
 
 def cmd_run(args):
-    if not (np.isfinite(args.seconds) and args.seconds > 0):
+    from physics.world import MIN_DT
+    seconds = _number(args.seconds, "--seconds")
+    if not (np.isfinite(seconds) and seconds > 0):
         raise UsageError(f"--seconds must be a positive number, got {args.seconds}")
-    if args.dt is not None and not (np.isfinite(args.dt) and args.dt > 0):
+    dt = None if args.dt is None else _number(args.dt, "--dt")
+    if dt is not None and not (np.isfinite(dt) and dt > 0):
         raise UsageError(f"--dt must be a positive number, got {args.dt}")
+    if dt is not None and dt < MIN_DT:
+        raise UsageError(f"--dt must be at least {MIN_DT:g} s, got {args.dt}")
+    if args.contact_iterations is not None and args.contact_iterations < 1:
+        raise UsageError(f"--contact-iterations must be a positive whole number, got "
+                         f"{args.contact_iterations}")
     record_path = _output_path(args.record, "--record", ".npz")
     png_path = _output_path(args.png, "--png", ".png")
-    scene = _load(args.scene, _params(args.param), args.dt, args.sleeping)
+    scene = _load(args.scene, _params(args.param), dt, args.sleeping)
     world = scene.world
     if args.contact_iterations is not None:
         world.contact_iterations = args.contact_iterations
-    steps = int(round(args.seconds / world.dt))
+    steps = int(round(seconds / world.dt))
     if steps < 1:
-        raise UsageError(f"--seconds {args.seconds:g} is less than one step of "
+        raise UsageError(f"--seconds {args.seconds} is less than one step of "
                          f"{world.dt:g} s")
     if steps > MAX_RUN_STEPS:
-        raise UsageError(f"--seconds {args.seconds:g} at steps of {world.dt:g} s would take "
+        raise UsageError(f"--seconds {args.seconds} at steps of {world.dt:g} s would take "
                          f"{steps:.3g} steps (at most {MAX_RUN_STEPS:.0e})")
     e0 = world.energy()
     worst_error, max_contacts = world.constraint_error(), 0
@@ -204,6 +228,8 @@ def cmd_run(args):
         ("sim time", f"{world.time:.3f} s ({taken} steps of {world.dt * 1e3:.3f} ms)"
                      + ("" if taken == steps else
                         f"; the scene's controller stepped the world itself in {steps} calls")),
+        ("integrator", f"{world.integrator}, dt {_step_text(world.dt)} s, {world.substeps} "
+                       f"sub-step{'s' * (world.substeps != 1)} a step"),
         ("wall time", f"{wall:.2f} s"),
         ("real-time factor", f"{world.time / wall:.2f}x" if wall > 0 else "-"),
         ("step time", f"{wall / max(taken, 1) * 1e3:.3f} ms"),
@@ -235,11 +261,23 @@ def cmd_run(args):
     if png_path:
         _write_final_frame(scene, png_path)
     if stopped is not None:
-        if not isinstance(stopped, FloatingPointError):     # (user code: where it failed)
-            traceback.print_exception(stopped, file=sys.stderr)
-            raise RunStopped(f"the run stopped at t={world.time:.6g} s: the scene's controller "
-                             f"raised {type(stopped).__name__}: {stopped}")
-        raise RunStopped(f"the run stopped at t={world.time:.6g} s: {stopped}")
+        raise _stopped("run", stopped, world)
+
+
+def _stopped(command: str, error: Exception, world) -> RunStopped:
+    """The one-line error of a run or render whose step (StepError) or scene's controller
+    (anything else: its traceback is printed first, to show where) failed at world.time."""
+    if isinstance(error, FloatingPointError):
+        return RunStopped(f"the {command} stopped at t={world.time:.6g} s: {error}")
+    traceback.print_exception(error, file=sys.stderr)
+    return RunStopped(f"the {command} stopped at t={world.time:.6g} s: the scene's controller "
+                      f"raised {type(error).__name__}: {error}")
+
+
+def _step_text(dt: float) -> str:
+    """A step as one would write it: 1/240 where it is one over a whole number."""
+    n = round(1 / dt)
+    return f"1/{n}" if abs(n * dt - 1) < 1e-9 else f"{dt:g}"
 
 
 def _drift(e0: float, e1: float) -> str:
@@ -399,11 +437,11 @@ def cmd_view(args):
 def _view(args):
     import scenes
     from render.commands import parse_size, view_command
-    if not (np.isfinite(args.time_scale) and args.time_scale > 0):
+    time_scale = _number(args.time_scale, "--time-scale", "a number", "1/4")
+    if not (np.isfinite(time_scale) and time_scale > 0):
         raise UsageError(f"--time-scale must be a positive number, got {args.time_scale}")
     try:
-        window = dict(size=parse_size(args.size), paused=args.paused,
-                      time_scale=args.time_scale)
+        window = dict(size=parse_size(args.size), paused=args.paused, time_scale=time_scale)
     except ValueError as exc:
         raise UsageError(f"--size: {exc}") from None
     if _is_recording(args.scene):
@@ -444,26 +482,32 @@ def _check_render_numbers(seconds: float | None, fps: int, kind: str):
             raise UsageError(str(exc)) from None
 
 
-def _rendered(done: dict, asked: float) -> str:
+def _rendered(done: dict, asked: float, stopped_at: float | None = None) -> str:
     """What render wrote: a still's time, or a clip's frames and the seconds it plays (and
-    that they are the seconds asked, to whole frames, when they differ)."""
+    that they are the seconds asked, to whole frames, when they differ, or where the run
+    stopped, at ``stopped_at``)."""
     if done["kind"] == "png":
-        return f"wrote {done['out']} (the state at t = {done['sim_time']:.2f} s)"
+        return (f"wrote {done['out']} (the state at t = {done['sim_time']:.2f} s"
+                + (", where it stopped)" if stopped_at is not None else ")"))
     frames, fps, duration = done["frames"], done["fps"], done["duration"]
     text = f"wrote {done['out']} ({frames} frame{'s' * (frames != 1)} at {fps:g} fps: " \
            f"{duration:.2f} s"
-    if abs(duration - asked) > 1e-9:
+    if stopped_at is not None:
+        text += f"; the run stopped at t={stopped_at:.6g} s"
+    elif abs(duration - asked) > 1e-9:
         text += f"; the {asked:g} s asked, in whole frames of 1/{fps:g} s"
     return text + ")"
 
 
 def cmd_render(args):
     from render.commands import render_command
+    from render.offscreen import RenderStopped
     kind = _render_output(args.out)
-    _check_render_numbers(args.seconds, args.fps, kind)
+    asked = None if args.seconds is None else _number(args.seconds, "--seconds")
+    _check_render_numbers(asked, args.fps, kind)
     if _is_recording(args.scene):
         scene, playback = _open_recording(args.scene, args.param)
-        seconds = playback.duration if args.seconds is None else args.seconds
+        seconds = playback.duration if asked is None else asked
         if seconds > playback.duration:
             raise UsageError(f"--seconds {seconds:g} is longer than the recording "
                              f"({playback.duration:g} s)")
@@ -471,8 +515,12 @@ def cmd_render(args):
                               playback=playback)
     else:
         scene = _load(args.scene, _params(args.param), sleeping=args.sleeping)
-        seconds = 5.0 if args.seconds is None else args.seconds
-        done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps)
+        seconds = 5.0 if asked is None else asked
+        try:
+            done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps)
+        except RenderStopped as stop:        # (what was rendered up to there is written)
+            print(_rendered(stop.done, seconds, stopped_at=scene.world.time))
+            raise _stopped("render", stop.error, scene.world) from None
     print(_rendered(done, seconds))
 
 
@@ -512,10 +560,11 @@ def _run_parser(sub):
     s = _command(sub, "run", "run a scene headless and print a summary", cmd_run)
     s.add_argument("scene", help="scene name (see `maxcoord list`) or a .py file defining "
                    "build(world)")
-    s.add_argument("--seconds", type=float, default=10.0, metavar="S",
-                   help="simulated time to run, in s (default 10)")
-    s.add_argument("--dt", type=float, default=None, metavar="DT",
-                   help="step size, in s (default: the scene's; 1/240 for the ready scenes)")
+    s.add_argument("--seconds", default="10", metavar="S",
+                   help="simulated time to run, in s, a number or a fraction a/b (default 10)")
+    s.add_argument("--dt", default=None, metavar="DT",
+                   help="step size, in s, a number or a fraction such as 1/240 (default: the "
+                        "scene's; 1/240 for the ready scenes)")
     _add_param(s, recordings=False)
     s.add_argument("--record", metavar="OUT.npz",
                    help="save time series (up to 4000 samples: every step, or every k-th "
@@ -557,8 +606,9 @@ def _view_parser(sub):
                    help="window size in pixels (default 1280x720)")
     s.add_argument("--paused", action="store_true",
                    help="start paused (Space runs, '.' steps once; default: running)")
-    s.add_argument("--time-scale", type=float, default=1.0, metavar="X",
-                   help="simulated seconds per wall second (default 1; +/- change it)")
+    s.add_argument("--time-scale", default="1", metavar="X",
+                   help="simulated seconds per wall second, a number or a fraction such as 1/4 "
+                        "(default 1; +/- change it)")
     _add_sleeping(s, drawn=True)
 
 
@@ -566,8 +616,9 @@ def _render_parser(sub):
     s = _command(sub, "render", "render a scene (or a .npz recording's playback) offscreen to "
                  ".png/.gif/.mp4 or a folder of PNG frames", cmd_render)
     s.add_argument("scene", help="scene name, a .py scene file, or a .npz recording")
-    s.add_argument("--seconds", type=float, default=None, metavar="S",
-                   help="simulated time to render, in s: a clip of round(S * fps) frames, or "
+    s.add_argument("--seconds", default=None, metavar="S",
+                   help="simulated time to render, in s (a number or a fraction a/b): a clip "
+                        "of round(S * fps) frames, or "
                         "a .png of the state after S (default: 5 for a scene, the whole "
                         "recording for a .npz)")
     s.add_argument("--out", required=True, metavar="OUT",

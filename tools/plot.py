@@ -2,6 +2,8 @@
 a recording made by ``maxcoord run --record``. Uses matplotlib (the [plot] extra)."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 MAX_LEGEND_ENTRIES = 12     # beyond this a legend covers the curves it names
@@ -19,17 +21,27 @@ def plot_recording(path: str, out: str) -> str:
     missing = [name for name in ("energy", "constraint_error") if name not in rec.series]
     if missing:
         raise ValueError(f"{path} has no {' or '.join(missing)} series to plot (one per sample)")
-    t, energy, error = rec.time, rec.series["energy"], rec.series["constraint_error"]
+    t = rec.time
+    energy, error = (_finite(path, name, rec.series[name])
+                     for name in ("energy", "constraint_error"))
     with np.load(path, allow_pickle=False) as data:
         coords = data["joint_coordinate"] if "joint_coordinate" in data.files else None
         names = (data["joint_coordinate_name"] if "joint_coordinate_name" in data.files
                  else None)
-    if coords is not None and (coords.ndim != 2 or len(coords) != len(t)
-                               or not np.all(np.isfinite(coords))):
+    if coords is not None and (coords.ndim != 2 or len(coords) != len(t)):
+        _warn(path, f"joint_coordinate has shape {coords.shape}, not one row per sample "
+                    f"({len(t)}): not plotted")
         coords = None                   # optional: left out rather than refused
+    elif coords is not None and coords.size:
+        coords = _finite(path, "joint_coordinate", coords.astype(float))
+        if names is not None and len(names) != coords.shape[1]:
+            _warn(path, f"joint_coordinate has {coords.shape[1]} columns but "
+                        f"joint_coordinate_name names {len(names)}: they are labelled "
+                        "coordinate 0, 1, ...")
     rows = 3 if coords is not None and coords.size else 2
     fig, axes = plt.subplots(rows, 1, figsize=(9, 2.6 * rows), sharex=True)
-    axes[0].plot(t, energy - energy[0])
+    finite = energy[np.isfinite(energy)]
+    axes[0].plot(t, energy - (finite[0] if finite.size else 0.0))
     axes[0].set_ylabel("energy - E0 (J)")
     axes[1].semilogy(t, np.maximum(error, 1e-16))
     axes[1].set_ylabel("constraint error (m)")
@@ -47,3 +59,19 @@ def plot_recording(path: str, out: str) -> str:
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return out
+
+
+def _warn(path: str, text: str):
+    sys.stderr.write(f"maxcoord: warning: {path}: {text}\n")
+
+
+def _finite(path: str, name: str, values: np.ndarray) -> np.ndarray:
+    """``values`` with NaN where they are not finite (gaps in a curve), after a warning
+    naming the array when there are any."""
+    bad = ~np.isfinite(values)
+    if bad.all():
+        _warn(path, f"{name} is NaN or infinite throughout: its panel is empty")
+    elif bad.any():
+        _warn(path, f"{name} is NaN or infinite in {bad.sum()} of its {bad.size} values: "
+                    "gaps in its curve")
+    return np.where(bad, np.nan, values)

@@ -28,6 +28,25 @@ def test_run_prints_a_summary_and_records(tmp_path, capsys):
     assert np.linalg.norm(data["position"][-1, 1] - data["position"][0, 1]) > 0.05
 
 
+def test_times_may_be_given_as_fractions(capsys):
+    """--dt 1/60 was refused ('invalid float value') though the help and README give steps
+    as 1/240; --seconds takes a fraction too."""
+    assert main(["run", "pendulum", "--dt", "1/60", "--seconds", "1/2", "--quiet"]) == 0
+    assert "(30 steps of 16.667 ms)" in capsys.readouterr().out
+
+
+def test_the_summary_says_which_integrator_ran_with_what_step(capsys):
+    """double_pendulum runs rk4 (its WORLD says so) and the summary did not say it, nor the
+    step as the user would write it."""
+    import re
+    assert main(["run", "double_pendulum", "--seconds", "0.1", "--quiet"]) == 0
+    assert re.search(r"^integrator +rk4, dt 1/240 s, 1 sub-step a step$",
+                     capsys.readouterr().out, re.M)
+    assert main(["run", "pendulum", "--seconds", "0.1", "--dt", "0.003", "--quiet"]) == 0
+    assert re.search(r"^integrator +symplectic, dt 0.003 s, 1 sub-step a step$",
+                     capsys.readouterr().out, re.M)
+
+
 def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     """The pyramid stands still from the start: with --sleeping all of it (and the ball
     waiting for its shot) sleeps by 0.9 s, which the line says counting the dynamic bodies
@@ -49,11 +68,29 @@ def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     (["run", "chain", "--seconds", "-1"], "--seconds must be a positive number, got -1"),
     (["run", "chain", "--seconds", "inf"], "--seconds must be a positive number, got inf"),
     (["run", "chain", "--seconds", "0.0001"], "less than one step of 0.00416667 s"),
-    (["run", "chain", "--dt", "1e-300"], "dt must be at least 1e-09 s"),
+    (["run", "chain", "--dt", "1e-300"], "--dt must be at least 1e-09 s, got 1e-300"),
+    (["run", "chain", "--dt", "1/0"], "--dt must be a number of seconds or a fraction such as "
+                                      "1/240, got '1/0'"),
+    (["run", "chain", "--dt", "abc"], "--dt must be a number of seconds or a fraction such as "
+                                      "1/240, got 'abc'"),
+    (["run", "chain", "--dt=-1/240"], "--dt must be a positive number, got -1/240"),
+    (["render", "chain", "--out", "clip.gif", "--seconds", "1//2"],
+     "--seconds must be a number of seconds or a fraction such as 1/240, got '1//2'"),
+    (["view", "chain", "--time-scale", "x"], "--time-scale must be a number or a fraction such "
+                                             "as 1/4, got 'x'"),
     (["run", "chain", "--seconds", "1e9"], "would take 2.4e+11 steps"),
     (["run", "chain", "--param", "links=2.7"], "links='2.7' of scene 'chain' must be a whole"),
     (["run", "chain", "--param", "links=inf"], "links='inf' of scene 'chain' must be a whole"),
     (["run", "chain", "--param", "angle=nan"], "angle='nan' of scene 'chain' must be a finite"),
+    # a ready scene's parameters: checked by name, or the error says what the scene was
+    # built with (it was 'half_extents must all be positive, got (0.03, 0.03, 0)')
+    (["run", "pendulum", "--param", "length=0"], "scene 'pendulum': length must be positive, "
+                                                 "got 0.0"),
+    (["run", "chain", "--param", "links=1e9"], "scene 'chain': links must be from 1 to 2000, "
+                                               "got 1000000000"),
+    (["run", "box_pyramid", "--param", "friction=-1", "--param", "base=2"],
+     "scene 'box_pyramid' with friction=-1.0, base=2 failed to build: ValueError: friction "
+     "must be zero or positive, got -1.0"),
     (["run", "pendulum", "--record", "no_such_folder/r.npz"], "no_such_folder' does not exist"),
     (["run", "pendulum", "--record", "out.txt"], "give a name ending in .npz"),
     (["run", "pendulum", "--png", "last.jpg"], "give a name ending in .png"),
@@ -65,7 +102,8 @@ def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     (["render", "pendulum", "--out", "clip.gif", "--seconds", "-1"],
      "--seconds must be a number of seconds >= 0, got -1"),
     (["plot", "no_such_recording.npz"], "does not exist"),
-    (["run", "chain", "--contact-iterations", "0"], "contact_iterations must be a positive integer, got 0"),
+    (["run", "chain", "--contact-iterations", "0"],
+     "--contact-iterations must be a positive whole number, got 0"),
     (["run", "missing_file.py"], "does not exist"),
     (["bench", "nosuch"], "unknown benchmark"),
 ])
@@ -128,6 +166,27 @@ def test_list_describes_one_scene(capsys):
                                 "from", "hanging", "straight", "down", "(0", "hangs", "still)."]
     assert main(["list", "nosuch"]) == 2
     assert "unknown scene 'nosuch'" in capsys.readouterr().err
+
+
+def test_list_reads_parameter_docs_wherever_the_section_starts_and_tells_mismatches(
+        tmp_path, capsys):
+    """A "Parameters:" section on the docstring's first line was lost ('speed = 8.0  -': the
+    lines under it, dedented, did not match); a parameter the docstring leaves out, or one it
+    documents that build does not take, is said rather than shown as '-' or dropped."""
+    scene = tmp_path / "bowling.py"
+    scene.write_text('PARAMS = {"speed": 8.0, "mass": 7.0}\n'
+                     "def build(world, speed=8.0, mass=7.0):\n"
+                     '    """Parameters:\n'
+                     "        speed (m/s): the ball's speed,\n"
+                     "            along x.\n"
+                     "        spin (rad/s): the ball's spin.\n"
+                     '    """\n')
+    assert main(["list", str(scene)]) == 0
+    lines = capsys.readouterr().out.splitlines()[1:]
+    assert [" ".join(line.split()) for line in lines] == [
+        "speed = 8.0 m/s the ball's speed, along x.",
+        "mass = 7.0 (not documented: build's docstring has no line `mass (unit): meaning`)",
+        "(build's docstring documents spin, which is not one of PARAMS)"]
 
 
 def test_list_into_a_pipe_closed_early_ends_quietly(monkeypatch):
@@ -196,6 +255,43 @@ def test_a_run_whose_controller_fails_keeps_its_summary_and_says_where(tmp_path,
     assert len(np.load(out)["time"]) == 98
 
 
+def test_a_render_whose_step_fails_keeps_the_frames_before_it(tmp_path, capsys):
+    """As run does: a step that fails part-way through a render (1e308 N from 0.2 s) ends it
+    with exit code 1 and one error line saying when; the clip holds the frames up to there,
+    and the line above says how many. (It printed a traceback and left a GIF of 1 frame.)"""
+    from render.imagefiles import gif_frame_delays
+    scene = _pushed_ball_scene(tmp_path / "blowup.py", 0.2, "(1e308, 0, 0)")
+    out = tmp_path / "clip.gif"
+    assert main(["render", str(scene), "--seconds", "3", "--out", str(out)]) == 1
+    printed = capsys.readouterr()
+    assert "Traceback" not in printed.err
+    error = printed.err.strip().splitlines()[-1]
+    assert error.startswith("maxcoord: error: the render stopped at t=") and \
+        "produced NaN or infinity" in error
+    t = float(error.split("t=")[1].split(" s")[0])
+    frames = int(t * 30) + 1                # (frame k shows k / 30 s; Pillow merges the
+    assert 0.2 < t < 3 and sum(gif_frame_delays(out)) == round(frames * 100 / 30)  # same)
+    assert printed.out.strip() == (f"wrote {out} ({frames} frames at 30 fps: "
+                                   f"{frames / 30:.2f} s; the run stopped at t={t:.6g} s)")
+
+
+def test_a_render_whose_controller_fails_says_so_and_where(tmp_path, capsys):
+    """A controller that raises in render was 'maxcoord: error: <its message>', exit code 2,
+    as if the command line had been wrong: now it is what run says (the traceback into the
+    scene file, then the time), exit code 1, and the PNG asked for shows the state there."""
+    from render.imagefiles import read_png
+    scene = _pushed_ball_scene(tmp_path / "buggy.py", 0.4, "(float('nan'), 0, 0)")
+    out = tmp_path / "last.png"
+    assert main(["render", str(scene), "--seconds", "1", "--out", str(out)]) == 1
+    printed = capsys.readouterr()
+    assert 'buggy.py", line 7, in push' in printed.err
+    assert printed.err.strip().splitlines()[-1] == (
+        "maxcoord: error: the render stopped at t=0.404167 s: the scene's controller raised "
+        "ValueError: force must be finite (no NaN or infinity), got (nan, 0, 0)")
+    assert printed.out.strip() == f"wrote {out} (the state at t = 0.40 s, where it stopped)"
+    assert read_png(out).shape[:2] == (720, 1280)
+
+
 @pytest.mark.parametrize("source, message", [
     ("import numpy as np\ndef build(world):\n    np.linalg.inv(np.zeros((3, 3)))\n",
      "failed to build: LinAlgError: Singular matrix (bad.py, line 3, in build)"),
@@ -210,6 +306,37 @@ def test_a_scene_files_mistakes_are_told_before_the_run(tmp_path, capsys, source
     scene.write_text(source)
     assert main(["run", str(scene), "--seconds", "0.1", "--quiet"]) == 2
     assert message in capsys.readouterr().err
+
+
+BUILD = "def build(world):\n    pass\n"
+
+
+@pytest.mark.parametrize("source, message", [
+    ("PARAMS = [1, 2]\n" + BUILD,
+     "PARAMS must be a dict {name: default}, got a list: [1, 2]"),
+    ("PARAMS = {'n': 3}\ndef build(world, m=2):\n    pass\n",
+     "PARAMS has 'n', which build() does not take (it takes: m)"),
+    ("WORLD = {'bogus': 1}\n" + BUILD,
+     "WORLD has 'bogus', which World() does not take (it takes: gravity, dt, substeps,"),
+    ("WORLD = 'dt=0.01'\n" + BUILD,
+     "WORLD must be a dict of World's keyword arguments (such as {'dt': 1/240}), got a str"),
+    ("WORLD = {'dt': -1}\n" + BUILD, "WORLD = {'dt': -1}: dt must be positive, got -1"),
+])
+@pytest.mark.parametrize("command", ["run", "list", "render"])
+def test_a_scene_files_bad_settings_are_one_line_naming_the_file(tmp_path, capsys, source,
+                                                                 message, command):
+    """PARAMS and WORLD that are not what a scene file needs were a traceback (PARAMS = [1, 2],
+    WORLD = {'bogus': 1}) or a line naming neither the file nor the setting (WORLD = 'dt=0.01':
+    'dictionary update sequence element #0 ...'; WORLD = {'dt': -1}: 'dt must be positive')."""
+    scene = tmp_path / "bad.py"
+    scene.write_text(source)
+    out = tmp_path / "clip.gif"
+    argv = {"run": ["run", str(scene), "--quiet"], "list": ["list", str(scene)],
+            "render": ["render", str(scene), "--out", str(out)]}[command]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"maxcoord: error: scene {str(scene)!r}: {message}")
+    assert len(err.strip().splitlines()) == 1 and not out.exists()
 
 
 def test_a_run_tells_what_its_controller_did_to_the_world(tmp_path, capsys):
@@ -253,6 +380,33 @@ def test_a_recording_names_its_joint_coordinates_and_the_plot_labels_them(tmp_pa
         [str(x) for x in a[1]]) or real_legend(ax, *a, **kw))
     assert main(["plot", str(out), "--out", str(tmp_path / "p.png")]) == 0
     assert legends == [["Hinge 0 (rod1), rad", "Hinge 1 (rod2), rad"]]
+
+
+def test_plot_warns_of_arrays_it_cannot_draw_as_recorded(tmp_path, capsys):
+    """An energy that is NaN throughout drew an empty panel, and joint coordinates of another
+    width than their names (or not finite) were relabelled or left out, all without a word:
+    each is now a warning line naming the array, and the plot is still written."""
+    out = tmp_path / "rec.npz"
+    assert main(["run", "double_pendulum", "--seconds", "0.1", "--quiet",
+                 "--record", str(out)]) == 0
+    d = dict(np.load(out))
+    k = len(d["time"])
+    d["energy"] = np.full(k, np.nan)
+    d["joint_coordinate"] = np.zeros((k, 3))
+    np.savez(out, **d)
+    capsys.readouterr()
+    assert main(["plot", str(out), "--out", str(tmp_path / "p.png")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"maxcoord: warning: {out}: energy is NaN or infinite throughout: its panel is empty",
+        f"maxcoord: warning: {out}: joint_coordinate has 3 columns but joint_coordinate_name "
+        "names 2: they are labelled coordinate 0, 1, ..."]
+    assert (tmp_path / "p.png").stat().st_size > 1000
+    d["joint_coordinate"] = np.zeros((k - 1, 2))
+    np.savez(out, **d)
+    assert main(["plot", str(out), "--out", str(tmp_path / "p.png")]) == 0
+    assert (f"maxcoord: warning: {out}: joint_coordinate has shape ({k - 1}, 2), not one row "
+            f"per sample ({k}): not plotted") in capsys.readouterr().err
 
 
 def test_plot_refuses_a_damaged_recording_in_one_line(tmp_path, capsys):

@@ -88,6 +88,8 @@ BAD = [
     (lambda p, rec: _rewrite(rec, p, scene=np.array("double_pendulum"), params=np.array("{}")),
      "the recording has 2 bodies but scene 'double_pendulum' rebuilt"),
     (lambda p, rec: _rewrite(rec, p, time=np.zeros(61)), "time is not strictly increasing"),
+    (lambda p, rec: _rewrite(rec, p, params=np.array('{"angle": NaN}')),
+     "parameter angle=nan of scene 'pendulum' must be a finite number"),
 ]
 
 
