@@ -652,7 +652,13 @@ class World:
         """Advance ``n`` steps of ``dt``. On failure (a non-finite result or a singular
         system) raises and leaves the world as it was before the failing step."""
         for _ in range(check_count("n", n, minimum=0)):
+            # what a failed step puts back: the attributes an attempt may replace (contacts,
+            # warm starts, the compiled step, the joints' report ...: references, no
+            # copies), the solver's memory, the counts, and the sleep arrays a wake changes
+            before = dict(vars(self))
+            memory = (self._solver_memory.u, self._solver_memory.settled)
             counted = dict(self.stats)
+            slept = None
             self._clock.step_started()
             while True:
                 try:
@@ -662,14 +668,28 @@ class World:
                     # awake bodies reached a sleeping island: the step again, with it awake
                     # (what the abandoned attempt counted does not count)
                     self.stats.update(counted)
+                    if slept is None:
+                        slept = sleeping.sleep_arrays(self)
                     sleeping.wake_islands(self, woken.rows)
                 except Exception:
                     self._clock.step_ended(completed=False)   # (its time counts)
+                    self._step_undone(before, memory, counted, slept)
                     raise
             self._track_angles()
             if self._sleeping:
                 sleeping.update_sleep(self)
             self._clock.step_ended()
+
+    def _step_undone(self, before, memory, counted, slept):
+        """A step failed: the world as it was before it, bit for bit. (Without this, a step
+        that woke a sleeping island on its way to failing left it awake, its contacts and
+        the joints' forces made anew, though the StepError said the world was unchanged.)"""
+        if slept is not None:
+            sleeping.restore_arrays(self, slept)
+        vars(self).update(before)
+        self._start_cache = None          # (as step.advance leaves it after a failure)
+        self._solver_memory.u, self._solver_memory.settled = memory
+        self.stats.update(counted)
 
     def apply_forces(self, forces, bodies=None):
         """Add world-frame forces (N) at the centres of mass for the next step, as
