@@ -596,3 +596,22 @@ def test_a_damaged_snapshot_is_refused_whole_and_changes_nothing(damage, message
     assert after["solve_settled"] == before["solve_settled"]
     for saved, kept in zip(before["limit_multipliers"], after["limit_multipliers"]):
         assert np.array_equal(saved, kept)
+
+
+def test_a_singular_step_says_what_to_do_about_the_queued_forces():
+    """A hand of inertia 1e-300 kg m^2 on a ball joint: the joints' matrix is singular. The
+    StepError says the queued forces stay and how to drop them (it printed '{_QUEUED}')."""
+    world = World()
+    arm = world.add_body(Capsule(0.05, 0.2), mass=1.0, position=(0, 0, 1))
+    hand = world.add_body(Box((0.1, 0.05, 0.05)), mass=0.5, position=(0, 0, 0.6))
+    hinge = world.add_joint(Hinge(None, arm, anchor=(0, 0, 1.2), axis=(0, 1, 0),
+                                  limits=(-1, 1)))
+    hinge.set_motor(velocity=1.0, max_force=5.0)
+    world.add_joint(Ball(arm, hand, anchor=(0, 0, 0.7)))
+    world.step(10)
+    hand.inertia = (1e-300,) * 3
+    with pytest.raises(StepError, match="failed: .*the world is unchanged") as error:
+        world.step()
+    assert "{" not in str(error.value)
+    assert str(error.value).endswith("the forces applied for it stay queued: "
+                                     "world.clear_forces() drops them")
