@@ -95,7 +95,13 @@ def check_bits(name: str, value) -> int:
 def check_unit_direction(name: str, value) -> np.ndarray:
     """A direction vector, normalised; rejects zero and near-zero length."""
     v = check_vector(name, value, 3)
-    n = np.linalg.norm(v)
+    with np.errstate(over="ignore"):
+        n = np.linalg.norm(v)
+    if np.isinf(n):
+        # components past ~1e154 overflow the norm, and v / inf is a zero axis: the
+        # direction of v scaled down by its largest component instead
+        v = v / np.abs(v).max()
+        n = np.linalg.norm(v)
     if n < 1e-9:
         raise ValueError(f"{name} must be a non-zero direction, got {value!r}")
     return v / n
