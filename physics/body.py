@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from .math3d import cross
-from .validation import (check_bits, check_inertia, check_positive, check_quaternion,
-                         check_vector)
+from .validation import (check_bits, check_inertia, check_name, check_positive,
+                         check_quaternion, check_vector)
 
 
 def _material(name: str, field: str, doc: str) -> property:
@@ -34,13 +34,22 @@ def check_plane_still(name, moves):
 
 
 class Body:
-    __slots__ = ("_world", "_row", "_shape", "name")
+    __slots__ = ("_world", "_row", "_shape", "_name")
 
     def __init__(self, world, row: int, shape, name: str | None):
         self._world = world
         self._row = row          # row in the world's internal arrays; row 0 is the world frame
         self._shape = shape
         self.name = name
+
+    @property
+    def name(self) -> str | None:
+        """A label for the body (shown in its repr and errors), or None."""
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        self._name = check_name("name", value)
 
     @property
     def shape(self):

@@ -14,7 +14,8 @@ import numpy as np
 
 from .limits import EFFORT_KINDS, TURNED, WRAPPED_LIMIT, angle_about
 from .math3d import cross, perpendicular_pair
-from .validation import check_number, check_positive, check_unit_direction, check_vector, shown
+from .validation import (check_name, check_number, check_positive, check_unit_direction,
+                         check_vector, shown)
 
 
 class Joint:
@@ -38,6 +39,15 @@ class Joint:
         self._removed = False         # (taken out with world.remove_joint: its errors say so)
         self._world = None
         self._index = -1
+
+    @property
+    def name(self) -> str | None:
+        """A label for the joint (shown in its repr and errors), or None."""
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        self._name = check_name("name", value)
 
     # -- binding to a world --------------------------------------------------------------
     def _frame(self, body):

@@ -10,13 +10,29 @@ def shown(values) -> str:
     return "(" + ", ".join(f"{float(v):.6g}" for v in np.ravel(values)) + ")"
 
 
+def numbers(name: str, value, what: str) -> np.ndarray:
+    """``value`` as a float array (a copy), or ValueError naming ``name`` (``what``: what
+    it must be) for strings, booleans, complex numbers (numpy dropped their imaginary
+    part with only a warning) and anything else that is not real numbers."""
+    if value is not None:
+        try:
+            arr = np.asarray(value)
+            # (kind "O": a ragged or odd sequence, whose entries must still be real numbers)
+            if arr.dtype.kind in "iufO":
+                return arr.astype(float)
+        except (TypeError, ValueError, OverflowError):
+            pass
+    raise ValueError(f"{name} must be {what}, got {value!r}")
+
+
 def check_vector(name: str, value, size: int) -> np.ndarray:
-    """A finite float vector of the given size (a copy)."""
-    try:
-        arr = np.array(value, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be {size} numbers, got {value!r}") from None
-    if arr.size != size:
+    """A finite float vector of the given size (a copy): ``size`` numbers in a flat
+    sequence, not a nested one ((1, 3) was flattened and taken)."""
+    arr = numbers(name, value, f"{size} real numbers")
+    if arr.ndim > 1:
+        raise ValueError(f"{name} must be a flat sequence of {size} numbers, got shape "
+                         f"{arr.shape}: {value!r}")
+    if arr.size != size or arr.ndim != 1:
         raise ValueError(f"{name} must have {size} components, got {arr.size}: {value!r}")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite (no NaN or infinity), got {value!r}")
@@ -25,7 +41,7 @@ def check_vector(name: str, value, size: int) -> np.ndarray:
 
 def check_number(name: str, value) -> float:
     """A finite number (not a string or a bool)."""
-    if isinstance(value, (bool, np.bool_, str, bytes)):
+    if isinstance(value, (bool, np.bool_, str, bytes, complex, np.complexfloating)):
         raise ValueError(f"{name} must be a number, got {value!r}")
     try:
         x = float(value)
@@ -72,6 +88,13 @@ def check_flag(name: str, value) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def check_name(name: str, value) -> str | None:
+    """A label: a string, or None for none (5 or [1] were kept and shown as labels)."""
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{name} must be a string or None, got {value!r}")
+    return value
 
 
 def check_choice(name: str, value, choices) -> str:
@@ -123,10 +146,7 @@ def check_quaternion(name: str, value) -> np.ndarray:
 
 def check_inertia(name: str, value) -> np.ndarray:
     """A symmetric positive definite 3x3 body-frame inertia (3 numbers mean a diagonal)."""
-    try:
-        arr = np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a 3x3 matrix or 3 diagonal values, got {value!r}") from None
+    arr = numbers(name, value, "a 3x3 matrix or 3 diagonal values")
     if arr.shape == (3,):
         arr = np.diag(arr)
     if arr.shape != (3, 3):
@@ -153,7 +173,8 @@ def checked_array(state, key, shape, required=False, where="state"):
         if required:
             raise ValueError(f"{where} has no {key!r}")
         return None
-    value = np.array(value, dtype=float)
+    value = numbers(f"{where}[{key!r}]", value, f"an array of shape {shape} of numbers")
     if value.shape != shape or not np.all(np.isfinite(value)):
-        raise ValueError(f"{where}[{key!r}] has the wrong shape or is not finite")
+        raise ValueError(f"{where}[{key!r}] has the wrong shape or is not finite: it must "
+                         f"be {shape} finite numbers, got shape {value.shape}")
     return value

@@ -297,7 +297,7 @@ class World:
         """
         if shape is not None and not isinstance(shape, Shape):
             raise ValueError(f"shape must be a Sphere, Box, Capsule, Cylinder or Plane, got {shape!r}")
-        static = bool(static) or isinstance(shape, Plane)
+        static = check_flag("static", static) or isinstance(shape, Plane)
         pos = check_vector("position", position, 3)
         quat = check_quaternion("orientation", orientation)
         vel = check_vector("linear_velocity", linear_velocity, 3)
@@ -374,6 +374,9 @@ class World:
 
     def remove_joint(self, joint: Joint):
         """Remove a joint. A coupling (Gear, Coupling) that uses it must be removed first."""
+        if not isinstance(joint, Joint):
+            raise ValueError(f"joint must be a joint of this world (Ball, Hinge, ...; as "
+                             f"add_joint returned it), got {joint!r}")
         if joint._world is not self or joint._index < 0:
             raise ValueError(f"{joint!r} is not a joint of this world")
         users = [c for c in self._joints if joint in getattr(c, "coupled", ())]
@@ -392,7 +395,10 @@ class World:
 
     def remove_body(self, body: Body):
         """Remove a body. Its joints must be removed first (so nothing is lost silently)."""
-        if not isinstance(body, Body) or body._world is not self or body._row < 0:
+        if not isinstance(body, Body):
+            raise ValueError(f"body must be a Body of this world (as add_body returned it), "
+                             f"got {body!r}")
+        if body._world is not self or body._row < 0:
             raise ValueError(f"{body!r} is not a body of this world")
         attached = [j for j in self._joints if body is j.body_a or body is j.body_b]
         if attached:

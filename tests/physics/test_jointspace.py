@@ -523,3 +523,10 @@ def test_cylindrical_coordinates_are_continuous_and_match_the_joint():
     assert samples[-1][0][1] == pytest.approx(0.05 * world.time, rel=1e-6)
     view.q = [-20.0, 0.1]
     assert joint.angle == pytest.approx(-20.0, abs=1e-9) and joint.position == pytest.approx(0.1, abs=1e-9)
+
+
+def test_a_view_of_something_not_a_world_is_refused_by_name():
+    """ArticulatedView('x') raised AttributeError: 'str' object has no attribute 'joints'."""
+    with pytest.raises(ValueError, match="^world must be the World whose joints to view, "
+                                         "got 'x'"):
+        ArticulatedView("x")

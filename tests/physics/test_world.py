@@ -565,6 +565,9 @@ def test_a_snapshot_is_refused_by_a_world_whose_bodies_or_joints_were_swapped():
     pytest.param(lambda s: s.__setitem__("topology", "junk"), r"topology'\] is damaged",
                  id="topology"),
     pytest.param(lambda s: s.clear(), "it has no 'n_bodies', 'n_joints', 'x', 'q'", id="empty"),
+    # (a string for w said only "could not convert string to float")
+    pytest.param(lambda s: s.__setitem__("w", "abc"), r"state\['w'\] must be an array of "
+                 r"shape \(6, 3\) of numbers, got 'abc'", id="w-string"),
 ])
 def test_a_damaged_snapshot_is_refused_whole_and_changes_nothing(damage, message):
     """Every part of a snapshot is checked before any is written: a bad one raises a
@@ -615,3 +618,49 @@ def test_a_singular_step_says_what_to_do_about_the_queued_forces():
     assert "{" not in str(error.value)
     assert str(error.value).endswith("the forces applied for it stay queued: "
                                      "world.clear_forces() drops them")
+
+
+def test_flags_names_and_vectors_of_the_wrong_kind_are_refused_by_name():
+    """static="no" made a static body (bool() of it) while World(sleeping=1) was refused;
+    gravity [[0, 0, -9.81]] was flattened and complex numbers lost their imaginary part
+    with only a warning; a name of 5 or [1] was kept."""
+    world = World()
+    for kwargs, message in (
+            (dict(static="no"), "^static must be True or False, got 'no'"),
+            (dict(static=1, mass=1.0), "^static must be True or False, got 1"),
+            (dict(mass=1.0, name=5), "^name must be a string or None, got 5"),
+            (dict(mass=1.0, name=[1]), r"^name must be a string or None, got \[1\]"),
+            (dict(mass=1.0, position=[[0, 0, 1]]),
+             r"^position must be a flat sequence of 3 numbers, got shape \(1, 3\)"),
+            (dict(mass=1.0, linear_velocity=(1 + 1j, 0, 0)),
+             "^linear_velocity must be 3 real numbers"),
+            (dict(mass=1.0, inertia=np.eye(3) * (1 + 0j)),
+             "^inertia must be a 3x3 matrix or 3 diagonal values")):
+        with pytest.raises(ValueError, match=message):
+            world.add_body(Sphere(0.1), **kwargs)
+    assert len(world.bodies) == 0
+    for kwargs, message in (
+            (dict(gravity=[[0, 0, -9.81]]), r"^gravity must be a flat sequence of 3 numbers"),
+            (dict(gravity=np.array([0, 0, -9.81 + 0j])), "^gravity must be 3 real numbers"),
+            (dict(dt=np.complex128(0.01)), "^dt must be a number")):
+        with pytest.raises(ValueError, match=message):
+            World(**kwargs)
+    body = world.add_body(Sphere(0.1), static=np.True_, name="post")
+    assert body.static
+    with pytest.raises(ValueError, match="^name must be a string or None, got 5"):
+        body.name = 5
+    with pytest.raises(ValueError, match="^name must be a string or None, got 5"):
+        Hinge(None, world.add_body(Sphere(0.1), mass=1.0), name=5)
+    assert body.name == "post"
+
+
+def test_removing_what_is_no_body_or_joint_names_the_parameter():
+    """remove_joint('x') raised AttributeError: 'str' object has no attribute '_world'."""
+    world = World()
+    body = world.add_body(Sphere(0.1), mass=1.0)
+    with pytest.raises(ValueError, match="^joint must be a joint of this world .* got 'x'"):
+        world.remove_joint("x")
+    with pytest.raises(ValueError, match="^joint must be a joint of this world .* got <Body"):
+        world.remove_joint(body)
+    with pytest.raises(ValueError, match="^body must be a Body of this world .* got None"):
+        world.remove_body(None)
