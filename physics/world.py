@@ -24,7 +24,8 @@ from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
 from .stages import StageClock
 from .validation import (check_choice, check_count, check_flag, check_inertia, check_number,
-                         check_positive, check_quaternion, check_vector, checked_array, shown)
+                         check_positive, check_quaternion, check_vector, checked_array,
+                         numbers, shown)
 
 INTEGRATORS = ("symplectic", "rk4")
 GYROSCOPIC = ("implicit", "explicit")
@@ -699,18 +700,60 @@ class World:
 
     def apply_forces(self, forces, bodies=None):
         """Add world-frame forces (N) at the centres of mass for the next step, as
-        ``Body.apply_force`` does, for many bodies at once: ``forces`` (k, 3) on the bodies of
-        indices ``bodies`` (k,) (default: every body, k = len(world.bodies))."""
-        rows = (np.arange(1, self._n) if bodies is None
-                else np.asarray(bodies, dtype=np.intp).reshape(-1) + 1)
-        if rows.size and (rows.min() < 1 or rows.max() >= self._n):
-            raise ValueError(f"bodies must be indices into world.bodies (0 to {self._n - 2})")
-        f = np.asarray(forces, dtype=float)
+        ``Body.apply_force`` does, for many bodies at once: ``forces`` (k, 3) on ``bodies``
+        (k,), Body handles of this world or their indices in world.bodies (default: every
+        body, k = len(world.bodies); a static body's row must be zero)."""
+        rows = np.arange(1, self._n) if bodies is None else self._rows_of(bodies)
+        f = numbers("forces", forces, f"({rows.size}, 3) numbers (N), one row per body")
         if f.shape != (rows.size, 3) or not np.all(np.isfinite(f)):
             raise ValueError(f"forces must be ({rows.size}, 3) finite numbers (N), one row per "
                              f"body, got shape {f.shape}")
+        static = np.isinf(self._mass[rows]) & f.any(axis=1)
+        if static.any():
+            k = int(np.flatnonzero(static)[0])
+            raise ValueError(f"forces[{k}] is on {self._handles[rows[k]]!r}, which is static: "
+                             "nothing pushes a static body, so a force on it has no effect. "
+                             "Give it a zero row, or leave it out of bodies")
+        total = self._force[: self._n].copy()
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.add.at(total, rows, f)
+        if not np.all(np.isfinite(total[rows])):
+            k = int(np.flatnonzero(~np.isfinite(total[rows]).all(axis=1))[0])
+            raise ValueError(f"forces on {self._handles[rows[k]]!r} (forces[{k}] and any "
+                             "other row for it, with what is already applied to it for the "
+                             "next step) add up past the largest float; apply smaller forces "
+                             "(world.clear_forces() drops those queued)")
+        # (all checked: a refused call leaves the queue as it was)
         self._wake(rows)
-        np.add.at(self._force, rows, f)
+        self._force[rows] = total[rows]
+
+    def _rows_of(self, bodies) -> np.ndarray:
+        """Body rows (k,) of ``bodies``: Body handles of this world or integer indices into
+        world.bodies (an integer array or a sequence of them); ValueError naming ``bodies``
+        for anything else (0.5 was cut to 0, True taken as 0, a Body was a TypeError)."""
+        if isinstance(bodies, np.ndarray) and bodies.dtype.kind in "iu":
+            index = bodies.reshape(-1).astype(np.intp)
+        else:
+            items = list(bodies) if isinstance(bodies, (list, tuple, np.ndarray)) else [bodies]
+            index = np.array([self._index_of(item, k) for k, item in enumerate(items)],
+                             dtype=np.intp)
+        bad = (index < 0) | (index >= self._n - 1)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"bodies[{k}] is {index[k]}: bodies must be indices into "
+                             f"world.bodies (0 to {self._n - 2}) or Body handles")
+        return index + 1
+
+    def _index_of(self, item, k) -> int:
+        """The index in world.bodies of ``bodies[k]`` (a Body of this world or an int)."""
+        if isinstance(item, Body):
+            if item._world is not self or item._row < 0:
+                raise ValueError(f"bodies[{k}]: {item!r} is not a body of this world")
+            return item._row - 1
+        if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+            return int(item)
+        raise ValueError(f"bodies[{k}] must be a Body of this world or an integer index into "
+                         f"world.bodies, got {item!r}")
 
     def clear_forces(self):
         """Drop the forces and torques applied (``apply_force``, ``apply_torque``) for the next

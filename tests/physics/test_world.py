@@ -620,6 +620,82 @@ def test_a_singular_step_says_what_to_do_about_the_queued_forces():
                                      "world.clear_forces() drops them")
 
 
+def test_queued_loads_that_would_overflow_are_refused_and_leave_the_queue_as_it_was():
+    """1e308 N twice queued an infinite force, and 1e200 N at 1e200 m a torque of -inf
+    (the step could only fail); each is refused naming force, point or torque, and what
+    was queued stays."""
+    world = World()
+    body = world.add_body(Sphere(0.1), mass=1.0)
+    other = world.add_body(Sphere(0.1), mass=1.0, position=(1, 0, 0))
+    body.apply_force((1e308, 0, 0))
+    body.apply_torque((0, 0, 1e308))
+    force, torque = world._force.copy(), world._torque.copy()
+    for load, message in (
+            (lambda: body.apply_force((1e308, 0, 0)), "^force: .* overflows"),
+            (lambda: body.apply_force((1e10, 0, 0), point=(0, 1e308, 1e308)),
+             r"^point \(0, 1e\+308, 1e\+308\) is so far .* overflows"),
+            (lambda: other.apply_force((1e200, 0, 0), point=(0, 1e200, 0)),
+             r"^point .* torque of force \(1e\+200, 0, 0\) about it overflows"),
+            (lambda: body.apply_force((0, 1.0, 0), point=(1e308, 0, 0)), "^point: .* overflows"),
+            (lambda: body.apply_torque((0, 0, 1e308)), "^torque: .* overflows"),
+            (lambda: world.apply_forces([[1e308, 0, 0]] * 2, [1, 1]),
+             r"^forces on <Body #1 Sphere> .* add up past the largest float"),
+            (lambda: world.apply_forces([[1e308, 0, 0], [0, 0, 0]]), r"^forces on <Body #0")):
+        with pytest.raises(ValueError, match=message):
+            load()
+        assert np.array_equal(world._force, force) and np.array_equal(world._torque, torque)
+
+
+def test_a_load_on_a_static_body_is_refused_as_it_would_do_nothing():
+    """Forces and torques on a static body or a plane were dropped, silently."""
+    world = World()
+    ground = world.add_body(Plane())
+    post = world.add_body(Box((0.1, 0.1, 0.1)), static=True, position=(1, 0, 0.1))
+    ball = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 1))
+    for load, name in ((lambda: ground.apply_force((1.0, 0, 0)), "force"),
+                       (lambda: post.apply_force((0, 0, 1.0), point=(1, 0, 0.2)), "force"),
+                       (lambda: post.apply_torque((0, 0, 1.0)), "torque")):
+        with pytest.raises(ValueError, match=f"^{name} on <Body #.*>, which is static: nothing "
+                                             "pushes a static body.*add it with mass="):
+            load()
+    with pytest.raises(ValueError, match=r"^forces\[1\] is on <Body #1 Box>, which is static"):
+        world.apply_forces([[0, 0, 1.0], [1.0, 0, 0]], [ball, post])
+    assert not world._force.any() and not world._torque.any()
+    # (a zero load does nothing either way: every body's row, the ground's zero, is taken)
+    world.apply_forces([[0, 0, 0], [0, 0, 0], [0, 0, 2.0]])
+    ground.apply_force((0, 0, 0))
+    assert np.array_equal(world._force[ball.row], [0, 0, 2.0])
+
+
+def test_apply_forces_takes_body_handles_and_refuses_what_is_no_body_by_name():
+    """bodies=[0.5] was cut to body 0, 1.7 to 1, [True] taken as body 0, [body] raised
+    int()'s TypeError, ['a'] "invalid literal for int()", forces='abc' "could not convert
+    string to float"."""
+    world = World()
+    a, b = (world.add_body(Sphere(0.1), mass=1.0, position=(i, 0, 0)) for i in range(2))
+    world.apply_forces([[1.0, 0, 0], [0, 2.0, 0]], [b, a])
+    world.apply_forces([[0, 0, 3.0]], np.array([1]))
+    assert np.array_equal(world._force[1:3], [[0, 2.0, 0], [1.0, 0, 3.0]])
+    other = World().add_body(Sphere(0.1), mass=1.0)
+    gone = world.add_body(Sphere(0.1), mass=1.0, position=(5, 0, 0))
+    world.remove_body(gone)
+    for bodies, message in (
+            ([0.5], r"^bodies\[0\] must be a Body of this world or an integer index into "
+                    r"world.bodies, got 0.5"),
+            (1.7, r"^bodies\[0\] must be .* got 1.7"),
+            ([0, True], r"^bodies\[1\] must be .* got True"),
+            (["a"], r"^bodies\[0\] must be .* got 'a'"),
+            ([other], r"^bodies\[0\]: <Body #0 Sphere> is not a body of this world"),
+            ([gone], r"^bodies\[0\]: <Body \(removed\) Sphere> is not a body of this world"),
+            ([2], r"^bodies\[0\] is 2: bodies must be indices into world.bodies \(0 to 1\)")):
+        with pytest.raises(ValueError, match=message):
+            world.apply_forces(np.ones((1 if np.ndim(bodies) == 0 else len(bodies), 3)), bodies)
+    with pytest.raises(ValueError, match=r"^forces must be \(2, 3\) numbers \(N\), one row "
+                                         r"per body, got 'abc'"):
+        world.apply_forces("abc")
+    assert np.array_equal(world._force[1:3], [[0, 2.0, 0], [1.0, 0, 3.0]])
+
+
 def test_flags_names_and_vectors_of_the_wrong_kind_are_refused_by_name():
     """static="no" made a static body (bool() of it) while World(sleeping=1) was refused;
     gravity [[0, 0, -9.81]] was flattened and complex numbers lost their imaginary part
