@@ -164,6 +164,14 @@ def check_inertia(name: str, value) -> np.ndarray:
     return 0.5 * (arr + arr.T)
 
 
+def check_integers(name: str, value):
+    """ValueError naming ``name`` unless ``value`` (a snapshot's indices or keys) holds
+    integers: floats such as 0.5 were cut to 0 by the conversion that follows."""
+    dtype = np.asarray(value).dtype
+    if dtype.kind not in "iu":
+        raise ValueError(f"{name} must be integers, got {dtype} values")
+
+
 def checked_array(state, key, shape, required=False, where="state"):
     """A snapshot's part state[key] as a float array of this shape with finite entries (None
     when the snapshot has no such optional part, or None there); ValueError naming the part

@@ -24,8 +24,8 @@ from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
 from .stages import StageClock
 from .validation import (check_choice, check_count, check_flag, check_inertia, check_number,
-                         check_positive, check_quaternion, check_vector, checked_array,
-                         numbers, shown)
+                         check_integers, check_positive, check_quaternion, check_vector,
+                         checked_array, numbers, shown)
 
 INTEGRATORS = ("symplectic", "rk4")
 GYROSCOPIC = ("implicit", "explicit")
@@ -1096,8 +1096,8 @@ def _checked_clock(state, dt):
         time = float(state["time"])
     except (KeyError, TypeError, ValueError):
         raise ValueError("state['time'] must be a number (s)") from None
-    if not np.isfinite(time):
-        raise ValueError(f"state['time'] must be finite, got {time}")
+    if not np.isfinite(time) or time < 0:
+        raise ValueError(f"state['time'] must be a finite time >= 0 (s), got {time}")
     clock = state.get("clock")
     if clock is None:
         return time, 0
@@ -1120,6 +1120,7 @@ def _checked_limit_multipliers(saved):
         rows, lam = np.array(saved[0], dtype=np.intp), np.array(saved[1], dtype=float)
     except (IndexError, TypeError, ValueError) as exc:
         raise ValueError(f"state['limit_multipliers'] is malformed: {exc}") from None
+    check_integers("state['limit_multipliers'][0] (the plan rows)", saved[0])
     if (rows.ndim != 1 or lam.shape != rows.shape or np.any(rows < 0)
             or not np.all(np.isfinite(lam))):
         raise ValueError("state['limit_multipliers'] must be (rows >= 0, finite multipliers) "

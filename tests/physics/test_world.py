@@ -568,6 +568,15 @@ def test_a_snapshot_is_refused_by_a_world_whose_bodies_or_joints_were_swapped():
     # (a string for w said only "could not convert string to float")
     pytest.param(lambda s: s.__setitem__("w", "abc"), r"state\['w'\] must be an array of "
                  r"shape \(6, 3\) of numbers, got 'abc'", id="w-string"),
+    # (taken: a negative time, and keys or plan rows of 0.5 cut to 0)
+    pytest.param(lambda s: s.__setitem__("time", -5.0), r"state\['time'\] must be a finite "
+                 r"time >= 0", id="time-negative"),
+    pytest.param(lambda s: s["contacts"].__setitem__("keys", s["contacts"]["keys"] + 0.5),
+                 r"state\['contacts'\]\['keys'\] must be integers", id="contacts-keys-float"),
+    pytest.param(lambda s: s.__setitem__("limit_multipliers", (
+        np.asarray(s["limit_multipliers"][0]) + 0.5, s["limit_multipliers"][1])),
+                 r"limit_multipliers'\]\[0\] \(the plan rows\) must be integers",
+                 id="limit-rows-float"),
 ])
 def test_a_damaged_snapshot_is_refused_whole_and_changes_nothing(damage, message):
     """Every part of a snapshot is checked before any is written: a bad one raises a
