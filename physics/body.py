@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from .math3d import cross
-from .validation import (check_bits, check_inertia, check_positive, check_quaternion,
-                         check_vector)
+from .validation import (check_bits, check_inertia, check_name, check_positive,
+                         check_quaternion, check_vector, shown)
 
 
 def _material(name: str, field: str, doc: str) -> property:
@@ -25,6 +25,18 @@ def _material(name: str, field: str, doc: str) -> property:
     return property(get, set, doc=doc)
 
 
+def queued_sum(name, queued, added, body):
+    """``queued + added`` (3,), a body's load for the next step with one more; ValueError
+    naming ``name`` when it overflows (a step with an infinite load can only fail)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = queued + added
+    if not np.all(np.isfinite(total)):
+        raise ValueError(f"{name}: {shown(added)} added to the {shown(queued)} already applied "
+                         f"to {body!r} for the next step overflows; apply smaller loads "
+                         "(world.clear_forces() drops those queued)")
+    return total
+
+
 def check_plane_still(name, moves):
     """A Plane is placed by its normal and offset and never moves: ValueError naming ``name``
     (position, orientation or a velocity) when ``moves`` (giving it one would move it)."""
@@ -34,13 +46,22 @@ def check_plane_still(name, moves):
 
 
 class Body:
-    __slots__ = ("_world", "_row", "_shape", "name")
+    __slots__ = ("_world", "_row", "_shape", "_name")
 
     def __init__(self, world, row: int, shape, name: str | None):
         self._world = world
         self._row = row          # row in the world's internal arrays; row 0 is the world frame
         self._shape = shape
         self.name = name
+
+    @property
+    def name(self) -> str | None:
+        """A label for the body (shown in its repr and errors), or None."""
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        self._name = check_name("name", value)
 
     @property
     def shape(self):
@@ -245,20 +266,43 @@ class Body:
     # -- loads ---------------------------------------------------------------------------
     def apply_force(self, force, point=None):
         """Add a world-frame force (N) for the next step, at world ``point`` (default: the
-        centre of mass, so no torque)."""
+        centre of mass, so no torque). A static body takes none (ValueError, unless zero)."""
+        world, i = self._world, self.row
         f = check_vector("force", force, 3)
-        i = self.row
-        self._world._wake([i])
-        self._world._force[i] += f
+        self._check_loaded("force", f)
+        total = queued_sum("force", world._force[i], f, self)
+        torque = None
         if point is not None:
             p = check_vector("point", point, 3)
-            self._world._torque[i] += cross(p - self._world._x[i], f)
+            with np.errstate(over="ignore", invalid="ignore"):
+                moment = cross(p - world._x[i], f)
+            if not np.all(np.isfinite(moment)):
+                raise ValueError(f"point {shown(p)} is so far from {self!r}'s centre that the "
+                                 f"torque of force {shown(f)} about it overflows: apply the "
+                                 "force nearer the body, or as a force and a torque")
+            torque = queued_sum("point", world._torque[i], moment, self)
+        # (all checked: a refused load leaves the queue as it was)
+        world._wake([i])
+        world._force[i] = total
+        if torque is not None:
+            world._torque[i] = torque
 
     def apply_torque(self, torque):
-        """Add a world-frame torque (N m) for the next step."""
-        torque = check_vector("torque", torque, 3)
+        """Add a world-frame torque (N m) for the next step. A static body takes none
+        (ValueError, unless zero)."""
+        t = check_vector("torque", torque, 3)
+        self._check_loaded("torque", t)
+        total = queued_sum("torque", self._world._torque[self.row], t, self)
         self._world._wake([self.row])
-        self._world._torque[self.row] += torque
+        self._world._torque[self.row] = total
+
+    def _check_loaded(self, name, load):
+        """ValueError for a non-zero ``load`` on a static body: the step moves nothing static
+        (its load was dropped, silently)."""
+        if self.static and load.any():
+            raise ValueError(f"{name} on {self!r}, which is static: nothing pushes a static "
+                             "body, so a load on it has no effect. Apply it to a dynamic "
+                             "body, or remove this one and add it with mass= or density=")
 
     def __repr__(self):
         label = f" {self.name!r}" if self.name else ""

@@ -11,6 +11,7 @@ from scipy.sparse.csgraph import connected_components
 from .collision import ContactSet, Manifolds, find_contacts_keeping
 from .collision.contacts import KEY_BITS
 from .joints import Fixed
+from .validation import check_integers
 
 
 @dataclass
@@ -138,6 +139,8 @@ def checked_contact_snapshot(saved, n_bodies, where="state['contacts']"):
         multipliers = np.array(saved["multipliers"], dtype=float)
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{where} is malformed: {exc}") from None
+    for f in ("keys", "body_a", "body_b"):
+        check_integers(f"{where}[{f!r}]", saved[f])
     for f, (shape, _) in CONTACT_FIELDS.items():
         value = getattr(report, f)
         if value.shape != (k, *shape) or not np.all(np.isfinite(value)):

@@ -21,7 +21,7 @@ from .joints import Hinge, Joint, Slider
 from .limits import angular_rate_blocks
 from .math3d import cross, dot
 from .rows import Kinematics, Rows, line_rows
-from .validation import check_number, check_unit_direction, check_vector, shown
+from .validation import check_number, check_unit_direction, check_vector, numbers, shown
 
 
 class PointOnPlane(Joint):
@@ -63,7 +63,11 @@ class Coupling(Joint):
     """
 
     def __init__(self, joints, phi, grad, hessian=None, name=None):
-        joints = list(joints)
+        try:
+            joints = list(joints)
+        except TypeError:
+            raise ValueError(f"joints must be a list of the Hinge or Slider joints to couple "
+                             f"(e.g. [hinge1, hinge2]), got {joints!r}") from None
         if not joints:
             raise ValueError("joints must list at least one Hinge or Slider joint, got none")
         for k, joint in enumerate(joints):
@@ -73,7 +77,10 @@ class Coupling(Joint):
                              "joint with itself holds or locks it)")
         for label, fn in (("phi", phi), ("grad", grad)):
             if not callable(fn):
-                raise ValueError(f"{label} must be a function of the coordinates q")
+                raise ValueError(f"{label} must be a function of the coordinates q, got {fn!r}")
+        if hessian is not None and not callable(hessian):
+            raise ValueError(f"hessian must be a function of the coordinates q (or None: "
+                             f"central differences of grad), got {hessian!r}")
         bodies = []
         for j in joints:
             for body in (j.body_a, j.body_b):
@@ -99,20 +106,29 @@ class Coupling(Joint):
         super()._bind(world)
 
     def _check_functions(self, q):
-        """phi and grad at the coordinates q (k,): a finite number, and k finite numbers
-        not all zero (a row with no direction constrains nothing); ValueError naming them."""
+        """phi, grad and hessian (if given) at the coordinates q (k,): a finite number, k
+        finite numbers not all zero (a row with no direction constrains nothing), a finite
+        (k, k) array; ValueError naming the function and what it gave otherwise."""
         k = len(self.coupled)
-        value = np.asarray(self.phi(q), dtype=float)
-        if value.size != 1 or not np.isfinite(value).all():
-            raise ValueError(f"{self!r}: phi(q) must be one finite number, got {value!r} at "
-                             f"q = {shown(q)}")
-        grad = np.asarray(self.grad(q), dtype=float)
-        if grad.shape != (k,) or not np.isfinite(grad).all():
-            raise ValueError(f"{self!r}: grad(q) must be {k} finite numbers (one per coupled "
-                             f"joint), got {grad!r} at q = {shown(q)}")
-        if not grad.any():
-            raise ValueError(f"{self!r}: grad(q) is zero at q = {shown(q)}: the coupling "
-                             "would constrain nothing there")
+        wanted = [("phi", self.phi, "one finite number", lambda a: a.size == 1),
+                  ("grad", self.grad, f"{k} finite numbers (one per coupled joint)",
+                   lambda a: a.shape == (k,)),
+                  ("hessian", self.hessian, f"a {k}x{k} array of finite numbers",
+                   lambda a: a.shape == (k, k))]
+        for label, fn, what, fits in wanted:
+            if fn is None:                  # (no hessian: central differences of grad)
+                continue
+            value = fn(q)
+            try:
+                array = numbers(label, value, what)
+            except ValueError:              # (a string, complex numbers ...)
+                array = None
+            if array is None or not fits(array) or not np.isfinite(array).all():
+                raise ValueError(f"{self!r}: {label}(q) must be {what}, got {value!r} at "
+                                 f"q = {shown(q)}")
+            if label == "grad" and not array.any():
+                raise ValueError(f"{self!r}: grad(q) is zero at q = {shown(q)}: the coupling "
+                                 "would constrain nothing there")
 
     def _instances(self, owner):
         return [("coupling", (owner, self._rows_a, self.body_b.row, self))]

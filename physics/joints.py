@@ -14,7 +14,8 @@ import numpy as np
 
 from .limits import EFFORT_KINDS, TURNED, WRAPPED_LIMIT, angle_about
 from .math3d import cross, perpendicular_pair
-from .validation import check_number, check_positive, check_unit_direction, check_vector, shown
+from .validation import (check_name, check_number, check_positive, check_unit_direction,
+                         check_vector, shown)
 
 
 class Joint:
@@ -38,6 +39,15 @@ class Joint:
         self._removed = False         # (taken out with world.remove_joint: its errors say so)
         self._world = None
         self._index = -1
+
+    @property
+    def name(self) -> str | None:
+        """A label for the joint (shown in its repr and errors), or None."""
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        self._name = check_name("name", value)
 
     # -- binding to a world --------------------------------------------------------------
     def _frame(self, body):
@@ -72,6 +82,14 @@ class Joint:
         """(kind, (a, b, *args, lo, hi, motor(4), max_force, friction)) for limits, motors
         and joint friction."""
         return []
+
+    def _check_settable_joint(self):
+        """ValueError for a joint taken out of its world: a new limit, motor or friction
+        would silently do nothing (its force and angle raise the same)."""
+        if self._world is None and self._removed:
+            raise ValueError(f"{self!r} has been removed from its world (remove_joint): add "
+                             "it again with world.add_joint before setting its limits, motor "
+                             "or friction")
 
     def _coordinates_changed(self):
         if self._world is not None:
@@ -170,8 +188,12 @@ class _Frictional:
 
     @friction.setter
     def friction(self, value):
+        self._check_settable()
         self._friction = check_positive(self._prefix + "friction", value, allow_zero=True)
         self._coordinates_changed()
+
+    def _check_settable(self):
+        getattr(self, "_joint", self)._check_settable_joint()
 
     def _axis_friction_specs(self, axes):
         """The friction rows' specs on rates about (kind, axis) pairs, a kind of
@@ -228,6 +250,7 @@ class _Actuated(_Frictional):
 
     @limits.setter
     def limits(self, value):
+        self._check_settable()
         limits = _check_limits(value, self._prefix + "limits")
         finite = [abs(x) for x in limits if np.isfinite(x)]
         if self._wrapped and value is not None and max(finite, default=0.0) > WRAPPED_LIMIT:
@@ -239,15 +262,19 @@ class _Actuated(_Frictional):
     def set_motor(self, velocity: float, max_force: float):
         """Drive the coordinate's rate to ``velocity`` (rad/s or m/s) with at most
         ``max_force`` (N m or N)."""
+        self._check_settable()
         v = check_number("velocity", velocity)
+        f = check_positive("max_force", max_force)
+        # (both checked before either is kept: a refused call changes nothing)
         self._motor = (1.0, v, 0.0, 0.0)
-        self._max_force = check_positive("max_force", max_force)
+        self._max_force = f
         self._coordinates_changed()
 
     def set_servo(self, target: float, stiffness: float, damping: float = 0.0,
                   max_force: float = np.inf):
         """Pull the coordinate towards ``target`` with an implicit spring (stiffness, N m/rad
         or N/m) and damper (N m s/rad or N s/m), at most ``max_force``."""
+        self._check_settable()
         t = check_number("target", target)
         if self._wrapped and abs(t) > np.pi:
             raise ValueError(f"target must lie within [-pi, pi] (the angle wraps), got {t}")
@@ -259,6 +286,7 @@ class _Actuated(_Frictional):
         self._coordinates_changed()
 
     def disable_motor(self):
+        self._check_settable()
         self._motor = NO_MOTOR
         self._coordinates_changed()
 
@@ -327,6 +355,7 @@ class Ball(_Frictional, Joint):
 
     @swing_limit.setter
     def swing_limit(self, value):
+        self._check_settable()
         value = None if value is None else check_positive("swing_limit", value)
         if value is not None and value >= np.pi:
             raise ValueError(f"swing_limit must be below pi (a cone's half angle, rad), got "
@@ -342,6 +371,7 @@ class Ball(_Frictional, Joint):
 
     @twist_limits.setter
     def twist_limits(self, value):
+        self._check_settable()
         value = None if value is None else _check_limits(value, "twist_limits")
         self._check_twist_axis("twist_limits", value)
         self._twist_limits = value
@@ -635,6 +665,7 @@ class Universal(Joint):
 
     @friction.setter
     def friction(self, value):
+        self._check_settable_joint()
         value = check_positive("friction", value, allow_zero=True)
         self.turning_a.friction = value
         self.turning_b.friction = value

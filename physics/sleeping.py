@@ -289,6 +289,21 @@ def wake_islands(world, rows):
         wake(world, asleep & np.isin(world._island[:n], ids))
 
 
+_SLEEP_ARRAYS = ("_asleep", "_still_time", "_island", "_inv_mass", "_inv_inertia")
+
+
+def sleep_arrays(world) -> tuple:
+    """Copies of the body arrays that waking changes (``wake``), for ``restore_arrays``."""
+    return tuple(getattr(world, name)[:world._n].copy() for name in _SLEEP_ARRAYS)
+
+
+def restore_arrays(world, saved):
+    """Put back the body arrays ``sleep_arrays`` copied (the world's other parts that waking
+    replaces, its held contacts and compiled step, are the caller's)."""
+    for name, values in zip(_SLEEP_ARRAYS, saved):
+        getattr(world, name)[:world._n] = values
+
+
 def wake_touching(world, row):
     """Wake the island body ``row`` fell asleep with, and those of the sleeping bodies that
     rest on it or are jointed to it (a static body moved, made slippery or set to collide no

@@ -636,7 +636,7 @@ def advance(world):
         world._stiffness, world._start_cache = stiffness, None
         raise StepError(f"step at t={world.time:.6g} s failed: {exc}; the world is unchanged "
                         "(check for conflicting joints, bodies of wildly different mass, or "
-                        "forces too large for dt){_QUEUED}") from None
+                        f"forces too large for dt){_QUEUED}") from None
     if not all(np.isfinite(s).all() for s in state):
         world._stiffness, world._start_cache = stiffness, None
         raise StepError(f"step at t={world.time:.6g} s produced NaN or infinity; the world is "

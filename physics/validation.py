@@ -10,13 +10,29 @@ def shown(values) -> str:
     return "(" + ", ".join(f"{float(v):.6g}" for v in np.ravel(values)) + ")"
 
 
+def numbers(name: str, value, what: str) -> np.ndarray:
+    """``value`` as a float array (a copy), or ValueError naming ``name`` (``what``: what
+    it must be) for strings, booleans, complex numbers (numpy dropped their imaginary
+    part with only a warning) and anything else that is not real numbers."""
+    if value is not None:
+        try:
+            arr = np.asarray(value)
+            # (kind "O": a ragged or odd sequence, whose entries must still be real numbers)
+            if arr.dtype.kind in "iufO":
+                return arr.astype(float)
+        except (TypeError, ValueError, OverflowError):
+            pass
+    raise ValueError(f"{name} must be {what}, got {value!r}")
+
+
 def check_vector(name: str, value, size: int) -> np.ndarray:
-    """A finite float vector of the given size (a copy)."""
-    try:
-        arr = np.array(value, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be {size} numbers, got {value!r}") from None
-    if arr.size != size:
+    """A finite float vector of the given size (a copy): ``size`` numbers in a flat
+    sequence, not a nested one ((1, 3) was flattened and taken)."""
+    arr = numbers(name, value, f"{size} real numbers")
+    if arr.ndim > 1:
+        raise ValueError(f"{name} must be a flat sequence of {size} numbers, got shape "
+                         f"{arr.shape}: {value!r}")
+    if arr.size != size or arr.ndim != 1:
         raise ValueError(f"{name} must have {size} components, got {arr.size}: {value!r}")
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite (no NaN or infinity), got {value!r}")
@@ -25,7 +41,7 @@ def check_vector(name: str, value, size: int) -> np.ndarray:
 
 def check_number(name: str, value) -> float:
     """A finite number (not a string or a bool)."""
-    if isinstance(value, (bool, np.bool_, str, bytes)):
+    if isinstance(value, (bool, np.bool_, str, bytes, complex, np.complexfloating)):
         raise ValueError(f"{name} must be a number, got {value!r}")
     try:
         x = float(value)
@@ -74,6 +90,13 @@ def check_flag(name: str, value) -> bool:
     return bool(value)
 
 
+def check_name(name: str, value) -> str | None:
+    """A label: a string, or None for none (5 or [1] were kept and shown as labels)."""
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{name} must be a string or None, got {value!r}")
+    return value
+
+
 def check_choice(name: str, value, choices) -> str:
     """One of the strings ``choices``."""
     if not isinstance(value, str) or value not in choices:
@@ -95,7 +118,13 @@ def check_bits(name: str, value) -> int:
 def check_unit_direction(name: str, value) -> np.ndarray:
     """A direction vector, normalised; rejects zero and near-zero length."""
     v = check_vector(name, value, 3)
-    n = np.linalg.norm(v)
+    with np.errstate(over="ignore"):
+        n = np.linalg.norm(v)
+    if np.isinf(n):
+        # components past ~1e154 overflow the norm, and v / inf is a zero axis: the
+        # direction of v scaled down by its largest component instead
+        v = v / np.abs(v).max()
+        n = np.linalg.norm(v)
     if n < 1e-9:
         raise ValueError(f"{name} must be a non-zero direction, got {value!r}")
     return v / n
@@ -117,10 +146,7 @@ def check_quaternion(name: str, value) -> np.ndarray:
 
 def check_inertia(name: str, value) -> np.ndarray:
     """A symmetric positive definite 3x3 body-frame inertia (3 numbers mean a diagonal)."""
-    try:
-        arr = np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a 3x3 matrix or 3 diagonal values, got {value!r}") from None
+    arr = numbers(name, value, "a 3x3 matrix or 3 diagonal values")
     if arr.shape == (3,):
         arr = np.diag(arr)
     if arr.shape != (3, 3):
@@ -138,6 +164,14 @@ def check_inertia(name: str, value) -> np.ndarray:
     return 0.5 * (arr + arr.T)
 
 
+def check_integers(name: str, value):
+    """ValueError naming ``name`` unless ``value`` (a snapshot's indices or keys) holds
+    integers: floats such as 0.5 were cut to 0 by the conversion that follows."""
+    dtype = np.asarray(value).dtype
+    if dtype.kind not in "iu":
+        raise ValueError(f"{name} must be integers, got {dtype} values")
+
+
 def checked_array(state, key, shape, required=False, where="state"):
     """A snapshot's part state[key] as a float array of this shape with finite entries (None
     when the snapshot has no such optional part, or None there); ValueError naming the part
@@ -147,7 +181,8 @@ def checked_array(state, key, shape, required=False, where="state"):
         if required:
             raise ValueError(f"{where} has no {key!r}")
         return None
-    value = np.array(value, dtype=float)
+    value = numbers(f"{where}[{key!r}]", value, f"an array of shape {shape} of numbers")
     if value.shape != shape or not np.all(np.isfinite(value)):
-        raise ValueError(f"{where}[{key!r}] has the wrong shape or is not finite")
+        raise ValueError(f"{where}[{key!r}] has the wrong shape or is not finite: it must "
+                         f"be {shape} finite numbers, got shape {value.shape}")
     return value

@@ -24,7 +24,8 @@ from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
 from .stages import StageClock
 from .validation import (check_choice, check_count, check_flag, check_inertia, check_number,
-                         check_positive, check_quaternion, check_vector, checked_array, shown)
+                         check_integers, check_positive, check_quaternion, check_vector,
+                         checked_array, numbers, shown)
 
 INTEGRATORS = ("symplectic", "rk4")
 GYROSCOPIC = ("implicit", "explicit")
@@ -298,7 +299,7 @@ class World:
         """
         if shape is not None and not isinstance(shape, Shape):
             raise ValueError(f"shape must be a Sphere, Box, Capsule, Cylinder or Plane, got {shape!r}")
-        static = bool(static) or isinstance(shape, Plane)
+        static = check_flag("static", static) or isinstance(shape, Plane)
         pos = check_vector("position", position, 3)
         quat = check_quaternion("orientation", orientation)
         vel = check_vector("linear_velocity", linear_velocity, 3)
@@ -375,6 +376,9 @@ class World:
 
     def remove_joint(self, joint: Joint):
         """Remove a joint. A coupling (Gear, Coupling) that uses it must be removed first."""
+        if not isinstance(joint, Joint):
+            raise ValueError(f"joint must be a joint of this world (Ball, Hinge, ...; as "
+                             f"add_joint returned it), got {joint!r}")
         if joint._world is not self or joint._index < 0:
             raise ValueError(f"{joint!r} is not a joint of this world")
         users = [c for c in self._joints if joint in getattr(c, "coupled", ())]
@@ -393,7 +397,10 @@ class World:
 
     def remove_body(self, body: Body):
         """Remove a body. Its joints must be removed first (so nothing is lost silently)."""
-        if not isinstance(body, Body) or body._world is not self or body._row < 0:
+        if not isinstance(body, Body):
+            raise ValueError(f"body must be a Body of this world (as add_body returned it), "
+                             f"got {body!r}")
+        if body._world is not self or body._row < 0:
             raise ValueError(f"{body!r} is not a body of this world")
         attached = [j for j in self._joints if body is j.body_a or body is j.body_b]
         if attached:
@@ -654,7 +661,13 @@ class World:
         """Advance ``n`` steps of ``dt``. On failure (a non-finite result or a singular
         system) raises and leaves the world as it was before the failing step."""
         for _ in range(check_count("n", n, minimum=0)):
+            # what a failed step puts back: the attributes an attempt may replace (contacts,
+            # warm starts, the compiled step, the joints' report ...: references, no
+            # copies), the solver's memory, the counts, and the sleep arrays a wake changes
+            before = dict(vars(self))
+            memory = (self._solver_memory.u, self._solver_memory.settled)
             counted = dict(self.stats)
+            slept = None
             self._clock.step_started()
             while True:
                 try:
@@ -664,29 +677,85 @@ class World:
                     # awake bodies reached a sleeping island: the step again, with it awake
                     # (what the abandoned attempt counted does not count)
                     self.stats.update(counted)
+                    if slept is None:
+                        slept = sleeping.sleep_arrays(self)
                     sleeping.wake_islands(self, woken.rows)
                 except Exception:
                     self._clock.step_ended(completed=False)   # (its time counts)
+                    self._step_undone(before, memory, counted, slept)
                     raise
             self._track_angles()
             if self._sleeping:
                 sleeping.update_sleep(self)
             self._clock.step_ended()
 
+    def _step_undone(self, before, memory, counted, slept):
+        """A step failed: the world as it was before it, bit for bit. (Without this, a step
+        that woke a sleeping island on its way to failing left it awake, its contacts and
+        the joints' forces made anew, though the StepError said the world was unchanged.)"""
+        if slept is not None:
+            sleeping.restore_arrays(self, slept)
+        vars(self).update(before)
+        self._start_cache = None          # (as step.advance leaves it after a failure)
+        self._solver_memory.u, self._solver_memory.settled = memory
+        self.stats.update(counted)
+
     def apply_forces(self, forces, bodies=None):
         """Add world-frame forces (N) at the centres of mass for the next step, as
-        ``Body.apply_force`` does, for many bodies at once: ``forces`` (k, 3) on the bodies of
-        indices ``bodies`` (k,) (default: every body, k = len(world.bodies))."""
-        rows = (np.arange(1, self._n) if bodies is None
-                else np.asarray(bodies, dtype=np.intp).reshape(-1) + 1)
-        if rows.size and (rows.min() < 1 or rows.max() >= self._n):
-            raise ValueError(f"bodies must be indices into world.bodies (0 to {self._n - 2})")
-        f = np.asarray(forces, dtype=float)
+        ``Body.apply_force`` does, for many bodies at once: ``forces`` (k, 3) on ``bodies``
+        (k,), Body handles of this world or their indices in world.bodies (default: every
+        body, k = len(world.bodies); a static body's row must be zero)."""
+        rows = np.arange(1, self._n) if bodies is None else self._rows_of(bodies)
+        f = numbers("forces", forces, f"({rows.size}, 3) numbers (N), one row per body")
         if f.shape != (rows.size, 3) or not np.all(np.isfinite(f)):
             raise ValueError(f"forces must be ({rows.size}, 3) finite numbers (N), one row per "
                              f"body, got shape {f.shape}")
+        static = np.isinf(self._mass[rows]) & f.any(axis=1)
+        if static.any():
+            k = int(np.flatnonzero(static)[0])
+            raise ValueError(f"forces[{k}] is on {self._handles[rows[k]]!r}, which is static: "
+                             "nothing pushes a static body, so a force on it has no effect. "
+                             "Give it a zero row, or leave it out of bodies")
+        total = self._force[: self._n].copy()
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.add.at(total, rows, f)
+        if not np.all(np.isfinite(total[rows])):
+            k = int(np.flatnonzero(~np.isfinite(total[rows]).all(axis=1))[0])
+            raise ValueError(f"forces on {self._handles[rows[k]]!r} (forces[{k}] and any "
+                             "other row for it, with what is already applied to it for the "
+                             "next step) add up past the largest float; apply smaller forces "
+                             "(world.clear_forces() drops those queued)")
+        # (all checked: a refused call leaves the queue as it was)
         self._wake(rows)
-        np.add.at(self._force, rows, f)
+        self._force[rows] = total[rows]
+
+    def _rows_of(self, bodies) -> np.ndarray:
+        """Body rows (k,) of ``bodies``: Body handles of this world or integer indices into
+        world.bodies (an integer array or a sequence of them); ValueError naming ``bodies``
+        for anything else (0.5 was cut to 0, True taken as 0, a Body was a TypeError)."""
+        if isinstance(bodies, np.ndarray) and bodies.dtype.kind in "iu":
+            index = bodies.reshape(-1).astype(np.intp)
+        else:
+            items = list(bodies) if isinstance(bodies, (list, tuple, np.ndarray)) else [bodies]
+            index = np.array([self._index_of(item, k) for k, item in enumerate(items)],
+                             dtype=np.intp)
+        bad = (index < 0) | (index >= self._n - 1)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"bodies[{k}] is {index[k]}: bodies must be indices into "
+                             f"world.bodies (0 to {self._n - 2}) or Body handles")
+        return index + 1
+
+    def _index_of(self, item, k) -> int:
+        """The index in world.bodies of ``bodies[k]`` (a Body of this world or an int)."""
+        if isinstance(item, Body):
+            if item._world is not self or item._row < 0:
+                raise ValueError(f"bodies[{k}]: {item!r} is not a body of this world")
+            return item._row - 1
+        if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+            return int(item)
+        raise ValueError(f"bodies[{k}] must be a Body of this world or an integer index into "
+                         f"world.bodies, got {item!r}")
 
     def clear_forces(self):
         """Drop the forces and torques applied (``apply_force``, ``apply_torque``) for the next
@@ -1031,8 +1100,8 @@ def _checked_clock(state, dt):
         time = float(state["time"])
     except (KeyError, TypeError, ValueError):
         raise ValueError("state['time'] must be a number (s)") from None
-    if not np.isfinite(time):
-        raise ValueError(f"state['time'] must be finite, got {time}")
+    if not np.isfinite(time) or time < 0:
+        raise ValueError(f"state['time'] must be a finite time >= 0 (s), got {time}")
     clock = state.get("clock")
     if clock is None:
         return time, 0
@@ -1055,6 +1124,7 @@ def _checked_limit_multipliers(saved):
         rows, lam = np.array(saved[0], dtype=np.intp), np.array(saved[1], dtype=float)
     except (IndexError, TypeError, ValueError) as exc:
         raise ValueError(f"state['limit_multipliers'] is malformed: {exc}") from None
+    check_integers("state['limit_multipliers'][0] (the plan rows)", saved[0])
     if (rows.ndim != 1 or lam.shape != rows.shape or np.any(rows < 0)
             or not np.all(np.isfinite(lam))):
         raise ValueError("state['limit_multipliers'] must be (rows >= 0, finite multipliers) "

@@ -54,8 +54,9 @@ def apply_joint_torques(view, tau):
         W = S @ np.linalg.solve(S.T @ S, tau[tj.slice])
         p = world._x[tj.b] + R[tj.b] @ tj.lb
         joint = tj.joint
-        joint.body_b.apply_force(W[:3], point=p)
-        joint.body_b.apply_torque(W[3:])
+        if not joint.body_b.static:     # (a tree joint may point to its static root)
+            joint.body_b.apply_force(W[:3], point=p)
+            joint.body_b.apply_torque(W[3:])
         if joint.body_a is not None and not joint.body_a.static:
             joint.body_a.apply_force(-W[:3], point=p)
             joint.body_a.apply_torque(-W[3:])

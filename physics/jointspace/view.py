@@ -79,6 +79,9 @@ class ArticulatedView(ConstrainedMixin):
     """
 
     def __init__(self, world, joints=None, loop_joints=None):
+        from ..world import World
+        if not isinstance(world, World):
+            raise ValueError(f"world must be the World whose joints to view, got {world!r}")
         self.world = world
         all_joints = world.joints
         fixed = {0} | {b.row for b in world.bodies if b.static}

@@ -215,3 +215,27 @@ def test_a_gear_of_a_joint_without_one_coordinate_names_the_parameter():
         Coupling([j1, ball], phi=lambda q: q[0], grad=lambda q: np.ones(2))
     with pytest.raises(ValueError, match="joints must list at least one"):
         Coupling([], phi=lambda q: 0.0, grad=lambda q: np.ones(0))
+
+
+def test_a_coupling_names_a_joint_not_in_a_list_and_functions_that_give_no_numbers():
+    """Coupling(j1, phi, grad) raised "TypeError: 'Hinge' object is not iterable", a phi
+    giving a string "could not convert string to float: 'x'", and hessian=5 was taken (the
+    step would call it); a hessian that gives no (k, k) numbers failed in the step."""
+    world, link1, j1, j2, _ = planar2g("symplectic")
+    phi, grad = (lambda q: q[1] - q[0]), (lambda q: np.array([-1.0, 1.0]))
+    with pytest.raises(ValueError, match=r"^joints must be a list of the Hinge or Slider "
+                                         r"joints to couple \(e.g. \[hinge1, hinge2\]\)"):
+        Coupling(j1, phi, grad)
+    with pytest.raises(ValueError, match=r"^hessian must be a function of the coordinates q "
+                                         r"\(or None.*got 5"):
+        Coupling([j1, j2], phi, grad, hessian=5)
+    for kwargs, message in (
+            (dict(phi=lambda q: "x", grad=grad), r"phi\(q\) must be one finite number, got 'x'"),
+            (dict(phi=phi, grad=lambda q: ["a", "b"]), r"grad\(q\) must be 2 finite numbers"),
+            (dict(phi=phi, grad=lambda q: [1j, 1.0]), r"grad\(q\) must be 2 finite numbers"),
+            (dict(phi=phi, grad=grad, hessian=lambda q: "bad"),
+             r"hessian\(q\) must be a 2x2 array of finite numbers, got 'bad'")):
+        with pytest.raises(ValueError, match=message):
+            world.add_joint(Coupling([j1, j2], **kwargs))
+    assert len(world.joints) == 3
+    world.add_joint(Coupling([j1, j2], phi, grad, hessian=lambda q: np.zeros((2, 2))))

@@ -523,3 +523,23 @@ def test_cylindrical_coordinates_are_continuous_and_match_the_joint():
     assert samples[-1][0][1] == pytest.approx(0.05 * world.time, rel=1e-6)
     view.q = [-20.0, 0.1]
     assert joint.angle == pytest.approx(-20.0, abs=1e-9) and joint.position == pytest.approx(0.1, abs=1e-9)
+
+
+def test_a_view_of_something_not_a_world_is_refused_by_name():
+    """ArticulatedView('x') raised AttributeError: 'str' object has no attribute 'joints'."""
+    with pytest.raises(ValueError, match="^world must be the World whose joints to view, "
+                                         "got 'x'"):
+        ArticulatedView("x")
+
+
+def test_joint_torques_load_only_the_dynamic_bodies_of_a_joint_pointing_to_its_static_root():
+    """A hinge whose body_b is the static base: the arm takes the torque, the base none (it
+    took -tau, which did nothing and which apply_torque now refuses on a static body)."""
+    world = World()
+    base = world.add_body(Box((0.1, 0.1, 0.1)), static=True)
+    arm = world.add_body(Box((0.1, 0.1, 0.3)), mass=1.0, position=(0, 0, -0.4))
+    world.add_joint(Hinge(arm, base, anchor=(0, 0, -0.1), axis=(0, 1, 0)))
+    view = ArticulatedView(world)
+    apply_joint_torques(view, [1.0])
+    assert not world._force[base.row].any() and not world._torque[base.row].any()
+    np.testing.assert_allclose(world._torque[arm.row], [0, -1.0, 0])

@@ -916,3 +916,50 @@ def test_four_driven_wheels_on_rigid_axles_do_not_fight():
     world.step(480)
     assert chassis.linear_velocity[0] == pytest.approx(3.0, rel=1e-3)
     assert max(abs(a.motor_effort) for a in axles) < 5.0
+
+
+def test_a_refused_set_motor_leaves_the_motor_as_it_was():
+    """set_motor(velocity=5, max_force=-1) is refused, and the motor keeps driving at 1 rad/s
+    (it had kept the new speed before checking the force: after the next recompile the
+    wheel turned at 5 rad/s)."""
+    world = World(gravity=(0, 0, 0))
+    wheel = world.add_body(Box((0.3, 0.3, 0.02)), mass=4.0, position=(0, 0, 1))
+    axle = world.add_joint(Hinge(None, wheel, anchor=(0, 0, 1), axis=(0, 0, 1)))
+    axle.set_motor(velocity=1.0, max_force=50.0)
+    world.step(60)
+    with pytest.raises(ValueError, match="max_force"):
+        axle.set_motor(velocity=5.0, max_force=-1)
+    world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(10, 0, 0))   # (a recompile)
+    world.step(120)
+    assert axle.rate == pytest.approx(1.0, rel=1e-3)
+
+
+@pytest.mark.parametrize("make, change", [
+    (Hinge, lambda j: j.set_motor(velocity=1.0, max_force=1.0)),
+    (Hinge, lambda j: j.set_servo(target=0.1, stiffness=10.0)),
+    (Hinge, lambda j: j.disable_motor()),
+    (Slider, lambda j: setattr(j, "limits", (0, 1))),
+    (Hinge, lambda j: setattr(j, "friction", 1.0)),
+    (Cylindrical, lambda j: j.turning.set_motor(velocity=1.0, max_force=1.0)),
+    (Cylindrical, lambda j: setattr(j.sliding, "limits", (0, 1))),
+    (Ball, lambda j: setattr(j, "swing_limit", 0.5)),
+    (Ball, lambda j: setattr(j, "twist_limits", (-0.5, 0.5))),
+    (Ball, lambda j: setattr(j, "friction", 1.0)),
+    (Universal, lambda j: j.turning_b.set_servo(target=0.1, stiffness=10.0)),
+    (Universal, lambda j: setattr(j, "friction", 1.0)),
+])
+def test_a_removed_joints_settings_are_refused_as_its_force_is(make, change):
+    """Settings given to a joint taken out of its world would do nothing: they raise, as
+    its force and angle do (they were silently kept)."""
+    world = World()
+    body = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(0, 0, -0.5))
+    joint = make(None, body, anchor=(0, 0, 0))
+    change(joint)                       # (taken before the joint is added)
+    world.add_joint(joint)
+    world.remove_joint(joint)
+    with pytest.raises(ValueError, match="has been removed"):
+        joint.force
+    with pytest.raises(ValueError, match="has been removed from its world"):
+        change(joint)
+    world.add_joint(joint)              # (added again, it takes them)
+    change(joint)

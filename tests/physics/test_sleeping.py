@@ -456,3 +456,49 @@ def test_a_bob_hanging_from_a_slow_kinematic_platform_never_sleeps_nor_loses_its
     assert platform.linear_velocity[0] == 0.01
     assert bob.position[0] == pytest.approx(platform.position[0], abs=5e-3)
     assert world.stats["energy_restores"] == 0
+
+
+def _stack_and_a_ball_flying_into_it():
+    """A sleeping 3-box stack, a ball moving into it (the next step wakes the stack) and a
+    hinged arm elsewhere, driven round (awake)."""
+    world, boxes = stack()
+    arm = world.add_body(Box((0.05, 0.05, 0.2)), mass=1.0, position=(3, 0, 1))
+    hinge = world.add_joint(Hinge(None, arm, anchor=(3, 0, 1.2), axis=(0, 1, 0)))
+    hinge.set_motor(velocity=1.0, max_force=50.0)
+    world.step(240)
+    assert all(b.asleep for b in boxes) and not arm.asleep
+    ball = world.add_body(Sphere(0.05), mass=1.0, position=(-0.16, 0, 0.1),
+                          linear_velocity=(2.0, 0, 0))
+    return world, boxes, arm, ball
+
+
+@pytest.mark.parametrize("fail", ["force", "dt"])
+def test_a_failed_step_that_woke_an_island_leaves_it_asleep_and_the_world_unchanged(fail):
+    """The step finds the ball reaching the stack, wakes it and runs again, then fails: the
+    world is as it was, bit for bit (the stack asleep, its held contacts, the joints'
+    forces, the limits' warm start, the stats), and then steps as if it had never tried.
+    (The wake survived the StepError: all boxes awake, contacts and sleep islands new,
+    and with dt = 1e9 the joints' forces and limit multipliers gone.)"""
+    from physics import StepError
+    from snapshot_helpers import assert_same_snapshot
+    world, boxes, arm, ball = _stack_and_a_ball_flying_into_it()
+    twin = _stack_and_a_ball_flying_into_it()[0]
+    if fail == "force":
+        arm.apply_force((1e300, 0, 0))
+    else:
+        world.dt = 1e9
+    before, stats = world.get_state(), dict(world.stats)
+    with pytest.raises(StepError, match="unchanged"):
+        world.step()
+    assert all(b.asleep for b in boxes)
+    assert world.stats == stats
+    assert_same_snapshot(world.get_state(), before)
+    if fail == "force":
+        world.clear_forces()
+    else:
+        world.dt = 1 / 240
+        twin.dt = 1e9                   # (the same clock: dt's setter restarts its count)
+        twin.dt = 1 / 240
+    world.step(30)
+    twin.step(30)
+    assert_same_snapshot(world.get_state(), twin.get_state())

@@ -5,7 +5,7 @@ import pytest
 
 from physics import (Ball, Box, Capsule, Cylinder, Distance, Fixed, Gear, Hinge, Plane, Slider, Sphere,
                      StepError, Universal, World)
-from snapshot_helpers import assert_same_state, replay_from_snapshot
+from snapshot_helpers import assert_same_snapshot, assert_same_state, replay_from_snapshot
 
 
 def hanging_pair():
@@ -467,12 +467,12 @@ def test_bad_numbers_name_their_parameter_in_words_a_user_wrote():
 def test_a_step_that_would_overflow_raises_and_leaves_the_world_unchanged():
     world, a, b = hanging_pair()
     world.step(5)
-    before = world.get_state()
     b.apply_force((1e308, 1e308, 0))
+    before, stats = world.get_state(), dict(world.stats)
     with pytest.raises(StepError, match="unchanged.*stay queued: world.clear_forces"):
         world.step()
-    after = world.get_state()
-    assert_same_state(before, after)
+    assert_same_snapshot(world.get_state(), before)     # every part, the queued force too
+    assert world.stats == stats         # (the failed attempt's splits were counted)
     with pytest.raises(StepError):            # (the force is still there)
         world.step()
     world.clear_forces()
@@ -585,6 +585,18 @@ def test_a_snapshot_is_refused_by_a_world_whose_bodies_or_joints_were_swapped():
     pytest.param(lambda s: s.__setitem__("topology", "junk"), r"topology'\] is damaged",
                  id="topology"),
     pytest.param(lambda s: s.clear(), "it has no 'n_bodies', 'n_joints', 'x', 'q'", id="empty"),
+    # (a string for w said only "could not convert string to float")
+    pytest.param(lambda s: s.__setitem__("w", "abc"), r"state\['w'\] must be an array of "
+                 r"shape \(6, 3\) of numbers, got 'abc'", id="w-string"),
+    # (taken: a negative time, and keys or plan rows of 0.5 cut to 0)
+    pytest.param(lambda s: s.__setitem__("time", -5.0), r"state\['time'\] must be a finite "
+                 r"time >= 0", id="time-negative"),
+    pytest.param(lambda s: s["contacts"].__setitem__("keys", s["contacts"]["keys"] + 0.5),
+                 r"state\['contacts'\]\['keys'\] must be integers", id="contacts-keys-float"),
+    pytest.param(lambda s: s.__setitem__("limit_multipliers", (
+        np.asarray(s["limit_multipliers"][0]) + 0.5, s["limit_multipliers"][1])),
+                 r"limit_multipliers'\]\[0\] \(the plan rows\) must be integers",
+                 id="limit-rows-float"),
 ])
 def test_a_damaged_snapshot_is_refused_whole_and_changes_nothing(damage, message):
     """Every part of a snapshot is checked before any is written: a bad one raises a
@@ -616,3 +628,144 @@ def test_a_damaged_snapshot_is_refused_whole_and_changes_nothing(damage, message
     assert after["solve_settled"] == before["solve_settled"]
     for saved, kept in zip(before["limit_multipliers"], after["limit_multipliers"]):
         assert np.array_equal(saved, kept)
+
+
+def test_a_singular_step_says_what_to_do_about_the_queued_forces():
+    """A hand of inertia 1e-300 kg m^2 on a ball joint: the joints' matrix is singular. The
+    StepError says the queued forces stay and how to drop them (it printed '{_QUEUED}')."""
+    world = World()
+    arm = world.add_body(Capsule(0.05, 0.2), mass=1.0, position=(0, 0, 1))
+    hand = world.add_body(Box((0.1, 0.05, 0.05)), mass=0.5, position=(0, 0, 0.6))
+    hinge = world.add_joint(Hinge(None, arm, anchor=(0, 0, 1.2), axis=(0, 1, 0),
+                                  limits=(-1, 1)))
+    hinge.set_motor(velocity=1.0, max_force=5.0)
+    world.add_joint(Ball(arm, hand, anchor=(0, 0, 0.7)))
+    world.step(10)
+    hand.inertia = (1e-300,) * 3
+    with pytest.raises(StepError, match="failed: .*the world is unchanged") as error:
+        world.step()
+    assert "{" not in str(error.value)
+    assert str(error.value).endswith("the forces applied for it stay queued: "
+                                     "world.clear_forces() drops them")
+
+
+def test_queued_loads_that_would_overflow_are_refused_and_leave_the_queue_as_it_was():
+    """1e308 N twice queued an infinite force, and 1e200 N at 1e200 m a torque of -inf
+    (the step could only fail); each is refused naming force, point or torque, and what
+    was queued stays."""
+    world = World()
+    body = world.add_body(Sphere(0.1), mass=1.0)
+    other = world.add_body(Sphere(0.1), mass=1.0, position=(1, 0, 0))
+    body.apply_force((1e308, 0, 0))
+    body.apply_torque((0, 0, 1e308))
+    force, torque = world._force.copy(), world._torque.copy()
+    for load, message in (
+            (lambda: body.apply_force((1e308, 0, 0)), "^force: .* overflows"),
+            (lambda: body.apply_force((1e10, 0, 0), point=(0, 1e308, 1e308)),
+             r"^point \(0, 1e\+308, 1e\+308\) is so far .* overflows"),
+            (lambda: other.apply_force((1e200, 0, 0), point=(0, 1e200, 0)),
+             r"^point .* torque of force \(1e\+200, 0, 0\) about it overflows"),
+            (lambda: body.apply_force((0, 1.0, 0), point=(1e308, 0, 0)), "^point: .* overflows"),
+            (lambda: body.apply_torque((0, 0, 1e308)), "^torque: .* overflows"),
+            (lambda: world.apply_forces([[1e308, 0, 0]] * 2, [1, 1]),
+             r"^forces on <Body #1 Sphere> .* add up past the largest float"),
+            (lambda: world.apply_forces([[1e308, 0, 0], [0, 0, 0]]), r"^forces on <Body #0")):
+        with pytest.raises(ValueError, match=message):
+            load()
+        assert np.array_equal(world._force, force) and np.array_equal(world._torque, torque)
+
+
+def test_a_load_on_a_static_body_is_refused_as_it_would_do_nothing():
+    """Forces and torques on a static body or a plane were dropped, silently."""
+    world = World()
+    ground = world.add_body(Plane())
+    post = world.add_body(Box((0.1, 0.1, 0.1)), static=True, position=(1, 0, 0.1))
+    ball = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 1))
+    for load, name in ((lambda: ground.apply_force((1.0, 0, 0)), "force"),
+                       (lambda: post.apply_force((0, 0, 1.0), point=(1, 0, 0.2)), "force"),
+                       (lambda: post.apply_torque((0, 0, 1.0)), "torque")):
+        with pytest.raises(ValueError, match=f"^{name} on <Body #.*>, which is static: nothing "
+                                             "pushes a static body.*add it with mass="):
+            load()
+    with pytest.raises(ValueError, match=r"^forces\[1\] is on <Body #1 Box>, which is static"):
+        world.apply_forces([[0, 0, 1.0], [1.0, 0, 0]], [ball, post])
+    assert not world._force.any() and not world._torque.any()
+    # (a zero load does nothing either way: every body's row, the ground's zero, is taken)
+    world.apply_forces([[0, 0, 0], [0, 0, 0], [0, 0, 2.0]])
+    ground.apply_force((0, 0, 0))
+    assert np.array_equal(world._force[ball.row], [0, 0, 2.0])
+
+
+def test_apply_forces_takes_body_handles_and_refuses_what_is_no_body_by_name():
+    """bodies=[0.5] was cut to body 0, 1.7 to 1, [True] taken as body 0, [body] raised
+    int()'s TypeError, ['a'] "invalid literal for int()", forces='abc' "could not convert
+    string to float"."""
+    world = World()
+    a, b = (world.add_body(Sphere(0.1), mass=1.0, position=(i, 0, 0)) for i in range(2))
+    world.apply_forces([[1.0, 0, 0], [0, 2.0, 0]], [b, a])
+    world.apply_forces([[0, 0, 3.0]], np.array([1]))
+    assert np.array_equal(world._force[1:3], [[0, 2.0, 0], [1.0, 0, 3.0]])
+    other = World().add_body(Sphere(0.1), mass=1.0)
+    gone = world.add_body(Sphere(0.1), mass=1.0, position=(5, 0, 0))
+    world.remove_body(gone)
+    for bodies, message in (
+            ([0.5], r"^bodies\[0\] must be a Body of this world or an integer index into "
+                    r"world.bodies, got 0.5"),
+            (1.7, r"^bodies\[0\] must be .* got 1.7"),
+            ([0, True], r"^bodies\[1\] must be .* got True"),
+            (["a"], r"^bodies\[0\] must be .* got 'a'"),
+            ([other], r"^bodies\[0\]: <Body #0 Sphere> is not a body of this world"),
+            ([gone], r"^bodies\[0\]: <Body \(removed\) Sphere> is not a body of this world"),
+            ([2], r"^bodies\[0\] is 2: bodies must be indices into world.bodies \(0 to 1\)")):
+        with pytest.raises(ValueError, match=message):
+            world.apply_forces(np.ones((1 if np.ndim(bodies) == 0 else len(bodies), 3)), bodies)
+    with pytest.raises(ValueError, match=r"^forces must be \(2, 3\) numbers \(N\), one row "
+                                         r"per body, got 'abc'"):
+        world.apply_forces("abc")
+    assert np.array_equal(world._force[1:3], [[0, 2.0, 0], [1.0, 0, 3.0]])
+
+
+def test_flags_names_and_vectors_of_the_wrong_kind_are_refused_by_name():
+    """static="no" made a static body (bool() of it) while World(sleeping=1) was refused;
+    gravity [[0, 0, -9.81]] was flattened and complex numbers lost their imaginary part
+    with only a warning; a name of 5 or [1] was kept."""
+    world = World()
+    for kwargs, message in (
+            (dict(static="no"), "^static must be True or False, got 'no'"),
+            (dict(static=1, mass=1.0), "^static must be True or False, got 1"),
+            (dict(mass=1.0, name=5), "^name must be a string or None, got 5"),
+            (dict(mass=1.0, name=[1]), r"^name must be a string or None, got \[1\]"),
+            (dict(mass=1.0, position=[[0, 0, 1]]),
+             r"^position must be a flat sequence of 3 numbers, got shape \(1, 3\)"),
+            (dict(mass=1.0, linear_velocity=(1 + 1j, 0, 0)),
+             "^linear_velocity must be 3 real numbers"),
+            (dict(mass=1.0, inertia=np.eye(3) * (1 + 0j)),
+             "^inertia must be a 3x3 matrix or 3 diagonal values")):
+        with pytest.raises(ValueError, match=message):
+            world.add_body(Sphere(0.1), **kwargs)
+    assert len(world.bodies) == 0
+    for kwargs, message in (
+            (dict(gravity=[[0, 0, -9.81]]), r"^gravity must be a flat sequence of 3 numbers"),
+            (dict(gravity=np.array([0, 0, -9.81 + 0j])), "^gravity must be 3 real numbers"),
+            (dict(dt=np.complex128(0.01)), "^dt must be a number")):
+        with pytest.raises(ValueError, match=message):
+            World(**kwargs)
+    body = world.add_body(Sphere(0.1), static=np.True_, name="post")
+    assert body.static
+    with pytest.raises(ValueError, match="^name must be a string or None, got 5"):
+        body.name = 5
+    with pytest.raises(ValueError, match="^name must be a string or None, got 5"):
+        Hinge(None, world.add_body(Sphere(0.1), mass=1.0), name=5)
+    assert body.name == "post"
+
+
+def test_removing_what_is_no_body_or_joint_names_the_parameter():
+    """remove_joint('x') raised AttributeError: 'str' object has no attribute '_world'."""
+    world = World()
+    body = world.add_body(Sphere(0.1), mass=1.0)
+    with pytest.raises(ValueError, match="^joint must be a joint of this world .* got 'x'"):
+        world.remove_joint("x")
+    with pytest.raises(ValueError, match="^joint must be a joint of this world .* got <Body"):
+        world.remove_joint(body)
+    with pytest.raises(ValueError, match="^body must be a Body of this world .* got None"):
+        world.remove_body(None)

@@ -1,0 +1,31 @@
+"""The shared checks of user input (physics.validation): each refuses by the parameter's name."""
+import numpy as np
+import pytest
+
+from physics import Hinge, Plane, Sphere, World
+from physics.validation import check_unit_direction
+
+
+def test_a_direction_with_huge_components_keeps_its_direction():
+    """Its norm overflows to infinity: it was divided by that into a zero axis, silently
+    (a Hinge's axis (0, 0, 0), a Plane's normal (0, 0, 0)). Zero, tiny and non-finite
+    directions are still refused by name, and ordinary ones normalised to the same bits."""
+    world = World()
+    body = world.add_body(Sphere(0.1), mass=1.0)
+    half = 2 ** -0.5
+    for value, unit in (((1e300, 1e300, 0), (half, half, 0)),
+                        ((-1e308, 0, 1e308), (-half, 0, half)),
+                        ((0, 1.7e308, 0), (0, 1, 0))):
+        np.testing.assert_allclose(check_unit_direction("axis", value), unit, rtol=1e-15)
+        np.testing.assert_allclose(Plane(normal=value).normal, unit, rtol=1e-15)
+        hinge = world.add_joint(Hinge(None, body, axis=value))
+        np.testing.assert_allclose(hinge.axis, unit, rtol=1e-15)
+        world.remove_joint(hinge)
+    for value, message in (((0, 0, 0), "normal must be a non-zero direction"),
+                           ((1e-12, 0, 0), "normal must be a non-zero direction"),
+                           ((np.nan, 1e300, 0), "normal must be finite"),
+                           ((np.inf, 0, 0), "normal must be finite")):
+        with pytest.raises(ValueError, match=message):
+            Plane(normal=value)
+    v = np.array([0.3, -0.4, 1.2])
+    assert check_unit_direction("axis", v).tobytes() == (v / np.linalg.norm(v)).tobytes()
