@@ -146,6 +146,18 @@ class Joint:
         """Constraint torque on body_b about the anchor, world frame, N m (3,)."""
         return self.world._joint_wrenches()[self.index, 3:6].copy()
 
+    def _load_both_sides(self, force=None, torque=None, point=None):
+        """Queue ``force`` (at world ``point``) and ``torque`` on body_b and their opposites
+        on body_a for the next step; a static side (or the world) takes none."""
+        self.world
+        for body, sign in ((self.body_b, 1.0), (self.body_a, -1.0)):
+            if body is None or body.static:
+                continue
+            if force is not None:
+                body.apply_force(sign * force, point=point)
+            if torque is not None:
+                body.apply_torque(sign * torque)
+
     def _relative_angular_velocity(self):
         wa = np.zeros(3) if self.body_a is None else self.body_a.angular_velocity
         return self.body_b.angular_velocity - wa
@@ -481,6 +493,13 @@ class _Turning:
     def _angle_rate(self) -> float:
         return float(self._relative_angular_velocity() @ self.axis)
 
+    def apply_torque(self, torque: float):
+        """Drive the angle with ``torque`` (N m) for the next step, as a motor acting
+        between the bodies would: ``torque`` about the axis on body_b and its opposite on
+        body_a (``Body.apply_torque``: it acts on that one step; apply it before every step
+        for a steady one). Its power is torque times ``rate``."""
+        self._load_both_sides(torque=check_number("torque", torque) * self.axis)
+
     def _angle_frame(self):
         """What the angle is taken from (limits.TURNED["angle"]): the body rows of a and b,
         then the axis and the reference direction local to a and the reference local to b."""
@@ -502,6 +521,14 @@ class _Sliding:
     def position(self) -> float:
         """Displacement of body_b's anchor along the axis from where it was at creation (m)."""
         return float(self._separation() @ self.axis)
+
+    def apply_force(self, force: float):
+        """Drive the position with ``force`` (N) for the next step, as an actuator acting
+        between the bodies would: ``force`` along the axis on body_b at its anchor and its
+        opposite on body_a at the same point (``Body.apply_force``: it acts on that one
+        step). Its power is force times the position's rate."""
+        self._load_both_sides(force=check_number("force", force) * self.axis,
+                              point=self.anchor)
 
     def _position_rate(self) -> float:
         va = np.zeros(3) if self.body_a is None else self.body_a.point_velocity(

@@ -963,3 +963,37 @@ def test_a_removed_joints_settings_are_refused_as_its_force_is(make, change):
         change(joint)
     world.add_joint(joint)              # (added again, it takes them)
     change(joint)
+
+
+def test_a_torque_between_two_discs_on_a_hinge_spins_them_apart_keeping_momentum():
+    """Hinge.apply_torque acts between the bodies: 0.5 N m for 1 s on two coaxial discs
+    (inertias 0.04 and 0.005 kg m^2) in zero gravity turns them apart at 0.5 (1/0.04 +
+    1/0.005) t = 112.5 rad/s, their angular momentum stays zero and their kinetic energy is
+    the torque's work, torque times angle."""
+    world = World(gravity=(0, 0, 0))
+    a = world.add_body(Cylinder(0.2, 0.05), mass=2.0, position=(0, 0, 0))
+    b = world.add_body(Cylinder(0.1, 0.05), mass=1.0, position=(0, 0, 0.2))
+    hinge = world.add_joint(Hinge(a, b, anchor=(0, 0, 0.1), axis=(0, 0, 1)))
+    for _ in range(240):
+        hinge.apply_torque(0.5)
+        world.step()
+    assert hinge.rate == pytest.approx(112.5, rel=1e-9)
+    spin = sum(body.rotation @ body.inertia @ body.rotation.T @ body.angular_velocity
+               for body in (a, b))
+    np.testing.assert_allclose(spin, 0.0, atol=1e-9)
+    assert world.kinetic_energy() == pytest.approx(0.5 * hinge.angle, rel=1e-9)
+
+
+def test_a_force_on_a_slider_pushes_its_carriage_at_f_over_m():
+    """Slider.apply_force on a 3 kg carriage sliding on the world: 6 N along the axis for
+    1 s gives 2 m/s and 1 m; the world side takes nothing."""
+    world = World()
+    cart = world.add_body(Box((0.2, 0.1, 0.1)), mass=3.0, position=(0, 0, 1))
+    slider = world.add_joint(Slider(None, cart, axis=(1, 0, 0)))
+    for _ in range(240):
+        slider.apply_force(6.0)
+        world.step()
+    assert slider.rate == pytest.approx(2.0, rel=1e-9)
+    assert slider.position == pytest.approx(1.0, rel=1e-6)
+    with pytest.raises(ValueError, match="force"):
+        slider.apply_force(float("nan"))
