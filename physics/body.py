@@ -46,6 +46,13 @@ def check_plane_still(name, moves):
 
 
 class Body:
+    """A rigid body of a World, made by ``world.add_body(shape, mass=..., position=...)``
+    (never directly): a handle onto its row of the world's arrays. State (``position``,
+    ``orientation``, ``linear_velocity``, ``angular_velocity``: SI units, world frame),
+    mass properties (``mass``, ``inertia`` in the body frame), material (``friction``,
+    ``restitution``, ``rolling_friction``, ``spin_friction``), collision filtering
+    (``collision_group``, ``collision_mask``) and loads for the next step (``apply_force``,
+    ``apply_torque``). Properties return copies; setting one writes to the world."""
     __slots__ = ("_world", "_row", "_shape", "_name")
 
     def __init__(self, world, row: int, shape, name: str | None):
@@ -75,6 +82,8 @@ class Body:
 
     @property
     def row(self) -> int:
+        """This body's row in the world's internal arrays (``index`` + 1: row 0 is the world
+        frame). Index the world's batch arrays (``world.positions``) with ``index``."""
         if self._row < 0:
             raise ValueError(f"{self!r} has been removed from its world")
         return self._row
@@ -232,6 +241,9 @@ class Body:
 
     @property
     def restitution(self) -> float:
+        """Coefficient of restitution, 0 to 1: the share of an impact's closing speed it
+        leaves as. The pair takes the larger of the two bodies' values; impacts slower than
+        0.2 m/s do not bounce (a resting contact stays put)."""
         return float(self._world._restitution[self.row])
 
     @restitution.setter

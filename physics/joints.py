@@ -19,7 +19,12 @@ from .validation import (check_name, check_number, check_positive, check_unit_di
 
 
 class Joint:
-    """Base class. Subclasses define ``_instances`` (their rows) and coordinates."""
+    """A constraint between ``body_a`` (a Body, or None for the fixed world frame) and
+    ``body_b``, added with ``world.add_joint``. ``anchor`` (m) and any axes are given in world
+    coordinates at creation and kept in each body's frame from then on; ``anchor=None``
+    takes body_b's centre where it is when the joint is added. ``force`` and ``torque``
+    report what the joint applied to body_b in the last step (world frame, N and N m about
+    the anchor; body_a receives the opposite)."""
     _anchor_name = "anchor"     # the name the anchor goes by in errors
 
     def __init__(self, body_a, body_b, anchor=None, name: str | None = None):

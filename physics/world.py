@@ -611,11 +611,26 @@ class World:
     # -- read access ---------------------------------------------------------------------
     @property
     def bodies(self) -> list[Body]:
+        """The bodies in the order they were added (``body.index`` is the position here and
+        in the batch arrays: ``positions``, ``linear_velocities``, ...)."""
         return self._handles[1:]
 
     @property
     def joints(self) -> list[Joint]:
+        """The joints (and couplings) in the order they were added."""
         return list(self._joints)
+
+    @property
+    def joint_forces(self) -> np.ndarray:
+        """(J, 3) the force every joint applied to its body_b in the last step, N, world
+        frame, in ``joints`` order (each joint's ``force``, all at once)."""
+        return self._joint_wrenches()[:, :3].copy()
+
+    @property
+    def joint_torques(self) -> np.ndarray:
+        """(J, 3) the torque every joint applied to its body_b about its anchor in the last
+        step, N m, world frame, in ``joints`` order (each joint's ``torque``)."""
+        return self._joint_wrenches()[:, 3:6].copy()
 
     @property
     def positions(self) -> np.ndarray:
@@ -634,10 +649,12 @@ class World:
 
     @property
     def linear_velocities(self) -> np.ndarray:
+        """(n, 3) velocities of the centres of mass, m/s, world frame, a read-only view."""
         return self._readonly("_v")
 
     @property
     def angular_velocities(self) -> np.ndarray:
+        """(n, 3) angular velocities, rad/s, world frame, a read-only view."""
         return self._readonly("_w")
 
     def _readonly(self, name):
@@ -887,9 +904,12 @@ class World:
         return potential_energy(self, self._view("_x"))
 
     def energy(self) -> float:
+        """J: kinetic plus gravitational potential energy of all dynamic bodies (potential
+        zero at the world origin)."""
         return self.kinetic_energy() + self.potential_energy()
 
     def linear_momentum(self) -> np.ndarray:
+        """Total momentum of the dynamic bodies, kg m/s (3,), world frame."""
         dyn = self._dynamic()
         return (self._view("_mass")[dyn, None] * self._view("_v")[dyn]).sum(axis=0)
 

@@ -42,6 +42,16 @@ def test_every_body_keeps_the_name_it_was_given():
     assert names == ["ground", "crate", "post", None]
 
 
+def test_all_joint_forces_and_torques_at_once_are_each_joints():
+    world, a, b = hanging_pair()
+    world.step(10)
+    assert world.joint_forces.shape == world.joint_torques.shape == (2, 3)
+    for k, joint in enumerate(world.joints):
+        np.testing.assert_array_equal(world.joint_forces[k], joint.force)
+        np.testing.assert_array_equal(world.joint_torques[k], joint.torque)
+    assert np.abs(world.joint_forces).max() > 1.0
+
+
 def test_joint_reports_the_static_load_it_carries():
     world = World()
     b = world.add_body(Sphere(0.1), mass=2.0, position=(0, 0, -1))
