@@ -84,6 +84,7 @@ class Model:
     principal_inv: np.ndarray | None  # (N, 3) and those of the inverse inertias
     spinning: np.ndarray | slice  # dynamic bodies with an anisotropic inertia (see _spinning)
     pair_cache: PairCache    # the broadphase candidates of these bodies, kept between steps
+    jointed: np.ndarray      # the body rows that joint rows act on
 
     @property
     def m(self) -> int:
@@ -120,7 +121,8 @@ def compile_model(world) -> Model:
                  np.array([j._lb for j in joints]).reshape(-1, 3),
                  shaped >= 2, anchor_sides(tables, world._inv_inertia[:n]),
                  principal, principal_inv, _spinning(world._inertia[:n], inv_mass > 0),
-                 PairCache(world._kind[:n], world._params[:n], excluded_pairs(world)))
+                 PairCache(world._kind[:n], world._params[:n], excluded_pairs(world)),
+                 np.union1d(a, b))
 
 
 def _slice_if_contiguous(rows):
@@ -192,14 +194,17 @@ def generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T):
 SHAKE_TRUST = 10.0      # see correct_to_manifold
 
 
-def correct_to_manifold(world, model, rows, factor, x1, q1, v_half, w_half, inv_mass, Iinv, h):
+def correct_to_manifold(world, model, rows, factor, x1, q1, v_half, w_half, inv_mass, Iinv, h,
+                        drift=None):
     """SHAKE: correct lambda so that the positions reached after the half kick and the drift
     satisfy C = 0. A correction dlambda moves the new positions by h^2/2 M^-1 J(x)^T dlambda
     (rotations applied on the left), so C(x+) changes by h^2/2 J(x+) M^-1 J(x)^T dlambda.
     The first iterations approximate that matrix by the seed's factorised J M^-1 J^T; if they
     stall, the rest are exact Newton steps with SuperLU. The half-step velocities are read
-    back from the final positions. x1, q1 are the positions of the plain drift. Returns
-    (best |C|, x+, q+, v half, w half)."""
+    back from the final positions. x1, q1 are the positions of the plain drift; ``drift``,
+    if given, makes the orientations of a sum of rotational corrections (N, 3) from the
+    drift of the spin they give (see _corrected_drift), instead of turning q1 by them.
+    Returns (best |C|, x+, q+, v half, w half)."""
     fac = model.pattern.factorizer
     total = untouched = (0.0, 0.0)    # sum of the corrections, linear and angular
     best, restart, JM_start = None, None, None
@@ -227,8 +232,9 @@ def correct_to_manifold(world, model, rows, factor, x1, q1, v_half, w_half, inv_
                 restart, best = best, None
                 continue
             x1 = best[1] + fraction * direction[0]
-            q1 = rotate_quat(best[2], fraction * direction[1])
             total = (best[3][0] + fraction * direction[0], best[3][1] + fraction * direction[1])
+            q1 = (rotate_quat(best[2], fraction * direction[1]) if drift is None
+                  else drift(total[1]))
             continue
         if newton:
             if JM_start is None:
@@ -241,8 +247,9 @@ def correct_to_manifold(world, model, rows, factor, x1, q1, v_half, w_half, inv_
         else:
             dlam = -fac.solve(factor, C)
         direction = model.scatter.response(rows.blocks, dlam, inv_mass, Iinv)
-        x1, q1 = x1 + direction[0], rotate_quat(q1, direction[1])
         total = (total[0] + direction[0], total[1] + direction[1])
+        x1 = x1 + direction[0]
+        q1 = rotate_quat(q1, direction[1]) if drift is None else drift(total[1])
         if not newton and err <= SHAKE_TRUST * world.position_tolerance:
             # one more quasi-Newton step from this close contracts the error by the turn
             # within h (~0.01): take it without measuring it again
@@ -254,6 +261,38 @@ def correct_to_manifold(world, model, rows, factor, x1, q1, v_half, w_half, inv_
     # the velocities change by exactly M^-1 J^T (sum of corrections) / h, so internal forces
     # keep linear and angular momentum
     return err, x1, q1, v_half + total[0] / h, w_half + total[1] / h
+
+
+# A jointed body turning more than this in a step (rad) has SHAKE's corrections taken into
+# its drift (_corrected_drift).
+FAST_TURN = 0.05
+
+
+def _turns_fast(model, w, h) -> bool:
+    """Whether a body with joint rows turns more than FAST_TURN in h at spin w (N, 3)."""
+    if not model.m:
+        return False
+    spin = w[model.jointed]
+    return float(np.einsum("ij,ij->i", spin, spin).max()) * h * h > FAST_TURN ** 2
+
+
+def _corrected_drift(world, model, q, R, inertia, w_half, rotation, h):
+    """The orientations (N, 4) at the end of the drift of the spin w_half + theta / h, as a
+    function of SHAKE's summed rotational corrections theta (N, 3).
+
+    Turning the drift's orientations by the corrections, exp(theta) exp(h w) q, differs from
+    the drift of the corrected spin at second order (their commutator), and for a body that
+    turns fast within a step the difference acts as a torque that no load applies: a top
+    spinning at 60 rad/s on a ball joint at dt 1/240 gained 0.06 J in 4 s (+2.2 % in 30 s)
+    and its nutation fell 3.5 degrees behind. Slower bodies keep the cheaper turn."""
+    if rotation is None:                     # (explicit gyroscopic torque: a plain turn)
+        return lambda theta: rotate_quat(q, h * w_half + theta)
+
+    def drift(theta):
+        w = w_half + theta / h
+        flow = free_rotation(R, inertia, w, h, model.spinning, near=rotation)
+        return rotate_quat(q, midpoint_turn(R, w, flow, h, model.spinning))
+    return drift
 
 
 def splu_or_none(matrix):
@@ -425,13 +464,15 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         rotation = free_rotation(R, inertia, w_half, h, model.spinning)
         turn = midpoint_turn(R, w_half, rotation, h, model.spinning)
     else:
-        turn = h * w_half
+        rotation, turn = None, h * w_half
     drifted = w_half
     x1, q1 = x + h * v_half, rotate_quat(q, turn)
     stabilize = model.m and world.post_stabilization
     if stabilize:
+        drift = (_corrected_drift(world, model, q, R, inertia, w_half, rotation, h)
+                 if _turns_fast(model, w_half, h) else None)
         err, x1, q1, v_half, w_half = correct_to_manifold(
-            world, model, rows, factor, x1, q1, v_half, w_half, inv_mass, Iinv, h)
+            world, model, rows, factor, x1, q1, v_half, w_half, inv_mass, Iinv, h, drift)
         # SHAKE aims at position_tolerance; only a miss beyond projection_tolerance (a link
         # turning too far within h) splits the step. With contacts too: each half detects and
         # solves its own (the step reports the whole step's, as it reports its joints' lambda
