@@ -1,12 +1,12 @@
 """A four-wheeled car with motor-driven rear wheels and servo-steered front knuckles, driving a
-slalom through a line of gates.
+slalom through a line of gates, then braking to a stop past the last one.
 
 Gate i is the opening between cone i (a light box on y = 0 at x = 8 + i * cone_spacing) and a
 static post ``gate_width`` further out, on the left (+y) for even i and on the right for odd i;
 the car has to pass through each with its wheels clear of both (its width over the wheels is
 TRACK + 2 WHEEL_HALF_WIDTH = 1.34 m). The controller returned by ``build`` carries ``gates``
-(x, side, inner edge y, outer edge y), ``path_y``, ``chassis``, ``wheels``, ``drive`` and
-``steer`` for tests and plots.
+(x, side, inner edge y, outer edge y), ``path_y``, ``chassis``, ``wheels``, ``drive``,
+``steer`` and ``stop_x`` (past it the rear motors hold their wheels still) for tests and plots.
 """
 import numpy as np
 
@@ -16,7 +16,7 @@ TITLE = "Car slalom"
 DESCRIPTION = ("A box chassis on four cylinder wheels with sprung sliders: rear axle hinges "
                "with velocity motors, front wheels on steering knuckles (vertical hinges with "
                "servos); a Stanley controller weaves it through gates left and right of a "
-               "line of light cones.")
+               "line of light cones, and it brakes to a stop past the last.")
 PARAMS = {"speed": 5.0, "cones": 5, "cone_spacing": 7.0, "amplitude": 1.6, "torque": 400.0,
           "friction": 1.0, "gate_width": 3.0}
 CAMERA = {"target": (20.0, 0.0, 0.0), "distance": 33.0, "yaw": -90, "pitch": 40}
@@ -35,7 +35,8 @@ def build(world, speed=5.0, cones=5, cone_spacing=7.0, amplitude=1.6, torque=400
           friction=1.0, gate_width=3.0):
     """A 300 kg box chassis on four 15 kg cylinder wheels (radius 0.3 m) on sprung sliders,
     rear wheels driven by motors and front ones steered by servos, driven by a Stanley
-    controller through a slalom of gates along +x.
+    controller through a slalom of gates along +x; once its back is past the last gate, the
+    rear motors brake it to a stop (3 m on, with the defaults).
 
     Parameters:
         speed (m/s): the target speed the rear motors drive at (wheel rate speed / 0.3 m,
@@ -112,6 +113,10 @@ def build(world, speed=5.0, cones=5, cone_spacing=7.0, amplitude=1.6, torque=400
         fade = np.clip((x0 + (cones - 0.5) * cone_spacing - x) / cone_spacing + 1.0, 0.0, 1.0)
         return amplitude * ramp * fade * np.cos(np.pi * (x - x0) / cone_spacing)
 
+    # where the car brakes: its back (1 m behind the chassis' centre) half a metre past the
+    # last gate (with no gates, where one would have been)
+    stop_x = x0 + (cones - 1) * cone_spacing + 1.5
+
     def controller(world):
         """Stanley steering (Hoffmann et al. 2007): the front axle's velocity is turned onto the
         line's heading plus a cross-track correction; Ackermann front angles; an electronic
@@ -136,6 +141,11 @@ def build(world, speed=5.0, cones=5, cone_spacing=7.0, amplitude=1.6, torque=400
             angles = (delta, delta)
         for joint, a in zip(steer, angles):
             joint.set_servo(float(a), STEER_STIFFNESS, STEER_DAMPING, 1000.0)
+        # past the course, a brake: the rear motors hold their wheels still
+        if chassis.position[0] > stop_x:
+            for joint in drive:
+                joint.set_motor(0.0, torque)
+            return
         # electronic differential: each rear wheel at the speed of its own arc about the
         # turn centre, so the wheels do not scrub against each other
         for joint, y in zip(drive, (y_side, -y_side)):
@@ -145,5 +155,5 @@ def build(world, speed=5.0, cones=5, cone_spacing=7.0, amplitude=1.6, torque=400
     controller.path_y = path_y            # for tests and plots
     controller.gates = gates              # (x, side, inner edge y, outer edge y) per gate
     controller.drive, controller.steer, controller.wheels = drive, steer, wheels
-    controller.chassis = chassis
+    controller.chassis, controller.stop_x = chassis, stop_x
     return controller

@@ -17,6 +17,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402  (after the thread setting above)
 
 from physics.allocator import keep_freed_memory  # noqa: E402
+from physics.energy import state_energy  # noqa: E402
 from physics.stages import STAGES  # noqa: E402
 from tools import load_scene  # noqa: E402
 
@@ -191,7 +192,7 @@ def cmd_run(args):
     if steps > MAX_RUN_STEPS:
         raise UsageError(f"--seconds {args.seconds} at steps of {world.dt:g} s would take "
                          f"{steps:.3g} steps (at most {MAX_RUN_STEPS:.0e})")
-    e0 = world.energy()
+    energy = _EnergyLog(world)
     worst_error, max_contacts = world.constraint_error(), 0
     record = {"time": [], "position": [], "orientation": [], "linear_velocity": [],
               "angular_velocity": [], "energy": [], "constraint_error": [], "joint_force": [],
@@ -206,12 +207,14 @@ def cmd_run(args):
     recording = {"shape": (len(world.bodies), len(world.joints)), "cut": None}
     for i in range(steps):
         try:
-            scene.step()
+            _step(scene, energy)
         except Exception as exc:     # a failed step (StepError: the world is as it was), or
             stopped = exc            # the scene's controller failing: what ran is kept
             steps = i
             break
         max_contacts = max(max_contacts, len(world.contacts))
+        if i % ENERGY_EVERY == 0:
+            energy.sample()
         if i % every == 0 or i == steps - 1:
             err = world.constraint_error()
             worst_error = max(worst_error, err)
@@ -220,8 +223,8 @@ def cmd_run(args):
         if not args.quiet and (i % 24 == 0 or i == steps - 1):
             _progress(i + 1, steps, start)
     wall = time.perf_counter() - start
+    energy.sample()                         # (the end, also of a run that stopped)
     taken = world._steps - steps_before     # (a controller may step the world itself)
-    e1 = world.energy()
     rows = [
         ("scene", f"{scene.name} ({scene.title})"),
         ("bodies / joints", f"{len(world.bodies)} / {len(world.joints)}"),
@@ -234,8 +237,7 @@ def cmd_run(args):
         ("real-time factor", f"{world.time / wall:.2f}x" if wall > 0 else "-"),
         ("step time", f"{wall / max(taken, 1) * 1e3:.3f} ms"),
         ("step time by stage", _stage_shares(world.profile)),
-        ("energy start / end", f"{e0:.4g} J / {e1:.4g} J"),
-        ("energy drift", _drift(e0, e1) + _energy_note(scene, max_contacts, e1 > e0)),
+        *_energy_rows(energy, scene, max_contacts, taken),
         ("max constraint error", f"{worst_error:.2e} m"),
         ("contacts (max)", f"{max_contacts}"),
     ]
@@ -280,12 +282,107 @@ def _step_text(dt: float) -> str:
     return f"1/{n}" if abs(n * dt - 1) < 1e-9 else f"{dt:g}"
 
 
-def _drift(e0: float, e1: float) -> str:
-    """The energy's change, relative to |E0| (or in J where E0 is zero: a scene that starts
-    at rest at height zero)."""
-    if abs(e0) < 1e-12:
-        return f"{e1 - e0:+.4g} J (E0 = 0)"
-    return f"{(e1 - e0) / abs(e0) * 100:+.3f} % of |E0|"
+# steps between samples of the energy (and the start and the last step): world.energy() costs
+# 1-4 % of a ready scene's step (60-100 us), so every step would slow a run that much
+ENERGY_EVERY = 8
+
+
+class _EnergyLog:
+    """The energy over a run: E0, the last sample's, the largest kinetic energy and the
+    largest |E - E0| (and when), and what the scene's controller put in (``_step``)."""
+
+    def __init__(self, world):
+        self.world, self.stats = world, dict(world.stats)
+        self.e0 = self.end = world.energy()
+        self.ke_max = world.kinetic_energy()
+        self.worst, self.worst_at = 0.0, world.time
+        self.load_work, self.loaded = 0.0, False
+        self.set_energy, self.set_steps, self.uncounted = 0.0, 0, False
+
+    def sample(self):
+        world = self.world
+        ke = world.kinetic_energy()
+        self.end = ke + world.potential_energy()
+        self.ke_max = max(self.ke_max, ke)
+        if abs(self.end - self.e0) > self.worst:
+            self.worst, self.worst_at = abs(self.end - self.e0), world.time
+
+
+def _state(world) -> np.ndarray:
+    """(n, 13) positions, orientations, velocities and spins of the world's rows, copied."""
+    n = world._n
+    return np.concatenate((world._x[:n], world._q[:n], world._v[:n], world._w[:n]), axis=1)
+
+
+def _step(scene, energy: _EnergyLog):
+    """``scene.step()``, adding up what its controller puts in: the energy of the state it
+    sets (velocities, poses) and the work of the forces and torques it queues for the step
+    (apply_force, apply_torque), F . dx + tau . (w0 + w1) dt / 2 on each body."""
+    world = scene.world
+    if scene.controller is None:
+        world.step()
+        return
+    n, steps, before = world._n, world._steps, _state(world)
+    scene.controller(world)
+    if world._n != n or world._steps != steps:
+        energy.uncounted = True              # (it added bodies, or stepped the world itself)
+    elif (_state(world) != before).any():
+        energy.set_energy += world.energy() - state_energy(
+            world, np.split(before, [3, 7, 10], axis=1))
+        energy.set_steps += 1
+    n = world._n
+    if not (world._force[:n].any() or world._torque[:n].any()):
+        world.step()
+        return
+    force, torque = world._force[:n].copy(), world._torque[:n].copy()
+    x0, w0 = world._x[:n].copy(), world._w[:n].copy()
+    world.step()
+    energy.loaded = True
+    energy.load_work += float(np.vdot(force, world._x[:n] - x0)
+                              + np.vdot(torque, w0 + world._w[:n]) * world.dt / 2)
+
+
+def _energy_rows(energy: _EnergyLog, scene, max_contacts: int, taken: int) -> list:
+    """The summary's energy rows: start and end; the drift and the largest |E - E0| in J and
+    as a share of the largest kinetic energy reached (what moves: E0 counts potential energy
+    from z = 0); what the controller put in (its loads' work, the state it set); and the steps
+    where the engine held the energy on its level or fell back, over which the drift measures
+    nothing."""
+    e0, e1, ke = energy.e0, energy.end, energy.ke_max
+    put = energy.load_work + energy.set_energy        # J, by the controller
+    drift, worst = f"{e1 - e0:+.3g} J", f"{energy.worst:.3g} J"
+    if 0 < ke < np.inf:
+        drift += f" ({(e1 - e0) / ke * 100:+.3g} % of the largest kinetic energy, {ke:.4g} J)"
+        worst += f" ({energy.worst / ke * 100:.3g} %)"
+    elif ke == 0:
+        drift += " (nothing moved)"
+    rows = [("energy start / end", f"{e0:.4g} J / {e1:.4g} J"),
+            ("energy drift", drift + ("" if energy.uncounted else
+                                      _energy_note(scene, max_contacts, e1 - e0 > put))),
+            ("energy |E - E0| max", f"{worst} at t = {energy.worst_at:.3f} s, sampled every "
+                                    f"{ENERGY_EVERY} steps")]
+    put_in = ([f"{energy.load_work:+.3g} J of work by the forces and torques it applied"]
+              if energy.loaded else [])
+    if energy.set_steps:
+        put_in.append(f"{energy.set_energy:+.3g} J by the velocities and poses it set (in "
+                      f"{energy.set_steps} step{'s' * (energy.set_steps != 1)})")
+    if energy.uncounted:
+        put_in.append("not known: it added or removed bodies, or stepped the world itself")
+    elif put_in and np.isfinite(put):
+        put_in.append(f"the drift without it: {e1 - e0 - put:+.3g} J")
+    if put_in:
+        rows.append(("controller put in", "; ".join(put_in)))
+    stats = {k: v - energy.stats.get(k, 0) for k, v in scene.world.stats.items()}
+    restores = stats["energy_restores"]
+    if restores:       # (one in a hundred steps or more: the level is what the drift shows)
+        rows.append(("energy held", f"on its level by rescaling the velocities in {restores} "
+                                    f"of {taken} steps" + (", so the drift measures nothing"
+                                                           if restores * 100 >= taken else "")))
+    fell_back = [f"{stats[k]} {what}" for k, what in (("stiff_steps", "stiff steps"),
+                 ("splits", "splits"), ("projections", "projections")) if stats[k]]
+    if fell_back:
+        rows.append(("fallback steps", ", ".join(fell_back) + f" in {taken} steps"))
+    return rows
 
 
 def _scene_rows(scene) -> list[tuple[str, str]]:
@@ -356,12 +453,10 @@ def _energy_note(scene, max_contacts: int, gained: bool) -> str:
     """Why the energy may rightly change: only a mechanism left alone must keep it."""
     world = scene.world
     if any(getattr(j, "_motor", (0.0,))[0] != 0.0 for j in world.joints):
-        return " (motors do work)"
-    if scene.controller is not None:
-        return " (the scene's controller may do work)"
+        return "; motors do work"
     if max_contacts:
-        return (" (contacts pushing bodies out of overlap can add some)" if gained else
-                " (inelastic contacts and friction take energy out)")
+        return ("; contacts pushing bodies out of overlap can add some" if gained else
+                "; inelastic contacts and friction take energy out")
     return ""
 
 

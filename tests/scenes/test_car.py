@@ -1,12 +1,13 @@
-"""The car scene drives its slalom: 10 s of the default scene, headless, then the physics is
-checked against what a car through those gates has to do (issue #5)."""
+"""The car scene drives its slalom: 11 s of the default scene, headless (through the five
+gates by 9 s, then braked to a stop), then the physics is checked against what a car through
+those gates has to do (issue #5)."""
 import numpy as np
 import pytest
 
 import scenes
 from scenes.car import TRACK, WHEEL_HALF_WIDTH, WHEEL_RADIUS
 
-SECONDS = 10.0
+SECONDS = 11.0
 HALF_WIDTH = 0.5 * TRACK + WHEEL_HALF_WIDTH     # centre line to the wheels' outer faces (m)
 
 
@@ -54,7 +55,8 @@ def drive():
 def test_passes_every_gate_on_alternating_sides_clear_of_cone_and_post(drive):
     scene, log = drive
     gates = scene.controller.gates
-    rolling = log["t"] > 0.5                             # after settling on the springs
+    # after settling on the springs, until it brakes past the last gate
+    rolling = (log["t"] > 0.5) & (log["pos"][:, 0] < scene.controller.stop_x)
     x, y = log["pos"][rolling, 0], log["pos"][rolling, 1]
     assert np.all(np.diff(x) > 0)                        # always going forward
     assert len(gates) == scene.params["cones"] == 5
@@ -76,10 +78,32 @@ def test_cruises_at_the_motor_speed_times_the_wheel_radius(drive):
     scene, log = drive
     drive_rate = scene.params["speed"] / WHEEL_RADIUS    # mean of the two rear motor targets
     expected = drive_rate * WHEEL_RADIUS
-    cruising = log["t"] > 2.0
+    cruising = (log["t"] > 2.0) & (log["pos"][:, 0] < scene.controller.stop_x)
     v = log["v_fwd"][cruising]
     assert np.all(np.abs(v - expected) < 0.1 * expected), (v.min(), v.max())   # 4.86-5.04 seen
     assert v.mean() == pytest.approx(expected, rel=0.03)                     # 4.93 seen
+
+
+def test_brakes_to_a_stop_past_the_last_gate_in_the_cameras_view(drive):
+    """It drove on past the course in a straight line (x ~ 93 m at 20 s), out of the scene's
+    fixed camera: `run car --seconds 20 --png car.png` showed only cones. Now the rear motors
+    hold their wheels once the car's back is past the last gate: it stops within 4 m (3.0 m
+    seen, in 1.5 s), still, upright, and all of it in the 1280x720 frame of the CAMERA."""
+    from render.camera import Camera
+    from scenes.car import CAMERA
+    scene, log = drive
+    stop_x = scene.controller.gates[-1][0] + 1.5      # the car's back 0.5 m past the last gate
+    x = log["pos"][:, 0]
+    assert np.all(np.diff(x[log["t"] > 0.5]) > -1e-4)          # never backs up
+    assert stop_x < x[-1] < stop_x + 4.0                     # 40.5 m seen
+    assert np.all(np.abs(log["v_fwd"][log["t"] > SECONDS - 0.5]) < 0.01)
+    chassis = scene.controller.chassis
+    corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
+    half = (1.0, 0.5 * TRACK + WHEEL_HALF_WIDTH, 0.45)     # the car with its wheels (m)
+    points = chassis.position + corners * half @ \
+        chassis.rotation.T
+    pixels = Camera.from_spec(CAMERA).project(points, 1280, 720)
+    assert np.all((pixels > 0) & (pixels < (1280, 720))), pixels
 
 
 def test_stays_on_the_ground_upright(drive):

@@ -1,4 +1,6 @@
 """The command line: a run prints its summary; every error is one line and a non-zero exit."""
+import re
+
 import numpy as np
 import pytest
 
@@ -342,7 +344,7 @@ def test_a_scene_files_bad_settings_are_one_line_naming_the_file(tmp_path, capsy
 def test_a_run_tells_what_its_controller_did_to_the_world(tmp_path, capsys):
     """A controller that adds bodies ends the recording there (its arrays hold one set of
     bodies: the save failed with 'inhomogeneous shape'), one that steps the world itself is
-    told apart in the step count, and an E0 of 0 gives the drift in J (it was
+    told apart in the step count, and an E0 of 0 gives a drift in J (it was
     +1664443779102871 %)."""
     scene = tmp_path / "grow.py"
     scene.write_text("from physics import Plane, Sphere\n"
@@ -362,7 +364,96 @@ def test_a_run_tells_what_its_controller_did_to_the_world(tmp_path, capsys):
     assert 0.2 < ends < 0.21
     assert f"recording             ends at t={ends:.3f} s: then the scene went from 1 bodies " \
            "and 0 joints to 2 and 0" in text
-    assert "(E0 = 0)" in text
+    drift = next(line for line in text.splitlines() if line.startswith("energy drift"))
+    assert 0 < float(drift.split()[2]) < 1.0        # J: the ball, 0.98 J up, came in and fell
+    # what it put in is not known (the ball's 0.98 J came with it)
+    assert "controller put in     not known: it added or removed bodies, or stepped the " \
+           "world itself" in text
+
+
+def _row(text: str, label: str) -> str:
+    """The value of the summary's row ``label``, after the label and the padding."""
+    return next(line for line in text.splitlines() if line.startswith(label))[len(label):]
+
+
+def test_the_energy_drift_is_told_in_joules_and_against_the_kinetic_energy_reached(capsys):
+    """The drift was a percentage of |E0|, which counts the potential energy from z = 0: the
+    pendulum's E0 is 16.97 J of which 2.25 J swings. Now it is in J and a share of the
+    largest kinetic energy reached, with the largest |E - E0| seen along the way."""
+    import scenes
+    assert main(["run", "pendulum", "--seconds", "1", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "|E0|" not in text
+    drift = re.fullmatch(r" +([-+][0-9.e+-]+) J \(([-+][0-9.e+-]+) % of the largest kinetic "
+                         r"energy, ([0-9.]+) J\)", _row(text, "energy drift"))
+    change, percent, largest = map(float, drift.groups())
+    assert percent == pytest.approx(change / largest * 100, rel=0.01)
+    scene = scenes.load("pendulum")           # the same second, every step's kinetic energy
+    kinetic = []
+    for _ in range(240):
+        scene.step()
+        kinetic.append(scene.world.kinetic_energy())
+    assert largest == pytest.approx(max(kinetic), rel=0.01)          # 2.255 J
+    worst = re.fullmatch(r" +([0-9.e+-]+) J \(([0-9.e+-]+) %\) at t = ([0-9.]+) s, sampled "
+                         r"every 8 steps", _row(text, "energy |E - E0| max"))
+    assert worst and abs(change) <= float(worst.group(1)) < 1e-3 * largest
+    assert 0 < float(worst.group(3)) <= 1.0
+
+
+def test_a_run_says_when_the_engine_held_the_energy_and_fell_back(tmp_path, capsys):
+    """A stiff bob (1 kg, 1e-3 kg m^2, on a 1 m hinge at dt 1/60) takes stiff steps, through
+    which the engine rescales the velocities onto the energy's level: its drift is then 0 by
+    construction, and the summary says so instead of looking perfect."""
+    scene = tmp_path / "bob.py"
+    scene.write_text("from physics import Hinge, Sphere\n"
+                     "WORLD = {'dt': 1 / 60}\n"
+                     "def build(world):\n"
+                     "    bob = world.add_body(Sphere(0.05), mass=1.0, inertia=(1e-3,) * 3,\n"
+                     "                         position=(1, 0, 0))\n"
+                     "    world.add_joint(Hinge(None, bob, anchor=(0, 0, 0), axis=(0, 1, 0)))\n")
+    assert main(["run", str(scene), "--seconds", "0.5", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert _row(text, "energy held").strip() == (
+        "on its level by rescaling the velocities in 13 of 30 steps, so the drift measures "
+        "nothing")
+    assert _row(text, "fallback steps").strip() == "13 stiff steps in 30 steps"
+    assert main(["run", "pendulum", "--seconds", "0.5", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "energy held" not in text and "fallback steps" not in text
+
+
+def test_a_run_measures_the_energy_its_controller_puts_in(tmp_path, capsys):
+    """The gyroscope's controller holds its T-handle's weight up and it does not move: the
+    summary said the controller "may do work"; now it gives the work its loads did, 0 J, and
+    the drift without it. A ball, without gravity, set moving at 2 m/s (2 J), then pushed by
+    2 N and turned by 0.04 N m for 0.5 s (0.5 + 0.05 J), gains just what they put in."""
+    assert main(["run", "gyroscope", "--seconds", "0.5", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "may do work" not in text
+    drift = float(_row(text, "energy drift").split()[0])
+    assert _row(text, "controller put in").strip() == \
+        f"+0 J of work by the forces and torques it applied; the drift without it: {drift:+.3g} J"
+    scene = tmp_path / "push.py"
+    scene.write_text("from physics import Sphere\n"
+                     "WORLD = {'gravity': (0, 0, 0)}\n"
+                     "def build(world):\n"
+                     "    ball = world.add_body(Sphere(0.1), mass=1.0)\n"
+                     "    def push(world):\n"
+                     "        if world.time == 0:\n"
+                     "            ball.linear_velocity = (0, 2.0, 0)\n"
+                     "        ball.apply_force((2.0, 0, 0))\n"
+                     "        ball.apply_torque((0, 0, 0.04))\n"
+                     "    return push\n")
+    assert main(["run", str(scene), "--seconds", "0.5", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    work, put, rest = re.fullmatch(
+        r" +([-+][0-9.e+-]+) J of work by the forces and torques it applied; ([-+][0-9.e+-]+) J "
+        r"by the velocities and poses it set \(in 1 step\); the drift without it: "
+        r"([-+][0-9.e+-]+) J", _row(text, "controller put in")).groups()
+    assert float(work) == pytest.approx(0.55, rel=0.01)
+    assert float(put) == pytest.approx(2.0, rel=1e-9)
+    assert abs(float(rest)) < 0.01 * float(work)
+    assert float(_row(text, "energy drift").split()[0]) == pytest.approx(2.55, rel=0.01)
 
 
 def test_a_recording_names_its_joint_coordinates_and_the_plot_labels_them(tmp_path,
