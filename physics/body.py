@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from .math3d import cross
-from .validation import (check_bits, check_inertia, check_name, check_positive,
-                         check_quaternion, check_vector, shown)
+from .validation import (check_bits, check_inertia, check_positive, check_quaternion,
+                         check_vector, name_property, shown)
 
 
 def _material(name: str, field: str, doc: str) -> property:
@@ -61,14 +61,7 @@ class Body:
         self._shape = shape
         self.name = name
 
-    @property
-    def name(self) -> str | None:
-        """A label for the body (shown in its repr and errors), or None."""
-        return self._name
-
-    @name.setter
-    def name(self, value):
-        self._name = check_name("name", value)
+    name = name_property("body")
 
     @property
     def shape(self):

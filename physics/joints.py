@@ -14,8 +14,8 @@ import numpy as np
 
 from .limits import EFFORT_KINDS, TURNED, WRAPPED_LIMIT, angle_about
 from .math3d import cross, perpendicular_pair
-from .validation import (check_name, check_number, check_positive, check_unit_direction,
-                         check_vector, shown)
+from .validation import (check_number, check_positive, check_unit_direction, check_vector,
+                         name_property, shown)
 
 
 class Joint:
@@ -45,14 +45,7 @@ class Joint:
         self._world = None
         self._index = -1
 
-    @property
-    def name(self) -> str | None:
-        """A label for the joint (shown in its repr and errors), or None."""
-        return self._name
-
-    @name.setter
-    def name(self, value):
-        self._name = check_name("name", value)
+    name = name_property("joint")
 
     # -- binding to a world --------------------------------------------------------------
     def _frame(self, body):

@@ -97,6 +97,18 @@ def check_name(name: str, value) -> str | None:
     return value
 
 
+def name_property(what: str) -> property:
+    """The ``name`` of a body or joint (kept in ``_name``): a label checked by check_name."""
+    def get(self) -> str | None:
+        return self._name
+
+    def set(self, value):
+        self._name = check_name("name", value)
+
+    return property(get, set, doc=f"A label for the {what} (shown in its repr and errors), "
+                                  "or None.")
+
+
 def check_choice(name: str, value, choices) -> str:
     """One of the strings ``choices``."""
     if not isinstance(value, str) or value not in choices:
