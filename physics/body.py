@@ -227,6 +227,12 @@ class Body:
     rolling_friction = _material("rolling_friction", "_rolling_friction", """m: a contact of
         this body resists rolling with a torque of up to this length times its normal force
         (the larger of the two bodies' values; 0: rolls freely).""")
+    linear_damping = _material("linear_damping", "_linear_damping", """1/s: viscous damping of
+        the body's velocity, a force -c m v (linearly implicit: a free body's speed falls by
+        1 / (1 + c dt) a step, near exp(-c t), stable for any c); 0: none. A body falling
+        under gravity reaches g / c.""")
+    angular_damping = _material("angular_damping", "_angular_damping", """1/s: viscous damping
+        of the body's spin, a torque -c I w (as linear_damping); 0: none.""")
     spin_friction = _material("spin_friction", "_spin_friction", """m: a contact of this body
         resists turning about its normal with a torque of up to this length times its normal
         force (the larger of the two bodies' values; 0: spins freely, as a point contact

@@ -283,13 +283,18 @@ class _Actuated(_Frictional):
     def set_servo(self, target: float, stiffness: float, damping: float = 0.0,
                   max_force: float = np.inf):
         """Pull the coordinate towards ``target`` with an implicit spring (stiffness, N m/rad
-        or N/m) and damper (N m s/rad or N s/m), at most ``max_force``."""
+        or N/m) and damper (N m s/rad or N s/m), at most ``max_force``. Stiffness 0 with a
+        damping makes a pure damper, resisting the rate alone (the target then plays no
+        part)."""
         self._check_settable()
         t = check_number("target", target)
         if self._wrapped and abs(t) > np.pi:
             raise ValueError(f"target must lie within [-pi, pi] (the angle wraps), got {t}")
-        k = check_positive("stiffness", stiffness)
+        k = check_positive("stiffness", stiffness, allow_zero=True)
         d = check_positive("damping", damping, allow_zero=True)
+        if k == 0 and d == 0:
+            raise ValueError("stiffness and damping are both 0: give a stiffness for a servo, "
+                             "or a damping (with stiffness 0) for a damper")
         f = check_positive("max_force", max_force, allow_inf=True)
         self._motor = (2.0, t, k, d)
         self._max_force = f

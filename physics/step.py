@@ -1,7 +1,7 @@
 """The step pipeline: plain functions over the world's arrays.
 
 One symplectic sub-step of size h (``symplectic_substep``, RATTLE form):
-  1. applied_wrench     gravity and user loads (N, N m, world frame)
+  1. applied_wrench     gravity, user loads and damping (N, N m, world frame)
   2. rows               every joint primitive table writes C, Ja, Jb, Jdot u (one call a kind)
   3. bounded rows       contacts, limits and motors, impacts resolved first (``unilateral``)
   4. multipliers        the seed equation of 003_* for the joints alone (``seed_multipliers``),
@@ -31,7 +31,7 @@ from .energy import kinetic_energy, restore_energy, state_energy
 from .linsolve import SingularSystemError
 from .limits import DRIVE, UPPER, WRENCH_WIDTH
 from .math3d import cross, einsum, quat_multiply, quat_to_matrix, rotate_quat
-from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation,
+from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation, inertia_times,
                        gyroscopic_torque_explicit, midpoint_turn, world_inverse_inertia)
 from .sleeping import joint_links, joints_with_rows
 from .rows import (Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables,
@@ -153,15 +153,38 @@ def _spinning(inertia, dynamic):
 
 
 # -- stage 1: applied wrench ---------------------------------------------------------------
-def applied_wrench(world, model, R, w):
-    """External force (N, 3) and torque (N, 3), world frame: gravity, user loads and the
-    gyroscopic torque -w x I w."""
+def applied_wrench(world, model, R, v, w, h=0.0):
+    """External force (N, 3) and torque (N, 3), world frame: gravity, user loads, damping
+    and the gyroscopic torque -w x I w; and the torque the kicks take when the gyroscopic
+    torque is left to the drift (``world.gyroscopic == "implicit"``): loads and damping."""
     n = world._n
     mass = world._mass[:n]
     F = world._force[:n] + np.where(world._inv_mass[:n, None] > 0, mass[:, None], 0.0) * world.gravity
-    T = world._torque[:n] + gyroscopic_torque_explicit(R, body_inertia(world, model), w,
-                                                       model.spinning)
-    return F, T
+    T_loads = world._torque[:n]
+    damped = damping_wrench(world, model, R, v, w, h, F, T_loads)
+    if damped is not None:
+        F, T_loads = F + damped[0], T_loads + damped[1]
+    T = T_loads + gyroscopic_torque_explicit(R, body_inertia(world, model), w, model.spinning)
+    return F, T, (T_loads if world.gyroscopic == "implicit" else T)
+
+
+def damping_wrench(world, model, R, v, w, h, F, T):
+    """The bodies' viscous damping (N, N m; c, c' their linear and angular damping, 1/s), or
+    None without any: -m c (v + h F / m) / (1 + c h) and -c' (I w + h T) / (1 + c' h), of the
+    velocity the other loads F, T (N, 3) would give after h. A kick of h then leaves a free
+    body (v + h F / m) / (1 + c h): stable for any c h, and a falling body ends at g / c
+    exactly (h = 0: plain -m c v)."""
+    n = world._n
+    c, c_spin = world._linear_damping[:n], world._angular_damping[:n]
+    if not (c.any() or c_spin.any()):
+        return None
+    dynamic = world._inv_mass[:n] > 0
+    linear = np.where(dynamic, c / (1.0 + c * h), 0.0)[:, None]
+    angular = np.where(dynamic, c_spin / (1.0 + c_spin * h), 0.0)[:, None]
+    spin = einsum("nji,nj->ni", R, w)
+    spin = einsum("nij,nj->ni", R, inertia_times(body_inertia(world, model), spin))
+    mass = np.where(dynamic, world._mass[:n], 0.0)[:, None]      # (static: inf)
+    return -linear * (mass * v + h * F), -angular * (spin + h * T)
 
 
 # -- stage 3: the seed equation --------------------------------------------------------------
@@ -390,9 +413,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
 
     # Phi for the multipliers includes the gyroscopic torque; with the torque-free flow in the
     # drift the kicks carry only the applied loads
-    F, T = applied_wrench(world, model, R, w)
+    F, T, T_kick = applied_wrench(world, model, R, v, w, h)
     flow = world.gyroscopic == "implicit"
-    T_kick = world._torque[:n] if flow else T
     kin = Kinematics(x, R, v, w)
     rows = lam = factor = None
     clock = world._clock
@@ -587,8 +609,7 @@ def _turns_too_far(model, w, h):
     """Whether a body with joint rows turns by more than MAX_KICKED_TURN within h at w."""
     if h * np.abs(w).max(initial=0.0) <= MAX_KICKED_TURN / np.sqrt(3.0):
         return False                    # (the common case, without a norm per body)
-    jointed = np.concatenate([model.a, model.b])
-    spin = w.take(jointed, axis=0)
+    spin = w.take(model.jointed, axis=0)
     return bool(h * np.sqrt(einsum("ij,ij->i", spin, spin)).max() > MAX_KICKED_TURN)
 
 
@@ -614,7 +635,7 @@ def rk4_substep(world, model, x, q, v, w, h):
         qn = q / np.linalg.norm(q, axis=1, keepdims=True)
         R = quat_to_matrix(qn)
         Iinv = world_inverse_inertia(R, body_inverse_inertia(world, model))
-        F, T = applied_wrench(world, model, R, w)
+        F, T, _ = applied_wrench(world, model, R, v, w)
         rows = lam = None
         if model.m:
             rows = evaluate_tables(model.tables, Kinematics(x, R, v, w))
@@ -714,10 +735,12 @@ def _placed_on_joints(world, model, x, q, v, w):
 
 
 def _conservative(world, report) -> bool:
-    """No contacts, limits, motors, user loads or kinematic bodies acted in this step: energy
-    must not rise."""
+    """No contacts, limits, motors, user loads, damping or kinematic bodies acted in this
+    step: energy must not rise."""
     n = world._n
     return report.uni is None and not (world._force[:n].any() or world._torque[:n].any()
+                                       or world._linear_damping[:n].any()
+                                       or world._angular_damping[:n].any()
                                        or kinematic(world).any())
 
 

@@ -233,6 +233,7 @@ class World:
         "_kind": ((), np.int64), "_params": ((4,), float),
         "_friction": ((), float), "_restitution": ((), float),
         "_rolling_friction": ((), float), "_spin_friction": ((), float),
+        "_linear_damping": ((), float), "_angular_damping": ((), float),
         "_group": ((), np.int64), "_mask": ((), np.int64),
         # sleeping: asleep, still for how long (s), the island it fell asleep with (-1 awake)
         "_asleep": ((), bool), "_still_time": ((), float), "_island": ((), np.int64),
@@ -281,7 +282,8 @@ class World:
                  position=(0, 0, 0), orientation=(1, 0, 0, 0), linear_velocity=(0, 0, 0),
                  angular_velocity=(0, 0, 0), static: bool = False, friction: float = 0.5,
                  restitution: float = 0.0, rolling_friction: float = 0.0,
-                 spin_friction: float = 0.0, name: str | None = None) -> Body:
+                 spin_friction: float = 0.0, linear_damping: float = 0.0,
+                 angular_damping: float = 0.0, name: str | None = None) -> Body:
         """Add a rigid body and return its handle.
 
         Mass properties come from ``shape`` with ``mass`` (kg) or ``density`` (kg/m^3); an
@@ -295,11 +297,14 @@ class World:
         ``restitution`` (0..1, the pair's is the larger), ``rolling_friction`` and
         ``spin_friction`` (m: a contact resists rolling, and turning about its normal, with up
         to that length times its normal force; the pair's is the larger; 0: none, and no rows
-        for it).
+        for it). ``linear_damping`` and ``angular_damping`` (1/s): viscous damping of the
+        body's velocity and spin (see ``Body.linear_damping``).
         """
         if shape is not None and not isinstance(shape, Shape):
             raise ValueError(f"shape must be a Sphere, Box, Capsule, Cylinder or Plane, got {shape!r}")
         static = check_flag("static", static) or isinstance(shape, Plane)
+        damping = [check_positive(label, value, allow_zero=True) for label, value in
+                   (("linear_damping", linear_damping), ("angular_damping", angular_damping))]
         pos = check_vector("position", position, 3)
         quat = check_quaternion("orientation", orientation)
         vel = check_vector("linear_velocity", linear_velocity, 3)
@@ -322,6 +327,7 @@ class World:
         body.restitution = restitution
         body.rolling_friction = rolling_friction
         body.spin_friction = spin_friction
+        self._linear_damping[i], self._angular_damping[i] = damping
         self._body_appended()
         return body
 

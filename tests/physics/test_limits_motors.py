@@ -997,3 +997,19 @@ def test_a_force_on_a_slider_pushes_its_carriage_at_f_over_m():
     assert slider.position == pytest.approx(1.0, rel=1e-6)
     with pytest.raises(ValueError, match="force"):
         slider.apply_force(float("nan"))
+
+
+def test_a_servo_of_stiffness_0_is_a_damper_on_the_joint():
+    """set_servo(stiffness=0, damping=d) resists the rate alone: a wheel on a hinge spinning
+    at 10 rad/s (inertia 0.005 kg m^2) with d = 0.01 N m s/rad slows as exp(-d t / I), to
+    10 exp(-2) after 1 s within 1 % (implicit: (1 + d h / I)^-n, 0.8 % above it at dt
+    1/240), and its motor_effort is -d times its rate. Both 0 is refused."""
+    world = World(gravity=(0, 0, 0))
+    wheel = world.add_body(Cylinder(0.1, 0.02), mass=1.0, angular_velocity=(0, 0, 10.0))
+    hinge = world.add_joint(Hinge(None, wheel, axis=(0, 0, 1)))
+    hinge.set_servo(target=0.0, stiffness=0.0, damping=0.01)
+    world.step(240)
+    assert hinge.rate == pytest.approx(10 * np.exp(-2.0), rel=1e-2)
+    assert hinge.motor_effort == pytest.approx(-0.01 * hinge.rate, rel=5e-3)
+    with pytest.raises(ValueError, match="both 0"):
+        hinge.set_servo(target=0.0, stiffness=0.0, damping=0.0)

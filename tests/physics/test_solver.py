@@ -45,7 +45,7 @@ def test_lambda_equals_a_dense_solve_of_the_seed_equation_at_a_random_state():
     for i in range(n):
         Minv[6 * i: 6 * i + 3, 6 * i: 6 * i + 3] = np.eye(3) * world._inv_mass[i]
         Minv[6 * i + 3: 6 * i + 6, 6 * i + 3: 6 * i + 6] = Iinv[i]
-    F, T = applied_wrench(world, world._model(), R, w)
+    F, T, _ = applied_wrench(world, world._model(), R, v, w)
     phi = np.concatenate([F, T], axis=1).reshape(-1)
     u = np.concatenate([v, w], axis=1).reshape(-1)
     k, d = world.baumgarte
