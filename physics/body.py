@@ -121,9 +121,11 @@ class Body:
     @property
     def position(self) -> np.ndarray:
         """Centre of mass, world frame, metres (3,). A dynamic jointed body placed where its
-        joints do not allow is moved onto them at the next step (the nearest pose they allow,
-        in the mass metric; bodies jointed to it share the move), keeping its velocity; place
-        a mechanism whole to move it. (``orientation`` likewise.)"""
+        joints do not allow is moved onto them at the next step (near the nearest pose they
+        allow, in the mass metric; bodies jointed to it share the move; StepError if they
+        cannot be met), keeping its velocity; place a mechanism whole to move it. A static
+        body moved this way each step is teleported: what is jointed to it follows without
+        its velocity; give it a ``linear_velocity`` to drive it. (``orientation`` likewise.)"""
         return self._get(self._world._x)
 
     @position.setter

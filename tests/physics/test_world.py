@@ -313,6 +313,38 @@ def test_a_body_placed_off_its_joint_is_put_back_on_it_at_rest(place):
     assert hinge.angle != 0.0 and world.stats["splits"] == 0
 
 
+def capsule_chain(links=10):
+    world, prev, bodies = World(), None, []
+    for i in range(links):
+        body = world.add_body(Capsule(0.03, 0.1), mass=0.5, position=(0, 0, -0.1 - 0.2 * i))
+        world.add_joint(Ball(prev, body, anchor=(0, 0, -0.2 * i)))
+        prev = body
+        bodies.append(body)
+    return world, bodies
+
+
+@pytest.mark.parametrize("link, offset", [(5, 1.0), (9, 10.0), (0, 100.0)])
+def test_a_chain_link_placed_far_off_is_put_back_without_flinging_the_chain(link, offset):
+    """A hanging 10-link chain with one link moved 1 to 100 m sideways: the placement's
+    Newton steps are halved until they lower the joints' error, and the chain starts from
+    rest. Full steps made the error worse from a metre off, and the step then flung the chain
+    to 5.9e16 m (middle link, 1 m) or 400 m/s (end link, 2 m)."""
+    world, bodies = capsule_chain()
+    bodies[link].position = bodies[link].position + (offset, 0, 0)
+    world.step()
+    assert world.constraint_error() < 1e-8
+    assert max(np.linalg.norm(b.linear_velocity) for b in bodies) < 0.1
+
+
+def test_a_placement_the_joints_cannot_meet_is_refused_leaving_the_world_as_it_was():
+    world, bodies = capsule_chain()
+    bodies[9].position = bodies[9].position + (100.0, 0, 0)
+    before = world.get_state()
+    with pytest.raises(StepError, match="place the mechanism whole"):
+        world.step()
+    assert_same_state(world.get_state(), before)
+
+
 def test_joint_forces_and_contacts_describe_the_last_step_until_the_next():
     """Reading a joint's force after an edit elsewhere gave 0 N (the report was dropped with
     the step's caches), and after add_body the contacts were gone too."""
