@@ -305,6 +305,9 @@ class World:
         static = check_flag("static", static) or isinstance(shape, Plane)
         damping = [check_positive(label, value, allow_zero=True) for label, value in
                    (("linear_damping", linear_damping), ("angular_damping", angular_damping))]
+        if static and any(damping):
+            raise ValueError("a static body takes no damping (nothing slows a static body); "
+                             "drop linear_damping= and angular_damping=")
         pos = check_vector("position", position, 3)
         quat = check_quaternion("orientation", orientation)
         vel = check_vector("linear_velocity", linear_velocity, 3)

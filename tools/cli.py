@@ -452,8 +452,16 @@ def _stage_shares(profile: dict) -> str:
 def _energy_note(scene, max_contacts: int, gained: bool) -> str:
     """Why the energy may rightly change: only a mechanism left alone must keep it."""
     world = scene.world
-    if any(getattr(j, "_motor", (0.0,))[0] != 0.0 for j in world.joints):
+    # a joint's own motor (hinge, slider) and its coordinates' (cylindrical, universal)
+    drives = [d for j in world.joints for d in
+              [j] + [getattr(j, name, None) for name in ("turning", "sliding", "turning_a",
+                                                         "turning_b")]]
+    if any(getattr(d, "_motor", (0.0,))[0] != 0.0 for d in drives):
         return "; motors do work"
+    damped = any(b.linear_damping or b.angular_damping for b in world.bodies if not b.static)
+    if damped and not gained:
+        return "; damping takes energy out" + (
+            ", and inelastic contacts and friction" if max_contacts else "")
     if max_contacts:
         return ("; contacts pushing bodies out of overlap can add some" if gained else
                 "; inelastic contacts and friction take energy out")

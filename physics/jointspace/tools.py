@@ -78,7 +78,7 @@ def maximal_accelerations(world):
     R = quat_to_matrix(q)
     inv_mass = world._inv_mass[:n]
     Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
-    F, T, _ = step.applied_wrench(world, model, R, v, w)
+    F, T, _ = step.applied_wrench(world, model, R, v, w, damped=True)
     rows = lam = None
     if model.m:
         rows = evaluate_tables(model.tables, Kinematics(x, R, v, w))

@@ -632,3 +632,24 @@ def test_readme_command_line_section_shows_every_option():
                 if flag.startswith("--") and flag != "--help":
                     assert re.search(rf"{flag}\b", usage[command]), (command, flag)
     assert all(re.search(rf"\b{name}\b", usage["bench"]) for name in bench.all_names())
+
+
+def test_the_energy_note_names_a_coordinates_motor_and_damping(tmp_path, capsys):
+    """A cylindrical joint's motor (joint.turning.set_motor) does work, and damping takes
+    energy out: the summary said neither (a +16.8 J gain went unexplained)."""
+    motor = tmp_path / "spun.py"
+    motor.write_text("from physics import Cylinder, Cylindrical\n"
+                     "def build(world):\n"
+                     "    wheel = world.add_body(Cylinder(0.3, 0.05), mass=2.0, position=(0, 0, 1))\n"
+                     "    joint = world.add_joint(Cylindrical(None, wheel, axis=(0, 0, 1)))\n"
+                     "    joint.turning.set_motor(velocity=20.0, max_force=5.0)\n")
+    assert main(["run", str(motor), "--seconds", "0.5", "--quiet"]) == 0
+    assert _row(capsys.readouterr().out, "energy drift").endswith("; motors do work")
+    damped = tmp_path / "damped.py"
+    damped.write_text("from physics import Box, Hinge\n"
+                      "def build(world):\n"
+                      "    rod = world.add_body(Box((0.5, 0.03, 0.03)), mass=1.0,\n"
+                      "                         position=(0.5, 0, 2), angular_damping=0.5)\n"
+                      "    world.add_joint(Hinge(None, rod, anchor=(0, 0, 2), axis=(0, 1, 0)))\n")
+    assert main(["run", str(damped), "--seconds", "0.5", "--quiet"]) == 0
+    assert _row(capsys.readouterr().out, "energy drift").endswith("; damping takes energy out")
