@@ -13,31 +13,20 @@ from .validation import (check_bits, check_inertia, check_positive, check_quater
                          check_vector, name_property, shown)
 
 
-def _material(name: str, field: str, doc: str) -> property:
-    """A body's non-negative material value ``name``, held in the world array ``field``."""
-    def get(self) -> float:
-        return float(getattr(self._world, field)[self.row])
-
-    def set(self, value):
-        getattr(self._world, field)[self.row] = check_positive(name, value, allow_zero=True)
-        self._world._wake_touching(self)        # (a box made slippery on a slope slides)
-
-    return property(get, set, doc=doc)
-
-
-def _damping(name: str, field: str, doc: str) -> property:
-    """A dynamic body's non-negative damping ``name`` (1/s), held in the world array
-    ``field``; a static body's is 0 (nothing moves it that damping could slow)."""
+def _material(name: str, field: str, doc: str, dynamic_only: bool = False) -> property:
+    """A body's non-negative material value ``name``, held in the world array ``field``;
+    ``dynamic_only``: a static body's stays 0 (damping: nothing slows a static body)."""
     def get(self) -> float:
         return float(getattr(self._world, field)[self.row])
 
     def set(self, value):
         value = check_positive(name, value, allow_zero=True)
-        if value and self.static:
+        if dynamic_only and value and self.static:
             raise ValueError(f"{name}: {self!r} is static, and nothing slows a static body "
                              "(a moving one keeps its velocity); give damping to dynamic "
                              "bodies")
         getattr(self._world, field)[self.row] = value
+        self._world._wake_touching(self)        # (a box made slippery on a slope slides)
 
     return property(get, set, doc=doc)
 
@@ -246,12 +235,12 @@ class Body:
     rolling_friction = _material("rolling_friction", "_rolling_friction", """m: a contact of
         this body resists rolling with a torque of up to this length times its normal force
         (the larger of the two bodies' values; 0: rolls freely).""")
-    linear_damping = _damping("linear_damping", "_linear_damping", """1/s: viscous damping of
+    linear_damping = _material("linear_damping", "_linear_damping", """1/s: viscous damping of
         the body's velocity, a force -c m v (implicit: a free body's speed falls by
         1 / (1 + c dt) a step, near exp(-c t), stable for any c; a body at rest feels none);
-        0: none. A body falling under gravity reaches about g / c.""")
-    angular_damping = _damping("angular_damping", "_angular_damping", """1/s: viscous damping
-        of the body's spin, a torque -c I w (as linear_damping); 0: none.""")
+        0: none. A body falling under gravity reaches about g / c.""", dynamic_only=True)
+    angular_damping = _material("angular_damping", "_angular_damping", """1/s: viscous damping
+        of the body's spin, a torque -c I w (as linear_damping); 0: none.""", dynamic_only=True)
     spin_friction = _material("spin_friction", "_spin_friction", """m: a contact of this body
         resists turning about its normal with a torque of up to this length times its normal
         force (the larger of the two bodies' values; 0: spins freely, as a point contact

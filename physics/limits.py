@@ -463,10 +463,11 @@ def _limits_under_motors(plan, kept, motors, target):
     go this step (its row's ``target``), or None for none. Such a limit is hard: it takes
     none of the bounded rows' softness, so the motor's own softness takes the conflict (the
     stalled motor pushes with what that softness gives for the speed it misses, up to its
-    max_force: ``unilateral.bounded_warm_start``) while the limit holds. (The two rows share their Jacobian: both soft, centred on last step's
-    forces, they split the conflict afresh every step, and a 1 kg rod driven at 1 rad/s
-    into a hinge limit with max_force 1e6 N m went on through it at 0.8 rad/s, the two
-    efforts growing by 400 N m a step. Servos are compliant and yield by themselves.)"""
+    max_force: ``unilateral.bounded_warm_start``) while the limit holds. (The two rows share
+    their Jacobian: both soft, centred on last step's forces, they split the conflict afresh
+    every step, and a 1 kg rod driven at 1 rad/s into a hinge limit with max_force 1e6 N m
+    went on through it at 0.8 rad/s, the two efforts growing by 400 N m a step. Servos are
+    compliant and yield by themselves.)"""
     entry, sign = plan.entry.take(kept), plan.sign.take(kept)
     limit = np.ones(kept.size, dtype=bool)
     limit[np.searchsorted(kept, plan.motor)] = False

@@ -4,12 +4,12 @@ something touches them (``World(sleeping=True)``).
 An island is a connected set of dynamic bodies, linked by joints and by the step's contacts
 (speculative ones too: bodies about to touch belong together); static bodies and the ground
 link nothing. After every step each awake body's still time grows by dt while its speed is
-below ``world.sleep_speed`` (m/s) and its spin below ``world.sleep_spin`` (rad/s), or so slow
-that it moves the body's mass about its centre slower than ``sleep_speed`` (a 3 cm marble
-rolling on at 0.3 rad/s, 9 mm/s, is still), and drops to zero otherwise. An island whose bodies have all been still for ``world.sleep_time`` (s)
-falls asleep: its velocities are zeroed and the step treats its bodies as static (no
-integration, no rows for its joints, no contacts among its bodies or with static ones) until
-it is woken, all of it at once:
+below ``world.sleep_speed`` (m/s) and its spin below ``world.sleep_spin`` (rad/s), or so
+slow that it moves the body's mass about its centre slower than ``sleep_speed`` (a 3 cm
+marble rolling on at 0.3 rad/s, 9 mm/s, is still), and drops to zero otherwise. An island
+whose bodies have all been still for ``world.sleep_time`` (s) falls asleep: its velocities
+are zeroed and the step treats its bodies as static (no integration, no rows for its joints,
+no contacts among its bodies or with static ones) until it is woken, all of it at once:
 
 - by a contact with an awake body: when a step's collision stage finds one (speculative: the
   contact margin and the closing speed find it before they touch), the step starts again
@@ -117,17 +117,6 @@ def islands(world, moves) -> np.ndarray:
     return connected_components(graph, directed=False)[1]
 
 
-def _turning_reach(world) -> np.ndarray:
-    """(n,) m^2: the largest principal moment of inertia over the mass: |w|^2 times it bounds
-    w.I w / m, the mean square speed that a spin w gives a body's mass about its centre (0
-    for static bodies)."""
-    model = world._compiled
-    n = world._n
-    moments = (model.principal if model is not None and model.principal is not None
-               else np.linalg.eigvalsh(world._inertia[:n]))
-    return moments.max(axis=1) * world._inv_mass[:n]
-
-
 def update_sleep(world):
     """After a step: count still time, put the islands that stayed still long enough to
     sleep. (The islands are only found when some body has been still long enough.)"""
@@ -139,7 +128,7 @@ def update_sleep(world):
     spin = np.einsum("ij,ij->i", w, w)
     still = ((np.einsum("ij,ij->i", v, v) < world.sleep_speed ** 2)
              & ((spin < world.sleep_spin ** 2)
-                | (spin * _turning_reach(world) < world.sleep_speed ** 2)))
+                | (spin * world._model().turning_reach < world.sleep_speed ** 2)))
     still &= ~riding_kinematic(world)
     still_time = world._still_time[:n]
     still_time[:] = np.where(awake & still, still_time + world.dt, 0.0)

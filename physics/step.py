@@ -85,6 +85,7 @@ class Model:
     spinning: np.ndarray | slice  # dynamic bodies with an anisotropic inertia (see _spinning)
     pair_cache: PairCache    # the broadphase candidates of these bodies, kept between steps
     jointed: np.ndarray      # the body rows that joint rows act on
+    turning_reach: np.ndarray  # (N,) m^2: largest principal moment over mass (sleeping)
 
     @property
     def m(self) -> int:
@@ -122,7 +123,9 @@ def compile_model(world) -> Model:
                  shaped >= 2, anchor_sides(tables, world._inv_inertia[:n]),
                  principal, principal_inv, _spinning(world._inertia[:n], inv_mass > 0),
                  PairCache(world._kind[:n], world._params[:n], excluded_pairs(world)),
-                 np.union1d(a, b))
+                 np.union1d(a, b),
+                 (principal if principal is not None
+                  else np.linalg.eigvalsh(world._inertia[:n])).max(axis=1) * inv_mass)
 
 
 def _slice_if_contiguous(rows):
@@ -163,8 +166,9 @@ def applied_wrench(world, model, R, v, w, damped=False):
     mass = world._mass[:n]
     F = world._force[:n] + np.where(world._inv_mass[:n, None] > 0, mass[:, None], 0.0) * world.gravity
     T_loads = world._torque[:n]
-    if damped and _damping(world) is not None:
-        c, c_spin = _damping(world)
+    damping = _damping(world) if damped else None
+    if damping is not None:
+        c, c_spin = damping
         spin = einsum("nij,nj->ni", R, inertia_times(body_inertia(world, model),
                                                       einsum("nji,nj->ni", R, w)))
         F = F - (c * np.where(world._inv_mass[:n] > 0, mass, 0.0))[:, None] * v
@@ -305,14 +309,6 @@ def correct_to_manifold(world, model, rows, factor, x1, q1, v_half, w_half, inv_
 FAST_TURN = 0.05
 
 
-def _turns_fast(model, w, h) -> bool:
-    """Whether a body with joint rows turns more than FAST_TURN in h at spin w (N, 3)."""
-    if not model.m:
-        return False
-    spin = w[model.jointed]
-    return float(np.einsum("ij,ij->i", spin, spin).max()) * h * h > FAST_TURN ** 2
-
-
 def _corrected_drift(world, model, q, R, inertia, w_half, rotation, h):
     """The orientations (N, 4) at the end of the drift of the spin w_half + theta / h, as a
     function of SHAKE's summed rotational corrections theta (N, 3).
@@ -356,12 +352,18 @@ def project_positions(world, model, x, q, v, w):
         best = (err, x, q)
         if err <= world.position_tolerance:
             break
-        Iinv = world_inverse_inertia(R, body_inverse_inertia(world, model))
-        factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
-        mu = model.pattern.factorizer.solve(factor, rows.C)
-        dx, dtheta = model.scatter.response(rows.blocks, -mu, inv_mass, Iinv)
+        dx, dtheta = _newton_move(world, model, R, rows, inv_mass)
         x, q = x + dx, rotate_quat(q, dtheta)
     return best
+
+
+def _newton_move(world, model, R, rows, inv_mass):
+    """The move (dx, dtheta) (N, 3) each of Newton's step on C = 0 along J M^-1 J^T from the
+    positions whose rotations R (N, 3, 3) and rows (C and J) are given."""
+    Iinv = world_inverse_inertia(R, body_inverse_inertia(world, model))
+    factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
+    mu = model.pattern.factorizer.solve(factor, rows.C)
+    return model.scatter.response(rows.blocks, -mu, inv_mass, Iinv)
 
 
 def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None,
@@ -492,7 +494,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     v_half, w_half = damped_velocities(world, v_half, w_half, h)
     if uni is not None and world.geometric_stiffness and lam.size:
         K_found = unresolved_stiffness(model, kin, lam, h)
-    if uni is not None and model.m and _turns_too_far(model, w_half, h) and \
+    if uni is not None and model.m and _turns_more_than(model, w_half, h, MAX_KICKED_TURN) and \
             _may_split(world, depth, uni):
         end = _split(world, model, x, q, v, w, h, depth)
         return end, StepReport(rows, lam, x, R, uni, lam_b)
@@ -507,7 +509,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     stabilize = model.m and world.post_stabilization
     if stabilize:
         drift = (_corrected_drift(world, model, q, R, inertia, w_half, rotation, h)
-                 if _turns_fast(model, w_half, h) else None)
+                 if _turns_more_than(model, w_half, h, FAST_TURN) else None)
         err, x1, q1, v_half, w_half = correct_to_manifold(
             world, model, rows, factor, x1, q1, v_half, w_half, inv_mass, Iinv, h, drift)
         # SHAKE aims at position_tolerance; only a miss beyond projection_tolerance (a link
@@ -620,12 +622,12 @@ def _split(world, model, x, q, v, w, h, depth):
 MAX_KICKED_TURN = 1.0
 
 
-def _turns_too_far(model, w, h):
-    """Whether a body with joint rows turns by more than MAX_KICKED_TURN within h at w."""
-    if h * np.abs(w).max(initial=0.0) <= MAX_KICKED_TURN / np.sqrt(3.0):
+def _turns_more_than(model, w, h, turn) -> bool:
+    """Whether a body with joint rows turns by more than ``turn`` (rad) within h at w (N, 3)."""
+    if h * np.abs(w).max(initial=0.0) <= turn / np.sqrt(3.0):
         return False                    # (the common case, without a norm per body)
     spin = w.take(model.jointed, axis=0)
-    return bool(h * np.sqrt(einsum("ij,ij->i", spin, spin)).max() > MAX_KICKED_TURN)
+    return bool(h * np.sqrt(einsum("ij,ij->i", spin, spin)).max(initial=0.0) > turn)
 
 
 @dataclass
@@ -757,23 +759,20 @@ def _placed_on_joints(world, model, x, q, v, w):
     end placed 100 m off): the step would fling the bodies."""
     n = world._n
     inv_mass = world._inv_mass[:n]
-    rows = evaluate_tables(model.tables, Kinematics(x, quat_to_matrix(q), v, w,
-                                                    velocity_terms=False))
+    R = quat_to_matrix(q)
+    rows = evaluate_tables(model.tables, Kinematics(x, R, v, w, velocity_terms=False))
     C = rows.C
     for _ in range(PLACING_STEPS):
         if np.max(np.abs(C)) <= world.position_tolerance:
             break
-        R = quat_to_matrix(q)
-        Iinv = world_inverse_inertia(R, body_inverse_inertia(world, model))
-        factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
-        dx, dtheta = model.scatter.response(
-            rows.blocks, -model.pattern.factorizer.solve(factor, C), inv_mass, Iinv)
+        dx, dtheta = _newton_move(world, model, R, rows, inv_mass)
         for _ in range(PLACING_HALVINGS):
             x_try, q_try = x + dx, rotate_quat(q, dtheta)
-            rows_try = evaluate_tables(model.tables, Kinematics(
-                x_try, quat_to_matrix(q_try), v, w, velocity_terms=False))
+            R_try = quat_to_matrix(q_try)
+            rows_try = evaluate_tables(model.tables, Kinematics(x_try, R_try, v, w,
+                                                                velocity_terms=False))
             if rows_try.C @ rows_try.C < C @ C:
-                x, q, rows, C = x_try, q_try, rows_try, rows_try.C
+                x, q, R, rows, C = x_try, q_try, R_try, rows_try, rows_try.C
                 break
             dx, dtheta = 0.5 * dx, 0.5 * dtheta
         else:
