@@ -82,7 +82,13 @@ def rotation_vector_to_quat(phi: np.ndarray) -> np.ndarray:
 
 def rotate_quat(q: np.ndarray, phi: np.ndarray) -> np.ndarray:
     """Apply world-frame rotation vectors phi (n, 3) to orientations q (n, 4), renormalised."""
-    out = quat_multiply(rotation_vector_to_quat(phi), q)
+    return turn_quat(q, rotation_vector_to_quat(phi))
+
+
+def turn_quat(q: np.ndarray, turn: np.ndarray) -> np.ndarray:
+    """Apply world-frame rotations ``turn`` (n, 4), unit quaternions, to orientations q (n, 4),
+    renormalised."""
+    out = quat_multiply(turn, q)
     sq = out * out      # np.linalg.norm's sum, by columns (numpy's short-axis sums are slower)
     out /= np.sqrt(((sq[:, 0] + sq[:, 1]) + sq[:, 2]) + sq[:, 3])[:, None]
     return out
@@ -95,6 +101,13 @@ def quat_to_rotation_vector(q: np.ndarray) -> np.ndarray:
     angle = 2.0 * np.arctan2(s, q[:, 0])
     k = np.where(s < 1e-12, 2.0, angle / np.where(s < 1e-12, 1.0, s))
     return q[:, 1:] * k[:, None]
+
+
+def rotate_by_quat(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate vectors v (n, 3) by unit quaternions q (n, 4): v + w t + u x t, t = 2 u x v."""
+    u = q[:, 1:]
+    t = 2.0 * cross(u, v)
+    return v + q[:, :1] * t + cross(u, t)
 
 
 def rotate(r: np.ndarray, v: np.ndarray) -> np.ndarray:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .math3d import cross, einsum, skew, solve3
+from .math3d import (cross, dot, einsum, quat_multiply, rotate_by_quat, rotation_vector_to_quat,
+                     skew, solve3)
 
 
 def body_inertia(world, model):
@@ -57,14 +58,15 @@ def euler_midpoint(inertia, omega, h, iterations=2, guess=None):
     return w1
 
 
-def free_rotation(R, inertia, w, h, dyn, near=None):
+def free_rotation(R, inertia, w, h, dyn, free, near=None):
     """The torque-free flow of each body over h from world angular velocity w (N, 3): its
-    body-frame angular velocity at the start and at the end, (N, 3) each (see midpoint_turn
+    body-frame angular velocity at the start and at the end, (N, 3) each (see midpoint_rotation
     for the rotation). ``dyn``: the bodies that need the flow (dynamic, anisotropic inertia);
     the others keep their body-frame angular velocity, as an isotropic body (whose inertia is
-    a multiple of the identity: spheres, cubes) does exactly. ``near``: this pair for a nearby
-    w' (SHAKE's correction of w is tiny): then one Newton iteration from there is as exact as
-    two from scratch."""
+    a multiple of the identity: spheres, cubes) does exactly. ``free``: those of ``dyn``
+    without joints, whose end is put on the start's |I W| and W.I W exactly (see
+    on_invariants). ``near``: this pair for a nearby w' (SHAKE's correction of w is tiny):
+    then one Newton iteration from there is as exact as two from scratch."""
     body_start = einsum("nji,nj->ni", R, w)
     body_end = body_start.copy()
     w0 = body_start[dyn]
@@ -75,17 +77,84 @@ def free_rotation(R, inertia, w, h, dyn, near=None):
             start = near[1][dyn] + w0 - near[0][dyn]
             w1 = euler_midpoint(inertia[dyn], w0, h, iterations=1, guess=start)
         body_end[dyn] = w1
+    if body_start[free].size:
+        body_end[free] = on_invariants(inertia[free], body_start[free], body_end[free])
     return body_start, body_end
 
 
-def midpoint_turn(R, w, flow, h, dyn):
-    """The world rotation vector (N, 3) of the flow (body_start, body_end) of free_rotation:
-    h times the midpoint angular velocity (bodies outside ``dyn``, static or isotropic:
-    spheres, cubes: h w)."""
+def on_invariants(inertia, start, end, max_iterations=20):
+    """The body-frame angular velocities ``end`` (n, 3) moved onto the angular momentum size
+    |I W| and the energy W.I W / 2 of ``start`` (n, 3), the two invariants of a free body's
+    Euler equations, by Newton's method on both along their gradients I^2 W and I W (a body
+    spinning about a principal axis, where the two are parallel, is scaled onto |I W| alone),
+    until both are met to rounding.
+
+    The midpoint rule keeps both where its Newton iterations converge; where a body turns
+    radians in a step they may not (a box at 1000 rad/s, dt 1/240: residuals of 4 % on some
+    steps). The end is then put back on them: in one or two iterations where the midpoint
+    rule converged, up to 15 where it did not (that box, 10 s)."""
+    Iw0 = inertia_times(inertia, start)
+    momentum, energy = dot(Iw0, Iw0), dot(start, Iw0)
+    w = end
+    for _ in range(max_iterations):
+        Iw = inertia_times(inertia, w)
+        I2w = inertia_times(inertia, Iw)
+        # the gradients / 2: a = I^2 w (of |I w|^2), b = I w (of w.I w); w + x a + y b
+        aa, ab, bb = dot(I2w, I2w), dot(I2w, Iw), dot(Iw, Iw)
+        g1, g2 = 0.5 * (bb - momentum), 0.5 * (dot(w, Iw) - energy)
+        if np.all((np.abs(g1) <= 1e-15 * momentum) & (np.abs(g2) <= 1e-15 * energy)):
+            break
+        det = aa * bb - ab * ab
+        apart = det > 1e-6 * aa * bb
+        det = np.where(apart, det, 1.0)
+        x = np.where(apart, (ab * g2 - bb * g1) / det, -g1 / np.maximum(aa, 1e-300))
+        y = np.where(apart, (ab * g1 - aa * g2) / det, 0.0)
+        w = w + x[:, None] * I2w + y[:, None] * Iw
+    return w
+
+
+def midpoint_rotation(R, w, flow, h, dyn, inertia, free):
+    """The world rotations (N, 4), unit quaternions, of the flow (body_start, body_end) of
+    free_rotation: the turn by h times the midpoint angular velocity (bodies outside ``dyn``,
+    static or isotropic: spheres, cubes: by h w), and for the bodies ``free`` (of ``dyn``,
+    those without joints) then the least turn that puts the end's angular momentum on the
+    start's.
+
+    The midpoint rule keeps the body-frame |I W| (free_rotation makes it exact) and W.I W; the
+    midpoint turn alone does not carry R I W_end onto R I W_start, and a free box spinning at
+    100 rad/s about no principal axis had its angular momentum turn 0.41 degrees in 10 s at
+    dt 1/240 (7.1 at 1/60). The aligning turn is O(h^3); with it a free body's world angular
+    momentum is kept to rounding, and its energy is the midpoint rule's. (Jointed bodies are
+    left out: SHAKE's corrections move them after the drift anyway, and aligned, a free
+    floating chain kept its angular momentum better but lost 1.6 % of its energy in 10 s at
+    dt 1/60, where it gained 0.05 % without.)"""
     turn = h * w
     body_start, body_end = flow
-    turn[dyn] = h * einsum("nij,nj->ni", R[dyn], 0.5 * (body_start[dyn] + body_end[dyn]))
-    return turn
+    Rd = R[dyn]
+    if Rd.shape[0]:
+        turn[dyn] = h * einsum("nij,nj->ni", Rd, 0.5 * (body_start[dyn] + body_end[dyn]))
+    rotation = rotation_vector_to_quat(turn)
+    Rf = R[free]
+    if Rf.shape[0]:
+        rotation[free] = quat_multiply(_momentum_alignment(
+            Rf, inertia[free], body_start[free], body_end[free], rotation[free]), rotation[free])
+    return rotation
+
+
+def _momentum_alignment(R, inertia, body_start, body_end, turn):
+    """The least turns (n, 4), unit quaternions, that carry the world angular momentum at the
+    end of a body's drift by ``turn`` (n, 4) back onto the direction of the one at its start."""
+    start = einsum("nij,nj->ni", R, inertia_times(inertia, body_start))
+    end = rotate_by_quat(turn, einsum("nij,nj->ni", R, inertia_times(inertia, body_end)))
+    # the half-angle quaternion of the least turn from end to start: (|e||s| + e.s, e x s)
+    align = np.empty((end.shape[0], 4))
+    align[:, 0] = np.sqrt(dot(start, start) * dot(end, end)) + dot(end, start)
+    align[:, 1:] = cross(end, start)
+    size = np.sqrt(dot(align, align))
+    still = size == 0.0                   # (a body that does not spin has nothing to align)
+    align[still] = (1.0, 0.0, 0.0, 0.0)
+    align /= np.where(still, 1.0, size)[:, None]
+    return align
 
 
 def end_spin(R1, w, flow, dyn):

@@ -291,15 +291,19 @@ IMPACT_SOFTNESS = 1e-7
 IMPACT_TOLERANCE = 1e-6
 
 
-def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=None, max_passes=32):
+def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=None, load=None,
+                    max_passes=32):
     """Impacts as a sequence of velocity jumps before the step's solve.
 
     Each pass takes the touching contacts that still approach faster than the restitution
     threshold and solves for the impulses (lambda >= 0, with the joints' velocity rows) that
-    send them apart at e times their approach speed. A contact that was at rest when the pass
-    began takes no part in it, so a Newton's cradle passes its momentum ball by ball, as the
-    real one does through its tiny gaps. h: the sub-step; factor: the factorisation of the
-    joints' A + cfm at ``Iinv`` (the step's own). Returns the new velocities."""
+    send them apart at e times their approach speed (``rebound_speed``: the speed they meet
+    at, carried back across the gap they start the step with). A contact that was at rest
+    when the pass began takes no part in it, so a Newton's cradle passes its momentum ball by
+    ball, as the real one does through its tiny gaps. h: the sub-step; factor: the
+    factorisation of the joints' A + cfm at ``Iinv`` (the step's own); load (n, 3): the
+    bodies' accelerations by the applied loads (m/s^2; None: none). Returns the new
+    velocities."""
     bouncy = uni.restitution > 0          # (empty without contacts)
     if not bouncy.any():
         return v, w
@@ -313,12 +317,14 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     # the normal rows' velocities once, then again only for the rows of bodies a pass moved
     # (a pass is a handful of hits among thousands of contacts)
     vn = normal.velocity(v, w)
+    closing = None if load is None else normal.velocity(load, np.zeros_like(load))
     for _ in range(max_passes):
         hit = _meeting(depth, vn, h) & bouncy & (vn < -RESTITUTION_THRESHOLD)
         if not hit.any():
             break
         idx = np.flatnonzero(hit)
-        target = -uni.restitution[idx] * vn[idx]
+        target = rebound_speed(uni.restitution[idx], vn[idx], -depth[idx],
+                               None if closing is None else closing[idx], h)
         if iterative and not joints:
             v, w, moved = _impact_among_bodies(world, normal, idx, target, inv_mass, Iinv, v, w)
             vn = _normal_velocity_update(normal, vn, v, w, moved, n)
@@ -353,6 +359,29 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
         v, w = v + dv, w + dw
         vn = _normal_velocity_update(normal, vn, v, w, _moved(dv, dw), n)
     return v, w
+
+
+def rebound_speed(e, vn, gap, acceleration, h):
+    """The normal velocities (k,) m/s that contacts approaching at vn (k,) (m/s, negative)
+    across a gap (k,) (m; negative: overlapping) leave at, for restitution e (k,), where the
+    loads accelerate them apart at ``acceleration`` (k,) (m/s^2; gravity pulls a ball onto
+    the ground at -g; None: no loads). vn and the result are drift velocities (a step with
+    bounded rows takes the whole kick first): the velocity at the step's start is h / 2 of
+    the loads' kick further on.
+
+    The impact is resolved at the start of the step, where the bodies are still the gap
+    apart: e times vn would leave a ball dropped onto the ground with the energy it had at
+    that height, not e^2 of what it meets the ground with, and it rose above e^2 of its drop
+    by its gap's (1 - e^2): by 0.3-3.7 % over five bounces from 1 m at dt 1/240, up to 7 % at
+    1/60, by where in a step the ball landed. So the rebound is e times the speed met at the
+    surface, (vn^2 - 2 a gap)^(1/2), carried back across the gap under the same loads: the
+    ball then rises to e^2 of its drop (a rebound too slow to cross back leaves at rest)."""
+    if acceleration is None:
+        return -e * vn
+    lead = 0.5 * h * acceleration
+    reach = np.maximum(gap, 0.0) * acceleration
+    met = (vn + lead) ** 2 - 2.0 * reach
+    return np.sqrt(np.maximum(e * e * met + 2.0 * reach, 0.0)) - lead
 
 
 def _meeting(depth, vn, h):

@@ -200,6 +200,9 @@ class World:
         self._pattern_cache = {}
         self._start_cache = None
         self._stiffness = None          # stiffness.unresolved_stiffness handed to the next step
+        self._after_euler = False       # the last sub-step had bounded rows (step._to_drift)
+        self._to_drift = None           # what it added after its drift (step._to_drift)
+        self._drift_only = None         # (N,) bodies left with the drift's velocity by it
         self._allowed: set[frozenset] = set()
         self._links = None              # sleeping.joint_links
         self._next_island = 0           # the first id of the next islands to fall asleep
@@ -703,6 +706,8 @@ class World:
                     # awake bodies reached a sleeping island: the step again, with it awake
                     # (what the abandoned attempt counted does not count)
                     self.stats.update(counted)
+                    for name in ("_after_euler", "_to_drift", "_drift_only"):
+                        setattr(self, name, before[name])
                     if slept is None:
                         slept = sleeping.sleep_arrays(self)
                     sleeping.wake_islands(self, woken.rows)
@@ -968,6 +973,10 @@ class World:
         state["joint_angles"] = self._joint_angle.copy()
         state["energy_reference"] = self._energy_reference
         state["stiffness"] = None if self._stiffness is None else self._stiffness.copy()
+        state["after_euler"] = self._after_euler
+        state["to_drift"] = (None if self._to_drift is None
+                             else np.concatenate(self._to_drift, axis=1))
+        state["drift_only"] = None if self._drift_only is None else self._drift_only.astype(float)
         state["contacts"] = (None if self._contacts is None
                              else contact_snapshot(self._contacts, *self._warm))
         state["limit_multipliers"] = (None if self._limit_warm is None
@@ -1015,6 +1024,9 @@ class World:
         norm_vector = checked_array(state, "norm_vector", (6 * self._n,))
         clock = _checked_clock(state, self.dt)
         settled = check_flag("state['solve_settled']", state.get("solve_settled", True))
+        after_euler = check_flag("state['after_euler']", state.get("after_euler", False))
+        to_drift = checked_array(state, "to_drift", (self._n, 6))
+        drift_only = checked_array(state, "drift_only", (self._n,))
         contacts, warm = checked_contact_snapshot(state.get("contacts"), self._n - 1)
         limit_warm = _checked_limit_multipliers(state.get("limit_multipliers"))
         manifolds = checked_manifolds(state.get("manifolds"), self._n - 1)
@@ -1035,6 +1047,9 @@ class World:
         # the energy level a conservative system holds through fallback steps (step.advance)
         self._energy_reference = reference
         self._stiffness = stiffness
+        self._after_euler = after_euler
+        self._to_drift = None if to_drift is None else (to_drift[:, :3], to_drift[:, 3:])
+        self._drift_only = None if drift_only is None else drift_only > 0
         self._forget_contacts()
         if contacts is not None:
             self._contacts, self._warm = contacts, warm
