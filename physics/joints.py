@@ -684,7 +684,7 @@ class RotationLock(Joint):
         self._axis_world = None if axis is None else check_unit_direction("axis", axis)
 
     def _bind(self, world):
-        self._anchor_world = None       # (body_b's centre where it is now, as every time)
+        self._anchor_world = None       # (body_b's centre, wherever it is when added again)
         super()._bind(world)
         if self._axis_world is None:
             self._lock_rotation()
@@ -714,7 +714,7 @@ class RotationLock(Joint):
     def torque(self) -> np.ndarray:
         """The torque (3,) that held the orientation on body_b in the last step, world frame,
         N m (body_a took the opposite; there is no force with it)."""
-        return self.world._joint_wrenches()[self.index, 3:6].copy()
+        return super().torque
 
 
 class Universal(Joint):
