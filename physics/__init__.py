@@ -4,7 +4,8 @@ from .allocator import freeze_built_objects, keep_freed_memory
 from .body import Body
 from .couplings import Coupling, Gear, PointOnPlane
 from .rolling import Rolling
-from .joints import Ball, Cylindrical, Distance, Fixed, Hinge, Joint, Slider, Universal
+from .joints import (Ball, Cylindrical, Distance, Fixed, Hinge, Joint, RotationLock, Slider,
+                     Universal)
 from .shapes import Box, Capsule, Cylinder, Plane, Shape, Sphere
 from .step import StepError
 from .world import World
@@ -12,6 +13,7 @@ from .jointspace import ArticulatedView
 
 
 __all__ = ["World", "Body", "Shape", "Sphere", "Box", "Capsule", "Cylinder", "Plane",
-           "Joint", "Ball", "Hinge", "Slider", "Fixed", "Universal", "Cylindrical", "Distance",
+           "Joint", "Ball", "Hinge", "Slider", "Fixed", "RotationLock", "Universal", "Cylindrical",
+           "Distance",
            "Coupling", "Gear", "PointOnPlane", "Rolling", "ArticulatedView", "StepError",
            "keep_freed_memory", "freeze_built_objects"]

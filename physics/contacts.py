@@ -160,7 +160,8 @@ def excluded_pairs(world) -> np.ndarray:
     together (``Fixed``) count as one body, and ignored pairs. A mass welded at a pin would
     otherwise overlap the other link of that pin and jam against it: the contact's force grew
     by 1e8 N a second and the joints reported torques twice the statics'."""
-    joints = [j for j in world._joints if j.body_a is not None]
+    # (a RotationLock holds no point of its bodies together: they still collide)
+    joints = [j for j in world._joints if j.body_a is not None and j._joins_bodies]
     group = _welded_groups(world, [j for j in joints if isinstance(j, Fixed)])
     pairs = {frozenset((a, b)) for j in joints for a in group.get(j.body_a, (j.body_a,))
              for b in group.get(j.body_b, (j.body_b,)) if a is not b}

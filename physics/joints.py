@@ -1,4 +1,4 @@
-"""Joints: Ball, Hinge, Slider, Fixed, Universal, Cylindrical, Distance.
+"""Joints: Ball, Hinge, Slider, Fixed, RotationLock, Universal, Cylindrical, Distance.
 
 A joint is given in world coordinates at creation (anchor points, axes) and, when added to a
 world, stores them in each body's local frame. It then contributes instances of the row
@@ -26,6 +26,7 @@ class Joint:
     report what the joint applied to body_b in the last step (world frame, N and N m about
     the anchor; body_a receives the opposite)."""
     _anchor_name = "anchor"     # the name the anchor goes by in errors
+    _joins_bodies = True        # joined at a point: its two bodies do not collide
 
     def __init__(self, body_a, body_b, anchor=None, name: str | None = None):
         from .body import Body
@@ -102,6 +103,20 @@ class Joint:
 
     def _line(self, owner, ta):
         return ("line", (owner, self._rows_a, self.body_b.row, self._la, self._lb, ta))
+
+    def _keep_axis(self, axis_world):
+        """Store, at creation, the axis local to body_a and a pair of directions across it
+        local to each body (kept perpendicular to the axis by ``_axis_alignment``; the first
+        of them is where an angle about the axis is measured from)."""
+        p1, p2 = perpendicular_pair(axis_world)
+        self._axis_a = self._local_vector(self.body_a, axis_world)
+        self._perp_a = [self._local_vector(self.body_a, p) for p in (p1, p2)]
+        self._perp_b = [self._local_vector(self.body_b, p) for p in (p1, p2)]
+
+    def _axis_alignment(self, owner):
+        """Two perpendicularity rows that keep body_b's directions across the axis across
+        body_a's axis: the axis keeps its direction in both bodies, turning about it free."""
+        return [self._perpendicular(owner, self._axis_a, pb) for pb in self._perp_b]
 
     def _lock_rotation(self):
         """Store, at creation, the body-local axes whose perpendicularity locks rotation."""
@@ -464,18 +479,12 @@ class _AxisJoint(Joint):
 
     def _bind(self, world):
         super()._bind(world)
-        p1, p2 = perpendicular_pair(self._axis_world)
-        self._axis_a = self._local_vector(self.body_a, self._axis_world)
-        self._perp_a = [self._local_vector(self.body_a, p) for p in (p1, p2)]
-        self._perp_b = [self._local_vector(self.body_b, p) for p in (p1, p2)]
+        self._keep_axis(self._axis_world)
 
     @property
     def axis(self) -> np.ndarray:
         """Current world direction of the axis (fixed in body_a) (3,)."""
         return self._frame(self.body_a)[1] @ self._axis_a
-
-    def _axis_alignment(self, owner):
-        return [self._perpendicular(owner, self._axis_a, pb) for pb in self._perp_b]
 
     def _across_axis(self, owner):
         return [self._line(owner, pa) for pa in self._perp_a]
@@ -653,6 +662,59 @@ class Fixed(Joint):
 
     def _instances(self, owner):
         return [self._point(owner)] + self._no_rotation(owner)
+
+
+class RotationLock(Joint):
+    """Holds body_b's orientation relative to body_a (the world for None), leaving its
+    translation free: Box2D's fixedRotation, Unity's freezeRotation, Bullet's angular factor
+    (3 rows). With ``axis`` (a world direction at creation), only that axis is held: body_b's
+    direction along it stays along body_a's, and body_b turns freely about it (2 rows), e.g.
+    ``RotationLock(None, character, axis=(0, 0, 1))`` for a capsule that yaws but never tips.
+
+    It has no anchor: its rows are those of ``Fixed`` (or of a ``Hinge``'s axis) without the
+    point, so its ``force`` is zero and its ``torque`` (N m, world frame, on body_b; body_a
+    takes the opposite) is a pure torque, the same about every point (``anchor`` reports
+    body_b's centre). Two bodies locked to each other are not joined at any point, so they
+    still collide (``world.ignore_collision`` them if they should not)."""
+
+    _joins_bodies = False       # (contacts.excluded_pairs: its bodies still collide)
+
+    def __init__(self, body_a, body_b, axis=None, name: str | None = None):
+        super().__init__(body_a, body_b, None, name)
+        self._axis_world = None if axis is None else check_unit_direction("axis", axis)
+
+    def _bind(self, world):
+        self._anchor_world = None       # (body_b's centre, wherever it is when added again)
+        super()._bind(world)
+        if self._axis_world is None:
+            self._lock_rotation()
+        else:
+            self._keep_axis(self._axis_world)
+
+    def _instances(self, owner):
+        if self._axis_world is None:
+            return self._no_rotation(owner)
+        return self._axis_alignment(owner)
+
+    @property
+    def axis(self) -> np.ndarray | None:
+        """Current world direction of the held axis (carried by body_a) (3,), or None for a
+        lock of the whole orientation."""
+        if self._axis_world is None:
+            return None
+        return self._frame(self.body_a)[1] @ self._axis_a
+
+    @property
+    def anchor(self) -> np.ndarray:
+        """body_b's centre (3,), metres: the lock has no anchor, and its wrench is a pure
+        torque, which is the same about every point."""
+        return self.body_b.position
+
+    @property
+    def torque(self) -> np.ndarray:
+        """The torque (3,) that held the orientation on body_b in the last step, world frame,
+        N m (body_a took the opposite; there is no force with it)."""
+        return super().torque
 
 
 class Universal(Joint):

@@ -123,14 +123,16 @@ def controller_function(controller):
 
 def jointed_island(world, body) -> list[int]:
     """Indices of the dynamic bodies joined to ``body`` through chains of joints (``body``
-    included): what a pull on ``body`` has to move."""
+    included): what a pull on ``body`` has to move. A RotationLock joins no point of its
+    bodies (a pull moves the other body's orientation, not its position): it is left out."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
     n = len(world.bodies)
     dynamic = np.array([not b.static for b in world.bodies], dtype=bool)
     pairs = np.array([(j.body_a.index, j.body_b.index) for j in world.joints
                       if getattr(j, "body_a", None) is not None
-                      and getattr(j, "body_b", None) is not None],
+                      and getattr(j, "body_b", None) is not None
+                      and getattr(j, "_joins_bodies", True)],
                      dtype=np.intp).reshape(-1, 2)
     pairs = pairs[dynamic[pairs].all(axis=1)]        # (a static body joins nothing)
     graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n))

@@ -33,13 +33,18 @@ Coordinates per joint type (q_j; qd_j):
   when the view was created; w_b - w_a = theta1' axis_a + theta2' axis_b (world directions,
   axis_a carried by body_a, axis_b by body_b).
 - Fixed: no coordinates (a weld inside the tree), relative pose as when the view was created.
+- RotationLock: the translation of body_b's centre (where the lock's anchor is) from where it
+  was when the lock was made, in body_a's frame (m); qd_j its rate in that frame. With an
+  axis, first the angle about it (rad, zero at creation, in (-pi, pi]: not a continuous
+  angle, which the world keeps for hinges alone), then that translation: (angle, x, y, z).
+  The relative rotation is the lock's own (as at its creation), turned by the angle.
 """
 from __future__ import annotations
 
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from ..joints import Ball, Cylindrical, Fixed, Hinge, Slider, Universal
+from ..joints import Ball, Cylindrical, Fixed, Hinge, RotationLock, Slider, Universal
 
 
 def cross3(a, b) -> np.ndarray:
@@ -89,6 +94,14 @@ def _signed_angle(u, v, axis):
     return float(np.arctan2(axis @ cross3(u, v), u @ v))
 
 
+def _locked_rotation(lock) -> np.ndarray:
+    """R_a^T R_b that a RotationLock's rows hold (``Joint._lock``: pairs of body_a's axis i and
+    body_b's axis i + 1 as each body saw them at creation)."""
+    Ra_T = np.column_stack([ua for ua, _ in lock])          # columns R_a^T e_i
+    Rb_T = np.column_stack([lock[i - 1][1] for i in range(3)])   # columns R_b^T e_i
+    return Ra_T @ Rb_T.T
+
+
 class TreeJoint:
     """One joint of the tree: its coordinate slice, tree direction and kinematic model.
 
@@ -98,7 +111,8 @@ class TreeJoint:
     ball, universal and fixed joints)."""
 
     KINDS = ((Hinge, "hinge", 1), (Slider, "slider", 1), (Cylindrical, "cylindrical", 2),
-             (Ball, "ball", 3), (Universal, "universal", 2), (Fixed, "fixed", 0))
+             (Ball, "ball", 3), (Universal, "universal", 2), (Fixed, "fixed", 0),
+             (RotationLock, "lock", 3))
 
     def __init__(self, joint, forward: bool, start: int, Ra0: np.ndarray, Rb0: np.ndarray):
         for cls, kind, dof in self.KINDS:
@@ -106,7 +120,10 @@ class TreeJoint:
                 break
         else:
             raise ValueError(f"{joint!r} cannot be a tree joint of an ArticulatedView "
-                             "(hinge, slider, cylindrical, ball, universal or fixed)")
+                             "(hinge, slider, cylindrical, ball, universal, fixed or "
+                             "rotation lock)")
+        if kind == "lock" and joint.axis is not None:
+            kind, dof = "axis_lock", 4        # its angle about the axis, then the translation
         self.joint, self.kind, self.dof = joint, kind, dof
         self.forward = forward
         self.sign = 1.0 if forward else -1.0
@@ -117,7 +134,7 @@ class TreeJoint:
         self.parent, self.child = (self.a, self.b) if forward else (self.b, self.a)
         self.la = np.array(joint._la, dtype=float)
         self.lb = np.array(joint._lb, dtype=float)
-        if kind in ("hinge", "slider", "cylindrical"):
+        if kind in ("hinge", "slider", "cylindrical", "axis_lock"):
             pa0, pa1 = (np.asarray(p, float) for p in joint._perp_a)
             pb0, pb1 = (np.asarray(p, float) for p in joint._perp_b)
             self.axis_a = np.cross(pa0, pa1)
@@ -125,6 +142,8 @@ class TreeJoint:
             Fa = np.column_stack([self.axis_a, pa0, pa1])
             Fb = np.column_stack([np.cross(pb0, pb1), pb0, pb1])
             self.R_ref = Fa @ Fb.T            # R_a^T R_b at zero angle (as at creation)
+        elif kind == "lock":
+            self.R_ref = _locked_rotation(joint._lock)
         else:
             self.R_ref = Ra0.T @ Rb0
         if kind == "universal":
@@ -137,13 +156,13 @@ class TreeJoint:
     def relative_rotation(self, qj: np.ndarray) -> np.ndarray:
         """R_a^T R_b for coordinates qj."""
         k = self.kind
-        if k in ("hinge", "cylindrical"):
+        if k in ("hinge", "cylindrical", "axis_lock"):
             return axis_rotation(self.axis_a, qj[0]) @ self.R_ref
         if k == "ball":
             return exp_so3(qj) @ self.R_ref
         if k == "universal":
             return axis_rotation(self.u_a, qj[0]) @ self.R_ref @ axis_rotation(self.v_b, qj[1])
-        return self.R_ref                              # slider, fixed
+        return self.R_ref                              # slider, fixed, lock
 
     def translation(self, qj: np.ndarray) -> np.ndarray:
         """Anchor of b minus anchor of a, in a's frame."""
@@ -151,12 +170,20 @@ class TreeJoint:
             return qj[0] * self.axis_a
         if self.kind == "cylindrical":
             return qj[1] * self.axis_a
+        if self.kind in ("lock", "axis_lock"):
+            return qj[-3:].copy()
         return np.zeros(3)
 
     def coordinates(self, xa, Ra, xb, Rb) -> np.ndarray:
         """q_j from the poses of a and b (the inverse of the two maps above)."""
         k = self.kind
         Rrel = Ra.T @ Rb
+        if k in ("lock", "axis_lock"):
+            sep = Ra.T @ (xb + Rb @ self.lb - xa - Ra @ self.la)
+            if k == "lock":
+                return sep
+            angle = _signed_angle(self.perp_a, Rrel @ self.R_ref.T @ self.perp_a, self.axis_a)
+            return np.concatenate([[angle], sep])
         if k in ("hinge", "slider", "cylindrical"):
             sep = Ra.T @ (xb + Rb @ self.lb - xa - Ra @ self.la)
             angle = _signed_angle(self.perp_a, Rrel @ self.R_ref.T @ self.perp_a, self.axis_a)
@@ -199,6 +226,11 @@ class TreeJoint:
             return z, Ra.copy(), (True, True, True)
         if k == "universal":
             return z, np.column_stack([Ra @ self.u_a, Rb @ self.v_b]), (True, False)
+        if k == "lock":             # body_a's axes, which the translation is measured along
+            return Ra.copy(), z, (True, True, True)
+        if k == "axis_lock":
+            z[:, 0] = Ra @ self.axis_a
+            return np.column_stack([np.zeros(3), Ra]), z, (True,) * 4
         return z, z, ()
 
     def velocity_products(self, Ra, Rb, wa, wb, qdj):

@@ -67,10 +67,10 @@ class ArticulatedView(ConstrainedMixin):
     Parameters
     ----------
     world : the World.
-    joints : the tree joints (hinge, slider, cylindrical, ball, universal, fixed), in the
-        order of their coordinates. Default: every such joint of ``world.joints`` that reaches
-        a new body from the world frame (or a static body), in the world's order; a joint may
-        point either way (body_a or body_b nearer the root).
+    joints : the tree joints (hinge, slider, cylindrical, ball, universal, fixed, rotation
+        lock: see coordinates.py), in the order of their coordinates. Default: every such joint
+        of ``world.joints`` that reaches a new body from the world frame (or a static body), in
+        the world's order; a joint may point either way (body_a or body_b nearer the root).
     loop_joints : joints that close loops, applied as constraints with their engine rows.
         Default: every other joint of the world between bodies of the tree (or the world).
 

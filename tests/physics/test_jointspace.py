@@ -3,7 +3,8 @@ equation (003_*): the same mechanism, four formulations, the same accelerations 
 import numpy as np
 import pytest
 
-from physics import Ball, Box, Cylindrical, Fixed, Hinge, Joint, Slider, Universal, World
+from physics import (Ball, Box, Cylindrical, Fixed, Hinge, Joint, RotationLock, Slider,
+                     Universal, World)
 from physics.jointspace import (ArticulatedView, apply_joint_torques, constraint_gamma,
                                 joint_rows, least_constraint_accelerations,
                                 maximal_accelerations, simulate_gq, trivial_gamma_q,
@@ -437,6 +438,58 @@ def test_planar2g_work_equals_kinetic_energy_and_coupling_holds():
     assert work > 0.2
     assert abs(energy - work) < 0.01 * work
     assert np.abs(Q[:, 1] - 2 * np.sin(Q[:, 0])).max() < 1e-4
+
+
+def locked_tree(rng):
+    """A body yaw-locked to the world, a hinge from it, a body locked whole to it (body_a the
+    child) and one locked about an axis to the hinged body: translations as coordinates."""
+    world = World(baumgarte=(0, 0), cfm=0.0)
+    b = [random_box(world, rng, p) for p in [(0, 0, 0.5), (0.3, 0.1, 0.2), (-0.2, 0.4, 0.9),
+                                             (0.5, 0.5, 0.5)]]
+    joints = [RotationLock(None, b[0], axis=(0.2, 0.1, 1)),
+              Hinge(b[0], b[1], anchor=(0.15, 0.05, 0.35), axis=(0.3, 1, 0.2)),
+              RotationLock(b[2], b[0]),
+              RotationLock(b[1], b[3], axis=(1, 0, 0.3))]
+    for j in joints:
+        world.add_joint(j)
+    return world, joints
+
+
+def test_rotation_locks_as_tree_joints_match_the_engine():
+    """A RotationLock leaves translations (and the turn about its axis): as a tree joint its
+    coordinates are those, (x, y, z) of body_b's centre in body_a's frame after the angle.
+    They read back as set with the locks exact, J qd is every body's velocity, Jdot qd the
+    central difference along the motion, and forward dynamics the engine's."""
+    rng = np.random.default_rng(21)
+    world, joints = locked_tree(rng)
+    view = ArticulatedView(world)
+    assert [tj.kind for tj in view.tree] == ["axis_lock", "hinge", "lock", "axis_lock"]
+    assert [tj.forward for tj in view.tree] == [True, True, False, True]
+    assert view.n == 4 + 1 + 3 + 4
+    np.testing.assert_allclose(view.q, 0, atol=1e-12)
+    character = world.bodies[0]
+    view.q = view.q + np.r_[0.4, 1.0, -2.0, 0.5, np.zeros(8)]
+    np.testing.assert_allclose(character.position, (1.0, -2.0, 1.0), atol=1e-12)
+    assert world.constraint_error() < 1e-12
+    q, qd = rng.normal(size=view.n) * 0.7, rng.normal(size=view.n)
+    view.set_state(q, qd)
+    np.testing.assert_allclose(view.q, q, atol=1e-12)
+    np.testing.assert_allclose(view.qd, qd, atol=1e-12)
+    assert world.constraint_error() < 1e-12
+    for b in world.bodies:
+        np.testing.assert_allclose(view.jacobian(b) @ qd,
+                                   np.r_[b.linear_velocity, b.angular_velocity], atol=1e-12)
+    Jdqd = {b: view.jacobian_dot_qd(b) for b in world.bodies}
+    h, u = 1e-5, []
+    for t in (-h, h):
+        view.set_state(q + t * qd, qd)             # (q_rate is qd for these joints)
+        u.append({b: np.r_[b.linear_velocity, b.angular_velocity] for b in world.bodies})
+    for b in world.bodies:
+        np.testing.assert_allclose((u[1][b] - u[0][b]) / (2 * h), Jdqd[b], atol=1e-6)
+    for _ in range(2):
+        view.set_state(rng.normal(size=view.n) * 0.7, 2 * rng.normal(size=view.n))
+        tau = rng.normal(size=view.n)
+        close(maximal_qdd(view, tau)[0], view.forward_dynamics(tau))
 
 
 # -- bad input ----------------------------------------------------------------------------------------

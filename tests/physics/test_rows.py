@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from physics import Ball, Box, Capsule, Cylindrical, Distance, Fixed, Hinge, Slider, Universal, World
+from physics import (Ball, Box, Capsule, Cylindrical, Distance, Fixed, Hinge, RotationLock, Slider,
+                     Universal, World)
 from physics.math3d import quat_to_matrix, rotate_quat
 from physics.rows import Kinematics, evaluate_tables
 
@@ -15,6 +16,8 @@ JOINTS = {
                                         axis_b=(0, 0.6, 0.8)),
     "cylindrical": lambda a, b: Cylindrical(a, b, anchor=(0.2, 0.1, 0.0), axis=(0, 1, 1)),
     "distance": lambda a, b: Distance(a, b, anchor_a=(0.0, 0.0, 0.5), anchor_b=(0.6, 0.2, 0.9)),
+    "rotation_lock": lambda a, b: RotationLock(a, b),
+    "rotation_lock_axis": lambda a, b: RotationLock(a, b, axis=(0.3, -1, 0.6)),
 }
 
 

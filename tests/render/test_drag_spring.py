@@ -66,3 +66,17 @@ def test_a_long_car_drag_keeps_the_energy_bounded():
     assert max(speeds) < 1.5 * drag.max_speed
     lift = drag.mass * 9.81 * offset[2]
     assert world.energy() < e0 + lift + 0.5 * drag.mass * (1.5 * drag.max_speed) ** 2
+
+
+def test_a_body_locked_to_another_is_dragged_as_itself():
+    """A RotationLock joins no point of its two bodies: the pull is sized for the grabbed
+    body's mass, and the other keeps its place (it only turns with the grabbed one)."""
+    from physics import RotationLock, Sphere
+    world = World(gravity=(0, 0, 0), dt=1 / 240)
+    ball = world.add_body(Sphere(0.2), mass=1.0, position=(0, 0, 0))
+    crate = world.add_body(Box((0.2, 0.2, 0.2)), mass=20.0, position=(2.0, 0, 0))
+    world.add_joint(RotationLock(crate, ball))
+    drag, path, _ = _pull(world, ball, (0, 1.0, 0), 2.0)
+    assert drag.mass == 1.0
+    assert np.linalg.norm(path[-1] - drag.target) < 0.02
+    np.testing.assert_allclose(crate.position, (2.0, 0, 0), atol=1e-12)

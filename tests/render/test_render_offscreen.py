@@ -168,3 +168,30 @@ def test_frame_times_and_bench_render(gl_mode):
     import json
     b = bench_render((5,), size="64x48", frames=2)
     assert json.loads(json.dumps(b))["results"]["5"]["fps"] > 0
+
+
+def test_rotation_locks_are_drawn_by_the_joints_layer(gl_mode):
+    """A RotationLock has no anchor: the joints layer (the viewer's J key) marks body_b's
+    centre and draws a held axis through it (a character's yaw axis), and a lock of the
+    whole orientation with the mark alone."""
+    from physics import Box, Capsule, Plane, RotationLock, World
+    from render.offscreen import render_image
+    world = World()
+    world.add_body(Plane(normal=(0, 0, 1), offset=0.0))
+    hero = world.add_body(Capsule(radius=0.3, half_length=0.6), mass=80.0, position=(0, 0, 0.9))
+    crate = world.add_body(Box((0.3, 0.2, 0.1)), mass=2.0, position=(1.0, 0, 0.6))
+    world.add_joint(RotationLock(None, hero, axis=(0, 0, 1)))
+    world.add_joint(RotationLock(hero, crate))
+    camera = {"eye": (0.0, -4.0, 1.5), "target": (0.5, 0.0, 0.9)}
+    w, h = 320, 240
+    plain, marked = (render_image(world, camera=camera, size=(w, h), samples=0, joints=flag,
+                                  wireframe=True).astype(int) for flag in (False, True))
+    px = np.round(Camera.from_spec(camera).project(
+        np.array([(0, 0, 0.9), (1.0, 0, 0.6), (0, 0, 1.3)]), w, h)).astype(int)
+    for (x, y), colour in zip(px, ("yellow", "yellow", "cyan")):
+        got = marked[h - 1 - y, x, :3]
+        if colour == "yellow":
+            assert got[0] > 180 and got[1] > 140 and got[2] < 90, got
+        else:
+            assert got[0] < 90 and got[1] > 140 and got[2] > 170, got
+        assert np.abs(got - plain[h - 1 - y, x, :3]).max() > 60
