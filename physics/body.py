@@ -116,6 +116,7 @@ class Body:
         drives what is jointed to it through the step itself."""
         if not self.static:
             self._world._posed = True
+            self._world._placed[self.row] = True
 
     def _touched(self):
         """The user moved or pushed this body: wake it (and its island) and what sleeps on
