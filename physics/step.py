@@ -766,10 +766,10 @@ def _placed_on_joints(world, model, x, q, v, w):
 
     The limits of the mechanisms a body was placed in are met too (``_PlacedLimits``): one
     placed past its limit is brought to the limit. The limit rows alone pushed it back within
-    the step, with the energy of the violation: a 1 m rod placed 0.7 rad past a hinge limit
-    turned back at 42 rad/s with 291 J. Where joints and limits cannot be met together, the
-    joints are met alone, as before, and the limits push."""
-    limits = _PlacedLimits.of(world, model)
+    the step with the energy of the violation: a 1 m rod placed 0.7 rad past a hinge limit
+    turned back at 42 rad/s with 291 J, and hit its other limit. Where joints and limits
+    cannot be met together, the joints are met alone, as before, and the limits push."""
+    limits = _PlacedLimits.of(world, model, x, quat_to_matrix(q), v, w)
     if limits is not None:
         err, x_met, q_met = _meet_joints(world, model, x, q, v, w, limits)
         if err <= world.projection_tolerance:
@@ -785,18 +785,20 @@ def _placed_on_joints(world, model, x, q, v, w):
 
 def _meet_joints(world, model, x, q, v, w, limits=None):
     """Newton's steps from positions x (N, 3) and orientations q (N, 4) towards C = 0 of the
-    joints, and with ``limits`` (_PlacedLimits) their active set at its bounds, each halved
-    until it lowers the error (``_placing_error``). Returns (largest joint |C| left (m, ~rad),
-    x, q)."""
+    joints, and with ``limits`` (_PlacedLimits) of their active limit rows, each halved until
+    it lowers the error (``_placing_error``). Returns (the largest joint |C| left (m, ~rad),
+    x, q), or (inf, None, None) when the limits were not met."""
     n = world._n
     inv_mass = world._inv_mass[:n]
     R = quat_to_matrix(q)
     rows = evaluate_tables(model.tables, Kinematics(x, R, v, w, velocity_terms=False))
-    bounds = None if limits is None else limits.at(x, R, v, w)
-    active = None if bounds is None else limits.active(bounds.C, None)
+    bounds = active = None
+    if limits is not None:
+        bounds = limits.at(x, R, v, w)
+        active = limits.active(bounds.C, None, world.position_tolerance)
     for _ in range(PLACING_STEPS):
         if np.max(np.abs(rows.C)) <= world.position_tolerance and \
-                (active is None or limits.met(bounds.C, active, world.position_tolerance)):
+                (limits is None or limits.met(bounds.C, active, world.position_tolerance)):
             break
         error = _placing_error(rows.C, limits, bounds, active)
         if active is None or not active.any():
@@ -816,40 +818,44 @@ def _meet_joints(world, model, x, q, v, w, limits=None):
         else:
             break                          # no step lowers it: as near as this gets
         if limits is not None:
-            active = limits.active(bounds.C, active)
+            active = limits.active(bounds.C, active, world.position_tolerance)
     if limits is not None and not limits.met(bounds.C, active, world.projection_tolerance):
-        return np.inf, None, None          # the limits were not met: see _placed_on_joints
+        return np.inf, None, None
     return np.max(np.abs(rows.C)), x, q
 
 
 def _placing_error(C, limits, bounds, active):
     """The squared error a placing step must lower: the joints' C (m,) and, with limits, the
-    active limit rows' C (held at their bounds) and how far beyond its slop any other limit
-    row of the placed mechanisms is."""
+    active limit rows' C (to be held at their bounds) and how far the others are past their
+    bounds beyond what is excused (``_PlacedLimits``)."""
     error = C @ C
     if limits is not None:
-        beyond = np.where(active, bounds.C, np.minimum(bounds.C + limits.slop, 0.0))
-        error = error + beyond @ beyond
+        past = np.where(active, bounds.C, np.minimum(bounds.C + limits.excused, 0.0))
+        error = error + past @ past
     return error
 
 
 class _PlacedLimits(NamedTuple):
     """The limit rows of the mechanisms (bodies linked by joints) that the user placed a body
-    of since the last step: rows of the world's coordinate plan (``limits.plan_rows``), their
-    slop (rad or m) and the patterns of A for the joint rows with each active set of them.
+    of since the last step: their rows in the world's coordinate plan (``limits.plan_rows``),
+    what overshoot of each is excused (rad or m), and the patterns of A of the joint rows with
+    each active set of them.
 
-    A row past its limit by more than its slop (an overshoot the step's limit leaves alone)
-    is active: the placement holds it at its bound, as an equality row, until it is no longer
-    past it. The limits of other mechanisms are left as they are, and so is a limit the user
-    moved past the pose of a mechanism not placed: those the step's limit rows push back."""
+    An overshoot the placed pose has within the limit's slop (an overshoot the step's limit
+    rows leave alone too) is excused: a resting ragdoll placed whole is moved as it lies. A
+    row past its bound by more than that is active: the placement holds it at its bound, as
+    an equality row, until it is no longer past it. The limits of other mechanisms are left
+    as they are, and so is a limit the user moved past the pose of a mechanism not placed:
+    the step's limit rows push those back."""
     tables: object              # limits.CoordinateTables
     rows: np.ndarray            # (k,) the limit rows of the placed mechanisms, in the plan
-    slop: np.ndarray            # (k,)
+    excused: np.ndarray         # (k,) >= 0
     patterns: dict              # active rows (bytes) -> (Pattern, Scatter) of joints and them
 
     @staticmethod
-    def of(world, model):
-        """Those of this world's placed mechanisms, or None when they have no limit rows."""
+    def of(world, model, x, R, v, w):
+        """Those of this world's placed mechanisms at the placed poses (positions x (N, 3),
+        rotations R (N, 3, 3)), or None when they have no limit rows."""
         tables = world._limit_tables()
         plan = tables.plan
         if plan is None:
@@ -859,7 +865,10 @@ class _PlacedLimits(NamedTuple):
         rows = np.flatnonzero(limit & (mechanism.take(plan.a) | mechanism.take(plan.b)))
         if not rows.size:
             return None
-        return _PlacedLimits(tables, rows, plan.slop.take(rows), {})
+        placed = _PlacedLimits(tables, rows, np.zeros(rows.size), {}).at(x, R, v, w)
+        overshoot = np.maximum(-placed.C, 0.0)
+        slop = plan.slop.take(rows)
+        return _PlacedLimits(tables, rows, np.where(overshoot <= slop, overshoot, 0.0), {})
 
     def at(self, x, R, v, w) -> Rows:
         """The rows at positions x (N, 3) and rotations R (N, 3, 3): C (k,) (>= 0 allowed,
@@ -869,15 +878,17 @@ class _PlacedLimits(NamedTuple):
         return Rows(plan.a.take(self.rows), plan.b.take(self.rows), C.take(self.rows),
                     J[:, :6], J[:, 6:], np.zeros(self.rows.size), side_blocks=J)
 
-    def active(self, C, was):
+    def active(self, C, was, tolerance):
         """(k,) bool: the rows to hold at their bounds, from their values C (k,) and the rows
-        ``was`` active (None at first): past the slop, or active and still past the bound."""
-        beyond = C < -self.slop
-        return beyond if was is None else beyond | (was & (C < 0.0))
+        ``was`` active (None at first): past their bound by more than is excused (and the
+        tolerance), or active and still past it."""
+        past = C < -(self.excused + tolerance)
+        return past if was is None else past | (was & (C < 0.0))
 
     def met(self, C, active, tolerance) -> bool:
-        """Whether the active rows are at their bounds and no other is past its slop."""
-        return bool(np.all(np.where(active, np.abs(C), -C - self.slop) <= tolerance))
+        """Whether the active rows are at their bounds and the others past them by no more
+        than is excused, within the tolerance."""
+        return bool(np.all(np.where(active, np.abs(C), -C - self.excused) <= tolerance))
 
     def newton_move(self, world, model, R, rows, bounds, active, inv_mass):
         """_newton_move on the joints' rows and the active limit rows together: the move
