@@ -116,6 +116,7 @@ class Body:
         drives what is jointed to it through the step itself."""
         if not self.static:
             self._world._posed = True
+            self._world._placed[self.row] = True
 
     def _touched(self):
         """The user moved or pushed this body: wake it (and its island) and what sleeps on
@@ -129,9 +130,11 @@ class Body:
         """Centre of mass, world frame, metres (3,). A dynamic jointed body placed where its
         joints do not allow is moved onto them at the next step (near the nearest pose they
         allow, in the mass metric; bodies jointed to it share the move; StepError if they
-        cannot be met), keeping its velocity; place a mechanism whole to move it. A static
-        body moved this way each step is teleported: what is jointed to it follows without
-        its velocity; give it a ``linear_velocity`` to drive it. (``orientation`` likewise.)"""
+        cannot be met), keeping its velocity; one placed past a joint limit is brought to
+        the limit the same way (the limits of its mechanism, beyond their slop); place a
+        mechanism whole to move it. A static body moved this way each step is teleported:
+        what is jointed to it follows without its velocity; give it a ``linear_velocity`` to
+        drive it. (``orientation`` likewise.)"""
         return self._get(self._world._x)
 
     @position.setter

@@ -404,6 +404,19 @@ def _stacked(arrays):
     return np.concatenate(arrays) if len(arrays) > 1 else arrays[0]
 
 
+def plan_rows(tables, kin: Kinematics):
+    """Every row of the tables' plan (``tables.plan``, not None) at the bodies' state kin:
+    its coordinate c (mb,), rad or m, its Jacobian sign J (mb, 12) ([Ja | Jb] on u = [v; w],
+    world frame) and its value C = sign (c - bound) (mb,), which a limit row keeps >= 0
+    (a motor's has no meaning). All tables' coordinates are stacked, then the rows gathered
+    from them at once."""
+    plan = tables.plan
+    c, J = tables.coordinates(kin)
+    c = c.take(plan.entry)
+    J = plan.sign[:, None] * J.take(plan.entry, axis=0)
+    return c, J, plan.sign * (c - plan.bound)
+
+
 def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
     """BoundedRows for every motor and servo and every limit near enough to matter this step,
     the owning joint of each row, and each row's index in the plan (``tables.plan``; the
@@ -419,11 +432,7 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
     plan = tables.plan
     if plan is None:
         return None, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    # all tables' coordinates stacked, then the rows gathered from them at once
-    c, J = tables.coordinates(kin)
-    c = c.take(plan.entry)
-    J = plan.sign[:, None] * J.take(plan.entry, axis=0)
-    C = plan.sign * (c - plan.bound)
+    c, J, C = plan_rows(tables, kin)
     rate = Rows(plan.a, plan.b, C, J[:, :6], J[:, 6:], np.zeros(C.size)).velocity(kin.v, kin.w)
     near = C < plan.margin - LIMIT_REACH * h * rate
     near[plan.motor] = True

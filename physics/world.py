@@ -240,6 +240,8 @@ class World:
         "_group": ((), np.int64), "_mask": ((), np.int64),
         # sleeping: asleep, still for how long (s), the island it fell asleep with (-1 awake)
         "_asleep": ((), bool), "_still_time": ((), float), "_island": ((), np.int64),
+        # placed by the user since the last step (Body._placed; step._placed_on_joints)
+        "_placed": ((), bool),
     }
 
     def _allocate(self, capacity):
@@ -1044,6 +1046,7 @@ class World:
         self._time_origin, self._steps = clock
         self._state_changed()
         self._posed = False
+        self._placed[:self._n] = False
         # the energy level a conservative system holds through fallback steps (step.advance)
         self._energy_reference = reference
         self._stiffness = stiffness
