@@ -687,3 +687,24 @@ def test_a_bad_size_is_one_line_naming_size(size, message, tmp_path, capsys, mon
         assert capsys.readouterr().err == f"maxcoord: error: {message}\n"
     assert main(["render", "pendulum", "--dt", "0", "--out", str(tmp_path / "c.gif")]) == 2
     assert "--dt must be a positive number, got 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, value", [
+    ("1/3", 1 / 3), ("pi/2", np.pi / 2), ("-pi/4", -np.pi / 4), ("2*pi", 2 * np.pi),
+    ("3pi/4", 3 * np.pi / 4), ("0.5*pi", np.pi / 2), ("pi", np.pi), ("-1.5e-1", -0.15),
+])
+def test_a_param_takes_a_fraction_or_a_multiple_of_pi(text, value):
+    """--dt 1/60 worked but --param mu=1/3 or angle=pi/2 was refused ('must be a finite
+    number')."""
+    from tools.cli import _load, _params
+    assert _load("pendulum", _params([f"angle={text}"])).params["angle"] == value
+    assert _load("chain", _params(["links=12/4"])).params["links"] == 3
+
+
+@pytest.mark.parametrize("text", ["pi*2", "2*", "1/0", "1//2", "1/2pi", "__import__('os')",
+                                  "2**pi", "e"])
+def test_a_param_outside_that_grammar_is_one_line_naming_it(text, capsys):
+    assert main(["run", "pendulum", "--quiet", "--param", f"angle={text}"]) == 2
+    assert capsys.readouterr().err == (
+        f"maxcoord: error: parameter angle={text!r} of scene 'pendulum' must be a finite "
+        "number (such as 0.5, 1/3, pi/2, -3pi/4 or 2*pi)\n")
