@@ -289,6 +289,7 @@ def cmd_run(args):
         scene_name = os.path.abspath(scene.name) if scene.name.endswith(".py") else scene.name
         np.savez_compressed(record_path, scene=scene_name, params=json.dumps(scene.params),
                             dt=world.dt, joint_coordinate_name=_coordinate_names(coordinated),
+                            body_name=np.array([b.name or "" for b in world.bodies], dtype=str),
                             **{k: np.array(v) for k, v in record.items()})
         print(f"recorded {len(record['time'])} samples to {record_path}")
     if png_path:
@@ -661,9 +662,16 @@ def cmd_render(args):
 
 
 def cmd_plot(args):
-    from tools.plot import plot_recording
+    from tools.plot import plot_recording, series_names
     out = _output_path(args.out, "--out", ".png")
-    print(f"wrote {plot_recording(args.recording, out)}")
+    if args.series is not None and not args.body:
+        raise UsageError("--series needs --body: the bodies whose series to plot")
+    try:
+        series = None if args.series is None else series_names(args.series)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    bodies = [name.strip() for names in args.body or [] for name in names.split(",")]
+    print(f"wrote {plot_recording(args.recording, out, bodies, series)}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -776,11 +784,22 @@ def _render_parser(sub):
 
 
 def _plot_parser(sub):
+    from tools.plot import BODY_SERIES, DEFAULT_SERIES
     s = _command(sub, "plot", "plot energy, constraint error and joint coordinates of a "
-                 "recording against time (needs matplotlib)", cmd_plot)
+                 "recording against time, or chosen bodies' positions and velocities (needs "
+                 "matplotlib)", cmd_plot)
     s.add_argument("recording", help="a .npz written by `maxcoord run --record`")
     s.add_argument("--out", default="plot.png", metavar="OUT.png",
                    help="the .png to write (default plot.png)")
+    s.add_argument("--body", action="append", metavar="NAME",
+                   help="plot this body's series instead, by its name or its index in "
+                        "world.bodies; repeatable, or a comma-separated list (default: none, "
+                        "the energy, constraint error and joint coordinates)")
+    s.add_argument("--series", default=None, metavar="LIST",
+                   help=f"with --body: which of {', '.join(BODY_SERIES)} (position in m, "
+                        "velocity in m/s, speed, angular velocity in rad/s; world frame), "
+                        f"comma-separated (default {DEFAULT_SERIES}: height and vertical "
+                        "velocity)")
 
 
 def main(argv: list[str] | None = None) -> int:

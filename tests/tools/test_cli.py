@@ -708,3 +708,85 @@ def test_a_param_outside_that_grammar_is_one_line_naming_it(text, capsys):
     assert capsys.readouterr().err == (
         f"maxcoord: error: parameter angle={text!r} of scene 'pendulum' must be a finite "
         "number (such as 0.5, 1/3, pi/2, -3pi/4 or 2*pi)\n")
+
+
+BOUNCE = """from physics import Plane, Sphere
+def build(world):
+    world.add_body(Plane(), name="ground")
+    world.add_body(Sphere(0.1), mass=0.5, position=(0, 0, 1.0), restitution=0.8, name="ball")
+"""
+
+
+@pytest.fixture
+def bounce_recording(tmp_path):
+    scene = tmp_path / "bounce.py"
+    scene.write_text(BOUNCE)
+    out = tmp_path / "bounce.npz"
+    assert main(["run", str(scene), "--seconds", "1", "--quiet", "--record", str(out)]) == 0
+    return out
+
+
+def _drawn(monkeypatch):
+    """The curves (label, y) and the title of the next plot."""
+    import matplotlib.axes
+    import matplotlib.figure
+    drawn = {"curves": [], "ylabels": []}
+    plot, ylabel = matplotlib.axes.Axes.plot, matplotlib.axes.Axes.set_ylabel
+    suptitle = matplotlib.figure.Figure.suptitle
+    monkeypatch.setattr(matplotlib.axes.Axes, "plot", lambda ax, x, y=None, **kw: drawn[
+        "curves"].append((kw.get("label"), np.array(y))) or plot(ax, x, y, **kw))
+    monkeypatch.setattr(matplotlib.axes.Axes, "set_ylabel", lambda ax, text, **kw: drawn[
+        "ylabels"].append(text) or ylabel(ax, text, **kw))
+    monkeypatch.setattr(matplotlib.figure.Figure, "suptitle", lambda fig, text, **kw: drawn.update(
+        title=text) or suptitle(fig, text, **kw))
+    return drawn
+
+
+def test_plot_draws_a_bodys_height_and_velocity(bounce_recording, tmp_path, monkeypatch,
+                                               capsys):
+    """A teacher wants a bouncing ball's height over time: plot drew only the energy,
+    the constraint error and joint coordinates; and its title was the scene file's absolute
+    path. The recording keeps the bodies' names for --body."""
+    data = np.load(bounce_recording)
+    assert list(data["body_name"]) == ["ground", "ball"]
+    drawn = _drawn(monkeypatch)
+    png = tmp_path / "ball.png"
+    assert main(["plot", str(bounce_recording), "--body", "ball", "--series", "z,vz",
+                 "--out", str(png)]) == 0
+    assert png.stat().st_size > 1000
+    (z_label, z), (vz_label, vz) = drawn["curves"]
+    assert (z_label, vz_label) == ("ball z", "ball vz")
+    assert np.array_equal(z, data["position"][:, 1, 2])
+    assert np.array_equal(vz, data["linear_velocity"][:, 1, 2])
+    assert z.min() < 0.12 and z.max() == 1.0          # it fell to the ground and bounced
+    assert drawn["ylabels"] == ["position (m)", "velocity (m/s)"]
+    assert drawn["title"].startswith("bounce  (dt = 4.167 ms)") and "/" not in drawn["title"]
+    drawn["curves"].clear()                             # by index; speed is |v|
+    assert main(["plot", str(bounce_recording), "--body", "1", "--series", "speed",
+                 "--out", str(png)]) == 0
+    [(label, speed)] = drawn["curves"]
+    assert label == "ball speed"
+    assert np.allclose(speed, np.linalg.norm(data["linear_velocity"][:, 1], axis=1))
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--body", "bal"], "--body 'bal': no such body in REC (its named bodies: ground, ball; "
+                        "or an index from 0 to 1)"),
+    (["--body", "2"], "--body '2': no such body in REC (its named bodies: ground, ball; "
+                      "or an index from 0 to 1)"),
+    (["--body", "ball", "--series", "z,height"],
+     "--series takes a comma-separated list of x, y, z, vx, vy, vz, speed, wx, wy, wz; "
+     "got 'height'"),
+    (["--series", "z"], "--series needs --body: the bodies whose series to plot"),
+])
+def test_plot_body_mistakes_are_one_line(bounce_recording, options, message, tmp_path, capsys):
+    assert main(["plot", str(bounce_recording), "--out", str(tmp_path / "p.png"),
+                 *options]) == 2
+    assert capsys.readouterr().err == \
+        f"maxcoord: error: {message.replace('REC', str(bounce_recording))}\n"
+
+
+def test_plot_names_a_scene_file_by_its_stem(bounce_recording, tmp_path, monkeypatch):
+    drawn = _drawn(monkeypatch)
+    assert main(["plot", str(bounce_recording), "--out", str(tmp_path / "p.png")]) == 0
+    assert drawn["title"] == "bounce  (dt = 4.167 ms)"
