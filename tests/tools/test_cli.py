@@ -790,3 +790,33 @@ def test_plot_names_a_scene_file_by_its_stem(bounce_recording, tmp_path, monkeyp
     drawn = _drawn(monkeypatch)
     assert main(["plot", str(bounce_recording), "--out", str(tmp_path / "p.png")]) == 0
     assert drawn["title"] == "bounce  (dt = 4.167 ms)"
+
+
+def test_readme_says_how_two_bodies_friction_and_restitution_combine(tmp_path):
+    """A teacher gave the box friction=0.3 only and measured mu = 0.387 against the ramp's
+    default 0.5: README's Contacts section did not say how the pair's values combine, nor
+    the default. Measured here as the teacher did: a box sliding down a 45-degree slope
+    (gravity tilted), mu = tan(theta) - a / (g cos(theta))."""
+    import pathlib
+    readme = (pathlib.Path(__file__).resolve().parents[2] / "README.md").read_text()
+    contacts = " ".join(readme.split("### Contacts\n", 1)[1].split("\n### ", 1)[0].split())
+    for claim in ("geometric mean", "sqrt(mu_a mu_b)", "restitution the larger",
+                  "`friction=0.5`", "mu = sqrt(0.3 x 0.5) = 0.387"):
+        assert claim in contacts, claim
+    scene = tmp_path / "slope.py"
+    scene.write_text("import math\n"
+                     "from physics import Box, Plane\n"
+                     "g = 9.81\n"
+                     "WORLD = {'gravity': (g / math.sqrt(2), 0, -g / math.sqrt(2))}\n"
+                     "PARAMS = {'ramp': 0.5}\n"
+                     "def build(world, ramp=0.5):\n"
+                     "    world.add_body(Plane(), friction=ramp, name='ramp')\n"
+                     "    world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(0, 0, 0.1),\n"
+                     "                   friction=0.3, name='box')\n")
+    for ramp, mu in (("0.5", np.sqrt(0.3 * 0.5)), ("0.3", 0.3)):
+        out = tmp_path / "slope.npz"
+        assert main(["run", str(scene), "--seconds", "0.5", "--quiet", "--param",
+                     f"ramp={ramp}", "--record", str(out)]) == 0
+        data = np.load(out)
+        a = data["linear_velocity"][-1, 1, 0] / data["time"][-1]
+        assert 1 - a / (9.81 / np.sqrt(2)) == pytest.approx(mu, abs=0.005)
