@@ -86,15 +86,18 @@ def describe(name: str) -> dict:
             "documented_only": [key for key in documented if key not in defaults]}
 
 
-# a parameter's line in a build docstring's "Parameters:" section: "name (unit): meaning"
-_PARAMETER_LINE = re.compile(r"^(\s*)(\w+) \(([^()]+)\): (.+)$")
+# a parameter's line in a build docstring's "Parameters:" section: "name (unit): meaning",
+# or "name: meaning" for one without a unit (a user wrote `mu: Coulomb friction`, and it
+# went on the meaning of the parameter above it)
+_PARAMETER_LINE = re.compile(r"^(\s*)(\w+)(?: \(([^()]+)\))?: (.+)$")
 
 
 def parameter_docs(build) -> dict[str, dict[str, str]]:
     """{name: {"unit", "meaning"}} from the "Parameters:" section of ``build``'s docstring:
-    one line per parameter, ``name (unit): meaning``, the meaning going on over lines
-    indented deeper; the section ends at a blank line. The unit is "-" for a number
-    without one, "count" for a whole number of things, "true/false" for a flag."""
+    one line per parameter, ``name (unit): meaning`` or ``name: meaning`` (unit "-"), the
+    meaning going on over lines indented deeper; the section ends at a blank line. The unit
+    is "-" for a number without one, "count" for a whole number of things, "true/false"
+    for a flag."""
     doc = inspect.getdoc(build) if build is not None else None
     lines = [line.rstrip() for line in (doc or "").splitlines()]
     heads = [k for k, line in enumerate(lines) if line.strip() == "Parameters:"]
@@ -110,7 +113,7 @@ def parameter_docs(build) -> dict[str, dict[str, str]]:
         entry = _PARAMETER_LINE.match(line)
         if entry and (indent is None or len(entry.group(1)) == indent):
             indent, last = len(entry.group(1)), entry.group(2)
-            found[last] = {"unit": entry.group(3), "meaning": entry.group(4)}
+            found[last] = {"unit": entry.group(3) or "-", "meaning": entry.group(4)}
         elif last is not None:
             found[last]["meaning"] += " " + line.strip()
     return found

@@ -820,3 +820,24 @@ def test_readme_says_how_two_bodies_friction_and_restitution_combine(tmp_path):
         data = np.load(out)
         a = data["linear_velocity"][-1, 1, 0] / data["time"][-1]
         assert 1 - a / (9.81 / np.sqrt(2)) == pytest.approx(mu, abs=0.005)
+
+
+def test_list_takes_a_parameter_without_a_unit_written_name_colon_meaning(tmp_path, capsys):
+    """A teacher's incline wrote `mu: Coulomb friction` (no "(-)"): that line went on the
+    meaning of the parameter above it, and `maxcoord list` said mu was not documented."""
+    scene = tmp_path / "incline.py"
+    scene.write_text('PARAMS = {"angle": 0.5, "mu": 0.3, "mass": 1.0}\n'
+                     "def build(world, angle=0.5, mu=0.3, mass=1.0):\n"
+                     '    """A box on a ramp.\n\n'
+                     "    Parameters:\n"
+                     "        angle (rad): the ramp's slope,\n"
+                     "            from the horizontal.\n"
+                     "        mu: Coulomb friction between box and ramp\n"
+                     "        mass (kg): the box's mass.\n"
+                     '    """\n')
+    assert main(["list", str(scene)]) == 0
+    lines = capsys.readouterr().out.splitlines()[1:]
+    assert [" ".join(line.split()) for line in lines] == [
+        "angle = 0.5 rad the ramp's slope, from the horizontal.",
+        "mu = 0.3 Coulomb friction between box and ramp",
+        "mass = 1.0 kg the box's mass."]
