@@ -388,9 +388,12 @@ def _energy_rows(energy: _EnergyLog, scene, max_contacts: int, taken: int) -> li
         worst += f" ({energy.worst / ke * 100:.3g} %)"
     elif ke == 0:
         drift += " (nothing moved)"
+    note = _energy_note(scene, max_contacts, e1 - e0 > put)
+    # "drift" is the integrator's error: only where nothing else may change the energy
+    changed = note or energy.loaded or energy.set_steps or energy.uncounted
     rows = [("energy start / end", f"{e0:.4g} J / {e1:.4g} J"),
-            ("energy drift", drift + ("" if energy.uncounted else
-                                      _energy_note(scene, max_contacts, e1 - e0 > put))),
+            ("energy change" if changed else "energy drift",
+             drift + ("" if energy.uncounted else note)),
             ("energy |E - E0| max", f"{worst} at t = {energy.worst_at:.3f} s, sampled every "
                                     f"{ENERGY_EVERY} steps")]
     put_in = ([f"{energy.load_work:+.3g} J of work by the forces and torques it applied"]
@@ -491,9 +494,12 @@ def _energy_note(scene, max_contacts: int, gained: bool) -> str:
     if any(getattr(d, "_motor", (0.0,))[0] != 0.0 for d in drives):
         return "; motors do work"
     damped = any(b.linear_damping or b.angular_damping for b in world.bodies if not b.static)
-    if damped and not gained:
-        return "; damping takes energy out" + (
-            ", and inelastic contacts and friction" if max_contacts else "")
+    rubbing = any(getattr(d, "_friction", 0.0) for d in drives)     # (frictionloss)
+    takers = [what for what, present in (("damping", damped), ("joint friction", rubbing))
+              if present]
+    if takers and not gained:
+        return (f"; {' and '.join(takers)} take{'s' * (len(takers) == 1)} energy out"
+                + (", and inelastic contacts and friction" if max_contacts else ""))
     if max_contacts:
         return ("; contacts pushing bodies out of overlap can add some" if gained else
                 "; inelastic contacts and friction take energy out")
