@@ -872,3 +872,25 @@ def test_energy_taken_out_or_put_in_is_a_change_not_a_drift(tmp_path, capsys):
     assert main(["run", "pendulum", "--seconds", "0.5", "--quiet"]) == 0
     text = capsys.readouterr().out
     assert "energy change" not in text and re.search(r"^energy drift +[-+]", text, re.M)
+
+
+def test_the_pendulums_hinge_angle_is_its_angle_from_the_vertical(tmp_path, capsys):
+    """The pendulum's hinge was made at the release pose, so its recorded angle started at 0
+    and, opposite in sign to the scene's angle, went to -2 rad: plot showed 0 to -2 rad
+    instead of +-1. Now it reads the angle from hanging straight down, signed as --param
+    angle; small swings take a uniform rod's period, 2 pi sqrt(2 L / 3 g)."""
+    for angle, seconds in ((1.0, 1.2), (-0.05, 4.0)):
+        out = tmp_path / "pendulum.npz"
+        assert main(["run", "pendulum", "--param", f"angle={angle}", "--seconds", str(seconds),
+                     "--quiet", "--record", str(out)]) == 0
+        data = np.load(out)
+        q, t = data["joint_coordinate"][:, 0], data["time"]
+        assert q[0] == pytest.approx(angle, abs=1e-12)
+        assert q.min() == pytest.approx(-abs(angle), rel=1e-3)
+        assert q.max() == pytest.approx(abs(angle), rel=1e-3)
+    rising = np.flatnonzero((q[:-1] < 0) & (q[1:] >= 0))
+    crossings = t[rising] - q[rising] * (t[rising + 1] - t[rising]) / (q[rising + 1] - q[rising])
+    period = np.diff(crossings).mean()
+    assert period == pytest.approx(2 * np.pi * np.sqrt(2 * 1.0 / (3 * 9.81)), rel=2e-3)
+    import scenes
+    assert "sqrt(2L/3g)" in scenes.describe("pendulum")["description"]
