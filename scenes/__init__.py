@@ -2,8 +2,8 @@
 ``build(world, **params)``, which fills the world and may return a controller called as
 ``controller(world)`` before every step. ``build``'s docstring documents every parameter in
 a "Parameters:" section, a line each, ``name (unit): meaning`` (unit "-" for a plain
-number, "count", "true/false"); ``describe(name)["parameters"]`` and ``maxcoord list``
-show them. A controller may also define ``summary()``, returning
+number, or ``name: meaning``; "count", "true/false"); ``describe(name)["parameters"]`` and
+``maxcoord list`` show them. A controller may also define ``summary()``, returning
 (label, value) pairs that ``Scene.summary()`` hands on and ``maxcoord run`` prints under its
 summary table (what the scene is there to show, e.g. the whiteboard's force and path error).
 

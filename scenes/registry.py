@@ -86,15 +86,18 @@ def describe(name: str) -> dict:
             "documented_only": [key for key in documented if key not in defaults]}
 
 
-# a parameter's line in a build docstring's "Parameters:" section: "name (unit): meaning"
-_PARAMETER_LINE = re.compile(r"^(\s*)(\w+) \(([^()]+)\): (.+)$")
+# a parameter's line in a build docstring's "Parameters:" section: "name (unit): meaning",
+# or "name: meaning" for one without a unit (a user wrote `mu: Coulomb friction`, and it
+# went on the meaning of the parameter above it)
+_PARAMETER_LINE = re.compile(r"^(\s*)(\w+)(?: \(([^()]+)\))?: (.+)$")
 
 
 def parameter_docs(build) -> dict[str, dict[str, str]]:
     """{name: {"unit", "meaning"}} from the "Parameters:" section of ``build``'s docstring:
-    one line per parameter, ``name (unit): meaning``, the meaning going on over lines
-    indented deeper; the section ends at a blank line. The unit is "-" for a number
-    without one, "count" for a whole number of things, "true/false" for a flag."""
+    one line per parameter, ``name (unit): meaning`` or ``name: meaning`` (unit "-"), the
+    meaning going on over lines indented deeper; the section ends at a blank line. The unit
+    is "-" for a number without one, "count" for a whole number of things, "true/false"
+    for a flag."""
     doc = inspect.getdoc(build) if build is not None else None
     lines = [line.rstrip() for line in (doc or "").splitlines()]
     heads = [k for k, line in enumerate(lines) if line.strip() == "Parameters:"]
@@ -110,13 +113,35 @@ def parameter_docs(build) -> dict[str, dict[str, str]]:
         entry = _PARAMETER_LINE.match(line)
         if entry and (indent is None or len(entry.group(1)) == indent):
             indent, last = len(entry.group(1)), entry.group(2)
-            found[last] = {"unit": entry.group(3), "meaning": entry.group(4)}
+            found[last] = {"unit": entry.group(3) or "-", "meaning": entry.group(4)}
         elif last is not None:
             found[last]["meaning"] += " " + line.strip()
     return found
 
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+# a number parameter's text (--param): a sign, a number or a multiple of pi, and a divisor:
+# 0.5, -1e-3, 1/3, pi, pi/2, -pi/4, 3pi/4, 2*pi, 0.5*pi. Read by this pattern, never eval()
+_NUMBER = r"(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?"
+_NUMBER_TEXT = re.compile(rf"([+-]?)(?:({_NUMBER})(?:\*(?=pi))?)?(pi)?(?:/({_NUMBER}))?")
+NUMBER_EXAMPLES = "0.5, 1/3, pi/2, -3pi/4 or 2*pi"
+
+
+def parse_number(text: str) -> float:
+    """A number from its text: ``[sign] [number][*]pi [/ number]`` (either the number or pi
+    may be left out, not both): '1/3', 'pi/2', '-pi/4', '3pi/4', '0.5*pi', '2.5e-3'.
+    NaN where the text is none of these (or divides by zero)."""
+    match = _NUMBER_TEXT.fullmatch(text.strip().lower())
+    if not match or not (match.group(2) or match.group(3)):
+        return math.nan
+    sign, factor, pi, divisor = match.groups()
+    value = (float(factor) if factor else 1.0) * (math.pi if pi else 1.0)
+    if divisor is not None:
+        if float(divisor) == 0:
+            return math.nan
+        value /= float(divisor)
+    return -value if sign == "-" else value
 
 
 def _coerce(name, key, value, default):
@@ -128,12 +153,12 @@ def _coerce(name, key, value, default):
     if isinstance(value, (str, int, float)) and not isinstance(value, bool) \
             and isinstance(default, (int, float)) and not isinstance(default, bool):
         whole = isinstance(default, int)     # (a string from --param, or a number: a
-        try:                                 # recording's params may hold JSON's NaN)
-            number = float(value)
-        except ValueError:
-            number = float("nan")
+        # recording's params may hold JSON's NaN)
+        number = parse_number(value) if isinstance(value, str) else float(value)
         if not math.isfinite(number) or (whole and number != int(number)):
             what = "a whole number" if whole else "a finite number"
+            if isinstance(value, str) and not whole:
+                what += f" (such as {NUMBER_EXAMPLES})"
             raise ValueError(f"parameter {key}={value!r} of scene {name!r} must be {what}")
         return int(number) if whole else number
     if isinstance(value, str) and default is not None and not isinstance(default, str):

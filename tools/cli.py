@@ -59,6 +59,42 @@ def _number(text, option: str, unit: str = "a number of seconds",
                          f"got {text!r}") from None
 
 
+def _dt(text) -> float | None:
+    """--dt (run, render): None for the scene's own step, else a positive number of seconds
+    of at least the World's smallest step."""
+    from physics.world import MIN_DT
+    if text is None:
+        return None
+    dt = _number(text, "--dt")
+    if not (np.isfinite(dt) and dt > 0):
+        raise UsageError(f"--dt must be a positive number, got {text}")
+    if dt < MIN_DT:
+        raise UsageError(f"--dt must be at least {MIN_DT:g} s, got {text}")
+    return dt
+
+
+# the largest picture side --size takes: 4K and a margin (a frame of 4096 x 4096 is 64 MB,
+# and software OpenGL takes seconds a frame there); more is a typo, not a picture
+MAX_SIZE = 4096
+
+
+def _size(text: str) -> tuple[int, int]:
+    """--size WIDTHxHEIGHT (view, render): two whole numbers of pixels, each from 1 to
+    MAX_SIZE; a one-line UsageError naming --size otherwise."""
+    width, x, height = str(text).lower().partition("x")
+    try:
+        size = int(width), int(height)
+    except ValueError:
+        size = None
+    if not x or size is None:
+        raise UsageError(f"--size must be WIDTHxHEIGHT in pixels, such as 640x360, "
+                         f"got {text!r}")
+    if not all(1 <= side <= MAX_SIZE for side in size):
+        raise UsageError(f"--size must be from 1x1 to {MAX_SIZE}x{MAX_SIZE} pixels, "
+                         f"got {text!r}")
+    return size
+
+
 def _params(pairs: list[str]) -> dict:
     out = {}
     for item in pairs or []:
@@ -167,15 +203,10 @@ MAX_RUN_STEPS = 10**8
 
 
 def cmd_run(args):
-    from physics.world import MIN_DT
     seconds = _number(args.seconds, "--seconds")
     if not (np.isfinite(seconds) and seconds > 0):
         raise UsageError(f"--seconds must be a positive number, got {args.seconds}")
-    dt = None if args.dt is None else _number(args.dt, "--dt")
-    if dt is not None and not (np.isfinite(dt) and dt > 0):
-        raise UsageError(f"--dt must be a positive number, got {args.dt}")
-    if dt is not None and dt < MIN_DT:
-        raise UsageError(f"--dt must be at least {MIN_DT:g} s, got {args.dt}")
+    dt = _dt(args.dt)
     if args.contact_iterations is not None and args.contact_iterations < 1:
         raise UsageError(f"--contact-iterations must be a positive whole number, got "
                          f"{args.contact_iterations}")
@@ -258,6 +289,7 @@ def cmd_run(args):
         scene_name = os.path.abspath(scene.name) if scene.name.endswith(".py") else scene.name
         np.savez_compressed(record_path, scene=scene_name, params=json.dumps(scene.params),
                             dt=world.dt, joint_coordinate_name=_coordinate_names(coordinated),
+                            body_name=np.array([b.name or "" for b in world.bodies], dtype=str),
                             **{k: np.array(v) for k, v in record.items()})
         print(f"recorded {len(record['time'])} samples to {record_path}")
     if png_path:
@@ -356,9 +388,12 @@ def _energy_rows(energy: _EnergyLog, scene, max_contacts: int, taken: int) -> li
         worst += f" ({energy.worst / ke * 100:.3g} %)"
     elif ke == 0:
         drift += " (nothing moved)"
+    note = _energy_note(scene, max_contacts, e1 - e0 > put)
+    # "drift" is the integrator's error: only where nothing else may change the energy
+    changed = note or energy.loaded or energy.set_steps or energy.uncounted
     rows = [("energy start / end", f"{e0:.4g} J / {e1:.4g} J"),
-            ("energy drift", drift + ("" if energy.uncounted else
-                                      _energy_note(scene, max_contacts, e1 - e0 > put))),
+            ("energy change" if changed else "energy drift",
+             drift + ("" if energy.uncounted else note)),
             ("energy |E - E0| max", f"{worst} at t = {energy.worst_at:.3f} s, sampled every "
                                     f"{ENERGY_EVERY} steps")]
     put_in = ([f"{energy.load_work:+.3g} J of work by the forces and torques it applied"]
@@ -459,9 +494,12 @@ def _energy_note(scene, max_contacts: int, gained: bool) -> str:
     if any(getattr(d, "_motor", (0.0,))[0] != 0.0 for d in drives):
         return "; motors do work"
     damped = any(b.linear_damping or b.angular_damping for b in world.bodies if not b.static)
-    if damped and not gained:
-        return "; damping takes energy out" + (
-            ", and inelastic contacts and friction" if max_contacts else "")
+    rubbing = any(getattr(d, "_friction", 0.0) for d in drives)     # (frictionloss)
+    takers = [what for what, present in (("damping", damped), ("joint friction", rubbing))
+              if present]
+    if takers and not gained:
+        return (f"; {' and '.join(takers)} take{'s' * (len(takers) == 1)} energy out"
+                + (", and inelastic contacts and friction" if max_contacts else ""))
     if max_contacts:
         return ("; contacts pushing bodies out of overlap can add some" if gained else
                 "; inelastic contacts and friction take energy out")
@@ -539,14 +577,11 @@ def cmd_view(args):
 
 def _view(args):
     import scenes
-    from render.commands import parse_size, view_command
+    from render.commands import view_command
     time_scale = _number(args.time_scale, "--time-scale", "a number", "1/4")
     if not (np.isfinite(time_scale) and time_scale > 0):
         raise UsageError(f"--time-scale must be a positive number, got {args.time_scale}")
-    try:
-        window = dict(size=parse_size(args.size), paused=args.paused, time_scale=time_scale)
-    except ValueError as exc:
-        raise UsageError(f"--size: {exc}") from None
+    window = dict(size=_size(args.size), paused=args.paused, time_scale=time_scale)
     if _is_recording(args.scene):
         if args.sleeping:
             raise UsageError("--sleeping cannot be used with a recording: it shows the "
@@ -608,19 +643,24 @@ def cmd_render(args):
     kind = _render_output(args.out)
     asked = None if args.seconds is None else _number(args.seconds, "--seconds")
     _check_render_numbers(asked, args.fps, kind)
+    size, dt = _size(args.size), _dt(args.dt)
     if _is_recording(args.scene):
+        if dt is not None:
+            raise UsageError("--dt cannot be used with a recording: it plays the recorded "
+                             "poses (record with run --dt)")
         scene, playback = _open_recording(args.scene, args.param)
         seconds = playback.duration if asked is None else asked
         if seconds > playback.duration:
             raise UsageError(f"--seconds {seconds:g} is longer than the recording "
                              f"({playback.duration:g} s)")
-        done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps,
+        done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps, size=size,
                               playback=playback)
     else:
-        scene = _load(args.scene, _params(args.param), sleeping=args.sleeping)
+        scene = _load(args.scene, _params(args.param), dt, args.sleeping)
         seconds = 5.0 if asked is None else asked
         try:
-            done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps)
+            done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps,
+                                  size=size)
         except RenderStopped as stop:        # (what was rendered up to there is written)
             print(_rendered(stop.done, seconds, stopped_at=scene.world.time))
             raise _stopped("render", stop.error, scene.world) from None
@@ -628,9 +668,16 @@ def cmd_render(args):
 
 
 def cmd_plot(args):
-    from tools.plot import plot_recording
+    from tools.plot import plot_recording, series_names
     out = _output_path(args.out, "--out", ".png")
-    print(f"wrote {plot_recording(args.recording, out)}")
+    if args.series is not None and not args.body:
+        raise UsageError("--series needs --body: the bodies whose series to plot")
+    try:
+        series = None if args.series is None else series_names(args.series)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    bodies = [name.strip() for names in args.body or [] for name in names.split(",")]
+    print(f"wrote {plot_recording(args.recording, out, bodies, series)}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -706,7 +753,8 @@ def _view_parser(sub):
     s.add_argument("scene", help="scene name, a .py scene file, or a .npz recording")
     _add_param(s, recordings=True)
     s.add_argument("--size", default="1280x720", metavar="WxH",
-                   help="window size in pixels (default 1280x720)")
+                   help=f"window size in pixels, each side at most {MAX_SIZE} (default "
+                        "1280x720)")
     s.add_argument("--paused", action="store_true",
                    help="start paused (Space runs, '.' steps once; default: running)")
     s.add_argument("--time-scale", default="1", metavar="X",
@@ -731,16 +779,33 @@ def _render_parser(sub):
     s.add_argument("--fps", type=int, default=30, metavar="N",
                    help="frames per second of a clip, frame k showing t = k / N s (default "
                         "30; a GIF at most 50)")
+    s.add_argument("--size", default="1280x720", metavar="WxH",
+                   help=f"picture size in pixels, each side at most {MAX_SIZE} (default "
+                        "1280x720; a GIF at 640x360 takes about a third of the bytes)")
+    s.add_argument("--dt", default=None, metavar="DT",
+                   help="step size, in s, a number or a fraction such as 1/240 (default: the "
+                        "scene's; 1/240 for the ready scenes; not with a recording)")
     _add_param(s, recordings=True)
     _add_sleeping(s, drawn=True)
 
 
 def _plot_parser(sub):
+    from tools.plot import BODY_SERIES, DEFAULT_SERIES
     s = _command(sub, "plot", "plot energy, constraint error and joint coordinates of a "
-                 "recording against time (needs matplotlib)", cmd_plot)
+                 "recording against time, or chosen bodies' positions and velocities (needs "
+                 "matplotlib)", cmd_plot)
     s.add_argument("recording", help="a .npz written by `maxcoord run --record`")
     s.add_argument("--out", default="plot.png", metavar="OUT.png",
                    help="the .png to write (default plot.png)")
+    s.add_argument("--body", action="append", metavar="NAME",
+                   help="plot this body's series instead, by its name or its index in "
+                        "world.bodies; repeatable, or a comma-separated list (default: none, "
+                        "the energy, constraint error and joint coordinates)")
+    s.add_argument("--series", default=None, metavar="LIST",
+                   help=f"with --body: which of {', '.join(BODY_SERIES)} (position in m, "
+                        "velocity in m/s, speed, angular velocity in rad/s; world frame), "
+                        f"comma-separated (default {DEFAULT_SERIES}: height and vertical "
+                        "velocity)")
 
 
 def main(argv: list[str] | None = None) -> int:

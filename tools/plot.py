@@ -1,23 +1,76 @@
 """``maxcoord plot rec.npz --out plot.png``: energy, constraint error and joint coordinates of
-a recording made by ``maxcoord run --record``. Uses matplotlib (the [plot] extra)."""
+a recording made by ``maxcoord run --record``, or (``--body``) chosen bodies' positions and
+velocities. Uses matplotlib (the [plot] extra)."""
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
 
 MAX_LEGEND_ENTRIES = 12     # beyond this a legend covers the curves it names
 
+# what --series may name: the recorded array, its component (None: the vector's length), and
+# the panel it is drawn in (one panel per unit)
+BODY_SERIES = {
+    "x": ("position", 0), "y": ("position", 1), "z": ("position", 2),
+    "vx": ("linear_velocity", 0), "vy": ("linear_velocity", 1), "vz": ("linear_velocity", 2),
+    "speed": ("linear_velocity", None),
+    "wx": ("angular_velocity", 0), "wy": ("angular_velocity", 1), "wz": ("angular_velocity", 2),
+}
+PANELS = {"position": "position (m)", "linear_velocity": "velocity (m/s)",
+          "angular_velocity": "angular velocity\n(rad/s, world frame)"}
+DEFAULT_SERIES = "z,vz"     # a body's height and its vertical velocity
 
-def plot_recording(path: str, out: str) -> str:
+
+def series_names(text: str) -> list[str]:
+    """--series: comma-separated names of BODY_SERIES, checked (a ValueError naming --series
+    and the names it takes)."""
+    names = [name.strip().lower() for name in text.split(",")]
+    unknown = [name for name in names if name not in BODY_SERIES]
+    if unknown:
+        raise ValueError(f"--series takes a comma-separated list of {', '.join(BODY_SERIES)}; "
+                         f"got {unknown[0]!r}")
+    return list(dict.fromkeys(names))
+
+
+def _pyplot():
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         raise ValueError("plotting needs matplotlib: pip install 'maxcoord[plot]'") from None
+    return plt
+
+
+def plot_recording(path: str, out: str, bodies: list[str] | None = None,
+                   series: list[str] | None = None) -> str:
+    """Plot a recording to ``out``: its energy, constraint error and joint coordinates, or,
+    given ``bodies`` (names or indices), those bodies' ``series`` (BODY_SERIES names)."""
+    plt = _pyplot()
     from render.playback import Recording
     rec = Recording.load(path)          # (checked: one-line errors naming the file)
+    if bodies:
+        fig = _plot_bodies(plt, path, rec, bodies, series or series_names(DEFAULT_SERIES))
+    else:
+        fig = _plot_overview(plt, path, rec)
+    fig.axes[-1].set_xlabel("time (s)")
+    fig.suptitle(f"{scene_label(rec.scene)}  (dt = {rec.dt * 1e3:.3f} ms)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def scene_label(scene: str) -> str:
+    """A recorded scene's name as a title shows it: a scene file's stem (the recording keeps
+    its absolute path, which says little on a slide), a ready scene's name."""
+    return os.path.splitext(os.path.basename(scene))[0] if scene.endswith(".py") else scene
+
+
+def _plot_overview(plt, path: str, rec):
+    """The figure without --body: energy, constraint error and joint coordinates."""
     missing = [name for name in ("energy", "constraint_error") if name not in rec.series]
     if missing:
         raise ValueError(f"{path} has no {' or '.join(missing)} series to plot (one per sample)")
@@ -53,12 +106,58 @@ def plot_recording(path: str, out: str) -> str:
         if len(lines) <= MAX_LEGEND_ENTRIES:
             axes[2].legend(lines, list(names), fontsize="small", ncol=min(len(lines), 4),
                            loc="upper left")
-    axes[-1].set_xlabel("time (s)")
-    fig.suptitle(f"{rec.scene}  (dt = {rec.dt * 1e3:.3f} ms)")
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return fig
+
+
+def _plot_bodies(plt, path: str, rec, bodies: list[str], series: list[str]):
+    """The figure with --body: a panel per kind of quantity asked (position, velocity,
+    angular velocity), a curve per body and series."""
+    with np.load(path, allow_pickle=False) as data:
+        recorded = [str(n) for n in data["body_name"]] if "body_name" in data.files else None
+    chosen = [_body_index(path, text, recorded, rec.n_bodies) for text in bodies]
+    panels = list(dict.fromkeys(BODY_SERIES[name][0] for name in series))
+    for array in panels:
+        if getattr(rec, array) is None:
+            raise ValueError(f"--series: {path} holds no {array.replace('_', ' ')} (finite, "
+                             "one per body and sample): plot x, y or z")
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, 2.8 * len(panels)), sharex=True,
+                             squeeze=False)
+    for axis, array in zip(axes[:, 0], panels):
+        for index in chosen:
+            label = (recorded[index] if recorded and recorded[index] else f"body {index}")
+            for name in (n for n in series if BODY_SERIES[n][0] == array):
+                axis.plot(rec.time, _body_series(getattr(rec, array)[:, index], name),
+                          label=f"{label} {name}")
+        axis.set_ylabel(PANELS[array])
+        axis.grid(True, alpha=0.3)
+        if len(chosen) * len(series) <= MAX_LEGEND_ENTRIES:
+            axis.legend(fontsize="small", loc="upper right")
+    return fig
+
+
+def _body_series(values: np.ndarray, name: str) -> np.ndarray:
+    """One body's (k, 3) recorded vectors as the series ``name``: a component, or the
+    length (speed)."""
+    component = BODY_SERIES[name][1]
+    return np.linalg.norm(values, axis=1) if component is None else values[:, component]
+
+
+def _body_index(path: str, text: str, recorded: list[str] | None, n: int) -> int:
+    """--body: a body's name (as given to add_body) or its index in world.bodies."""
+    if recorded is not None and text in recorded:
+        matches = [k for k, name in enumerate(recorded) if name == text]
+        if len(matches) > 1:
+            raise ValueError(f"--body {text!r}: {len(matches)} bodies of {path} have that name "
+                             f"(indices {', '.join(map(str, matches))}): give an index")
+        return matches[0]
+    if text.isdigit() and int(text) < n:
+        return int(text)
+    named = [name for name in recorded or [] if name]
+    known = (f"its named bodies: {', '.join(named[:10])}{', ...' if len(named) > 10 else ''}; "
+             if named else "" if recorded is not None else
+             "it keeps no body names (recorded before they were kept); ")
+    raise ValueError(f"--body {text!r}: no such body in {path} ({known}or an index from 0 to "
+                     f"{n - 1})")
 
 
 def _warn(path: str, text: str):

@@ -116,6 +116,8 @@ def test_bad_recordings_are_one_clear_line(recording, tmp_path, capsys, make, me
     (["view", "REC", "--sleeping"], "--sleeping cannot be used with a recording"),
     (["render", "REC", "--out", "x.gif", "--seconds", "100"], "--seconds 100 is longer than the "
                                                                "recording"),
+    (["render", "REC", "--out", "x.gif", "--dt", "1/60"], "--dt cannot be used with a "
+                                                          "recording"),
 ])
 def test_usage_errors_with_recordings(recording, argv, message, capsys):
     argv = [str(recording) if a == "REC" else a for a in argv]
