@@ -112,7 +112,7 @@ class Body:
 
     def _placed(self):
         """The user set this body's pose: the next step starts by moving dynamic bodies placed
-        off their joints onto them (step._placed_on_joints); a static body moved this way
+        off their joints onto them (placement.placed_on_joints); a static body moved this way
         drives what is jointed to it through the step itself."""
         if not self.static:
             self._world._posed = True

@@ -240,7 +240,7 @@ class World:
         "_group": ((), np.int64), "_mask": ((), np.int64),
         # sleeping: asleep, still for how long (s), the island it fell asleep with (-1 awake)
         "_asleep": ((), bool), "_still_time": ((), float), "_island": ((), np.int64),
-        # placed by the user since the last step (Body._placed; step._placed_on_joints)
+        # placed by the user since the last step (Body._placed; placement.placed_on_joints)
         "_placed": ((), bool),
     }
 
