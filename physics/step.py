@@ -443,6 +443,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
 
     # a step with bounded rows (symplectic Euler) starts from the last drift's velocities:
     # the state's, less what the last step added after its drift (see _to_drift)
+    state_v, state_w, drift_only = v, w, world._drift_only
     after_euler, to_drift = world._after_euler, _to_drift(world)
     if to_drift is not None and after_euler:
         v, w = _back_to_drift(world, v, w, to_drift)
@@ -456,8 +457,13 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     clock.lap("other")
     uni = (unilateral_rows(world, model, kin, h, inv_mass[:, None] * F)
            if depth == 0 or world._uni_each_split else None)
-    if to_drift is not None and uni is not None and not after_euler:
-        v, w = _back_to_drift(world, v, w, to_drift)     # (contacts begin: found at the state's)
+    if to_drift is not None and (uni is None) == after_euler:
+        if uni is None:         # no bounded rows after all: Verlet, from the state's velocities
+            v, w = state_v, state_w
+            world._to_drift, world._drift_only = to_drift, drift_only
+            F, T, T_kick = applied_wrench(world, model, R, v, w)
+        else:                   # bounded rows begin (found at the state's velocities)
+            v, w = _back_to_drift(world, v, w, to_drift)
         kin = Kinematics(x, R, v, w)
     world._after_euler = uni is not None
     # the tension stiffness the last sub-step found (see unresolved_stiffness) carries this one
@@ -505,7 +511,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     # With bounded rows in play the whole kick comes first (symplectic Euler), so that the
     # velocity the contacts aim at is the one the bodies move with. Without, half of it
     # (velocity Verlet), but all of it where the velocities are still the last drift's.
-    first = 1.0 if uni is not None else _verlet_first_kick(world, n, after_euler)
+    first = 1.0 if uni is not None else _verlet_first_kick(world, n)
     v_half = v + first * h * acc_lin + h * kick_lin
     w_half = w + first * h * acc_ang + h * kick_ang
     if uni is not None and _gains_too_much(world, model, q, R, v, w, v_half, w_half, h):
@@ -638,18 +644,20 @@ def _to_drift(world):
 
 
 def _back_to_drift(world, v, w, to_drift):
-    """The last drift's velocities (N, 3) each from the state's; what the world then holds
-    to take back is nothing (a split's halves start from them as they are)."""
+    """The last drift's velocities (N, 3) each from the state's; the world then holds that
+    there is nothing to take back and that every velocity is a drift's (a split's halves
+    start from them as they are)."""
     world._to_drift = (np.zeros_like(v), np.zeros_like(w))
+    world._drift_only = np.ones(v.shape[0], dtype=bool)
     return v - to_drift[0], w - to_drift[1]
 
 
-def _verlet_first_kick(world, n, after_euler):
+def _verlet_first_kick(world, n):
     """The share of the kick a step without bounded rows takes before its drift: half
     (velocity Verlet), or (N, 1) with the whole kick for the bodies whose velocities are
-    still the drift's of the step with bounded rows before it (those the rows acted on)."""
+    still a drift's (those a step with bounded rows before it acted on)."""
     drift_only = world._drift_only
-    if not after_euler or drift_only is None or drift_only.shape[0] != n or not drift_only.any():
+    if drift_only is None or drift_only.shape[0] != n or not drift_only.any():
         return 0.5
     return np.where(drift_only, 1.0, 0.5)[:, None]
 
