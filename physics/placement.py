@@ -59,9 +59,10 @@ def placed_on_joints(world, model, x, q, v, w):
     err, x_met, q_met = _meet_joints(world, model, x, q, v, w)
     if not err <= world.projection_tolerance:
         raise StepError(f"bodies placed off their joints (position, orientation) could not be "
-                        f"put back on them: a joint error of {err:.3g} m would be left, and "
-                        "the step would fling them; place the mechanism whole, or nearer its "
-                        "joints")
+                        f"put back on them: a joint error of {err:.3g} (m, or rad where a "
+                        "joint holds a turn) would be left, and the step would fling them; the "
+                        "world is unchanged, the bodies still placed: place them again, the "
+                        "mechanism whole or nearer what its joints (a RotationLock too) allow")
     return x_met, q_met, v, w
 
 

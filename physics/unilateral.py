@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from .assembly import Pattern, Scatter
 from .bodyspace import BodySpace
@@ -317,7 +319,10 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     # the normal rows' velocities once, then again only for the rows of bodies a pass moved
     # (a pass is a handful of hits among thousands of contacts)
     vn = normal.velocity(v, w)
-    closing = None if load is None else normal.velocity(load, np.zeros_like(load))
+    closing = None
+    if load is not None:
+        load = load + _held_by_contacts(world, inv_mass)
+        closing = normal.velocity(load, np.zeros_like(load))
     for _ in range(max_passes):
         hit = _meeting(depth, vn, h) & bouncy & (vn < -RESTITUTION_THRESHOLD)
         if not hit.any():
@@ -325,6 +330,10 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
         idx = np.flatnonzero(hit)
         target = rebound_speed(uni.restitution[idx], vn[idx], -depth[idx],
                                None if closing is None else closing[idx], h)
+        held = _supports(normal, depth, hit, uni.restitution, inv_mass, n)
+        if held.size:
+            idx = np.concatenate([idx, held])
+            target = np.concatenate([target, np.zeros(held.size)])
         if iterative and not joints:
             v, w, moved = _impact_among_bodies(world, normal, idx, target, inv_mass, Iinv, v, w)
             vn = _normal_velocity_update(normal, vn, v, w, moved, n)
@@ -359,6 +368,46 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
         v, w = v + dv, w + dw
         vn = _normal_velocity_update(normal, vn, v, w, _moved(dv, dw), n)
     return v, w
+
+
+def _held_by_contacts(world, inv_mass):
+    """(n, 3) m/s^2: the accelerations that last step's contact forces gave the bodies, so
+    that with the loads' they tell how fast a body resting on something falls (it does not:
+    a ball dropped onto a crate on the floor meets a crate that stays, and its rebound is
+    carried back across the gap under g, not under nothing)."""
+    out = np.zeros((world._n, 3))
+    report = world._contacts
+    if report is None or not len(report):
+        return out
+    force = report.normal_force[:, None] * report.normal + report.friction_force
+    # (the report's bodies are indices into world.bodies: rows less one)
+    np.add.at(out, report.body_b + 1, force)
+    np.add.at(out, report.body_a + 1, -force)
+    return out * inv_mass[:, None]
+
+
+def _supports(normal, depth, hit, restitution, inv_mass, n):
+    """(s,) the touching contacts of restitution 0 through which the bodies of this impact
+    pass's ``hit`` contacts (K,) bool rest on something (a crate on the floor, a stack of
+    them): they take part in the pass, pushing only to keep from closing, so the impact
+    meets the floor through the crate. Left out, a ball with e = 0.8 dropped 1 m onto a 20 kg
+    crate on the floor rose to 0.566 m (0.544 at dt 1/60), as off a crate floating free,
+    instead of 0.64; the crate's blow into the floor was lost. (Touching contacts that
+    bounce stay out, so a Newton's cradle passes its momentum ball by ball.)"""
+    resting = ~hit & (restitution == 0) & (depth > -SPECULATIVE_TOUCH)
+    if not resting.any():
+        return np.zeros(0, dtype=np.intp)
+    a, b = normal.a, normal.b
+    dynamic = inv_mass > 0
+    # bodies linked through resting contacts between dynamic bodies (a static floor links
+    # nothing: it does not carry a blow from one crate to the next)
+    linked = resting & dynamic.take(a) & dynamic.take(b)
+    graph = coo_matrix((np.ones(int(linked.sum())), (a[linked], b[linked])), shape=(n, n))
+    label = connected_components(graph, directed=False)[1]
+    struck = np.zeros(n, dtype=bool)
+    struck[label[np.concatenate([a[hit], b[hit]])]] = True
+    reached = struck.take(label) & dynamic
+    return np.flatnonzero(resting & (reached.take(a) | reached.take(b)))
 
 
 def rebound_speed(e, vn, gap, acceleration, h):

@@ -341,7 +341,7 @@ def test_a_placement_the_joints_cannot_meet_is_refused_leaving_the_world_as_it_w
     world, bodies = capsule_chain()
     bodies[9].position = bodies[9].position + (100.0, 0, 0)
     before = world.get_state()
-    with pytest.raises(StepError, match="place the mechanism whole"):
+    with pytest.raises(StepError, match="place them again, the mechanism whole"):
         world.step()
     assert_same_state(world.get_state(), before)
 
