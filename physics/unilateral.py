@@ -302,7 +302,9 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     send them apart at e times their approach speed (``rebound_speed``: the speed they meet
     at, carried back across the gap they start the step with). A contact that was at rest
     when the pass began takes no part in it, so a Newton's cradle passes its momentum ball by
-    ball, as the real one does through its tiny gaps. h: the sub-step; factor: the
+    ball, as the real one does through its tiny gaps, unless it is one of restitution 0 that
+    the struck bodies rest on something through (``_supports``: a crate on the floor, which
+    the floor holds). h: the sub-step; factor: the
     factorisation of the joints' A + cfm at ``Iinv`` (the step's own); load (n, 3): the
     bodies' accelerations by the applied loads (m/s^2; None: none). Returns the new
     velocities."""
