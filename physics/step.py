@@ -669,7 +669,10 @@ def _free_of(uni, model, inv_mass):
     box stopped on the ground is at rest, not falling at g dt / 2; so does the rest of its
     mechanism, whose joints share the rows' forces.)"""
     rows = uni.block.rows
-    acted = model.mechanism.take(np.concatenate([rows.a, rows.b]))
+    # (a contact's friction rows act on the bodies of its normal row: those and the limits')
+    k, contact_rows = uni.n_contact_rows // 3, uni.n_contact_rows
+    acted = model.mechanism.take(np.concatenate([rows.a[:k], rows.b[:k], rows.a[contact_rows:],
+                                                 rows.b[contact_rows:]]))
     hit = np.zeros(model.mechanism.max(initial=0) + 1, dtype=bool)
     hit[acted] = True
     return ~hit.take(model.mechanism) & (inv_mass > 0)

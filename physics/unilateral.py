@@ -377,14 +377,15 @@ def _held_by_contacts(world, inv_mass):
     that with the loads' they tell how fast a body resting on something falls (it does not:
     a ball dropped onto a crate on the floor meets a crate that stays, and its rebound is
     carried back across the gap under g, not under nothing)."""
-    out = np.zeros((world._n, 3))
+    n = world._n
     report = world._contacts
     if report is None or not len(report):
-        return out
+        return np.zeros((n, 3))
     force = report.normal_force[:, None] * report.normal + report.friction_force
     # (the report's bodies are indices into world.bodies: rows less one)
-    np.add.at(out, report.body_b + 1, force)
-    np.add.at(out, report.body_a + 1, -force)
+    on_b, on_a = report.body_b + 1, report.body_a + 1
+    out = np.stack([np.bincount(on_b, force[:, k], n) - np.bincount(on_a, force[:, k], n)
+                    for k in range(3)], axis=1)
     return out * inv_mass[:, None]
 
 
