@@ -572,7 +572,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         free = _free_of(uni, model, inv_mass)
         world._drift_only = ~free
         second = 0.0
-        kick_v = (0.5 * h) * free[:, None] * world.gravity
+        kick_v = (0.5 * h) * free[:, None] * world.gravity if free.any() else 0.0
     kick_w = 0.0
     Iinv_end = Iinv_stiff = None            # the true (stiff) I^-1 at R1, if made here
     if np.any(second) and np.any(T_kick):    # user torques (and the explicit gyroscopic term)
@@ -598,7 +598,9 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     if uni is None:
         world._to_drift = (v1 - v_half, w1 - w_drift)
         world._drift_only = None
-    elif stabilize and free.any():
+    elif not free.any():
+        world._to_drift = None        # (nothing added: every body ends at its drift's velocity)
+    elif stabilize:
         # the projection is linear: the next step's start, P(drift velocities), is the end
         # less the projected kick
         world._to_drift = _projected(world, model, kick_v, np.zeros_like(w1))
@@ -621,9 +623,10 @@ def _projected(world, model, dv, dw):
 
 def _to_drift(world):
     """What the last sub-step added to the velocities after its drift, (N, 3) each, linear
-    and angular (None before the first step or after bodies were added or removed): a step
-    without bounded rows, its second half kick and the velocity projection; a step with
-    them, gravity's half kick on the mechanisms they do not act on, projected.
+    and angular (None for nothing, before the first step, or after bodies were added or
+    removed): a step without bounded rows, its second half kick and the velocity
+    projection; a step with them, gravity's half kick on the mechanisms they do not act on,
+    projected.
 
     A step with bounded rows (contacts, limits, motors) takes the whole kick first
     (symplectic Euler) and moves the bodies with the velocities it ends with; a step without
