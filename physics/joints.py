@@ -710,12 +710,6 @@ class RotationLock(Joint):
         torque, which is the same about every point."""
         return self.body_b.position
 
-    @property
-    def torque(self) -> np.ndarray:
-        """The torque (3,) that held the orientation on body_b in the last step, world frame,
-        N m (body_a took the opposite; there is no force with it)."""
-        return super().torque
-
 
 class Universal(Joint):
     """Cardan joint: anchors coincide, ``axis_a`` (fixed in body_a) stays perpendicular to

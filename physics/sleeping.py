@@ -113,7 +113,13 @@ def islands(world, moves) -> np.ndarray:
     n = world._n
     links = body_links(world)
     links = links[moves.take(links[:, 0]) & moves.take(links[:, 1])]
-    graph = coo_matrix((np.ones(len(links)), (links[:, 0], links[:, 1])), shape=(n, n))
+    return linked_labels(links[:, 0], links[:, 1], n)
+
+
+def linked_labels(a, b, n) -> np.ndarray:
+    """(n,) labels of the rows 0..n-1: rows linked, directly or through others, by the pairs
+    (a[i], b[i]) share one."""
+    graph = coo_matrix((np.ones(a.shape[0]), (a, b)), shape=(n, n))
     return connected_components(graph, directed=False)[1]
 
 

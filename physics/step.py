@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from .assembly import Pattern, Scatter, inverse_mass_times
 from .blas_threads import one_blas_thread
@@ -37,7 +35,7 @@ from .limits import DRIVE, UPPER, WRENCH_WIDTH
 from .math3d import cross, einsum, quat_multiply, quat_to_matrix, rotate_quat, turn_quat
 from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation, inertia_times,
                        gyroscopic_torque_explicit, midpoint_rotation, world_inverse_inertia)
-from .sleeping import joint_links, joints_with_rows
+from .sleeping import joint_links, joints_with_rows, linked_labels
 from .rows import (Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables,
                    velocity_products)
 from .stiffness import (anchor_sides, augmented_inverse_inertia, stiffness_carries,
@@ -162,10 +160,8 @@ def _spinning(inertia, dynamic):
 def _mechanisms(a, b, inv_mass):
     """(N,) labels: dynamic bodies linked by joint rows (their body rows a, b (m,)) share
     one; every other body has one of its own."""
-    n = inv_mass.shape[0]
     linked = (inv_mass.take(a) > 0) & (inv_mass.take(b) > 0)
-    graph = coo_matrix((np.ones(int(linked.sum())), (a[linked], b[linked])), shape=(n, n))
-    return connected_components(graph, directed=False)[1]
+    return linked_labels(a[linked], b[linked], inv_mass.shape[0])
 
 
 def _tumbling(spinning, jointed, n):

@@ -7,8 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from .assembly import Pattern, Scatter
 from .bodyspace import BodySpace
@@ -20,7 +18,7 @@ from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
 from .limits import UPPER, bounded_joint_rows
 from .rows import Rows
-from .sleeping import check_reached
+from .sleeping import check_reached, linked_labels
 
 
 @dataclass
@@ -322,13 +320,13 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     # (a pass is a handful of hits among thousands of contacts)
     vn = normal.velocity(v, w)
     closing = None
-    if load is not None:
-        load = load + _held_by_contacts(world, inv_mass)
-        closing = normal.velocity(load, np.zeros_like(load))
     for _ in range(max_passes):
         hit = _meeting(depth, vn, h) & bouncy & (vn < -RESTITUTION_THRESHOLD)
         if not hit.any():
             break
+        if closing is None and load is not None:    # (once, and only when something hits)
+            pulled = load + _held_by_contacts(world, inv_mass)
+            closing = normal.velocity(pulled, np.zeros_like(pulled))
         idx = np.flatnonzero(hit)
         target = rebound_speed(uni.restitution[idx], vn[idx], -depth[idx],
                                None if closing is None else closing[idx], h)
@@ -405,8 +403,7 @@ def _supports(normal, depth, hit, restitution, inv_mass, n):
     # bodies linked through resting contacts between dynamic bodies (a static floor links
     # nothing: it does not carry a blow from one crate to the next)
     linked = resting & dynamic.take(a) & dynamic.take(b)
-    graph = coo_matrix((np.ones(int(linked.sum())), (a[linked], b[linked])), shape=(n, n))
-    label = connected_components(graph, directed=False)[1]
+    label = linked_labels(a[linked], b[linked], n)
     struck = np.zeros(n, dtype=bool)
     struck[label[np.concatenate([a[hit], b[hit]])]] = True
     reached = struck.take(label) & dynamic

@@ -170,22 +170,28 @@ def test_list_describes_one_scene(capsys):
     assert "unknown scene 'nosuch'" in capsys.readouterr().err
 
 
+def _listed_parameters(tmp_path, capsys, name, source):
+    """The parameter lines `maxcoord list` prints for a scene file of this source, each with
+    its runs of spaces made one."""
+    scene = tmp_path / name
+    scene.write_text(source)
+    assert main(["list", str(scene)]) == 0
+    return [" ".join(line.split()) for line in capsys.readouterr().out.splitlines()[1:]]
+
+
 def test_list_reads_parameter_docs_wherever_the_section_starts_and_tells_mismatches(
         tmp_path, capsys):
     """A "Parameters:" section on the docstring's first line was lost ('speed = 8.0  -': the
     lines under it, dedented, did not match); a parameter the docstring leaves out, or one it
     documents that build does not take, is said rather than shown as '-' or dropped."""
-    scene = tmp_path / "bowling.py"
-    scene.write_text('PARAMS = {"speed": 8.0, "mass": 7.0}\n'
-                     "def build(world, speed=8.0, mass=7.0):\n"
-                     '    """Parameters:\n'
-                     "        speed (m/s): the ball's speed,\n"
-                     "            along x.\n"
-                     "        spin (rad/s): the ball's spin.\n"
-                     '    """\n')
-    assert main(["list", str(scene)]) == 0
-    lines = capsys.readouterr().out.splitlines()[1:]
-    assert [" ".join(line.split()) for line in lines] == [
+    assert _listed_parameters(tmp_path, capsys, "bowling.py",
+                              'PARAMS = {"speed": 8.0, "mass": 7.0}\n'
+                              "def build(world, speed=8.0, mass=7.0):\n"
+                              '    """Parameters:\n'
+                              "        speed (m/s): the ball's speed,\n"
+                              "            along x.\n"
+                              "        spin (rad/s): the ball's spin.\n"
+                              '    """\n') == [
         "speed = 8.0 m/s the ball's speed, along x.",
         "mass = 7.0 (not documented: build's docstring has no line `mass (unit): meaning`)",
         "(build's docstring documents spin, which is not one of PARAMS)"]
@@ -825,19 +831,16 @@ def test_readme_says_how_two_bodies_friction_and_restitution_combine(tmp_path):
 def test_list_takes_a_parameter_without_a_unit_written_name_colon_meaning(tmp_path, capsys):
     """A teacher's incline wrote `mu: Coulomb friction` (no "(-)"): that line went on the
     meaning of the parameter above it, and `maxcoord list` said mu was not documented."""
-    scene = tmp_path / "incline.py"
-    scene.write_text('PARAMS = {"angle": 0.5, "mu": 0.3, "mass": 1.0}\n'
-                     "def build(world, angle=0.5, mu=0.3, mass=1.0):\n"
-                     '    """A box on a ramp.\n\n'
-                     "    Parameters:\n"
-                     "        angle (rad): the ramp's slope,\n"
-                     "            from the horizontal.\n"
-                     "        mu: Coulomb friction between box and ramp\n"
-                     "        mass (kg): the box's mass.\n"
-                     '    """\n')
-    assert main(["list", str(scene)]) == 0
-    lines = capsys.readouterr().out.splitlines()[1:]
-    assert [" ".join(line.split()) for line in lines] == [
+    assert _listed_parameters(tmp_path, capsys, "incline.py",
+                              'PARAMS = {"angle": 0.5, "mu": 0.3, "mass": 1.0}\n'
+                              "def build(world, angle=0.5, mu=0.3, mass=1.0):\n"
+                              '    """A box on a ramp.\n\n'
+                              "    Parameters:\n"
+                              "        angle (rad): the ramp's slope,\n"
+                              "            from the horizontal.\n"
+                              "        mu: Coulomb friction between box and ramp\n"
+                              "        mass (kg): the box's mass.\n"
+                              '    """\n') == [
         "angle = 0.5 rad the ramp's slope, from the horizontal.",
         "mu = 0.3 Coulomb friction between box and ramp",
         "mass = 1.0 kg the box's mass."]
