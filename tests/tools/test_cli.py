@@ -377,6 +377,14 @@ def test_a_run_tells_what_its_controller_did_to_the_world(tmp_path, capsys):
            "world itself" in text
 
 
+def _summary(tmp_path, capsys, name, seconds, source):
+    """What `maxcoord run` prints for a scene file of this source run this many seconds."""
+    scene = tmp_path / name
+    scene.write_text(source)
+    assert main(["run", str(scene), "--seconds", str(seconds), "--quiet"]) == 0
+    return capsys.readouterr().out
+
+
 def _row(text: str, label: str) -> str:
     """The value of the summary's row ``label``, after the label and the padding."""
     return next(line for line in text.splitlines() if line.startswith(label))[len(label):]
@@ -410,15 +418,13 @@ def test_a_run_says_when_the_engine_held_the_energy_and_fell_back(tmp_path, caps
     """A stiff bob (1 kg, 1e-3 kg m^2, on a 1 m hinge at dt 1/60) takes stiff steps, through
     which the engine rescales the velocities onto the energy's level: its drift is then 0 by
     construction, and the summary says so instead of looking perfect."""
-    scene = tmp_path / "bob.py"
-    scene.write_text("from physics import Hinge, Sphere\n"
-                     "WORLD = {'dt': 1 / 60}\n"
-                     "def build(world):\n"
-                     "    bob = world.add_body(Sphere(0.05), mass=1.0, inertia=(1e-3,) * 3,\n"
-                     "                         position=(1, 0, 0))\n"
-                     "    world.add_joint(Hinge(None, bob, anchor=(0, 0, 0), axis=(0, 1, 0)))\n")
-    assert main(["run", str(scene), "--seconds", "0.5", "--quiet"]) == 0
-    text = capsys.readouterr().out
+    text = _summary(tmp_path, capsys, "bob.py", 0.5,
+                    "from physics import Hinge, Sphere\n"
+                    "WORLD = {'dt': 1 / 60}\n"
+                    "def build(world):\n"
+                    "    bob = world.add_body(Sphere(0.05), mass=1.0, inertia=(1e-3,) * 3,\n"
+                    "                         position=(1, 0, 0))\n"
+                    "    world.add_joint(Hinge(None, bob, anchor=(0, 0, 0), axis=(0, 1, 0)))\n")
     assert _row(text, "energy held").strip() == (
         "on its level by rescaling the velocities in 13 of 30 steps, so the drift measures "
         "nothing")
@@ -439,19 +445,17 @@ def test_a_run_measures_the_energy_its_controller_puts_in(tmp_path, capsys):
     drift = float(_row(text, "energy change").split()[0])
     assert _row(text, "controller put in").strip() == \
         f"+0 J of work by the forces and torques it applied; the drift without it: {drift:+.3g} J"
-    scene = tmp_path / "push.py"
-    scene.write_text("from physics import Sphere\n"
-                     "WORLD = {'gravity': (0, 0, 0)}\n"
-                     "def build(world):\n"
-                     "    ball = world.add_body(Sphere(0.1), mass=1.0)\n"
-                     "    def push(world):\n"
-                     "        if world.time == 0:\n"
-                     "            ball.linear_velocity = (0, 2.0, 0)\n"
-                     "        ball.apply_force((2.0, 0, 0))\n"
-                     "        ball.apply_torque((0, 0, 0.04))\n"
-                     "    return push\n")
-    assert main(["run", str(scene), "--seconds", "0.5", "--quiet"]) == 0
-    text = capsys.readouterr().out
+    text = _summary(tmp_path, capsys, "push.py", 0.5,
+                    "from physics import Sphere\n"
+                    "WORLD = {'gravity': (0, 0, 0)}\n"
+                    "def build(world):\n"
+                    "    ball = world.add_body(Sphere(0.1), mass=1.0)\n"
+                    "    def push(world):\n"
+                    "        if world.time == 0:\n"
+                    "            ball.linear_velocity = (0, 2.0, 0)\n"
+                    "        ball.apply_force((2.0, 0, 0))\n"
+                    "        ball.apply_torque((0, 0, 0.04))\n"
+                    "    return push\n")
     work, put, rest = re.fullmatch(
         r" +([-+][0-9.e+-]+) J of work by the forces and torques it applied; ([-+][0-9.e+-]+) J "
         r"by the velocities and poses it set \(in 1 step\); the drift without it: "
@@ -643,22 +647,20 @@ def test_readme_command_line_section_shows_every_option():
 def test_the_energy_note_names_a_coordinates_motor_and_damping(tmp_path, capsys):
     """A cylindrical joint's motor (joint.turning.set_motor) does work, and damping takes
     energy out: the summary said neither (a +16.8 J gain went unexplained)."""
-    motor = tmp_path / "spun.py"
-    motor.write_text("from physics import Cylinder, Cylindrical\n"
-                     "def build(world):\n"
-                     "    wheel = world.add_body(Cylinder(0.3, 0.05), mass=2.0, position=(0, 0, 1))\n"
-                     "    joint = world.add_joint(Cylindrical(None, wheel, axis=(0, 0, 1)))\n"
-                     "    joint.turning.set_motor(velocity=20.0, max_force=5.0)\n")
-    assert main(["run", str(motor), "--seconds", "0.5", "--quiet"]) == 0
-    assert _row(capsys.readouterr().out, "energy change").endswith("; motors do work")
-    damped = tmp_path / "damped.py"
-    damped.write_text("from physics import Box, Hinge\n"
-                      "def build(world):\n"
-                      "    rod = world.add_body(Box((0.5, 0.03, 0.03)), mass=1.0,\n"
-                      "                         position=(0.5, 0, 2), angular_damping=0.5)\n"
-                      "    world.add_joint(Hinge(None, rod, anchor=(0, 0, 2), axis=(0, 1, 0)))\n")
-    assert main(["run", str(damped), "--seconds", "0.5", "--quiet"]) == 0
-    assert _row(capsys.readouterr().out, "energy change").endswith("; damping takes energy out")
+    text = _summary(tmp_path, capsys, "spun.py", 0.5,
+                    "from physics import Cylinder, Cylindrical\n"
+                    "def build(world):\n"
+                    "    wheel = world.add_body(Cylinder(0.3, 0.05), mass=2.0, position=(0, 0, 1))\n"
+                    "    joint = world.add_joint(Cylindrical(None, wheel, axis=(0, 0, 1)))\n"
+                    "    joint.turning.set_motor(velocity=20.0, max_force=5.0)\n")
+    assert _row(text, "energy change").endswith("; motors do work")
+    text = _summary(tmp_path, capsys, "damped.py", 0.5,
+                    "from physics import Box, Hinge\n"
+                    "def build(world):\n"
+                    "    rod = world.add_body(Box((0.5, 0.03, 0.03)), mass=1.0,\n"
+                    "                         position=(0.5, 0, 2), angular_damping=0.5)\n"
+                    "    world.add_joint(Hinge(None, rod, anchor=(0, 0, 2), axis=(0, 1, 0)))\n")
+    assert _row(text, "energy change").endswith("; damping takes energy out")
 
 
 def test_render_takes_a_size_and_a_step(tmp_path, capsys, monkeypatch):
@@ -851,27 +853,23 @@ def test_energy_taken_out_or_put_in_is_a_change_not_a_drift(tmp_path, capsys):
     that 'energy drift -6.79 J (-109 % ...)': drift is the integrator's error, and is kept
     for a scene that nothing but the integrator may change (the pendulum). Joint friction
     (a hinge's frictionloss) was not named as taking energy out either."""
-    slide = tmp_path / "slide.py"
-    slide.write_text("from physics import Box, Plane\n"
-                     "def build(world):\n"
-                     "    world.add_body(Plane())\n"
-                     "    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(0, 0, 0.1))\n"
-                     "    box.linear_velocity = (2.0, 0, 0)\n")
-    assert main(["run", str(slide), "--seconds", "1", "--quiet"]) == 0
-    text = capsys.readouterr().out
+    text = _summary(tmp_path, capsys, "slide.py", 1,
+                    "from physics import Box, Plane\n"
+                    "def build(world):\n"
+                    "    world.add_body(Plane())\n"
+                    "    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(0, 0, 0.1))\n"
+                    "    box.linear_velocity = (2.0, 0, 0)\n")
     assert "energy drift" not in text
     assert re.fullmatch(r" +-2 J \(-100 % of the largest kinetic energy, 2 J\); inelastic "
                         r"contacts and friction take energy out", _row(text, "energy change"))
-    rubbing = tmp_path / "rubbing.py"
-    rubbing.write_text("from physics import Box, Hinge\n"
-                       "def build(world):\n"
-                       "    rod = world.add_body(Box((0.5, 0.03, 0.03)), mass=1.0,\n"
-                       "                         position=(0.5, 0, 2))\n"
-                       "    world.add_joint(Hinge(None, rod, anchor=(0, 0, 2), axis=(0, 1, 0),\n"
-                       "                          friction=0.5))\n")
-    assert main(["run", str(rubbing), "--seconds", "0.5", "--quiet"]) == 0
-    assert _row(capsys.readouterr().out, "energy change").endswith(
-        "; joint friction takes energy out")
+    text = _summary(tmp_path, capsys, "rubbing.py", 0.5,
+                    "from physics import Box, Hinge\n"
+                    "def build(world):\n"
+                    "    rod = world.add_body(Box((0.5, 0.03, 0.03)), mass=1.0,\n"
+                    "                         position=(0.5, 0, 2))\n"
+                    "    world.add_joint(Hinge(None, rod, anchor=(0, 0, 2), axis=(0, 1, 0),\n"
+                    "                          friction=0.5))\n")
+    assert _row(text, "energy change").endswith("; joint friction takes energy out")
     assert main(["run", "pendulum", "--seconds", "0.5", "--quiet"]) == 0
     text = capsys.readouterr().out
     assert "energy change" not in text and re.search(r"^energy drift +[-+]", text, re.M)
