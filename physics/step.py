@@ -40,8 +40,8 @@ from .rows import (Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tabl
                    velocity_products)
 from .stiffness import (anchor_sides, augmented_inverse_inertia, stiffness_carries,
                         unresolved_stiffness)
-from .unilateral import (Unilateral, bounded_impulse, bounded_multipliers, resolve_impacts,
-                         unilateral_rows)
+from .unilateral import (Unilateral, bounded_impulse, bounded_multipliers, kept_targets,
+                         push_velocities, resolve_impacts, unilateral_rows)
 
 
 # (the forces and torques applied for a failed step are part of the world left unchanged)
@@ -486,8 +486,9 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         clock.lap("impacts")
         free = inverse_mass_times(inv_mass, Iinv, F, T)
         rhs_e = seed_rhs(world, model, rows, free, v, w) if model.m else None
+        target = kept_targets(uni)
         lam, lam_b = bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w,
-                                         h, factor)
+                                         h, factor, target=target)
         kick_lin, kick_ang = bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
     elif model.m:
         lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
@@ -513,7 +514,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     if uni is not None and _gains_too_much(world, model, q, R, v, w, v_half, w_half, h):
         world.stats["cold_solves"] += 1
         lam, lam_b = bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w,
-                                         h, factor, cold=True)
+                                         h, factor, cold=True, target=target)
         kick_lin, kick_ang = bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
         acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T_kick)
         v_half = v + h * acc_lin + h * kick_lin
@@ -526,6 +527,11 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         end = _split(world, model, x, q, v, w, h, depth)
         return end, StepReport(rows, lam, x, R, uni, lam_b)
 
+    # the push the bodies do not keep moves them in the drift, and is taken back after it
+    pushed = (push_velocities(world, model, rows, uni, inv_mass, Iinv, factor)
+              if uni is not None and target is not None else None)
+    if pushed is not None:
+        v_half, w_half = v_half + pushed[0], w_half + pushed[1]
     if flow:
         rotation = free_rotation(R, inertia, w_half, h, model.spinning, model.tumbling)
         q1 = turn_quat(q, midpoint_rotation(R, w_half, rotation, h, model.spinning, inertia,
@@ -553,6 +559,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         if err > world.projection_tolerance and np.isfinite(err):
             world.stats["projections"] += 1
             err, x1, q1 = project_positions(world, model, x1, q1, v_half, w_half)
+    if pushed is not None:           # the push moved the bodies; they keep no speed of it
+        v_half, w_half = v_half - pushed[0], w_half - pushed[1]
     R1 = quat_to_matrix(q1)
     if flow and w_half is not drifted:   # velocities at the end of the drift SHAKE corrected
         rotation = free_rotation(R, inertia, w_half, h, model.spinning, model.tumbling,

@@ -174,7 +174,7 @@ DIRECT_ALL_BELOW = 300
 
 
 def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h, factor,
-                        cold=False):
+                        cold=False, target=None):
     """Solve joints and bounded rows together: the joints' rows keep the seed equation's
     right-hand side ``rhs_e`` (``step.seed_rhs``; None without joints), the bounded rows aim
     at their end-of-step velocity targets. free: the applied loads' accelerations M^-1 Phi
@@ -186,7 +186,9 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     whole mixed problem with factorisations of the full matrix (``bounded.solve_bounded``);
     "auto" takes "direct" below DIRECT_BELOW bounded rows and DIRECT_ALL_BELOW rows in all.
     cold: start from zero multipliers, and centre the bounded rows' softness there, instead of
-    on last step's (``bounded_warm_start``; see step._gains_too_much)."""
+    on last step's (``bounded_warm_start``; see step._gains_too_much). target (mb,): the
+    bounded rows' velocity targets in place of the block's (those without their push:
+    ``kept_targets``)."""
     block = uni.block
     solver = world.contact_solver
     if solver == "auto":
@@ -194,14 +196,15 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
         solver = "direct" if few else "iterative"
     if solver == "iterative":
         return _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h,
-                                  factor, cold)
+                                  factor, cold, target)
     all_rows = Rows.concatenate([r for r in (rows, block.rows) if r is not None])
     m_eq = 0 if rows is None else rows.count
     pattern = cached_pattern(world, all_rows.a, all_rows.b, inv_mass)
     J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
     rb = block.rows
     velocity = rb.velocity(v, w)
-    rhs_b = (block.target - velocity) / h - rb.velocity(*free)
+    target = block.target if target is None else target
+    rhs_b = (target - velocity) / h - rb.velocity(*free)
     parts_rhs, parts_lo, parts_hi, parts_cfm = [rhs_b], [block.lo], [block.hi], [world.cfm + block.cfm]
     if m_eq:
         parts_rhs.insert(0, rhs_e)
@@ -258,7 +261,7 @@ WORKING_SET_SLACK = 0.5
 
 
 def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h, factor,
-                       cold=False):
+                       cold=False, target=None):
     """``bounded_multipliers`` by ``iterative.solve_iterative``: (lambda_E, lambda_B)."""
     n = world._n
     block = uni.block
@@ -267,7 +270,8 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     block.body_space = B
     free_b = B.times_J(np.concatenate(free, axis=1).ravel())
     velocity = B.times_J(np.concatenate([v, w], axis=1).ravel())
-    rhs_b = (block.target - velocity) / h - free_b
+    target = block.target if target is None else target
+    rhs_b = (target - velocity) / h - free_b
     lam0 = None if cold else bounded_warm_start(world, uni)
     exact = _mark_stops(uni, velocity, lam0, h)
     E = None if rhs_e is None else joint_space(uni, model, rows, inv_mass, Iinv, n)
@@ -338,36 +342,71 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
             v, w, moved = _impact_among_bodies(world, normal, idx, target, inv_mass, Iinv, v, w)
             vn = _normal_velocity_update(normal, vn, v, w, moved, n)
             continue
-        sub = normal.at(idx)
-        if iterative:
-            E = joint_space(uni, model, rows, inv_mass, Iinv, n)
-            B = BodySpace(sub, inv_mass, Iinv, n)
-            u = np.concatenate([v, w], axis=1).ravel()
-            lam_e, p, _ = solve_iterative(
-                B, target - B.times_J(u), np.zeros(idx.size),
-                np.full(idx.size, np.inf), world.cfm, E=E, tolerance=VELOCITY_TOLERANCE,
-                rhs_e=-E.times_J(u), factorizer=model.pattern.factorizer, factor=factor,
-                softness=IMPACT_SOFTNESS, relative_tolerance=IMPACT_TOLERANCE)
-            # the joints' impulses with the contacts' (as the direct path's response of all
-            # rows): the bodies leave the pass meeting their joints
-            dv, dw = B.impulse(p)
-            dv_e, dw_e = E.impulse(lam_e)
-            dv, dw = dv + dv_e, dw + dw_e
-        else:
-            parts = [r for r in (rows, sub) if r is not None]
-            all_rows = Rows.concatenate(parts)
-            m_eq = 0 if rows is None else rows.count
-            pattern = Pattern(all_rows.a, all_rows.b, inv_mass > 0, n)
-            J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
-            rhs = np.concatenate([np.zeros(m_eq), target]) - all_rows.velocity(v, w)
-            lo = np.concatenate([np.full(m_eq, -np.inf), np.zeros(idx.size)])
-            p, _ = solve_bounded(pattern, J, JM, rhs, lo, np.full(all_rows.count, np.inf),
-                                 cfm=world.cfm, softness=IMPACT_SOFTNESS)
-            dv, dw = Scatter(all_rows.a, all_rows.b, n).response(all_rows.blocks, p, inv_mass,
-                                                                 Iinv)
+        dv, dw = _velocity_jump(world, model, rows, uni, normal.at(idx), target, v, w, inv_mass,
+                                Iinv, factor, IMPACT_SOFTNESS, IMPACT_TOLERANCE)
         v, w = v + dv, w + dw
         vn = _normal_velocity_update(normal, vn, v, w, _moved(dv, dw), n)
     return v, w
+
+
+def _velocity_jump(world, model, rows, uni, sub, target, v, w, inv_mass, Iinv, factor, softness,
+                   relative_tolerance):
+    """The velocity changes (N, 3) each that take the one-sided rows ``sub`` (Rows, lambda
+    >= 0) from their velocities at v, w to ``target`` (m/s or rad/s) together with the
+    joints' rows (``rows``, None without joints), which they leave meeting J u = 0: one
+    bounded solve of those rows alone, iterative or direct as the step's."""
+    n = world._n
+    if world.contact_solver != "direct":
+        E = None if rows is None or not rows.count else joint_space(uni, model, rows, inv_mass,
+                                                                      Iinv, n)
+        B = BodySpace(sub, inv_mass, Iinv, n)
+        u = np.concatenate([v, w], axis=1).ravel()
+        lam_e, p, _ = solve_iterative(
+            B, target - B.times_J(u), np.zeros(sub.count), np.full(sub.count, np.inf),
+            world.cfm, E=E, tolerance=VELOCITY_TOLERANCE,
+            rhs_e=None if E is None else -E.times_J(u),
+            factorizer=model.pattern.factorizer if E is not None else None, factor=factor,
+            softness=softness, relative_tolerance=relative_tolerance)
+        # the joints' impulses with the rows' (as the direct path's response of all rows):
+        # the bodies leave meeting their joints
+        dv, dw = B.impulse(p)
+        if E is not None:
+            dv_e, dw_e = E.impulse(lam_e)
+            dv, dw = dv + dv_e, dw + dw_e
+        return dv, dw
+    all_rows = Rows.concatenate([r for r in (rows, sub) if r is not None])
+    m_eq = 0 if rows is None else rows.count
+    pattern = Pattern(all_rows.a, all_rows.b, inv_mass > 0, n)
+    J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
+    rhs = np.concatenate([np.zeros(m_eq), target]) - all_rows.velocity(v, w)
+    lo = np.concatenate([np.full(m_eq, -np.inf), np.zeros(sub.count)])
+    p, _ = solve_bounded(pattern, J, JM, rhs, lo, np.full(all_rows.count, np.inf),
+                         cfm=world.cfm, softness=softness)
+    return Scatter(all_rows.a, all_rows.b, n).response(all_rows.blocks, p, inv_mass, Iinv)
+
+
+def kept_targets(uni):
+    """The bounded rows' velocity targets (mb,) without the push the bodies do not keep
+    (``BoundedRows.push``), or None when no row has any."""
+    push = uni.block.push
+    if push is None or not push.max(initial=0.0) > 0.0:
+        return None
+    return uni.block.target - push
+
+
+def push_velocities(world, model, rows, uni, inv_mass, Iinv, factor):
+    """The velocities (N, 3) each that the drift adds to move the bodies by the push they do
+    not keep (``BoundedRows.push``: of a contact's push-out beyond contact_rows.KEPT_PUSH, of
+    a limit's beyond limits.KEPT_LIMIT_PUSH) and takes back after: from rest, the pushing rows
+    reach their push with the joints kept (the other bounded rows take no part). As Bullet's
+    split impulse, Box2D v2's position iterations: the bodies are moved out without the
+    speed, and the step's solve aims the rows at their targets without the push. A solve of
+    those few rows alone, as an impact pass's."""
+    idx = np.flatnonzero(uni.block.push)
+    zero = np.zeros((world._n, 3))
+    return _velocity_jump(world, model, rows, uni, uni.block.rows.at(idx),
+                          uni.block.push.take(idx), zero, zero, inv_mass, Iinv, factor,
+                          IMPACT_SOFTNESS, IMPACT_TOLERANCE)
 
 
 def _held_by_contacts(world, inv_mass):

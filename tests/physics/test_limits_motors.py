@@ -1013,3 +1013,30 @@ def test_a_servo_of_stiffness_0_is_a_damper_on_the_joint():
     assert hinge.motor_effort == pytest.approx(-0.01 * hinge.rate, rel=5e-3)
     with pytest.raises(ValueError, match="both 0"):
         hinge.set_servo(target=0.0, stiffness=0.0, damping=0.0)
+
+
+@pytest.mark.parametrize("dt", [1 / 240, 1 / 60])
+@pytest.mark.parametrize("kind", ["hinge", "slider"])
+def test_a_limit_set_past_the_pose_brings_the_joint_to_it_without_flinging_it(kind, dt):
+    """A 1 m rod hanging at rest on its hinge (a carriage at rest on its slider) is given
+    limits of (0.3, 0.7), 0.3 rad (m) past where it is: it is brought to the limit within a
+    few steps and keeps no more than limits.KEPT_LIMIT_PUSH (1 rad/s or m/s) of the push.
+    The push was kept whole: the rod swung into its range at 18 rad/s, with 53 J."""
+    from physics.limits import KEPT_LIMIT_PUSH
+    world = World(gravity=(0, 0, 0), dt=dt)
+    if kind == "hinge":
+        rod = world.add_body(Capsule(0.05, 0.5), mass=1.0, position=(0, 0, -0.5))
+        joint = world.add_joint(Hinge(None, rod, anchor=(0, 0, 0), axis=(0, 1, 0)))
+        coordinate, rate = (lambda: joint.angle), (lambda: joint.rate)
+    else:
+        rod = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0)
+        joint = world.add_joint(Slider(None, rod, axis=(1, 0, 0)))
+        coordinate, rate = (lambda: joint.position), (lambda: joint.rate)
+    joint.limits = (0.3, 0.7)
+    fastest = 0.0
+    for _ in range(round(0.25 / dt)):
+        world.step()
+        fastest = max(fastest, abs(rate()))
+    assert coordinate() >= 0.3 - 0.002
+    assert fastest <= KEPT_LIMIT_PUSH * 1.1
+    assert world.kinetic_energy() <= 0.5 * (1.1 * KEPT_LIMIT_PUSH) ** 2    # (1 kg, I < 1 kg m^2)
