@@ -12,7 +12,9 @@ import numpy as np
 from .assembly import Pattern, Scatter
 from .errors import StepError
 from .limits import UPPER, plan_rows
-from .math3d import quat_to_matrix, rotate_quat
+from scipy.spatial.transform import Rotation
+
+from .math3d import cross, einsum, quat_to_matrix, rotate_quat
 from .rotation import body_inverse_inertia, world_inverse_inertia
 from .rows import Kinematics, Rows, evaluate_tables
 
@@ -35,6 +37,119 @@ PLACING_STEPS = 300
 PLACING_HALVINGS = 12
 
 
+class Alignments(NamedTuple):
+    """The axes and frames that joints' perpendicularity rows hold (``Joint._aligned``), as
+    body-local unit vectors: axis pairs u_a (fixed in body a) along v_b (in b), and frame
+    pairs (two such pairs that lock a relative orientation). The rows meet other poses too:
+    an axis half a turn round, a frame turned a third of a turn about its diagonal or half a
+    turn about an axis. The placement turns bodies placed far off these first (``aligned``),
+    so that its Newton steps start near the pose the joint was made in."""
+    axis_a: np.ndarray          # (k,) body rows
+    axis_b: np.ndarray
+    u: np.ndarray               # (k, 3) on a
+    v: np.ndarray               # (k, 3) on b
+    frame_a: np.ndarray         # (f,) body rows
+    frame_b: np.ndarray
+    frame_u: np.ndarray         # (f, 3, 2) on a: its x and y
+    frame_v: np.ndarray         # (f, 3, 2) on b
+
+    @staticmethod
+    def of(joints) -> "Alignments | None":
+        """Those of ``joints`` ((index, joint) pairs), or None when none holds any."""
+        axes, frames = [], []
+        for _, joint in joints:
+            aligned = joint._aligned
+            if aligned is not None:
+                (axes if aligned[0] == "axis" else frames).append(
+                    (joint._rows_a, joint.body_b.row, aligned[1]))
+        if not axes and not frames:
+            return None
+        def rows(pairs, side):
+            return np.array([p[side] for p in pairs], dtype=np.intp)
+        def vectors(pairs, pick):
+            return np.array([[p[2][i] for i in pick] for p in pairs]).reshape(len(pairs), -1, 3)
+        return Alignments(rows(axes, 0), rows(axes, 1), vectors(axes, [0])[:, 0] if axes else
+                          np.zeros((0, 3)), vectors(axes, [1])[:, 0] if axes else np.zeros((0, 3)),
+                          rows(frames, 0), rows(frames, 1),
+                          vectors(frames, [0, 2]).transpose(0, 2, 1) if frames else
+                          np.zeros((0, 3, 2)),
+                          vectors(frames, [1, 3]).transpose(0, 2, 1) if frames else
+                          np.zeros((0, 3, 2)))
+
+    def errors(self, R):
+        """The turns (rad) (k,) and (f,) that would bring each pair onto its alignment, and
+        rows (Rows) whose C = 0 to first order is that turn of b relative to a: at
+        rotations R (N, 3, 3). An axis pair: a row about the axis n that turns v_b onto u_a
+        (C = -angle) and one across (C = 0); a frame pair: three rows about x, y and z
+        (C = -its rotation vector)."""
+        u = einsum("kij,kj->ki", R.take(self.axis_a, axis=0), self.u)
+        v = einsum("kij,kj->ki", R.take(self.axis_b, axis=0), self.v)
+        across = cross(v, u)
+        sine = np.linalg.norm(across, axis=1)
+        axis_turn = np.arctan2(sine, einsum("ki,ki->k", u, v))
+        # (half a turn round: any axis across v)
+        fallback = cross(v, np.where(np.abs(v[:, :1]) < 0.9, [[1.0, 0, 0]], [[0, 1.0, 0]]))
+        n = np.where(sine[:, None] > 1e-9, across, fallback)
+        n /= np.linalg.norm(n, axis=1, keepdims=True)
+        frames_u = einsum("kij,kjl->kil", R.take(self.frame_a, axis=0), self.frame_u)
+        frames_v = einsum("kij,kjl->kil", R.take(self.frame_b, axis=0), self.frame_v)
+        def completed(F):
+            return np.concatenate([F, cross(F[:, :, 0], F[:, :, 1])[:, :, None]], axis=2)
+        turn = Rotation.from_matrix(completed(frames_u) @ completed(frames_v).transpose(0, 2, 1))
+        vector = turn.as_rotvec() if len(self.frame_a) else np.zeros((0, 3))
+        k, f = len(self.axis_a), len(self.frame_a)
+        directions = np.concatenate([n, cross(n, v), np.tile(np.eye(3), (f, 1))])
+        C = np.concatenate([-axis_turn, np.zeros(k), -vector.reshape(-1)])
+        J = np.zeros((directions.shape[0], 6))
+        J[:, 3:] = directions
+        a = np.concatenate([self.axis_a, self.axis_a, np.repeat(self.frame_a, 3)])
+        b = np.concatenate([self.axis_b, self.axis_b, np.repeat(self.frame_b, 3)])
+        rows = Rows(a, b, C, -J, J, np.zeros(C.size))
+        return axis_turn, np.linalg.norm(vector, axis=1), rows
+
+
+# rad: a placed body whose joints' axes or frames are turned further than ALIGNING_FROM from
+# what they hold is turned onto them (to within ALIGNED) before the placement's Newton steps
+# on the joints' rows, which from there reach the pose the joint was made in. Half a turn
+# off, they met the rows with the axis upside down (a yaw-locked capsule placed on its side
+# ended on its head), and a weld turned a third of a turn about its diagonal met them as it
+# was.
+ALIGNING_FROM = 0.5
+ALIGNED = 0.05
+ALIGNING_STEPS = 30
+
+
+def aligned(world, model, q, placed):
+    """The orientations q (N, 4) with the bodies of the ``placed`` mechanisms ((N,) bool)
+    turned onto their joints' axes and frames (``Alignments``) where these are further off
+    than ALIGNING_FROM: Newton's steps on the turns alone, M-nearest; others unchanged."""
+    al = model.alignments
+    if al is None:
+        return q
+    inv_mass = world._inv_mass[:world._n]
+    chosen = None
+    pattern = scatter = None
+    for _ in range(ALIGNING_STEPS):
+        R = quat_to_matrix(q)
+        axis_turn, frame_turn, rows = al.errors(R)
+        turns = np.concatenate([axis_turn, frame_turn])
+        if chosen is None:
+            ends = np.concatenate([al.axis_a, al.frame_a]), np.concatenate([al.axis_b, al.frame_b])
+            chosen = (placed.take(ends[0]) | placed.take(ends[1])) & (turns > ALIGNING_FROM)
+            if not chosen.any():
+                return q
+            k = len(al.axis_a)
+            keep = np.concatenate([chosen[:k], chosen[:k], np.repeat(chosen[k:], 3)])
+            keep = np.flatnonzero(keep)
+            pattern = Pattern(rows.a.take(keep), rows.b.take(keep), inv_mass > 0, world._n)
+            scatter = Scatter(rows.a.take(keep), rows.b.take(keep), world._n)
+        if turns[chosen].max() <= ALIGNED:
+            break
+        _, dtheta = newton_move(world, model, R, rows.at(keep), inv_mass, pattern, scatter)
+        q = rotate_quat(q, dtheta)
+    return q
+
+
 def placed_on_joints(world, model, x, q, v, w):
     """The state with the poses the user set moved onto the joints (Newton's method on C = 0
     along J M^-1 J^T: near the nearest poses the joints allow in the mass metric), velocities
@@ -51,6 +166,7 @@ def placed_on_joints(world, model, x, q, v, w):
     the step with the energy of the violation: a 1 m rod placed 0.7 rad past a hinge limit
     turned back at 42 rad/s with 291 J, and hit its other limit. Where joints and limits
     cannot be met together, the joints are met alone, as before, and the limits push."""
+    q = aligned(world, model, q, _placed_mechanisms(world, model))
     limits = _PlacedLimits.of(world, model, x, quat_to_matrix(q), v, w)
     if limits is not None:
         err, x_met, q_met = _meet_joints(world, model, x, q, v, w, limits)

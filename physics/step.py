@@ -30,7 +30,7 @@ from .contact_rows import MAX_PUSH_OUT
 from .energy import kinetic_energy, restore_energy, state_energy
 from .errors import StepError
 from .linsolve import SingularSystemError
-from .placement import newton_move, placed_on_joints
+from .placement import Alignments, newton_move, placed_on_joints
 from .limits import DRIVE, UPPER, WRENCH_WIDTH
 from .math3d import cross, einsum, quat_multiply, quat_to_matrix, rotate_quat, turn_quat
 from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation, inertia_times,
@@ -86,6 +86,7 @@ class Model:
     jointed: np.ndarray      # the body rows that joint rows act on
     mechanism: np.ndarray    # (N,) label: dynamic bodies linked by joint rows share one
     turning_reach: np.ndarray  # (N,) m^2: largest principal moment over mass (sleeping)
+    alignments: Alignments | None  # the axes and frames the joints hold (placement)
 
     @property
     def m(self) -> int:
@@ -96,7 +97,8 @@ def compile_model(world) -> Model:
     """Flatten the joints into primitive tables and cache the sparsity of A."""
     instances = defaultdict(list)
     made = world._joint_instances     # joint: ((index, row a, row b), its instances)
-    for index, joint in joints_with_rows(world):
+    with_rows = joints_with_rows(world)
+    for index, joint in with_rows:
         key = (index, joint._rows_a, joint.body_b.row)
         known = made.get(joint)
         if known is None or known[0] != key:
@@ -127,7 +129,8 @@ def compile_model(world) -> Model:
                  PairCache(world._kind[:n], world._params[:n], excluded_pairs(world)),
                  jointed, _mechanisms(a, b, inv_mass),
                  (principal if principal is not None
-                  else np.linalg.eigvalsh(world._inertia[:n])).max(axis=1) * inv_mass)
+                  else np.linalg.eigvalsh(world._inertia[:n])).max(axis=1) * inv_mass,
+                 Alignments.of(with_rows))
 
 
 def _slice_if_contiguous(rows):

@@ -3,8 +3,8 @@ failing step that leaves the world untouched."""
 import numpy as np
 import pytest
 
-from physics import (Ball, Box, Capsule, Cylinder, Distance, Fixed, Gear, Hinge, Plane, Slider, Sphere,
-                     StepError, Universal, World)
+from physics import (Ball, Box, Capsule, Cylinder, Distance, Fixed, Gear, Hinge, Plane,
+                     RotationLock, Slider, Sphere, StepError, Universal, World)
 from physics.math3d import quat_multiply, quat_to_matrix
 from snapshot_helpers import assert_same_snapshot, assert_same_state, replay_from_snapshot
 
@@ -512,6 +512,70 @@ def test_a_limit_set_inside_the_pose_of_a_mechanism_not_placed_is_no_placement()
     assert hinges[1].rate == pytest.approx(hinges_alone[1].rate, rel=1e-9)
     assert hinges[1].angle < 0.45
     assert hinges[1].rate == pytest.approx(-KEPT_LIMIT_PUSH, rel=0.05)
+
+
+def _relative_turn(a, b):
+    """The angle (rad) of body b's orientation relative to body a's (a None: the world)."""
+    Ra = np.eye(3) if a is None else a.rotation
+    return float(np.arccos(np.clip((np.trace(Ra.T @ b.rotation) - 1) / 2, -1.0, 1.0)))
+
+
+@pytest.mark.parametrize("axis, angle", [((1, 0, 0), 2.6), ((1, 0, 0), np.pi),
+                                         ((1, 0, 1), 2.2), ((0, 0, 1), 3.0)])
+def test_a_body_placed_turned_far_off_its_hinge_comes_back_with_its_axis_the_right_way(axis, angle):
+    """A rod on a hinge about y placed turned up to half a turn about an axis across the
+    hinge's: the placement brings the rod's hinge axis back along the world's y, not against
+    it. The hinge's rows (the rod's axis across two world directions) are met with the axis
+    upside down too, and from beyond a quarter turn the placement's Newton steps went there
+    (at 2.6 rad about x the rod's axis ended along -y)."""
+    world = World(dt=1 / 240, gravity=(0, 0, 0))
+    rod = world.add_body(Box((0.05, 0.05, 0.5)), mass=1.0, position=(0, 0, -0.5))
+    world.add_joint(Hinge(None, rod, anchor=(0, 0, 0), axis=(0, 1, 0)))
+    turned_about(rod, (0, 0, 0), np.asarray(axis) / np.linalg.norm(axis), angle)
+    world.step()
+    assert rod.rotation @ [0, 1, 0] == pytest.approx([0, 1, 0], abs=1e-6)
+    assert world.constraint_error() < 1e-6 and world.kinetic_energy() < 1e-12
+
+
+@pytest.mark.parametrize("axis, angle", [((1, 1, 1), 2 * np.pi / 3), ((1, 0, 0), np.pi),
+                                         ((0, 1, 1), 2.0)])
+def test_a_welded_or_locked_body_placed_turned_far_off_comes_back_to_its_pose(axis, angle):
+    """A box welded to another (and a capsule whose orientation is locked to the world)
+    placed turned a third of a turn about its diagonal, half a turn about x, or 2 rad about
+    another axis, comes back to the orientation it was welded (locked) in. The weld's
+    rows (each axis of one across another of the other) are met in those poses too: the
+    box turned a third of a turn about its diagonal stayed so, with no joint error."""
+    axis = np.asarray(axis, float) / np.linalg.norm(axis)
+    world = World(dt=1 / 240, gravity=(0, 0, 0))
+    a = world.add_body(Box((0.1, 0.2, 0.3)), mass=1.0)
+    b = world.add_body(Box((0.1, 0.2, 0.3)), mass=1.0, position=(0.5, 0, 0))
+    world.add_joint(Fixed(a, b, anchor=(0.25, 0, 0)))
+    capsule = world.add_body(Capsule(0.1, 0.3), mass=2.0, position=(0, 2, 0))
+    world.add_joint(RotationLock(None, capsule))
+    turned_about(b, b.position, axis, angle)
+    turned_about(capsule, capsule.position, axis, angle)
+    world.step()
+    assert _relative_turn(a, b) < 1e-6 and _relative_turn(None, capsule) < 1e-6
+    assert world.constraint_error() < 1e-6
+
+
+def test_a_yaw_locked_capsule_placed_nearly_upside_down_comes_back_upright_and_keeps_its_yaw():
+    """RotationLock(None, capsule, axis=z) holds the capsule's axis up and leaves its yaw
+    free: placed turned 2.9 rad about x after a yaw of 1 rad, it comes back upright with
+    its yaw (it ended on its head). A body placed turned about the axes its joints leave
+    free is left as placed: no turning back is needed there."""
+    world = World(dt=1 / 240)
+    world.add_body(Plane())
+    capsule = world.add_body(Capsule(0.3, 0.6), mass=80.0, position=(0, 0, 0.9))
+    world.add_joint(RotationLock(None, capsule, axis=(0, 0, 1)))
+    turned_about(capsule, capsule.position, (0, 0, 1), 1.0)
+    world.step()
+    yawed = capsule.rotation.copy()
+    assert yawed @ [1, 0, 0] == pytest.approx([np.cos(1.0), np.sin(1.0), 0], abs=1e-9)
+    turned_about(capsule, capsule.position, (1, 0, 0), 2.9)
+    world.step()
+    assert capsule.rotation @ [0, 0, 1] == pytest.approx([0, 0, 1], abs=1e-6)
+    assert capsule.rotation == pytest.approx(yawed, abs=1e-6)
 
 
 @pytest.mark.parametrize("limits", [(-1.0, 1.0), (-0.3, 0.3)])
