@@ -56,25 +56,20 @@ class Alignments(NamedTuple):
     @staticmethod
     def of(joints) -> "Alignments | None":
         """Those of ``joints`` ((index, joint) pairs), or None when none holds any."""
-        axes, frames = [], []
-        for _, joint in joints:
-            aligned = joint._aligned
-            if aligned is not None:
-                (axes if aligned[0] == "axis" else frames).append(
-                    (joint._rows_a, joint.body_b.row, aligned[1]))
-        if not axes and not frames:
+        held = [(joint._rows_a, joint.body_b.row, *joint._aligned) for _, joint in joints
+                if joint._aligned is not None]
+        axes = [(a, b, *vectors) for a, b, kind, vectors in held if kind == "axis"]
+        frames = [(a, b, *vectors) for a, b, kind, vectors in held if kind == "frame"]
+        if not held:
             return None
         def rows(pairs, side):
             return np.array([p[side] for p in pairs], dtype=np.intp)
-        def vectors(pairs, pick):
-            return np.array([[p[2][i] for i in pick] for p in pairs]).reshape(len(pairs), -1, 3)
-        return Alignments(rows(axes, 0), rows(axes, 1), vectors(axes, [0])[:, 0] if axes else
-                          np.zeros((0, 3)), vectors(axes, [1])[:, 0] if axes else np.zeros((0, 3)),
-                          rows(frames, 0), rows(frames, 1),
-                          vectors(frames, [0, 2]).transpose(0, 2, 1) if frames else
-                          np.zeros((0, 3, 2)),
-                          vectors(frames, [1, 3]).transpose(0, 2, 1) if frames else
-                          np.zeros((0, 3, 2)))
+        def frame(pairs, x, y):         # (f, 3, 2): the x and y of one side, as columns
+            return np.array([np.stack([p[x], p[y]], axis=1) for p in pairs]).reshape(-1, 3, 2)
+        return Alignments(rows(axes, 0), rows(axes, 1),
+                          np.array([p[2] for p in axes]).reshape(-1, 3),
+                          np.array([p[3] for p in axes]).reshape(-1, 3),
+                          rows(frames, 0), rows(frames, 1), frame(frames, 2, 4), frame(frames, 3, 5))
 
     def errors(self, R):
         """The turns (rad) (k,) and (f,) that would bring each pair onto its alignment, and
@@ -91,13 +86,15 @@ class Alignments(NamedTuple):
         fallback = cross(v, np.where(np.abs(v[:, :1]) < 0.9, [[1.0, 0, 0]], [[0, 1.0, 0]]))
         n = np.where(sine[:, None] > 1e-9, across, fallback)
         n /= np.linalg.norm(n, axis=1, keepdims=True)
-        frames_u = einsum("kij,kjl->kil", R.take(self.frame_a, axis=0), self.frame_u)
-        frames_v = einsum("kij,kjl->kil", R.take(self.frame_b, axis=0), self.frame_v)
-        def completed(F):
-            return np.concatenate([F, cross(F[:, :, 0], F[:, :, 1])[:, :, None]], axis=2)
-        turn = Rotation.from_matrix(completed(frames_u) @ completed(frames_v).transpose(0, 2, 1))
-        vector = turn.as_rotvec() if len(self.frame_a) else np.zeros((0, 3))
         k, f = len(self.axis_a), len(self.frame_a)
+        vector = np.zeros((f, 3))       # the rotation vector that turns b's frame onto a's
+        if f:
+            def completed(side, pairs):             # (f, 3, 3): x, y and x cross y
+                F = einsum("kij,kjl->kil", R.take(side, axis=0), pairs)
+                return np.concatenate([F, cross(F[:, :, 0], F[:, :, 1])[:, :, None]], axis=2)
+            vector = Rotation.from_matrix(completed(self.frame_a, self.frame_u) @
+                                          completed(self.frame_b, self.frame_v).transpose(0, 2, 1)
+                                          ).as_rotvec()
         directions = np.concatenate([n, cross(n, v), np.tile(np.eye(3), (f, 1))])
         C = np.concatenate([-axis_turn, np.zeros(k), -vector.reshape(-1)])
         J = np.zeros((directions.shape[0], 6))
