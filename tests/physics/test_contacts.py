@@ -784,19 +784,19 @@ def overlapping_heap(seed, count=30):
     return world
 
 
-@pytest.mark.parametrize("seed", [1, 5, 14])
+@pytest.mark.parametrize("seed", [1, 4, 5])
 def test_a_heap_of_bodies_made_overlapping_comes_apart_and_settles(seed):
     """Bodies made inside one another are moved apart without the speed of the push (see
     test_bodies_made_overlapping_are_moved_apart_without_the_speed_of_the_push) and fall into
     a heap: over seeds 0-35 no body was ever faster than 5.2 m/s (falling from up to 1.25 m
     gives 5 m/s) and every heap ended its 2 s with at most a third of the energy it started
-    with. When the push was kept, a light body squeezed out of a heavier one left at
-    5-50 m/s: the fastest body of a heap had a median of 7 m/s, 27-50 m/s in 4 seeds, and 3
-    heaps ended with 1.6-2.1 times their energy (seed 1: a 0.6 kg cylinder rolling away at
-    20 m/s). Before the contacts that jam push at each other were solved again from zero
-    when a kick would give far more energy than pushing out could (step.KICK_GAIN), seed 1
-    flung a 0.7 kg box at 1.4 km/s after 23 steps, and seed 14 blew up (147 m/s, 156 times
-    its energy)."""
+    with (a median of 0.22). When the push was kept, a light body squeezed out of a heavier
+    one left at up to 44 m/s: the fastest body of a heap had a median of 7.5 m/s, and was
+    faster than 27 m/s in 3 seeds; heaps kept a median of 0.40 of their energy, and seed 4
+    ended with 1.99 times it (its fastest body at 40.6 m/s; seeds 1 and 5 at 12.1 and 11.1).
+    Before the contacts that jam push at each other were solved again from zero when a kick
+    would give far more energy than pushing out could (step.KICK_GAIN), seed 1 flung a
+    0.7 kg box at 1.4 km/s after 23 steps."""
     world = overlapping_heap(seed)
     e0, fastest = world.energy(), 0.0
     for _ in range(480):
