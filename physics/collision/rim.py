@@ -19,6 +19,17 @@ PER_CAP = 1 + len(RIM_SAMPLES)
 # samples stay within 135 deg of each other and of the furthest point, so a cap resting flat
 # keeps a support polygon around its centre.
 NEAR_FAR_COS = np.cos(np.pi / 4)
+# A sample whose cap is tilted from facing the other surface by so much that it lies further
+# behind the furthest point than FLAT_REACH times the radius is dropped too: it reaches the
+# surface only by the cylinder tipping onto that cap, and as a speculative contact the spin
+# about the axis sends it down (linear in time) while the rim only turns into itself. A
+# wheel lying on its side whose rim turned more than 0.41 rad a step (dt 1/60 at 8 m/s on a
+# 0.3 m wheel) had its front and back samples, at the height of its axis, met as contacts
+# that kicked it up and braked it: it hopped 1.24 m at 20 m/s and was down to 7.6 m/s in
+# 3 s (the car scene at 15 m/s topped out at 9.3 m/s). A cap within a few degrees of facing
+# the surface (FLAT_REACH: 5.7 degrees for the samples at right angles to the furthest
+# point, 2.9 for the one opposite) keeps its samples: it rests, or lands, on them.
+FLAT_REACH = 0.1
 # which cap each of the 2 x PER_CAP rim points lies on (-1: z = -half_length), as a column
 _CAP_SIGN = np.repeat([-1.0, 1.0], PER_CAP)[:, None]
 
@@ -33,7 +44,8 @@ def rim_candidates(pos, rot, params, direction, faces_in=None):
     along `direction` (unusable when the direction is along the axis: then every rim point is
     as far and the samples cover it), then the 4 fixed RIM_SAMPLES. A sample within 45 deg of
     the furthest point is unusable (see NEAR_FAR_COS), so a cylinder lying on its side is not
-    reported twice and a rolling one is not braked by the samples passing under it.
+    reported twice and a rolling one is not braked by the samples passing under it; so is one
+    of a cap tilted from facing ``direction`` (FLAT_REACH), which only tipping brings down.
     """
     m = len(pos)
     radius, hl = params[:, 0], params[:, 1]
@@ -41,7 +53,10 @@ def rim_candidates(pos, rot, params, direction, faces_in=None):
     perp_len = np.hypot(perp[:, 0], perp[:, 1])
     has_far = perp_len > 1e-9
     far = perp / np.maximum(perp_len, 1e-300)[:, None]
-    duplicate = has_far[:, None] & (far @ RIM_SAMPLES.T > NEAR_FAR_COS + 1e-12)
+    along = far @ RIM_SAMPLES.T
+    # (behind the furthest point by radius x perp_len x (1 - along))
+    duplicate = has_far[:, None] & ((along > NEAR_FAR_COS + 1e-12) |
+                                    (perp_len[:, None] * (1.0 - along) > FLAT_REACH))
     usable = np.concatenate([has_far[:, None], ~duplicate], axis=1)
 
     xy = np.concatenate([far[:, None, :], np.broadcast_to(RIM_SAMPLES, (m, 4, 2))], axis=1)
