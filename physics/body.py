@@ -172,6 +172,7 @@ class Body:
     @linear_velocity.setter
     def linear_velocity(self, value):
         self._set(self._world._v, "linear_velocity", value, 3)
+        self._world._velocity_set(self.row)
 
     @property
     def angular_velocity(self) -> np.ndarray:
@@ -182,6 +183,7 @@ class Body:
     @angular_velocity.setter
     def angular_velocity(self, value):
         self._set(self._world._w, "angular_velocity", value, 3)
+        self._world._velocity_set(self.row)
 
     def point_velocity(self, point) -> np.ndarray:
         """Velocity of the material point at world position ``point`` (3,), m/s."""

@@ -465,6 +465,15 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
             v, w = _back_to_drift(world, v, w, to_drift)
         kin = Kinematics(x, R, v, w)
     world._after_euler = uni is not None
+    # (the split's halves start from the drift's velocities, as the step found them)
+    v_start, w_start, first = v, w, 1.0
+    unbounded = None
+    if uni is not None:
+        unbounded, first, v, w = _verlet_where_unbounded(uni, model, inv_mass, v, w, state_v,
+                                                         state_w, drift_only)
+        if v is not v_start:
+            F, T, T_kick = applied_wrench(world, model, R, v, w)
+            kin = Kinematics(x, R, v, w)
     # the tension stiffness the last sub-step found (see unresolved_stiffness) carries this one
     K = world._stiffness if depth == 0 and model.m else None
     world._stiffness = None
@@ -481,11 +490,13 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
                     else augmented_inverse_inertia(R, inertia, K, h, model.dynamic))
         factor = cache.factor if same_metric else model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
     kick_lin = kick_ang = 0.0
-    lam_b = K_found = None
+    lam_b = K_found = impact = None
     clock.lap("rows")
     if uni is not None:
-        v, w = resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor,
-                               load=inv_mass[:, None] * F)
+        v, w, impulses = resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor,
+                                         load=inv_mass[:, None] * F)
+        if impulses is not None:
+            impact = tuple(None if p is None else p / h for p in impulses)
         clock.lap("impacts")
         free = inverse_mass_times(inv_mass, Iinv, F, T)
         rhs_e = seed_rhs(world, model, rows, free, v, w) if model.m else None
@@ -511,7 +522,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     # With bounded rows in play the whole kick comes first (symplectic Euler), so that the
     # velocity the contacts aim at is the one the bodies move with. Without, half of it
     # (velocity Verlet), but all of it where the velocities are still the last drift's.
-    first = 1.0 if uni is not None else _verlet_first_kick(world, n)
+    if uni is None:
+        first = _verlet_first_kick(world, n)
     v_half = v + first * h * acc_lin + h * kick_lin
     w_half = w + first * h * acc_ang + h * kick_ang
     if uni is not None and _gains_too_much(world, model, q, R, v, w, v_half, w_half, h):
@@ -520,15 +532,15 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
                                          h, factor, cold=True, target=target)
         kick_lin, kick_ang = bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
         acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T_kick)
-        v_half = v + h * acc_lin + h * kick_lin
-        w_half = w + h * acc_ang + h * kick_ang
+        v_half = v + first * h * acc_lin + h * kick_lin
+        w_half = w + first * h * acc_ang + h * kick_ang
     v_half, w_half = damped_velocities(world, v_half, w_half, h)
     if uni is not None and world.geometric_stiffness and lam.size:
         K_found = unresolved_stiffness(model, kin, lam, h)
     if uni is not None and model.m and _turns_more_than(model, w_half, h, MAX_KICKED_TURN) and \
             _may_split(world, depth, uni):
-        end = _split(world, model, x, q, v, w, h, depth)
-        return end, StepReport(rows, lam, x, R, uni, lam_b)
+        end = _split(world, model, x, q, v_start, w_start, h, depth)
+        return end, StepReport(rows, lam, x, R, uni, lam_b, impact)
 
     # the push the bodies do not keep moves them in the drift, and is taken back after it
     pushed = (push_velocities(world, model, rows, uni, inv_mass, Iinv, factor)
@@ -558,7 +570,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         if not err <= world.projection_tolerance and _may_split(world, depth, uni):
             clock.lap("integrate")
             end = _split(world, model, x, q, v, w, h, depth)
-            return end, StepReport(rows, lam, x, R, uni, lam_b)     # the seed's lambda at x
+            return end, StepReport(rows, lam, x, R, uni, lam_b, impact)   # the seed's lambda at x
         if err > world.projection_tolerance and np.isfinite(err):
             world.stats["projections"] += 1
             err, x1, q1 = project_positions(world, model, x1, q1, v_half, w_half)
@@ -574,12 +586,10 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     # with bounded rows, gravity's, for the mechanisms they do not act on (see _to_drift)
     if uni is None:
         second = 0.5
-        kick_v = second * h * inv_mass[:, None] * F
     else:
-        free = _free_of(uni, model, inv_mass)
-        world._drift_only = ~free
-        second = 0.0
-        kick_v = (0.5 * h) * free[:, None] * world.gravity if free.any() else 0.0
+        world._drift_only = ~unbounded
+        second = 0.5 * unbounded[:, None] if unbounded.any() else 0.0
+    kick_v = second * h * inv_mass[:, None] * F if np.any(second) else 0.0
     kick_w = 0.0
     Iinv_end = Iinv_stiff = None            # the true (stiff) I^-1 at R1, if made here
     if np.any(second) and np.any(T_kick):    # user torques (and the explicit gyroscopic term)
@@ -605,16 +615,15 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     if uni is None:
         world._to_drift = (v1 - v_half, w1 - w_drift)
         world._drift_only = None
-    elif not free.any():
+    elif not unbounded.any():
         world._to_drift = None        # (nothing added: every body ends at its drift's velocity)
-    elif stabilize:
+    else:
+        kick_w = kick_w + np.zeros_like(w1)
         # the projection is linear: the next step's start, P(drift velocities), is the end
         # less the projected kick
-        world._to_drift = _projected(world, model, kick_v, np.zeros_like(w1))
-    else:
-        world._to_drift = (kick_v, np.zeros_like(w1))
+        world._to_drift = _projected(world, model, kick_v, kick_w) if stabilize else (kick_v, kick_w)
     clock.lap("integrate")
-    return (x1, q1, v1, w1), StepReport(rows, lam, x, R, uni, lam_b)
+    return (x1, q1, v1, w1), StepReport(rows, lam, x, R, uni, lam_b, impact)
 
 
 def _projected(world, model, dv, dw):
@@ -670,6 +679,26 @@ def _verlet_first_kick(world, n):
     if drift_only is None or drift_only.shape[0] != n or not drift_only.any():
         return 0.5
     return np.where(drift_only, 1.0, 0.5)[:, None]
+
+
+def _verlet_where_unbounded(uni, model, inv_mass, v, w, state_v, state_w, drift_only):
+    """In a step with bounded rows, the mechanisms no bounded row acts on (``_free_of``) step
+    as Verlet's (see _to_drift): from their state's velocities state_v, state_w (N, 3), with
+    half the kick before the drift, or all of it where their velocity is still a drift's
+    (``drift_only`` (N,) bool, None for none). Returns (that mask (N,), the share of the kick
+    before the drift (N, 1) or 1.0, the velocities v, w (N, 3) to start from). They started
+    from the drift's velocities less gravity's half kick, with the whole kick, so that a ball
+    falling beside a box at rest at the first step (or thrown from the ground, or after
+    ``world.dt`` changed) flew g dt / 2 too slowly ever after (163 mm low after 2 s at
+    dt 1/60)."""
+    unbounded = _free_of(uni, model, inv_mass)
+    if not unbounded.any():
+        return unbounded, 1.0, v, w
+    n = unbounded.shape[0]
+    at_drift = drift_only if drift_only is not None and drift_only.shape[0] == n else False
+    first = np.where(unbounded & ~at_drift, 0.5, 1.0)[:, None]
+    keep = unbounded[:, None]
+    return unbounded, first, np.where(keep, state_v, v), np.where(keep, state_w, w)
 
 
 def _free_of(uni, model, inv_mass):
@@ -769,6 +798,9 @@ class StepReport:
     R: np.ndarray
     uni: Unilateral | None = None
     lam_b: np.ndarray | None = None
+    # the impacts' forces over the sub-step (their impulses / h, unilateral.resolve_impacts):
+    # (K,) on the contacts' normals and (m,) on the joint rows (None without joints), or None
+    impact: tuple | None = None
 
 
 def rk4_substep(world, model, x, q, v, w, h):
@@ -884,8 +916,8 @@ def _conservative(world, report) -> bool:
 
 def _store_contacts(world, report):
     """Keep what the next step's bounded solve starts from: the contacts' multipliers (by
-    feature key; the report that ``world.contacts`` shows) and the limit and motor rows' (by
-    plan row). A contact or a limit this step's solve stopped from approaching keeps the
+    feature key; the report that ``world.contacts`` shows, with the impacts' forces, which
+    are not kept) and the limit and motor rows' (by plan row). A contact or a limit this step's solve stopped from approaching keeps the
     multipliers it started from: its force was an impact's, and the next step's solve,
     whose softness is centred on where it starts (``bounded.CONTACT_SOFTNESS``), would push
     with a thousandth of it (restitution 0 bounced at 0.1-0.4 % of the impact speed, and a
@@ -902,7 +934,11 @@ def _store_contacts(world, report):
     if uni is None or uni.n_contact_rows == 0:
         return
     lam = uni.contact_multipliers(report.lam_b)
-    world._contacts = contact_report(uni.contacts, lam, uni.frames)
+    shown = lam
+    if report.impact is not None:          # (the impacts' forces are reported, not kept)
+        shown = lam.copy()
+        shown[:, 0] += report.impact[0]
+    world._contacts = contact_report(uni.contacts, shown, uni.frames)
     if uni.stopped is not None and uni.stopped.any():
         stopped = np.flatnonzero(uni.stopped)
         lam = lam.copy()
@@ -924,7 +960,8 @@ def joint_wrenches(world) -> np.ndarray:
         return out
     wrench = out[:, :6]
     if r.rows is not None:
-        np.add.at(wrench, model.owner, r.rows.Jb * r.lam[:, None])
+        lam = r.lam if r.impact is None or r.impact[1] is None else r.lam + r.impact[1]
+        np.add.at(wrench, model.owner, r.rows.Jb * lam[:, None])
     if r.uni is not None:
         mine = r.uni.owner >= 0
         if mine.any():

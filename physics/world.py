@@ -614,6 +614,18 @@ class World:
         self._step_caches_dropped()
         self._solver_memory = SolverMemory()
 
+    def _velocity_set(self, row):
+        """The user set body ``row``'s velocity: it is its state's, at the step's start, with
+        nothing of a last step's second half kick to take back from it (step._to_drift)."""
+        n = self._n
+        if self._to_drift is not None and self._to_drift[0].shape[0] == n:
+            self._to_drift = tuple(part.copy() for part in self._to_drift)
+            for part in self._to_drift:
+                part[row] = 0.0
+        if self._drift_only is not None and self._drift_only.shape[0] == n:
+            self._drift_only = self._drift_only.copy()
+            self._drift_only[row] = False
+
     def _step_caches_dropped(self):
         """What the last step left for the next that the bodies' rows or masses fix. (Not
         its report: the joints' forces describe the last step until the next.)"""
