@@ -309,10 +309,12 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     the floor holds). h: the sub-step; factor: the
     factorisation of the joints' A + cfm at ``Iinv`` (the step's own); load (n, 3): the
     bodies' accelerations by the applied loads (m/s^2; None: none). Returns the new
-    velocities."""
+    velocities and the impulses (N s) that made them, or None without impacts: the contacts'
+    normal impulses (K,) and the joint rows' (m,) (None without joints), which the step
+    reports with its forces."""
     bouncy = uni.restitution > 0          # (empty without contacts)
     if not bouncy.any():
-        return v, w
+        return v, w, None
     k = uni.n_contact_rows // 3
     n = world._n
     block = uni.block
@@ -323,7 +325,7 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     # the normal rows' velocities once, then again only for the rows of bodies a pass moved
     # (a pass is a handful of hits among thousands of contacts)
     vn = normal.velocity(v, w)
-    closing = None
+    closing = impulses = None
     for _ in range(max_passes):
         hit = _meeting(depth, vn, h) & bouncy & (vn < -RESTITUTION_THRESHOLD)
         if not hit.any():
@@ -338,15 +340,22 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
         if held.size:
             idx = np.concatenate([idx, held])
             target = np.concatenate([target, np.zeros(held.size)])
+        if impulses is None:
+            impulses = (np.zeros(k), np.zeros(rows.count) if joints else None)
         if iterative and not joints:
-            v, w, moved = _impact_among_bodies(world, normal, idx, target, inv_mass, Iinv, v, w)
+            v, w, moved, p = _impact_among_bodies(world, normal, idx, target, inv_mass, Iinv, v,
+                                                  w)
+            np.add.at(impulses[0], idx, p)
             vn = _normal_velocity_update(normal, vn, v, w, moved, n)
             continue
-        dv, dw = _velocity_jump(world, model, rows, uni, normal.at(idx), target, v, w, inv_mass,
-                                Iinv, factor, IMPACT_SOFTNESS, IMPACT_TOLERANCE)
+        dv, dw, p, p_e = _velocity_jump(world, model, rows, uni, normal.at(idx), target, v, w,
+                                        inv_mass, Iinv, factor, IMPACT_SOFTNESS, IMPACT_TOLERANCE)
+        np.add.at(impulses[0], idx, p)
+        if p_e is not None:
+            impulses[1][:] += p_e
         v, w = v + dv, w + dw
         vn = _normal_velocity_update(normal, vn, v, w, _moved(dv, dw), n)
-    return v, w
+    return v, w, impulses
 
 
 def _velocity_jump(world, model, rows, uni, sub, target, v, w, inv_mass, Iinv, factor, softness,
@@ -354,7 +363,8 @@ def _velocity_jump(world, model, rows, uni, sub, target, v, w, inv_mass, Iinv, f
     """The velocity changes (N, 3) each that take the one-sided rows ``sub`` (Rows, lambda
     >= 0) from their velocities at v, w to ``target`` (m/s or rad/s) together with the
     joints' rows (``rows``, None without joints), which they leave meeting J u = 0: one
-    bounded solve of those rows alone, iterative or direct as the step's."""
+    bounded solve of those rows alone, iterative or direct as the step's. Returns (dv, dw,
+    the rows' impulses (s,), the joint rows' (m,) or None), impulses in N s (N m s)."""
     n = world._n
     if world.contact_solver != "direct":
         E = None if rows is None or not rows.count else joint_space(uni, model, rows, inv_mass,
@@ -373,7 +383,7 @@ def _velocity_jump(world, model, rows, uni, sub, target, v, w, inv_mass, Iinv, f
         if E is not None:
             dv_e, dw_e = E.impulse(lam_e)
             dv, dw = dv + dv_e, dw + dw_e
-        return dv, dw
+        return dv, dw, p, lam_e
     all_rows = Rows.concatenate([r for r in (rows, sub) if r is not None])
     m_eq = 0 if rows is None else rows.count
     pattern = Pattern(all_rows.a, all_rows.b, inv_mass > 0, n)
@@ -382,7 +392,8 @@ def _velocity_jump(world, model, rows, uni, sub, target, v, w, inv_mass, Iinv, f
     lo = np.concatenate([np.full(m_eq, -np.inf), np.zeros(sub.count)])
     p, _ = solve_bounded(pattern, J, JM, rhs, lo, np.full(all_rows.count, np.inf),
                          cfm=world.cfm, softness=softness)
-    return Scatter(all_rows.a, all_rows.b, n).response(all_rows.blocks, p, inv_mass, Iinv)
+    dv, dw = Scatter(all_rows.a, all_rows.b, n).response(all_rows.blocks, p, inv_mass, Iinv)
+    return dv, dw, p[m_eq:], p[:m_eq] if m_eq else None
 
 
 def kept_targets(uni):
@@ -406,7 +417,7 @@ def push_velocities(world, model, rows, uni, inv_mass, Iinv, factor):
     zero = np.zeros((world._n, 3))
     return _velocity_jump(world, model, rows, uni, uni.block.rows.at(idx),
                           uni.block.push.take(idx), zero, zero, inv_mass, Iinv, factor,
-                          IMPACT_SOFTNESS, IMPACT_TOLERANCE)
+                          IMPACT_SOFTNESS, IMPACT_TOLERANCE)[:2]
 
 
 def _held_by_contacts(world, inv_mass):
@@ -554,7 +565,7 @@ def _impact_among_bodies(world, normal, idx, target, inv_mass, Iinv, v, w):
     of those rows only: the solve's products run over body-space vectors of those few bodies
     rather than of the whole world (a product of seven rows over 1000 bodies is mostly their
     zero entries). The sums are the same, term for term, so the impulses are the same bits.
-    Returns (v, w, the bodies whose velocity changed)."""
+    Returns (v, w, the bodies whose velocity changed, the rows' impulses (c,), N s)."""
     c = idx.size
     sub = normal.at(idx)
     ends = np.concatenate([sub.a, sub.b])
@@ -575,7 +586,7 @@ def _impact_among_bodies(world, normal, idx, target, inv_mass, Iinv, v, w):
     # v + 0. where nothing acts (as adding the whole world's zero impulse did: -0. -> 0.)
     v, w = v + 0.0, w + 0.0
     v[bodies], w[bodies] = vb + dv, wb + dw
-    return v, w, bodies.take(_moved(dv, dw))
+    return v, w, bodies.take(_moved(dv, dw)), p
 
 
 def _normal_velocity_update(normal, vn, v, w, moved, n):
