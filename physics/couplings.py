@@ -145,7 +145,8 @@ class Gear(Coupling):
     """q2 = ratio * q1, where q1 is ``joint1``'s coordinate and q2 ``joint2``'s (a Hinge's
     angle in rad or a Slider's position in m, each zero at its joint's creation): a gear
     pair (two hinges, ratio = -r1 / r2 for meshing gears turning opposite ways), a rack and
-    pinion (a hinge and a slider, ratio in m/rad or rad/m). ``ratio`` is any finite number."""
+    pinion (a hinge and a slider, ratio in m/rad or rad/m). ``ratio`` is any finite number but
+    0."""
 
     def __init__(self, joint1, joint2, ratio: float, name=None):
         _check_coordinate_joint("joint1", joint1, "a gear")
@@ -154,6 +155,9 @@ class Gear(Coupling):
             raise ValueError(f"joint1 and joint2 must be different joints, got {joint1!r} "
                              "twice (a gear of a joint with itself holds or locks it)")
         r = check_number("ratio", ratio)
+        if r == 0.0:
+            raise ValueError("ratio must not be 0: q2 = 0 * q1 locks joint2 and leaves joint1 "
+                             "free (lock joint2 with its limits or a servo instead)")
         weights = np.array([-r, 1.0])        # phi = weights . q (the table uses them alone)
         super().__init__([joint1, joint2], lambda q: weights @ q, lambda q: weights,
                          lambda q: np.zeros((2, 2)), name=name)

@@ -17,22 +17,23 @@ ARM_HEIGHT = 1.0
 def build(world, torque=1.0, swing=2.5, drive_period=4.0, ratio=2.0):
     """Seed 002's planar arm whose elbow follows q2 = 2 sin q1 (a Coupling), driven by a
     constant shoulder torque, beside a gear pair and a rack and pinion (Gear couplings)
-    swung back and forth by a servo. Hinge angles are measured in (-pi, pi], so swing
-    must stay below pi for the gears.
+    swung back and forth by a servo. Hinge angles count whole turns, so the gears may swing
+    through more than half a turn; the rack's limits (+-0.5 m) stop the train beyond
+    swing = 0.5 ratio / 0.15 rad.
 
     Parameters:
         torque (N m): the constant torque on the arm's first joint (the work it does,
             torque * q1, all becomes kinetic energy).
-        swing (rad): the driving gear's swing, swing * sin(2 pi t / drive_period) (0 to
-            below pi).
+        swing (rad): the driving gear's swing, swing * sin(2 pi t / drive_period) (0 or
+            more).
         drive_period (s): the time of one swing back and forth.
         ratio (-): the driven gear's radius over the driving gear's (it turns 1 / ratio as
             far, the other way).
     """
     if drive_period <= 0 or ratio <= 0:
         raise ValueError("drive_period and ratio must be positive")
-    if not 0 <= swing < np.pi:
-        raise ValueError(f"swing must be in [0, pi) rad (hinge angles wrap at pi), got {swing}")
+    if not swing >= 0:
+        raise ValueError(f"swing must be zero or positive (rad), got {swing}")
     world.add_body(Plane(), name="ground")
     z = (0.0, 0.0, 1.0)
     # -- seed 002: planar(2) with q2 = 2 sin q1, in a horizontal plane (gravity along the axes)
