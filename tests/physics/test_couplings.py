@@ -189,6 +189,8 @@ def test_a_coupling_refuses_a_joint_twice_and_functions_that_constrain_nothing()
     world, link1, j1, j2, _ = planar2g("symplectic")
     with pytest.raises(ValueError, match="joint1 and joint2 must be different joints"):
         Gear(j1, j1, 2.0)
+    with pytest.raises(ValueError, match="ratio must not be 0"):      # (locked j2 silently)
+        Gear(j1, j2, 0.0)
     with pytest.raises(ValueError, match="joints must be different joints"):
         Coupling([j1, j1], phi=lambda q: q[1] - q[0], grad=lambda q: np.array([-1.0, 1.0]))
     for phi, grad, message in (
