@@ -916,8 +916,8 @@ def _conservative(world, report) -> bool:
 
 def _store_contacts(world, report):
     """Keep what the next step's bounded solve starts from: the contacts' multipliers (by
-    feature key; the report that ``world.contacts`` shows, with the impacts' forces, which
-    are not kept) and the limit and motor rows' (by plan row). A contact or a limit this step's solve stopped from approaching keeps the
+    feature key; the report that ``world.contacts`` shows, which shows the impacts' forces
+    too) and the limit and motor rows' (by plan row). A contact or a limit this step's solve stopped from approaching keeps the
     multipliers it started from: its force was an impact's, and the next step's solve,
     whose softness is centred on where it starts (``bounded.CONTACT_SOFTNESS``), would push
     with a thousandth of it (restitution 0 bounced at 0.1-0.4 % of the impact speed, and a
@@ -934,11 +934,12 @@ def _store_contacts(world, report):
     if uni is None or uni.n_contact_rows == 0:
         return
     lam = uni.contact_multipliers(report.lam_b)
-    shown = lam
-    if report.impact is not None:          # (the impacts' forces are reported, not kept)
+    world._contacts = contact_report(uni.contacts, lam, uni.frames)
+    if report.impact is not None:          # (shown, not kept for the next step)
         shown = lam.copy()
         shown[:, 0] += report.impact[0]
-    world._contacts = contact_report(uni.contacts, shown, uni.frames)
+        world._impacted_contacts = (world._contacts,
+                                    contact_report(uni.contacts, shown, uni.frames))
     if uni.stopped is not None and uni.stopped.any():
         stopped = np.flatnonzero(uni.stopped)
         lam = lam.copy()

@@ -285,7 +285,40 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
                                          exact=exact, hard=block.hard)
     world.stats["contact_solves"] += 1
     world.stats["contact_iterations"] += info["iterations"]
+    if info["residual"] > 1.0 and _missed_depth(B, E, lam_b, lam_e, free, v, w, target, h,
+                                                uni.n_contact_rows // 3) > MISSED_DEPTH:
+        # (on from where it stopped: the softness is centred there)
+        lam_e, lam_b, info = solve_iterative(
+            B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
+            friction_normal=block.friction_normal, mu=block.mu, lam0=lam_b, E=E, rhs_e=rhs_e,
+            tolerance=VELOCITY_TOLERANCE / h,
+            max_iterations=MISSED_DEPTH_BUDGET * world.contact_iterations,
+            factorizer=model.pattern.factorizer if E is not None else None, factor=factor,
+            memory=world._solver_memory, exact=exact, hard=block.hard)
+        world.stats["contact_iterations"] += info["iterations"]
+        world.stats["deep_misses"] += 1
     return (np.zeros(0) if lam_e is None else lam_e), lam_b
+
+
+# m: an iterative solve that ends its budget unconverged with a contact that would end the
+# step this much deeper than its target goes on for MISSED_DEPTH_BUDGET budgets more. In a
+# wall of 95 boxes, 3100 rows, the 60 iterations of a 20 kg ball's hit at 30 m/s (dt 1/60)
+# did not carry its momentum into the wall: the ball went 0.36 m into a box, on at
+# 29.4 m/s; with 8 rows of boxes, 2300 rows, the same hit ended 2 cm in.
+MISSED_DEPTH = 0.01
+MISSED_DEPTH_BUDGET = 4
+
+
+def _missed_depth(B, E, lam_b, lam_e, free, v, w, target, h, k):
+    """How much deeper (m) than its target the deepest of the k contacts' normal rows (the
+    first k of B) would end the step with the multipliers lam_b (and the joints' lam_e, E
+    their BodySpace or None) from velocities v, w and the loads' accelerations free."""
+    if not k:
+        return 0.0
+    u = np.concatenate([v + h * free[0], w + h * free[1]], axis=1).ravel() + h * B.times_W(lam_b)
+    if E is not None:
+        u += h * E.times_W(lam_e)
+    return float(h * (target[:k] - B.times_J(u)[:k]).max(initial=0.0))
 
 
 # Impacts are solved nearly hard and to 1e-6 of the bounce: a 0.1 % shortfall per contact left

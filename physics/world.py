@@ -136,7 +136,8 @@ class World:
     more joint tension than the step can resolve (a long chain or a heavy load hanging from
     light links) carry that stiffness implicitly instead of splitting the step (see
     ``stiffness.unresolved_stiffness``); ``stats`` counts the steps that were split, projected,
-    energy-restored or stiff, and the iterative contact solves and their iterations in all;
+    energy-restored or stiff, and the iterative contact solves and their iterations in all
+    (``deep_misses``: solves that went on past their budget, unilateral.MISSED_DEPTH);
     ``profile`` says where the steps' time went, by stage of the pipeline.
     """
 
@@ -167,7 +168,8 @@ class World:
         self.max_split_depth = 6
         self.projection_tolerance = 1e-6
         self.stats = {"splits": 0, "projections": 0, "energy_restores": 0, "stiff_steps": 0,
-                      "contact_solves": 0, "contact_iterations": 0, "cold_solves": 0}
+                      "contact_solves": 0, "contact_iterations": 0, "cold_solves": 0,
+                      "deep_misses": 0}
         self._clock = StageClock()
         self._errstate = "ignore"
         self._debug = None
@@ -211,6 +213,10 @@ class World:
         # the sleeping islands' contacts (report, keys, multipliers), or None (sleeping)
         self._held_contacts = None
         self._joined_contacts = None    # (live, held, both): the contacts property's cache
+        # (live, live with the impacts' forces): what the contacts property shows of a step
+        # whose impacts (restitution) pushed (step._store_contacts); the live report, which
+        # the next step reads, holds the solve's forces alone
+        self._impacted_contacts = None
         self.sleep_speed, self.sleep_spin, self.sleep_time = SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
         self.contact_margin = 0.01      # m: gap below which a contact row is made (speculative)
         # the last step's ContactReport, the warm start of its contacts (keys, multipliers)
@@ -564,7 +570,7 @@ class World:
 
     def _forget_contacts(self):
         """No last contacts (nor their warm start), and no limit multipliers to start from."""
-        self._contacts = None
+        self._contacts = self._impacted_contacts = None
         self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
         self._limit_warm = None
         self._manifolds = Manifolds.empty()
@@ -600,13 +606,16 @@ class World:
         then those of the sleeping islands, with the forces they had when their island fell
         asleep (the step makes no contacts for them)."""
         live = self._contacts if self._contacts is not None else ContactReport.empty()
+        impacted = self._impacted_contacts
+        if impacted is not None and impacted[0] is self._contacts:
+            live = impacted[1]
         held = self._held_contacts
         if held is None:
             return live
         # (joined once for the same live and held contacts: a run loop asks every step)
         joined = self._joined_contacts
-        if joined is None or joined[0] is not self._contacts or joined[1] is not held:
-            joined = (self._contacts, held, ContactReport.concatenate([live, held[0]]))
+        if joined is None or joined[0] is not live or joined[1] is not held:
+            joined = (live, held, ContactReport.concatenate([live, held[0]]))
             self._joined_contacts = joined
         return joined[2]
 
