@@ -195,20 +195,21 @@ def kinematic(world) -> np.ndarray:
         world._v[:n].any(axis=1) | world._w[:n].any(axis=1))
 
 
-def detect(world, model, x, R, v, h, moving):
+def detect(world, model, x, R, v, h, moving, w=None):
     """This step's contacts, and the manifolds that the next step's may keep (the world's
     are last step's: ``collision.manifolds``). ``moving``: ``kinematic`` bodies, which collide
     with every body, their reach (|v| h) counted as a dynamic body's; their contacts with the
     bodies that do not move (static or asleep) are found too, so that one reaching a
     sleeping island wakes it, and dropped by the caller after that check
-    (``live_contacts``)."""
+    (``live_contacts``). w (N, 3): the angular velocities, rad/s (their turning reaches
+    further: ``collision.broadphase.turning_arm``)."""
     n = world._n
     if not model.collides:
         return ContactSet.empty(), Manifolds.empty()
     return find_contacts_keeping(model.pair_cache, world._manifolds, x, R,
                                  static=(world._inv_mass[:n] == 0) & ~moving,
                                  group=world._group[:n], mask=world._mask[:n],
-                                 margin=world.contact_margin, velocity=v, dt=h)
+                                 margin=world.contact_margin, velocity=v, dt=h, spin=w)
 
 
 def live_contacts(world, cs: ContactSet) -> ContactSet:

@@ -98,7 +98,7 @@ def unilateral_rows(world, model, kin, h, load=None):
     T = 1.0 / world.baumgarte[1] * 2.0 if world.baumgarte[1] > 0 else 4 * h
     moving = kinematic(world)
     world._clock.lap("rows")
-    cs, manifolds = detect(world, model, kin.x, kin.R, kin.v, h, moving)
+    cs, manifolds = detect(world, model, kin.x, kin.R, kin.v, h, moving, kin.w)
     world._clock.lap("collide")
     # (an awake or kinematic body reaching a sleeping one)
     check_reached(world, cs.body_a, cs.body_b, moving)

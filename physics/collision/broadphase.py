@@ -88,6 +88,22 @@ def bounding_radius(kind, params):
     return _grouped(_kind_radius, _body_groups(kind, params), (len(kind),))
 
 
+def _kind_turning_arm(k, params):
+    """(M,) how fast (m/s per rad/s) turning can move M shapes of kind k towards another
+    body: the farthest reach of their surface that turning about the centre moves (a
+    sphere's none, a capsule's segment end, a box's corner, a cylinder's rim)."""
+    if k == SPHERE:
+        return np.zeros(params.shape[0])
+    if k == CAPSULE:
+        return params[:, 1].copy()
+    return _kind_radius(k, params)
+
+
+def turning_arm(kind, params):
+    """(N,) m: ``_kind_turning_arm`` of each body (0 for planes and bodies without shape)."""
+    return _grouped(_kind_turning_arm, _body_groups(kind, params), (len(kind),))
+
+
 def _kind_support(k, params, rotation, n):
     """(M,) how far M shapes of one bounded kind k reach from their centres along -n."""
     if k == BOX:
@@ -276,6 +292,7 @@ class PairCache:
     def __init__(self, kind, params, excluded_pairs=None):
         self.kind, self.params = np.asarray(kind), np.asarray(params, dtype=float)
         self.radius = bounding_radius(self.kind, self.params)     # m, 0 for unbounded kinds
+        self.turning_arm = turning_arm(self.kind, self.params)    # m (detect's reach)
         self.bounded = np.flatnonzero((self.kind >= SPHERE) & (self.kind < PLANE))
         self.planes = np.flatnonzero(self.kind == PLANE)
         self.excluded_keys = excluded_keys(excluded_pairs, len(self.kind))

@@ -83,25 +83,33 @@ def find_contacts_with_cache(pair_cache: PairCache, position, rotation, *, stati
 
 
 def find_contacts_keeping(pair_cache: PairCache, manifolds: Manifolds, position, rotation, *,
-                          static, group, mask, margin=0.0, velocity=None, dt=None):
+                          static, group, mask, margin=0.0, velocity=None, dt=None, spin=None):
     """find_contacts_with_cache, where the pairs of KEPT_TYPES that have barely moved since
     their narrowphase ran keep its contacts (``manifolds``: last call's, see
-    ``collision.manifolds``). Returns (ContactSet, the manifolds for the next call)."""
+    ``collision.manifolds``). spin (N, 3): the bodies' angular velocities (rad/s), whose
+    turning within dt reaches further too (``broadphase.turning_arm``). Returns (ContactSet,
+    the manifolds for the next call)."""
     return _find(pair_cache, manifolds, position, rotation, static=static, group=group,
-                 mask=mask, margin=margin, velocity=velocity, dt=dt)
+                 mask=mask, margin=margin, velocity=velocity, dt=dt, spin=spin)
 
 
 def _find(pair_cache: PairCache, manifolds, position, rotation, *, static, group, mask, margin,
-          velocity, dt):
+          velocity, dt, spin=None):
     """The contacts, and the manifolds kept (None when not keeping them)."""
     kind, params = pair_cache.kind, pair_cache.params
     n = len(kind)
     position = np.asarray(position, dtype=float)
     rotation = np.asarray(rotation, dtype=float)
     static = np.asarray(static, dtype=bool) | (kind == PLANE)
+    turning = None
     if velocity is not None and dt is not None:
         vel = np.where(static[:, None], 0.0, np.asarray(velocity, dtype=float))
         reach = row_norms(vel) * float(dt)
+        if spin is not None:
+            # a turning body's far end comes this much nearer within dt (a thrown pole's far
+            # end swung through a wall within a step of its hit: no contact was within reach)
+            turning = np.where(static, 0.0, row_norms(spin) * pair_cache.turning_arm) * float(dt)
+            reach = reach + turning
     else:
         vel, reach = np.zeros((n, 3)), np.zeros(n)
 
@@ -112,6 +120,8 @@ def _find(pair_cache: PairCache, manifolds, position, rotation, *, static, group
     a, b, types, counts = _by_pair_type(kind, i, j, pp, pb)
     rel = vel.take(a, axis=0) - vel.take(b, axis=0)
     pair_margin = margin + row_norms(rel) * (dt or 0.0)
+    if turning is not None:
+        pair_margin = pair_margin + turning.take(a) + turning.take(b)
     # both sides of all pairs gathered once; each pair type takes its contiguous slice.
     # (x.take(rows, axis=0) is x[rows]; numpy's fancy indexing of rows is several times
     # slower, here and in the other collision modules)
