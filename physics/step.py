@@ -936,10 +936,7 @@ def _store_contacts(world, report):
     lam = uni.contact_multipliers(report.lam_b)
     world._contacts = contact_report(uni.contacts, lam, uni.frames)
     if report.impact is not None:          # (shown, not kept for the next step)
-        shown = lam.copy()
-        shown[:, 0] += report.impact[0]
-        world._impacted_contacts = (world._contacts,
-                                    contact_report(uni.contacts, shown, uni.frames))
+        world._show_impacts(report.impact[0])
     if uni.stopped is not None and uni.stopped.any():
         stopped = np.flatnonzero(uni.stopped)
         lam = lam.copy()

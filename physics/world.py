@@ -6,6 +6,8 @@ of ``world.bodies``.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from . import sleeping
@@ -568,6 +570,13 @@ class World:
         if self._sleeping:
             sleeping.wake_touching(self, body.row)
 
+    def _show_impacts(self, forces):
+        """Show the live contacts with the impacts' normal forces (K,) N added (their
+        impulses over the step; ``_impacted_contacts``)."""
+        live = self._contacts
+        self._impacted_contacts = (live, dataclasses.replace(
+            live, normal_force=live.normal_force + forces))
+
     def _forget_contacts(self):
         """No last contacts (nor their warm start), and no limit multipliers to start from."""
         self._contacts = self._impacted_contacts = None
@@ -1002,6 +1011,10 @@ class World:
         state["drift_only"] = None if self._drift_only is None else self._drift_only.astype(float)
         state["contacts"] = (None if self._contacts is None
                              else contact_snapshot(self._contacts, *self._warm))
+        impacted = self._impacted_contacts
+        state["impact_forces"] = (
+            None if impacted is None or impacted[0] is not self._contacts
+            else impacted[1].normal_force - self._contacts.normal_force)
         state["limit_multipliers"] = (None if self._limit_warm is None
                                       else tuple(a.copy() for a in self._limit_warm))
         state["manifolds"] = manifold_snapshot(self._manifolds)
@@ -1051,6 +1064,8 @@ class World:
         to_drift = checked_array(state, "to_drift", (self._n, 6))
         drift_only = checked_array(state, "drift_only", (self._n,))
         contacts, warm = checked_contact_snapshot(state.get("contacts"), self._n - 1)
+        impacts = (None if contacts is None
+                   else checked_array(state, "impact_forces", (len(contacts),)))
         limit_warm = _checked_limit_multipliers(state.get("limit_multipliers"))
         manifolds = checked_manifolds(state.get("manifolds"), self._n - 1)
         asleep = sleeping.checked_snapshot(state.get("sleep"), self)
@@ -1077,6 +1092,8 @@ class World:
         self._forget_contacts()
         if contacts is not None:
             self._contacts, self._warm = contacts, warm
+            if impacts is not None:
+                self._show_impacts(impacts)
         self._limit_warm = limit_warm
         self._manifolds = manifolds
         self._solver_memory.u = norm_vector
