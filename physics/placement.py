@@ -58,10 +58,10 @@ class Alignments(NamedTuple):
         """Those of ``joints`` ((index, joint) pairs), or None when none holds any."""
         held = [(joint._rows_a, joint.body_b.row, *joint._aligned) for _, joint in joints
                 if joint._aligned is not None]
-        axes = [(a, b, *vectors) for a, b, kind, vectors in held if kind == "axis"]
-        frames = [(a, b, *vectors) for a, b, kind, vectors in held if kind == "frame"]
         if not held:
             return None
+        axes = [(a, b, *vectors) for a, b, kind, vectors in held if kind == "axis"]
+        frames = [(a, b, *vectors) for a, b, kind, vectors in held if kind == "frame"]
         def rows(pairs, side):
             return np.array([p[side] for p in pairs], dtype=np.intp)
         def frame(pairs, x, y):         # (f, 3, 2): the x and y of one side, as columns
@@ -69,7 +69,8 @@ class Alignments(NamedTuple):
         return Alignments(rows(axes, 0), rows(axes, 1),
                           np.array([p[2] for p in axes]).reshape(-1, 3),
                           np.array([p[3] for p in axes]).reshape(-1, 3),
-                          rows(frames, 0), rows(frames, 1), frame(frames, 2, 4), frame(frames, 3, 5))
+                          rows(frames, 0), rows(frames, 1), frame(frames, 2, 4),
+                          frame(frames, 3, 5))
 
     def errors(self, R):
         """The turns (rad) (k,) and (f,) that would bring each pair onto its alignment, and

@@ -569,7 +569,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         # 10^6 rad/s in three steps.
         if not err <= world.projection_tolerance and _may_split(world, depth, uni):
             clock.lap("integrate")
-            end = _split(world, model, x, q, v, w, h, depth)
+            end = _split(world, model, x, q, v_start, w_start, h, depth)
             return end, StepReport(rows, lam, x, R, uni, lam_b, impact)   # the seed's lambda at x
         if err > world.projection_tolerance and np.isfinite(err):
             world.stats["projections"] += 1
@@ -583,7 +583,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     w_drift = (end_spin(R1, w_half, rotation, model.spinning) if flow
                else carry_with_bodies(R, R1, w_half))
     # second half kick with the applied loads (the velocity projection supplies the joints');
-    # with bounded rows, gravity's, for the mechanisms they do not act on (see _to_drift)
+    # with bounded rows, for the mechanisms they do not act on (see _to_drift)
     if uni is None:
         second = 0.5
     else:
@@ -621,7 +621,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         kick_w = kick_w + np.zeros_like(w1)
         # the projection is linear: the next step's start, P(drift velocities), is the end
         # less the projected kick
-        world._to_drift = _projected(world, model, kick_v, kick_w) if stabilize else (kick_v, kick_w)
+        world._to_drift = (_projected(world, model, kick_v, kick_w) if stabilize
+                           else (kick_v, kick_w))
     clock.lap("integrate")
     return (x1, q1, v1, w1), StepReport(rows, lam, x, R, uni, lam_b, impact)
 
@@ -641,8 +642,8 @@ def _to_drift(world):
     """What the last sub-step added to the velocities after its drift, (N, 3) each, linear
     and angular (None for nothing, before the first step, or after bodies were added or
     removed): a step without bounded rows, its second half kick and the velocity
-    projection; a step with them, gravity's half kick on the mechanisms they do not act on,
-    projected.
+    projection; a step with them, the loads' second half kick on the mechanisms they do not
+    act on, projected.
 
     A step with bounded rows (contacts, limits, motors) takes the whole kick first
     (symplectic Euler) and moves the bodies with the velocities it ends with; a step without
@@ -652,10 +653,11 @@ def _to_drift(world):
     ground met it g dt / 2 faster, and a ball with e = 0.8 bounced 0.6-6 % short of e^2 of
     its last height by its fifth bounce at dt 1/60. And with a contact anywhere, a pendulum
     swinging free kept the drift's velocity, whose energy is off by m g v_z dt / 2 (0.63 %
-    of its swing's at dt 1/240). So a step with bounded rows gives the mechanisms they do
-    not act on gravity's second half kick (their state's velocity, as Verlet's), and the
-    next such step takes it back; a Verlet step after it kicks in full the bodies whose
-    velocities are still the drift's (_verlet_first_kick)."""
+    of its swing's at dt 1/240). So the mechanisms that no bounded row acts on step as
+    Verlet's in a step with bounded rows too (_verlet_where_unbounded), ending it with their
+    state's velocity; a step that finds bounded rows acting on them takes their second half
+    kick back, and a Verlet step kicks in full the bodies whose velocities are still the
+    drift's (_verlet_first_kick)."""
     to_drift = world._to_drift
     if to_drift is None or to_drift[0].shape[0] != world._n:
         return None
@@ -703,8 +705,8 @@ def _verlet_where_unbounded(uni, model, inv_mass, v, w, state_v, state_w, drift_
 
 def _free_of(uni, model, inv_mass):
     """(N,) bool: the dynamic bodies of mechanisms (bodies linked by joints) that no bounded
-    row acts on: their velocity at the end of a step with bounded rows is given gravity's
-    second half kick (see _to_drift). (A body a row acts on keeps its drift's velocity: a
+    row acts on: in a step with bounded rows they step as Verlet's, and end it with their
+    state's velocity (see _to_drift). (A body a row acts on keeps its drift's velocity: a
     box stopped on the ground is at rest, not falling at g dt / 2; so does the rest of its
     mechanism, whose joints share the rows' forces.)"""
     rows = uni.block.rows
@@ -916,12 +918,13 @@ def _conservative(world, report) -> bool:
 
 def _store_contacts(world, report):
     """Keep what the next step's bounded solve starts from: the contacts' multipliers (by
-    feature key; the report that ``world.contacts`` shows, which shows the impacts' forces
-    too) and the limit and motor rows' (by plan row). A contact or a limit this step's solve stopped from approaching keeps the
-    multipliers it started from: its force was an impact's, and the next step's solve,
-    whose softness is centred on where it starts (``bounded.CONTACT_SOFTNESS``), would push
-    with a thousandth of it (restitution 0 bounced at 0.1-0.4 % of the impact speed, and a
-    rod slammed into a hinge limit at 100 rad/s left it at 0.34 rad/s)."""
+    feature key; the report that ``world.contacts`` shows, with the impacts' forces) and the
+    limit and motor rows' (by plan row). A contact or a limit this step's solve stopped from
+    approaching keeps the multipliers it started from: its force was an impact's, and the
+    next step's solve, whose softness is centred on where it starts
+    (``bounded.CONTACT_SOFTNESS``), would push with a thousandth of it (restitution 0
+    bounced at 0.1-0.4 % of the impact speed, and a rod slammed into a hinge limit at
+    100 rad/s left it at 0.34 rad/s)."""
     uni = report.uni
     world._forget_contacts()
     if uni is not None:
