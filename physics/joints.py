@@ -69,12 +69,7 @@ class Joint:
         self._la = self._local_point(self.body_a, self._anchor_world)
         self._lb = self._local_point(self.body_b, self._anchor_world)
         self._world = world
-        # what the perpendicularity rows hold, which they also meet turned the wrong way (an
-        # axis half a turn round, a frame a third of a turn round its diagonal): ("axis",
-        # (u_a, v_b)) for an axis fixed in body_a that stays along one fixed in body_b,
-        # ("frame", (x_a, x_b, y_a, y_b)) for two such pairs, or None; body-local unit
-        # vectors (``placement.Alignments``, which turns placed bodies onto them)
-        self._aligned = None
+        self._aligned = None        # "axis", "frame" or None: see ``_alignment``
 
     @property
     def _rows_a(self):
@@ -118,7 +113,7 @@ class Joint:
         self._axis_a = self._local_vector(self.body_a, axis_world)
         self._perp_a = [self._local_vector(self.body_a, p) for p in (p1, p2)]
         self._perp_b = [self._local_vector(self.body_b, p) for p in (p1, p2)]
-        self._aligned = ("axis", (self._axis_a, self._local_vector(self.body_b, axis_world)))
+        self._aligned = "axis"              # (a Slider then locks its frame: "frame")
 
     def _axis_alignment(self, owner):
         """Two perpendicularity rows that keep body_b's directions across the axis across
@@ -130,8 +125,20 @@ class Joint:
         e = np.eye(3)
         self._lock = [(self._local_vector(self.body_a, e[i]),
                        self._local_vector(self.body_b, e[(i + 1) % 3])) for i in range(3)]
-        self._aligned = ("frame", tuple(self._local_vector(body, e[i])
-                                        for i in range(2) for body in (self.body_a, self.body_b)))
+        self._aligned = "frame"
+
+    def _alignment(self):
+        """What the perpendicularity rows hold, which they also meet turned the wrong way (an
+        axis half a turn round, a frame a third of a turn round its diagonal), as body-local
+        unit vectors: ("axis", (u_a, v_b)) for the axis fixed in body_a that stays along the
+        one fixed in body_b, ("frame", (x_a, x_b, y_a, y_b)) for two such pairs, or None
+        (``placement.Alignments`` turns placed bodies onto them)."""
+        if self._aligned == "frame":        # (_lock: (x_a, y_b), (y_a, z_b), (z_a, x_b))
+            lock = self._lock
+            return "frame", (lock[0][0], lock[2][1], lock[1][0], lock[0][1])
+        if self._aligned == "axis":         # (across b's directions across it: p1 x p2)
+            return "axis", (self._axis_a, np.cross(*self._perp_b))
+        return None
 
     def _no_rotation(self, owner):
         """Three perpendicularity rows that lock the relative orientation at creation."""

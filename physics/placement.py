@@ -38,7 +38,7 @@ PLACING_HALVINGS = 12
 
 
 class Alignments(NamedTuple):
-    """The axes and frames that joints' perpendicularity rows hold (``Joint._aligned``), as
+    """The axes and frames that joints' perpendicularity rows hold (``Joint._alignment``), as
     body-local unit vectors: axis pairs u_a (fixed in body a) along v_b (in b), and frame
     pairs (two such pairs that lock a relative orientation). The rows meet other poses too:
     an axis half a turn round, a frame turned a third of a turn about its diagonal or half a
@@ -56,7 +56,7 @@ class Alignments(NamedTuple):
     @staticmethod
     def of(joints) -> "Alignments | None":
         """Those of ``joints`` ((index, joint) pairs), or None when none holds any."""
-        held = [(joint._rows_a, joint.body_b.row, *joint._aligned) for _, joint in joints
+        held = [(joint._rows_a, joint.body_b.row, *joint._alignment()) for _, joint in joints
                 if joint._aligned is not None]
         if not held:
             return None

@@ -195,8 +195,14 @@ def applied_wrench(world, model, R, v, w, damped=False):
                                                       einsum("nji,nj->ni", R, w)))
         F = F - (c * np.where(world._inv_mass[:n] > 0, mass, 0.0))[:, None] * v
         T_loads = T_loads - c_spin[:, None] * spin
+    return (F, *_with_gyroscopic(world, model, R, w, T_loads))
+
+
+def _with_gyroscopic(world, model, R, w, T_loads):
+    """The torque (N, 3) of the loads T_loads with the gyroscopic torque -w x I w at
+    angular velocities w, and what the kicks take of it (``applied_wrench``)."""
     T = T_loads + gyroscopic_torque_explicit(R, body_inertia(world, model), w, model.spinning)
-    return F, T, (T_loads if world.gyroscopic == "implicit" else T)
+    return T, (T_loads if world.gyroscopic == "implicit" else T)
 
 
 def _damping(world):
@@ -472,8 +478,9 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         unbounded, first, v, w = _verlet_where_unbounded(uni, model, inv_mass, v, w, state_v,
                                                          state_w, drift_only)
         if v is not v_start:
-            F, T, T_kick = applied_wrench(world, model, R, v, w)
             kin = Kinematics(x, R, v, w)
+            # (of the loads, only the gyroscopic torque depends on the velocities)
+            T, T_kick = _with_gyroscopic(world, model, R, w, world._torque[:n])
     # the tension stiffness the last sub-step found (see unresolved_stiffness) carries this one
     K = world._stiffness if depth == 0 and model.m else None
     world._stiffness = None

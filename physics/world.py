@@ -215,10 +215,10 @@ class World:
         # the sleeping islands' contacts (report, keys, multipliers), or None (sleeping)
         self._held_contacts = None
         self._joined_contacts = None    # (live, held, both): the contacts property's cache
-        # (live, live with the impacts' forces): what the contacts property shows of a step
-        # whose impacts (restitution) pushed (step._store_contacts); the live report, which
-        # the next step reads, holds the solve's forces alone
-        self._impacted_contacts = None
+        # (live, the impacts' normal forces (K,) N, live with them): what the contacts
+        # property shows of a step whose impacts (restitution) pushed (step._store_contacts);
+        # the live report, which the next step reads, holds the solve's forces alone
+        self._impacts = None
         self.sleep_speed, self.sleep_spin, self.sleep_time = SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
         self.contact_margin = 0.01      # m: gap below which a contact row is made (speculative)
         # the last step's ContactReport, the warm start of its contacts (keys, multipliers)
@@ -572,14 +572,19 @@ class World:
 
     def _show_impacts(self, forces):
         """Show the live contacts with the impacts' normal forces (K,) N added (their
-        impulses over the step; ``_impacted_contacts``)."""
+        impulses over the step; ``_impacts``)."""
         live = self._contacts
-        self._impacted_contacts = (live, dataclasses.replace(
+        self._impacts = (live, forces, dataclasses.replace(
             live, normal_force=live.normal_force + forces))
+
+    def _impact_forces(self):
+        """The live contacts' impact forces (K,) N, or None when they have none."""
+        impacts = self._impacts
+        return None if impacts is None or impacts[0] is not self._contacts else impacts[1]
 
     def _forget_contacts(self):
         """No last contacts (nor their warm start), and no limit multipliers to start from."""
-        self._contacts = self._impacted_contacts = None
+        self._contacts = self._impacts = None
         self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
         self._limit_warm = None
         self._manifolds = Manifolds.empty()
@@ -615,9 +620,8 @@ class World:
         then those of the sleeping islands, with the forces they had when their island fell
         asleep (the step makes no contacts for them)."""
         live = self._contacts if self._contacts is not None else ContactReport.empty()
-        impacted = self._impacted_contacts
-        if impacted is not None and impacted[0] is self._contacts:
-            live = impacted[1]
+        if self._impact_forces() is not None:
+            live = self._impacts[2]
         held = self._held_contacts
         if held is None:
             return live
@@ -635,13 +639,11 @@ class World:
     def _velocity_set(self, row):
         """The user set body ``row``'s velocity: it is its state's, at the step's start, with
         nothing of a last step's second half kick to take back from it (step._to_drift)."""
-        n = self._n
+        n = self._n         # (the world's own arrays: the step and set_state make them anew)
         if self._to_drift is not None and self._to_drift[0].shape[0] == n:
-            self._to_drift = tuple(part.copy() for part in self._to_drift)
             for part in self._to_drift:
                 part[row] = 0.0
         if self._drift_only is not None and self._drift_only.shape[0] == n:
-            self._drift_only = self._drift_only.copy()
             self._drift_only[row] = False
 
     def _step_caches_dropped(self):
@@ -1011,10 +1013,8 @@ class World:
         state["drift_only"] = None if self._drift_only is None else self._drift_only.astype(float)
         state["contacts"] = (None if self._contacts is None
                              else contact_snapshot(self._contacts, *self._warm))
-        impacted = self._impacted_contacts
-        state["impact_forces"] = (
-            None if impacted is None or impacted[0] is not self._contacts
-            else impacted[1].normal_force - self._contacts.normal_force)
+        forces = self._impact_forces()
+        state["impact_forces"] = None if forces is None else forces.copy()
         state["limit_multipliers"] = (None if self._limit_warm is None
                                       else tuple(a.copy() for a in self._limit_warm))
         state["manifolds"] = manifold_snapshot(self._manifolds)
