@@ -827,16 +827,70 @@ class Universal(Joint):
         return specs
 
 
-class Distance(Joint):
-    """Keeps ``anchor_a`` (on body_a) and ``anchor_b`` (on body_b) at ``length`` metres
-    (default: their distance at creation) (1 row)."""
+class Distance(_Actuated, Joint):
+    """A rigid rod, or a rope, strut or spring, between ``anchor_a`` (on body_a) and
+    ``anchor_b`` (on body_b), world points at creation (metres).
+
+    Without ``limits`` it keeps the anchors ``length`` apart (default: their distance at
+    creation), pulling and pushing (1 row). With ``limits=(lower, upper)`` (m) it has no
+    fixed length: the anchors move freely between ``lower`` and ``upper`` apart, held there
+    by one-sided rows as a hinge's limits hold its angle. A rope of 2 m is
+    ``limits=(0, 2.0)`` (a lower limit of 0 is none: it never pushes), a strut that only
+    pushes ``limits=(0.5, inf)``. Such a joint's length also takes ``set_servo(target,
+    stiffness, damping)``, a spring-damper pulling it towards ``target`` (N/m, N s/m: a
+    spring that cannot overstretch, with limits), ``set_motor(velocity, max_force)``, a winch
+    (m/s, N), and ``friction`` (N). ``distance`` is the anchors' distance now and ``rate``
+    its rate (m/s); ``limit_effort``, ``motor_effort`` and ``friction_effort`` report the
+    force along the line from anchor_a to anchor_b on body_b (N, positive pushing apart)."""
 
     _anchor_name = "anchor_b"           # (the anchor Joint keeps is body_b's)
+    _kind = "length"
 
-    def __init__(self, body_a, body_b, anchor_a=None, anchor_b=None, length=None, name=None):
+    def __init__(self, body_a, body_b, anchor_a=None, anchor_b=None, length=None, limits=None,
+                 friction=0.0, name=None):
         super().__init__(body_a, body_b, anchor_b, name)
         self._anchor_a_world = None if anchor_a is None else check_vector("anchor_a", anchor_a, 3)
+        self._rigid = limits is None
+        if not self._rigid and length is not None:
+            raise ValueError("give a Distance either length= (a rigid rod) or limits= (a rope, "
+                             "strut or spring, whose length moves within them), not both")
         self._length = None if length is None else check_positive("length", length)
+        self._init_actuation(limits, friction)
+
+    def _check_free(self, what: str):
+        if self._rigid:
+            raise ValueError(f"this Distance is a rigid rod (made without limits): its length "
+                             f"has no {what}; make it with limits=(lower, upper) for a rope, "
+                             "strut or spring")
+
+    @_Actuated.limits.setter
+    def limits(self, value):
+        if value is not None:
+            self._check_free("limits")
+            if _check_limits(value)[1] <= 0:
+                raise ValueError(f"limits' upper bound must be > 0 m (a distance), got "
+                                 f"{shown(value)}")
+        _Actuated.limits.fset(self, value)
+
+    @_Actuated.friction.setter
+    def friction(self, value):
+        if check_positive("friction", value, allow_zero=True):
+            self._check_free("friction")
+        _Actuated.friction.fset(self, value)
+
+    def set_motor(self, velocity: float, max_force: float):
+        """Drive the length at ``velocity`` (m/s, positive lengthening) with at most
+        ``max_force`` (N): a winch."""
+        self._check_free("motor")
+        super().set_motor(velocity, max_force)
+
+    def set_servo(self, target: float, stiffness: float, damping: float = 0.0,
+                  max_force: float = np.inf):
+        """Pull the length towards ``target`` (m) with an implicit spring (``stiffness``,
+        N/m) and damper (``damping``, N s/m), at most ``max_force`` (N)."""
+        self._check_free("servo")
+        check_positive("target", target, allow_zero=True)
+        super().set_servo(target, stiffness, damping, max_force)
 
     def _bind(self, world):
         super()._bind(world)
@@ -844,14 +898,15 @@ class Distance(Joint):
         if pa is None:
             pa = np.zeros(3) if self.body_a is None else self.body_a.position
         self._la = self._local_point(self.body_a, pa)
-        if self._length is None:
+        if self._length is None and self._rigid:
             self._length = float(np.linalg.norm(self._anchor_world - pa))
             if self._length < 1e-9:
                 raise ValueError("anchor_a and anchor_b coincide; give a Distance joint a "
                                  "positive length or separate anchors")
 
     @property
-    def length(self) -> float:
+    def length(self) -> float | None:
+        """The rigid rod's length (m), or None for one made with limits (see ``distance``)."""
         return self._length
 
     @property
@@ -860,6 +915,29 @@ class Distance(Joint):
         x, r = self._frame(self.body_a)
         return x + r @ self._la
 
+    @property
+    def distance(self) -> float:
+        """The anchors' distance now (m)."""
+        return float(np.linalg.norm(self.anchor - self.anchor_a))
+
+    @property
+    def rate(self) -> float:
+        """d distance / dt (m/s): the anchors' relative velocity along the line between
+        them."""
+        d = self.anchor - self.anchor_a
+        va = np.zeros(3) if self.body_a is None else self.body_a.point_velocity(self.anchor_a)
+        n = d / max(np.linalg.norm(d), 1e-300)
+        return float((self.body_b.point_velocity(self.anchor) - va) @ n)
+
+    def _coordinate_specs(self):
+        spec = self._actuation_spec()
+        if spec is None:
+            return []
+        lo = -np.inf if spec[0] <= 0 else spec[0]     # (a distance is never below 0)
+        return [("length", (self._rows_a, self.body_b.row, self._la, self._lb, lo, *spec[1:]))]
+
     def _instances(self, owner):
+        if not self._rigid:
+            return []
         return [("distance", (owner, self._rows_a, self.body_b.row, self._la, self._lb,
                               self._length))]

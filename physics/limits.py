@@ -42,7 +42,7 @@ import numpy as np
 
 from .contact_rows import BoundedRows
 from .math3d import cross, dot, quat_to_matrix, rotate
-from .rows import Kinematics, Rows, StackedVectors, line_rows
+from .rows import Kinematics, Rows, StackedVectors, distance_rows, line_rows
 
 # a joint's friction is a velocity motor at 0 (mode, value, k, d; see CoordinateTable.motor)
 FRICTION_MOTOR = (1.0, 0.0, 0.0, 0.0)
@@ -69,8 +69,8 @@ KEPT_LIMIT_PUSH = 1.0
 @dataclass
 class CoordinateTable:
     """One coordinate per entry. kind: 'angle' (hinge, continuous), 'position' (slider),
-    'twist', 'swing', 'axis' (ball: only a rate about a vector fixed in a), 'cardan_a',
-    'cardan_b' (universal, wrapped). a, b body rows; owner joint
+    'length' (distance joint), 'twist', 'swing', 'axis' (ball: only a rate about a vector
+    fixed in a), 'cardan_a', 'cardan_b' (universal, wrapped). a, b body rows; owner joint
     indices; args per kind (local vectors)."""
     kind: str
     owner: np.ndarray
@@ -129,6 +129,9 @@ def swing_of(ua, ub):
 # the short way round, and limits stay within WRAPPED_LIMIT (a joint that overshot one by
 # more than pi - WRAPPED_LIMIT would come out on the far side of the wrap)
 WRAPPED = ("cardan_a", "cardan_b")
+# The coordinate kinds in metres: a slider's position along its axis and a distance joint's
+# length (the anchors' distance: a distance row of length 0)
+LINEAR = ("position", "length")
 WRAPPED_LIMIT = np.pi - 0.2
 
 # The body-fixed vectors each angular coordinate kind turns into the world: (side, argument)
@@ -220,8 +223,10 @@ def angular_rate_blocks(g):
 def coordinate_blocks(table: CoordinateTable, kin: Kinematics, turned):
     """Coordinate values c (k,) and rate Jacobians [Ja | Jb] (k, 12). ``turned``: see
     angular_coordinate (None for a position table)."""
-    if table.kind == "position":
-        r = line_rows(replace(kin, velocity_terms=False), table.a, table.b, *table.args)
+    if table.kind in LINEAR:
+        kin = replace(kin, velocity_terms=False)
+        r = (line_rows(kin, table.a, table.b, *table.args) if table.kind == "position"
+             else distance_rows(kin, table.a, table.b, *table.args, 0.0))
         return r.C, np.concatenate([r.Ja, r.Jb], axis=1)
     c, g = angular_coordinate(table, turned)
     return c, angular_rate_blocks(g)
@@ -234,7 +239,7 @@ LOWER, UPPER, DRIVE, FRICTION = range(4)
 # Universal) report their limits', drive's and friction's shares of the force along them:
 # each has a slot of three efforts (limit, drive, friction) beside the joint's wrench
 # (step.joint_wrenches).
-EFFORT_KINDS = ("angle", "position", "cardan_a", "cardan_b")
+EFFORT_KINDS = ("angle", "position", "cardan_a", "cardan_b", "length")
 # a joint's reported wrench: force (3), torque about the anchor (3), then per EFFORT_KINDS
 # the (limit, drive, friction) efforts along that coordinate
 WRENCH_WIDTH = 6 + 3 * len(EFFORT_KINDS)
@@ -307,7 +312,7 @@ def bounded_plan(tables) -> BoundedPlan | None:
     start = 0
     for t in tables:
         kind_slot = EFFORT_KINDS.index(t.kind) if t.kind in EFFORT_KINDS else -1
-        linear = t.kind == "position"
+        linear = t.kind in LINEAR
         unit = LINEAR_LIMIT_MARGIN if linear else ANGULAR_LIMIT_MARGIN
         left = LINEAR_LIMIT_SLOP if linear else ANGULAR_LIMIT_SLOP
         lower, upper, mode, rubs = _row_makers(t.lo, t.hi, t.motor, t.friction)

@@ -220,11 +220,12 @@ def line_rows(k: Kinematics, a, b, la, lb, ta) -> Rows:
 
 
 def distance_rows(k: Kinematics, a, b, la, lb, length) -> Rows:
-    """Anchors stay ``length`` apart (length > 0)."""
+    """Anchors stay ``length`` apart (length > 0; 0 gives the distance itself as C)."""
     ra, rb, pa, pb = _anchors(k, a, b, la, lb)
     d = pb - pa
     dist = np.sqrt(dot(d, d))
-    n = d / dist[:, None]
+    # (anchors that meet have no direction between them: a rope's rows then have none)
+    n = d / np.maximum(dist, 1e-300)[:, None]
     if k.velocity_terms:
         _, ddot, centripetal = _anchor_motion(k, a, b, ra, rb)
         nd = dot(n, ddot)

@@ -13,7 +13,7 @@ from typing import Callable
 
 from physics import World
 
-SCENES = ("pendulum", "double_pendulum", "chain", "fourbar", "gyroscope", "newtons_cradle", "box_pyramid", "dominoes", "marbles", "ragdoll", "ragdoll_pile", "humanoid_box", "car", "stewart", "gears", "whiteboard")
+SCENES = ("pendulum", "double_pendulum", "chain", "fourbar", "gyroscope", "newtons_cradle", "box_pyramid", "dominoes", "marbles", "ragdoll", "ragdoll_pile", "humanoid_box", "car", "stewart", "gears", "whiteboard", "wrecking_ball")
 
 
 @dataclass
