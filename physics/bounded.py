@@ -50,14 +50,15 @@ FRICTION_ROUND_TOLERANCE = 1e-3   # friction bounds settled: change below this x
 
 def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=None,
                   lam0=None, newton_iterations=32, friction_rounds=4,
-                  softness=CONTACT_SOFTNESS, exact=None, hard=None):
+                  softness=CONTACT_SOFTNESS, exact=None, hard=None, centre=None):
     """Solve the bounded problem described in the module docstring.
 
     pattern: an ``assembly.Pattern`` for the rows; J, JM: per-side blocks (2m, 6) of J and
     M^-1 J; rhs, lo, hi (m,); cfm: scalar or (m,) diagonal regularisation;
     friction_normal (m,) int: index of the normal row whose force bounds this friction row
     (-1 for other rows); mu (m,) friction coefficients; lam0 (m,) warm start, which the
-    softness is centred on; softness: the bounded rows' diagonal regularisation relative to
+    softness is centred on (or on ``centre`` (m,), where given); softness: the bounded rows'
+    diagonal regularisation relative to
     their own stiffness (CONTACT_SOFTNESS keeps piles well conditioned; impacts use almost
     none); exact (m,) bool: rows whose own share of the softness' miss is given back
     (``softened``); hard (m,) bool or None: rows that take no softness.
@@ -73,7 +74,7 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
     bounded = np.isfinite(lo) | np.isfinite(hi) | is_fric
     if hard is not None:
         bounded &= ~hard
-    cfm, rhs, lam = softened(cfm, bounded * A.diagonal(), softness, rhs, lam0, exact)
+    cfm, rhs, lam = softened(cfm, bounded * A.diagonal(), softness, rhs, lam0, exact, centre)
     A_reg = _plus_diagonal(A, cfm)
 
     # the friction rows' bounds follow the normal forces (the iterative solve's box)
@@ -125,11 +126,12 @@ def friction_rows(friction_normal, mu, m):
     return is_fric, np.where(is_fric, friction_normal, 0), np.zeros(m) if mu is None else mu
 
 
-def softened(cfm, stiffness, softness, rhs, lam0, exact=None):
+def softened(cfm, stiffness, softness, rhs, lam0, exact=None, centre=None):
     """The bounded rows' softness (see CONTACT_SOFTNESS), softness times each row's own
     ``stiffness`` (m,; 0 on a row that takes none) on the diagonal, centred on the warm start
-    lam0 (None: cold): (cfm + the softness (m,), the right-hand side centred, lam0 as floats
-    (zeros when cold)). Rows where ``exact`` (m,) bool is set also get back the share of their
+    lam0 (None: cold), or on ``centre`` (m,) where given (``unilateral.softness_centre``):
+    (cfm + the softness (m,), the right-hand side centred, lam0 as floats (zeros when
+    cold)). Rows where ``exact`` (m,) bool is set also get back the share of their
     target that the softness would miss on their own diagonal: a speculative contact that
     closes its gap within the step must stop at the surface, not 0.1 % of its speed beyond
     it (a 1 cm ball at 1000 m/s, dt 1/60, stopped 16 mm beyond a wall's face, and beyond a
@@ -138,7 +140,7 @@ def softened(cfm, stiffness, softness, rhs, lam0, exact=None):
     m = soft.shape[0]
     cfm = np.broadcast_to(np.asarray(cfm, dtype=float), (m,)) + soft
     lam = np.zeros(m) if lam0 is None else np.asarray(lam0, dtype=float)
-    centred = rhs if lam0 is None else rhs + soft * lam
+    centred = rhs if lam0 is None else rhs + soft * (lam if centre is None else centre)
     if exact is not None and exact.any():
         # (a + s a) lambda = rhs + s a lambda0 + s (rhs - a lambda0) has lambda = lambda0 +
         # (rhs - a lambda0) / a: the row's own unsoftened answer

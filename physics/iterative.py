@@ -63,13 +63,13 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
                     E: BodySpace | None = None, rhs_e=None, factorizer=None, factor=None,
                     tolerance, relative_tolerance=None, max_iterations=None,
                     softness=CONTACT_SOFTNESS, memory: SolverMemory | None = None,
-                    slack=None, exact=None, hard=None):
+                    slack=None, exact=None, hard=None, centre=None):
     """Solve the bounded problem of the module docstring.
 
     B: the bounded rows; rhs, lo, hi (mb,); cfm scalar or (mb,); friction_normal (mb,) int
     index of the bounding normal row (-1 otherwise; it must follow the contacts' layout that B
     was given, its n_contact_rows) and mu (mb,); lam0 (mb,) warm start, which the softness
-    is centred on.
+    is centred on (or on ``centre`` (mb,), where given: ``bounded.softened``).
     E, rhs_e, factorizer, factor: the equality rows, their right-hand side and the
     factorisation of A_EE + cfm (None when there are none). tolerance: the largest projected
     gradient accepted, in the units of rhs (VELOCITY_TOLERANCE / h for forces over a step h,
@@ -94,7 +94,7 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
         b = rhs - B.times_J(E.times_W(factorizer.solve(factor, rhs_e)))
     # (the tolerance is of b itself, without the softness' centring)
     stiffness = B.diagonal if hard is None else np.where(hard, 0.0, B.diagonal)
-    cfm, b_centred, x = softened(cfm, stiffness, softness, b, lam0, exact)
+    cfm, b_centred, x = softened(cfm, stiffness, softness, b, lam0, exact, centre)
     # rows that move no dynamic body (both sides static) do nothing: held at zero
     dead = B.diagonal <= 1e-12 * B.diagonal.max(initial=0.0)
     lo = np.where(dead, 0.0, lo)

@@ -215,12 +215,15 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
                                                      block.friction_normal + m_eq, -1)])
     lam0_b = np.zeros(rb.count) if cold else bounded_warm_start(world, uni)
     lam0 = np.concatenate([np.zeros(m_eq), lam0_b])
+    centre = softness_centre(block, target, lam0_b)
     hard = _mark_stops(uni, velocity, lam0_b, h)
     exact = None if hard is None else np.concatenate([np.zeros(m_eq, dtype=bool), hard])
     lam, _ = solve_bounded(pattern, J, JM, np.concatenate(parts_rhs), np.concatenate(parts_lo),
                            np.concatenate(parts_hi), cfm=np.concatenate(parts_cfm),
                            friction_normal=fn, mu=np.concatenate([np.zeros(m_eq), block.mu]),
                            lam0=lam0, exact=exact,
+                           centre=None if centre is None else
+                           np.concatenate([np.zeros(m_eq), centre]),
                            hard=None if block.hard is None else
                            np.concatenate([np.zeros(m_eq, dtype=bool), block.hard]))
     return lam[:m_eq], lam[m_eq:]
@@ -254,6 +257,21 @@ def bounded_warm_start(world, uni):
     return lam0
 
 
+def softness_centre(block, target, lam0):
+    """What the bounded rows' softness is centred on (``bounded.softened``): the warm start
+    lam0 (mb,), but zero on the one-sided rows that push (a target above 0: a contact beyond
+    its slop, a limit beyond its own), or None where none push.
+
+    Centred on last step's force, a push that cannot happen is wound up: a box made 1 mm
+    wider than the slot between two walls it is jammed in is pushed out of both, which no
+    motion meets, and every step's solve added the same force again (its contacts held it
+    by 25 kN more each step, 6 MN a second). Centred on zero, that push gives the force its
+    softness gives for the speed it misses, the same in every step. A push that does happen
+    ends within a few steps, and the row is centred on last step's force again."""
+    pushing = (block.lo == 0.0) & (target > 0.0)
+    return np.where(pushing, 0.0, lam0) if pushing.any() else None
+
+
 # m/s: a one-sided row this far beyond its target at the warm start is left out of a long
 # solve's working set (iterative._working_set). Over 10 steps of 1000 poured spheres, the rows
 # left out at zero slack that had to join the set later started with at most 0.58 m/s of it
@@ -274,6 +292,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     rhs_b = (target - velocity) / h - free_b
     lam0 = None if cold else bounded_warm_start(world, uni)
     exact = _mark_stops(uni, velocity, lam0, h)
+    centre = None if cold else softness_centre(block, target, lam0)
     E = None if rhs_e is None else joint_space(uni, model, rows, inv_mass, Iinv, n)
     lam_e, lam_b, info = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
                                          friction_normal=block.friction_normal, mu=block.mu,
@@ -282,7 +301,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
                                          factorizer=model.pattern.factorizer if E is not None else None,
                                          factor=factor, memory=world._solver_memory,
                                          slack=WORKING_SET_SLACK / h,
-                                         exact=exact, hard=block.hard)
+                                         exact=exact, hard=block.hard, centre=centre)
     world.stats["contact_solves"] += 1
     world.stats["contact_iterations"] += info["iterations"]
     if info["residual"] > 1.0 and _missed_depth(B, E, lam_b, lam_e, free, v, w, target, h,
@@ -294,7 +313,8 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
             tolerance=VELOCITY_TOLERANCE / h,
             max_iterations=MISSED_DEPTH_BUDGET * world.contact_iterations,
             factorizer=model.pattern.factorizer if E is not None else None, factor=factor,
-            memory=world._solver_memory, exact=exact, hard=block.hard)
+            memory=world._solver_memory, exact=exact, hard=block.hard,
+            centre=softness_centre(block, target, lam_b))
         world.stats["contact_iterations"] += info["iterations"]
         world.stats["deep_misses"] += 1
     return (np.zeros(0) if lam_e is None else lam_e), lam_b
