@@ -215,7 +215,7 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
                                                      block.friction_normal + m_eq, -1)])
     lam0_b = np.zeros(rb.count) if cold else bounded_warm_start(world, uni)
     lam0 = np.concatenate([np.zeros(m_eq), lam0_b])
-    centre = softness_centre(block, target, lam0_b)
+    centre = softness_centre(uni, target, lam0_b)
     hard = _mark_stops(uni, velocity, lam0_b, h)
     exact = None if hard is None else np.concatenate([np.zeros(m_eq, dtype=bool), hard])
     lam, _ = solve_bounded(pattern, J, JM, np.concatenate(parts_rhs), np.concatenate(parts_lo),
@@ -257,19 +257,26 @@ def bounded_warm_start(world, uni):
     return lam0
 
 
-def softness_centre(block, target, lam0):
+def softness_centre(uni, target, lam0):
     """What the bounded rows' softness is centred on (``bounded.softened``): the warm start
-    lam0 (mb,), but zero on the one-sided rows that push (a target above 0: a contact beyond
-    its slop, a limit beyond its own), or None where none push.
+    lam0 (mb,), but zero on the contacts' normal rows that push (a target above 0: beyond
+    the slop), or None where none push.
 
     Centred on last step's force, a push that cannot happen is wound up: a box made 1 mm
     wider than the slot between two walls it is jammed in is pushed out of both, which no
     motion meets, and every step's solve added the same force again (its contacts held it
     by 25 kN more each step, 6 MN a second). Centred on zero, that push gives the force its
     softness gives for the speed it misses, the same in every step. A push that does happen
-    ends within a few steps, and the row is centred on last step's force again."""
-    pushing = (block.lo == 0.0) & (target > 0.0)
-    return np.where(pushing, 0.0, lam0) if pushing.any() else None
+    ends within a few steps; a contact then rests where its push meets what the softness
+    misses, a few micrometres beyond the slop. (Limits keep last step's force: a limb
+    resting on its limits then rests within their slop, where placing it moves nothing.)"""
+    k = uni.n_contact_rows // 3
+    pushing = target[:k] > 0.0
+    if not pushing.any():
+        return None
+    centre = np.array(lam0, dtype=float)
+    centre[:k][pushing] = 0.0
+    return centre
 
 
 # m/s: a one-sided row this far beyond its target at the warm start is left out of a long
@@ -292,7 +299,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     rhs_b = (target - velocity) / h - free_b
     lam0 = None if cold else bounded_warm_start(world, uni)
     exact = _mark_stops(uni, velocity, lam0, h)
-    centre = None if cold else softness_centre(block, target, lam0)
+    centre = None if cold else softness_centre(uni, target, lam0)
     E = None if rhs_e is None else joint_space(uni, model, rows, inv_mass, Iinv, n)
     lam_e, lam_b, info = solve_iterative(B, rhs_b, block.lo, block.hi, world.cfm + block.cfm,
                                          friction_normal=block.friction_normal, mu=block.mu,
@@ -314,7 +321,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
             max_iterations=MISSED_DEPTH_BUDGET * world.contact_iterations,
             factorizer=model.pattern.factorizer if E is not None else None, factor=factor,
             memory=world._solver_memory, exact=exact, hard=block.hard,
-            centre=softness_centre(block, target, lam_b))
+            centre=softness_centre(uni, target, lam_b))
         world.stats["contact_iterations"] += info["iterations"]
         world.stats["deep_misses"] += 1
     return (np.zeros(0) if lam_e is None else lam_e), lam_b
