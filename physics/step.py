@@ -449,6 +449,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     # a step with bounded rows (symplectic Euler) starts from the last drift's velocities:
     # the state's, less what the last step added after its drift (see _to_drift)
     state_v, state_w, drift_only = v, w, world._drift_only
+    given, world._velocity_given = world._velocity_given, None     # (see World._velocity_set)
     after_euler, to_drift = world._after_euler, _to_drift(world)
     if to_drift is not None and after_euler:
         v, w = _back_to_drift(world, v, w, to_drift)
@@ -477,6 +478,9 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     if uni is not None:
         unbounded, first, v, w = _verlet_where_unbounded(uni, model, inv_mass, v, w, state_v,
                                                          state_w, drift_only)
+        if to_drift is not None and given is not None:
+            v, w = _resting_where_given(world, uni, given, unbounded, v, w, state_v, state_w,
+                                        h)
         if v is not v_start:
             kin = Kinematics(x, R, v, w)
             # (of the loads, only the gyroscopic torque depends on the velocities)
@@ -708,6 +712,26 @@ def _verlet_where_unbounded(uni, model, inv_mass, v, w, state_v, state_w, drift_
     first = np.where(unbounded & ~at_drift, 0.5, 1.0)[:, None]
     keep = unbounded[:, None]
     return unbounded, first, np.where(keep, state_v, v), np.where(keep, state_w, w)
+
+
+def _resting_where_given(world, uni, given, unbounded, v, w, state_v, state_w, h):
+    """The velocities (N, 3) each a step with bounded rows starts from, where the user set a
+    body's velocity (``given`` (N,) bool, World._velocity_set) and a contact holds it (its
+    normal row not parting faster than gravity's kick over the step, at the velocity set):
+    its state's, its acceleration being nil (a box set sliding, or stopped, on the ground).
+    Elsewhere, as the step found them: a body given a velocity is taken back by gravity's
+    half kick (a ball thrown up from the ground)."""
+    if given.shape[0] != v.shape[0] or not uni.n_contact_rows:
+        return v, w
+    k = uni.n_contact_rows // 3
+    normal = uni.block.rows.at(slice(0, k))
+    holding = normal.velocity(state_v, state_w) < h * np.linalg.norm(world._gravity)
+    held = np.zeros(v.shape[0], dtype=bool)
+    held[normal.a[holding]] = held[normal.b[holding]] = True
+    keep = (given & held & ~unbounded)[:, None]
+    if not keep.any():
+        return v, w
+    return np.where(keep, state_v, v), np.where(keep, state_w, w)
 
 
 def _free_of(uni, model, inv_mass):
