@@ -553,11 +553,6 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         end = _split(world, model, x, q, v_start, w_start, h, depth)
         return end, StepReport(rows, lam, x, R, uni, lam_b, impact)
 
-    # the push the bodies do not keep moves them in the drift, and is taken back after it
-    pushed = (push_velocities(world, model, rows, uni, inv_mass, Iinv, factor)
-              if uni is not None and target is not None else None)
-    if pushed is not None:
-        v_half, w_half = v_half + pushed[0], w_half + pushed[1]
     if flow:
         rotation = free_rotation(R, inertia, w_half, h, model.spinning, model.tumbling)
         q1 = turn_quat(q, midpoint_rotation(R, w_half, rotation, h, model.spinning, inertia,
@@ -585,8 +580,9 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         if err > world.projection_tolerance and np.isfinite(err):
             world.stats["projections"] += 1
             err, x1, q1 = project_positions(world, model, x1, q1, v_half, w_half)
-    if pushed is not None:           # the push moved the bodies; they keep no speed of it
-        v_half, w_half = v_half - pushed[0], w_half - pushed[1]
+    if uni is not None and target is not None:
+        x1, q1 = _pushed(world, model, rows, uni, inv_mass, Iinv, factor, x1, q1, v_half,
+                         w_half, h)
     R1 = quat_to_matrix(q1)
     if flow and w_half is not drifted:   # velocities at the end of the drift SHAKE corrected
         rotation = free_rotation(R, inertia, w_half, h, model.spinning, model.tumbling,
@@ -636,6 +632,19 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
                            else (kick_v, kick_w))
     clock.lap("integrate")
     return (x1, q1, v1, w1), StepReport(rows, lam, x, R, uni, lam_b, impact)
+
+
+def _pushed(world, model, rows, uni, inv_mass, Iinv, factor, x1, q1, v, w, h):
+    """The drift's end x1 (N, 3), q1 (N, 4) moved by the push the bodies do not keep
+    (unilateral.push_velocities, over the step), then put back onto the joints by positions
+    alone (project_positions): they keep no speed of it. (Added to the drift's velocities
+    and taken back after it, SHAKE's correction of the pushed drift stayed in them: a
+    5-link chain laid 5 cm into the ground left it at 2.8 m/s with 25 J.)"""
+    dv, dw = push_velocities(world, model, rows, uni, inv_mass, Iinv, factor)
+    x1, q1 = x1 + h * dv, rotate_quat(q1, h * dw)
+    if model.m and world.post_stabilization:
+        _, x1, q1 = project_positions(world, model, x1, q1, v, w)
+    return x1, q1
 
 
 def _projected(world, model, dv, dw):

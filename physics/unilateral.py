@@ -472,12 +472,15 @@ def push_velocities(world, model, rows, uni, inv_mass, Iinv, factor):
     reach their push with the joints kept (the other bounded rows take no part). As Bullet's
     split impulse, Box2D v2's position iterations: the bodies are moved out without the
     speed, and the step's solve aims the rows at their targets without the push. A solve of
-    those few rows alone, as an impact pass's."""
+    those few rows alone, as an impact pass's, but as soft as the step's (CONTACT_SOFTNESS):
+    a push that the joints nearly forbid then moves little. (With an impact's softness, a
+    rod hanging from a ball joint, its tip 2 cm into the ground, was swung out by 1.5 m
+    within a step to lift the tip those 2 cm, and left at 163 m/s with 18 kJ.)"""
     idx = np.flatnonzero(uni.block.push)
     zero = np.zeros((world._n, 3))
     return _velocity_jump(world, model, rows, uni, uni.block.rows.at(idx),
                           uni.block.push.take(idx), zero, zero, inv_mass, Iinv, factor,
-                          IMPACT_SOFTNESS, IMPACT_TOLERANCE)[:2]
+                          CONTACT_SOFTNESS, IMPACT_TOLERANCE)[:2]
 
 
 def _held_by_contacts(world, inv_mass):
