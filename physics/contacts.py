@@ -55,6 +55,17 @@ class ContactReport:
             index = np.flatnonzero(index)
         return ContactReport(*(getattr(self, f).take(index, axis=0) for f in CONTACT_FIELDS))
 
+    def read_only(self) -> "ContactReport":
+        """The same contacts as read-only views (what ``world.contacts`` hands out: its
+        arrays are the ones the next step reads, and a user's unit conversion done in place
+        on them changed that step)."""
+        views = []
+        for f in CONTACT_FIELDS:
+            view = getattr(self, f).view()
+            view.flags.writeable = False
+            views.append(view)
+        return ContactReport(*views)
+
     @staticmethod
     def concatenate(reports) -> "ContactReport":
         """One report of ``reports``' contacts, one report after another."""

@@ -205,9 +205,12 @@ def _check_limits(limits, name="limits"):
     if limits is None:
         return (-np.inf, np.inf)
     try:
-        lo, hi = (float(x) for x in limits)
+        lo, hi = limits
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be (lower, upper), two numbers, got {limits!r}") from None
+    # (each a number, not a string or a bool; infinite is allowed: a one-sided limit)
+    lo, hi = (x if isinstance(x, (float, np.floating)) and np.isinf(x)
+              else check_number(name, x) for x in (lo, hi))
     if np.isnan(lo) or np.isnan(hi) or lo == np.inf or hi == -np.inf or not lo < hi:
         raise ValueError(f"{name} must be (lower, upper) with lower < upper (either may be "
                          f"infinite: a one-sided limit), got {shown((lo, hi))}")

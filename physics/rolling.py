@@ -77,6 +77,7 @@ class Rolling(Joint):
             if not isinstance(shape, Plane):
                 raise ValueError(f"plane must be a static body with a Plane shape, got {plane!r}")
             plane_normal, plane_offset = shape.normal, shape.offset
+        self._plane_body = plane       # (kept so that it cannot be removed under the wheel)
         self.normal = check_unit_direction("plane_normal", plane_normal)
         self.offset = check_number("plane_offset", plane_offset)
         self.tangents = np.array(perpendicular_pair(self.normal))

@@ -47,6 +47,9 @@ def check_number(name: str, value) -> float:
         x = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a number, got {value!r}") from None
+    except OverflowError:       # (an int beyond the largest float: 10**400)
+        raise ValueError(f"{name} must be finite, got a number beyond the largest float "
+                         f"({float(np.finfo(float).max):.3g})") from None
     if not np.isfinite(x):
         raise ValueError(f"{name} must be finite, got {value!r}")
     return x

@@ -47,12 +47,23 @@ def _setting(name: str, check, doc: str) -> property:
 
 
 MIN_DT = 1e-9     # s: shorter steps are a typo, and their Baumgarte terms 1/T^2 overflow
+MAX_DT = 10.0     # s: longer steps are a typo (dt 1e300 overflowed in the terms' T^2)
+MAX_SUBSTEPS = 1000     # (10**20 was taken, and a step never returned)
+
+
+def _substep_count(name, value):
+    n = check_count(name, value)
+    if n > MAX_SUBSTEPS:
+        raise ValueError(f"{name} must be at most {MAX_SUBSTEPS}, got {value!r}")
+    return n
 
 
 def _step_size(name, value):
     dt = check_positive(name, value)
     if dt < MIN_DT:
         raise ValueError(f"{name} must be at least {MIN_DT:g} s, got {value!r}")
+    if dt > MAX_DT:
+        raise ValueError(f"{name} must be at most {MAX_DT:g} s, got {value!r}")
     return dt
 
 
@@ -154,7 +165,7 @@ class World:
         self._steps = 0
         self._default_stabilization = stabilization_time is None and baumgarte is None
         self._dt = _step_size("dt", dt)
-        self._substeps = check_count("substeps", substeps)
+        self._substeps = _substep_count("substeps", substeps)
         self.integrator = integrator
         self.cfm = cfm
         self.gyroscopic = gyroscopic
@@ -427,7 +438,8 @@ class World:
                              f"got {body!r}")
         if body._world is not self or body._row < 0:
             raise ValueError(f"{body!r} is not a body of this world")
-        attached = [j for j in self._joints if body is j.body_a or body is j.body_b]
+        attached = [j for j in self._joints if body is j.body_a or body is j.body_b
+                    or body is getattr(j, "_plane_body", None)]
         if attached:
             raise ValueError(f"{body!r} still has joints {attached}; remove them first")
         self._ignored = {p for p in self._ignored if body not in p}
@@ -636,21 +648,21 @@ class World:
 
     @property
     def contacts(self):
-        """Contacts of the last step (a ContactReport of arrays; empty before the first),
-        then those of the sleeping islands, with the forces they had when their island fell
-        asleep (the step makes no contacts for them)."""
+        """Contacts of the last step (a ContactReport of read-only arrays; empty before the
+        first), then those of the sleeping islands, with the forces they had when their
+        island fell asleep (the step makes no contacts for them). Copy an array to change it."""
         live = self._contacts if self._contacts is not None else ContactReport.empty()
         if self._impact_forces() is not None:
             live = self._impacts[2]
         held = self._held_contacts
         if held is None:
-            return live
+            return live.read_only()
         # (joined once for the same live and held contacts: a run loop asks every step)
         joined = self._joined_contacts
         if joined is None or joined[0] is not live or joined[1] is not held:
             joined = (live, held, ContactReport.concatenate([live, held[0]]))
             self._joined_contacts = joined
-        return joined[2]
+        return joined[2].read_only()
 
     def _state_changed(self):
         self._step_caches_dropped()
@@ -850,6 +862,9 @@ class World:
                 raise ValueError(f"bodies[{k}]: {item!r} is not a body of this world")
             return item._row - 1
         if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
+            if not 0 <= item < self._n - 1:       # (10**400 is no C long: checked here)
+                raise ValueError(f"bodies[{k}] is {item}: bodies must be indices into "
+                                 f"world.bodies (0 to {self._n - 2}) or Body handles")
             return int(item)
         raise ValueError(f"bodies[{k}] must be a Body of this world or an integer index into "
                          f"world.bodies, got {item!r}")
@@ -914,7 +929,7 @@ class World:
 
     @substeps.setter
     def substeps(self, value):
-        self._retimed(self._dt, check_count("substeps", value))
+        self._retimed(self._dt, _substep_count("substeps", value))
 
     def _retimed(self, dt, substeps):
         if (dt, substeps) == (self._dt, self._substeps):
@@ -1243,7 +1258,7 @@ def _checked_limit_multipliers(saved):
         return None
     try:
         rows, lam = np.array(saved[0], dtype=np.intp), np.array(saved[1], dtype=float)
-    except (IndexError, TypeError, ValueError) as exc:
+    except (IndexError, KeyError, TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"state['limit_multipliers'] is malformed: {exc}") from None
     check_integers("state['limit_multipliers'][0] (the plan rows)", saved[0])
     if (rows.ndim != 1 or lam.shape != rows.shape or np.any(rows < 0)

@@ -156,7 +156,7 @@ class ArticulatedView(ConstrainedMixin):
             if j._rows_a not in reached or j.body_b.row not in reached:
                 raise ValueError(f"loop_joints: {j!r} touches a body outside the tree")
             self._add_constraint("loop", j, j._instances(len(self.constraints)))
-        self._n_world = world._n
+        self._bodies_made = list(world._handles)    # (the world's bodies when made)
         self._cache_key = None
         self._cache = None
 
@@ -184,7 +184,9 @@ class ArticulatedView(ConstrainedMixin):
         return tuple(getattr(self.world, name)[:n] for name in _STATE)
 
     def _kin(self) -> _Kin:
-        if self.world._n != self._n_world or any(
+        handles = self.world._handles
+        if len(handles) != len(self._bodies_made) or any(
+                a is not b for a, b in zip(handles, self._bodies_made)) or any(
                 tj.joint._world is not self.world or tj.joint._index < 0 for tj in self.tree):
             raise ValueError("the world's bodies or tree joints changed since this view was "
                              "made; make a new ArticulatedView")
@@ -264,6 +266,7 @@ class ArticulatedView(ConstrainedMixin):
     def q(self, value):
         q = check_vector("q", value, self.n)
         self._set_state(q, self.qd)
+        self._touched()
 
     @property
     def qd(self) -> np.ndarray:
@@ -274,11 +277,13 @@ class ArticulatedView(ConstrainedMixin):
     def qd(self, value):
         qd = check_vector("qd", value, self.n)
         self._set_velocities(qd)
+        self._touched()
 
     def set_state(self, q, qd):
         """Pose the bodies by forward kinematics for ``q`` and give them the velocities of
         ``qd``."""
         self._set_state(check_vector("q", q, self.n), check_vector("qd", qd, self.n))
+        self._touched()
 
     def _set_state(self, q, qd):
         world = self.world
@@ -320,6 +325,14 @@ class ArticulatedView(ConstrainedMixin):
             vp = v[P] + cross3(w[P], p - x[P]) + s * (Sv @ qj)
             v[C] = vp + cross3(w[C], x[C] - p)
         world._state_changed()
+
+    def _touched(self):
+        """The user posed the tree (q, qd, set_state; not ``posed``, which puts it back): as
+        setting a body's pose or velocity does, its islands wake and its velocities are
+        states'."""
+        self.world._wake(list(self._rows))
+        for r in self._rows:
+            self.world._velocity_set(r)
 
     @contextmanager
     def posed(self, q=None, qd=None):

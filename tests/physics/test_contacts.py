@@ -1094,3 +1094,17 @@ def test_a_hanging_rod_made_with_its_tip_in_the_ground_is_moved_out_not_flung():
         pair.step()
         fastest = max(fastest, np.abs(pair.linear_velocities).max())
     assert fastest < 1.0
+
+
+def test_the_contacts_handed_out_are_read_only():
+    """world.contacts handed out the arrays the next step reads: a user's unit conversion done
+    in place on normal_force changed the next step's warm start."""
+    world = World()
+    world.add_body(Plane())
+    world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(0, 0, 0.2))
+    world.step(5)
+    forces = world.contacts.normal_force
+    with pytest.raises(ValueError, match="read-only"):
+        forces /= 1000.0
+    kilonewtons = world.contacts.normal_force / 1000.0      # (a copy is the user's own)
+    assert kilonewtons.sum() == pytest.approx(9.81e-3)

@@ -596,3 +596,24 @@ def test_joint_torques_load_only_the_dynamic_bodies_of_a_joint_pointing_to_its_s
     apply_joint_torques(view, [1.0])
     assert not world._force[base.row].any() and not world._torque[base.row].any()
     np.testing.assert_allclose(world._torque[arm.row], [0, -1.0, 0])
+
+
+def test_a_view_refuses_a_world_whose_bodies_changed_and_posing_through_it_wakes_the_tree():
+    """A view outlived remove_body then add_body (the same count) and moved the new body;
+    posing an asleep pendulum through a view left it asleep, frozen in mid-air."""
+    from physics import Sphere, World
+    world = World(sleeping=True)
+    arm = world.add_body(Box((0.4, 0.05, 0.05)), mass=1.0, position=(0, 0, 0.6))
+    world.add_joint(Hinge(None, arm, anchor=(0, 0, 1.0), axis=(1, 0, 0)))
+    marker = world.add_body(Sphere(0.1), static=True, position=(5, 5, 0))
+    view = ArticulatedView(world)
+    world.step(600)
+    assert arm.asleep
+    view.q = [1.0]
+    assert not arm.asleep
+    world.step(24)
+    assert view.q[0] < 1.0 - 1e-3          # it falls back
+    world.remove_body(marker)
+    world.add_body(Sphere(0.1), mass=1.0, position=(9, 9, 9))
+    with pytest.raises(ValueError, match="make a new ArticulatedView"):
+        view.q = [0.5]

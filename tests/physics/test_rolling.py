@@ -244,3 +244,15 @@ def test_tilted_coin_traces_the_steady_precession_circle(alpha_deg, Rp, integrat
     assert np.abs(np.array(tilt) - alpha_deg).max() < 0.5
     assert abs(world.energy() - E0) < 1e-4 * E0
     assert np.abs(path[:, 2]).max() < 1e-6
+
+
+def test_the_plane_a_wheel_rolls_on_is_not_removed_under_it():
+    """Removing the ground a Rolling joint was made on left the ball rolling on a plane that
+    no longer was there; it is refused as for a body with joints."""
+    world = World()
+    ground = world.add_body(Plane())
+    ball = world.add_body(Sphere(0.2), mass=1.0, position=(0, 0, 0.2))
+    world.add_joint(Rolling(ball, plane=ground))
+    with pytest.raises(ValueError, match="still has joints"):
+        world.remove_body(ground)
+    assert len(world.bodies) == 2

@@ -29,3 +29,37 @@ def test_a_direction_with_huge_components_keeps_its_direction():
             Plane(normal=value)
     v = np.array([0.3, -0.4, 1.2])
     assert check_unit_direction("axis", v).tobytes() == (v / np.linalg.norm(v)).tobytes()
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda w, b: Sphere(10 ** 400), "radius must be finite, got a number beyond"),
+    (lambda w, b: w.add_body(Sphere(1.0), mass=10 ** 400), "mass must be finite"),
+    (lambda w, b: setattr(w.add_joint(Hinge(None, b)), "limits", (-10 ** 400, 1)),
+     "limits must be finite"),
+    (lambda w, b: setattr(w.add_joint(Hinge(None, b)), "limits", ("-1", "1")),
+     "limits must be a number"),
+    (lambda w, b: setattr(w.add_joint(Hinge(None, b)), "limits", (False, True)),
+     "limits must be a number"),
+    (lambda w, b: w.apply_forces([[1.0, 0, 0]], bodies=10 ** 400), r"bodies\[0\] is 1000"),
+    (lambda w, b: setattr(w, "dt", 1e200), "dt must be at most 10 s"),
+    (lambda w, b: World(dt=1e300), "dt must be at most 10 s"),
+    (lambda w, b: setattr(w, "substeps", 10 ** 20), "substeps must be at most 1000"),
+])
+def test_numbers_beyond_the_floats_or_the_steps_sense_are_refused_by_name(make, words):
+    """An int beyond the largest float raised a bare OverflowError naming nothing; limits took
+    strings and booleans; dt 1e300 overflowed in its Baumgarte terms; 10**20 sub-steps were
+    taken, and the step never returned."""
+    world = World()
+    body = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 1))
+    with pytest.raises(ValueError, match=words):
+        make(world, body)
+
+
+def test_a_damaged_limit_snapshot_is_refused_by_name():
+    world = World()
+    body = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 1))
+    world.add_joint(Hinge(None, body, anchor=(0, 0, 2), axis=(1, 0, 0), limits=(-1, 1)))
+    state = world.get_state()
+    state["limit_multipliers"] = {}
+    with pytest.raises(ValueError, match=r"state\['limit_multipliers'\] is malformed"):
+        world.set_state(state)
