@@ -271,7 +271,9 @@ def wake(world, rows):
     world._island[:n][rows] = -1
     world._set_inverses(np.flatnonzero(rows))
     release_contacts(world, rows)
+    wrenches = world._joint_wrenches()      # (the last step's and the held: until the next)
     world._recompile()
+    world._wrench_cache = wrenches
 
 
 def wake_islands(world, rows):

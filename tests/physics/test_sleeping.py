@@ -472,21 +472,23 @@ def _stack_and_a_ball_flying_into_it():
     return world, boxes, arm, ball
 
 
-@pytest.mark.parametrize("fail", ["force", "dt"])
+@pytest.mark.parametrize("fail", ["force", "motor"])
 def test_a_failed_step_that_woke_an_island_leaves_it_asleep_and_the_world_unchanged(fail):
     """The step finds the ball reaching the stack, wakes it and runs again, then fails: the
     world is as it was, bit for bit (the stack asleep, its held contacts, the joints'
     forces, the limits' warm start, the stats), and then steps as if it had never tried.
     (The wake survived the StepError: all boxes awake, contacts and sleep islands new,
-    and with dt = 1e9 the joints' forces and limit multipliers gone.)"""
+    and a step failing at dt = 1e9 lost the joints' forces and limit multipliers; dt is now
+    at most 10 s, so a motor asked for 1e300 rad/s fails the step instead.)"""
     from physics import StepError
     from snapshot_helpers import assert_same_snapshot
     world, boxes, arm, ball = _stack_and_a_ball_flying_into_it()
     twin = _stack_and_a_ball_flying_into_it()[0]
+    hinge, twin_hinge = world.joints[0], twin.joints[0]
     if fail == "force":
         arm.apply_force((1e300, 0, 0))
     else:
-        world.dt = 1e9
+        hinge.set_motor(velocity=1e300, max_force=1e300)
     before, stats = world.get_state(), dict(world.stats)
     with pytest.raises(StepError, match="unchanged"):
         world.step()
@@ -496,9 +498,9 @@ def test_a_failed_step_that_woke_an_island_leaves_it_asleep_and_the_world_unchan
     if fail == "force":
         world.clear_forces()
     else:
-        world.dt = 1 / 240
-        twin.dt = 1e9                   # (the same clock: dt's setter restarts its count)
-        twin.dt = 1 / 240
+        hinge.set_motor(velocity=1.0, max_force=50.0)
+        twin_hinge.set_motor(velocity=1e300, max_force=1e300)     # (retuned alike)
+        twin_hinge.set_motor(velocity=1.0, max_force=50.0)
     world.step(30)
     twin.step(30)
     assert_same_snapshot(world.get_state(), twin.get_state())

@@ -1068,3 +1068,29 @@ def test_removing_what_is_no_body_or_joint_names_the_parameter():
         world.remove_joint(body)
     with pytest.raises(ValueError, match="^body must be a Body of this world .* got None"):
         world.remove_body(None)
+
+
+def test_a_joint_added_or_a_sleeper_woken_far_away_keeps_the_last_steps_reports_and_warm_start():
+    """Adding a joint 30 m away turned a settled stack's contacts and an unrelated pin's force
+    to 0 N until the next step, and the stack, started cold, moved at 2.5e-3 m/s in it;
+    waking a sleeping crate 2 m away turned the pin's force to 0 N likewise."""
+    world = World(sleeping=True)
+    world.add_body(Plane())
+    stack = [world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(0, 0, 0.2 + 0.4 * k))
+             for k in range(4)]
+    rod = world.add_body(Box((0.05, 0.05, 0.5)), mass=1.0, position=(2, 0, 2.0))
+    pin = world.add_joint(Hinge(None, rod, anchor=(2, 0, 2.5), axis=(1, 0, 0)))
+    rod.angular_velocity = (1.0, 0, 0)          # (it keeps swinging: awake)
+    world.step(300)
+    assert stack[0].asleep and not rod.asleep
+    force, held = pin.force, world.contacts.normal_force.sum()
+    stack[0].wake()
+    assert pin.force == pytest.approx(force, abs=1e-12)
+    world.step()
+    force, held = pin.force, world.contacts.normal_force.sum()
+    far = world.add_body(Sphere(0.1), mass=1.0, position=(30, 0, 1))
+    world.add_joint(Ball(None, far, anchor=(30, 0, 1.5)))
+    assert pin.force == pytest.approx(force, abs=1e-12)
+    assert world.contacts.normal_force.sum() == pytest.approx(held, abs=1e-9)
+    world.step()
+    assert max(np.linalg.norm(b.linear_velocity) for b in stack) < 1e-6
