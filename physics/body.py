@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .math3d import cross
-from .validation import (check_bits, check_inertia, check_positive, check_quaternion,
+from .validation import (check_bits, check_inertia, check_mass, check_positive, check_quaternion,
                          check_vector, name_property, shown)
 
 
@@ -200,7 +200,7 @@ class Body:
 
     @mass.setter
     def mass(self, value):
-        self._world._set_mass_properties(self, mass=check_positive("mass", value))
+        self._world._set_mass_properties(self, mass=check_mass("mass", value))
 
     @property
     def inertia(self) -> np.ndarray:

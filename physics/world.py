@@ -26,7 +26,7 @@ from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
 from .stages import StageClock
 from .validation import (check_choice, check_count, check_flag, check_inertia, check_number,
-                         check_integers, check_positive, check_quaternion, check_vector,
+                         check_integers, check_mass, check_positive, check_quaternion, check_vector,
                          checked_array, numbers, shown)
 
 INTEGRATORS = ("symplectic", "rk4")
@@ -366,7 +366,7 @@ class World:
         if mass is not None and density is not None:
             raise ValueError("give either mass or density, not both")
         if mass is not None:
-            m = check_positive("mass", mass)
+            m = check_mass("mass", mass)
         elif density is not None:
             if shape is None:
                 raise ValueError("density needs a shape to give a volume; pass mass= instead")
@@ -375,6 +375,7 @@ class World:
             if not (np.isfinite(m) and m > 0):
                 raise ValueError(f"density {rho:g} kg/m^3 gives {shape!r} a mass of {m:g} kg; "
                                  "give a shape of a size a body can have, or mass=")
+            check_mass(f"the mass density {rho:g} kg/m^3 gives {shape!r}", m)
         else:
             raise ValueError("a dynamic body needs mass= or density= (or static=True)")
         if inertia is not None:

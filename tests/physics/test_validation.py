@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from physics import Hinge, Plane, Sphere, World
+from physics import Box, Hinge, Plane, Sphere, World
 from physics.validation import check_unit_direction
 
 
@@ -63,3 +63,25 @@ def test_a_damaged_limit_snapshot_is_refused_by_name():
     state["limit_multipliers"] = {}
     with pytest.raises(ValueError, match=r"state\['limit_multipliers'\] is malformed"):
         world.set_state(state)
+
+
+@pytest.mark.parametrize("make", [
+    lambda w: w.add_body(Sphere(0.1), mass=1e12),
+    lambda w: w.add_body(Sphere(1.0), density=1e9),
+    lambda w: setattr(w.add_body(Sphere(0.1), mass=1.0), "mass", 1e9),
+])
+def test_a_body_too_heavy_for_contacts_to_hold_is_refused_by_name(make):
+    """A 0.2 m box of 1e12 kg fell through the ground (contacts hold it with the solver's
+    absolute regularisation beside its stiffness 1 / m); 1e8 kg is the most a dynamic body
+    may weigh, and the message points to static=True."""
+    with pytest.raises(ValueError, match=r"mass.*at most 1e\+08 kg.*static=True"):
+        make(World())
+
+
+def test_a_box_of_the_heaviest_mass_allowed_rests_on_the_ground():
+    world = World()
+    world.add_body(Plane())
+    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1e8, position=(0, 0, 0.1))
+    world.step(240)
+    assert 0.1 - box.position[2] < 5e-4
+
