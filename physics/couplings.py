@@ -118,17 +118,37 @@ class Coupling(Joint):
         for label, fn, what, fits in wanted:
             if fn is None:                  # (no hessian: central differences of grad)
                 continue
-            value = fn(q)
-            try:
-                array = numbers(label, value, what)
-            except ValueError:              # (a string, complex numbers ...)
-                array = None
-            if array is None or not fits(array) or not np.isfinite(array).all():
-                raise ValueError(f"{self!r}: {label}(q) must be {what}, got {value!r} at "
-                                 f"q = {shown(q)}")
+            array = self._checked(label, fn, q, what, fits)
             if label == "grad" and not array.any():
                 raise ValueError(f"{self!r}: grad(q) is zero at q = {shown(q)}: the coupling "
                                  "would constrain nothing there")
+
+    def _checked(self, label, fn, q, what, fits):
+        """fn(q) as a float array, or ValueError naming this coupling and its function
+        ``label`` when it is not ``what`` (``fits``: its shape is right) or not finite."""
+        value = fn(q)
+        try:
+            array = numbers(label, value, what)
+        except ValueError:                  # (a string, complex numbers ...)
+            array = None
+        if array is None or not fits(array) or not np.isfinite(array).all():
+            raise ValueError(f"{self!r}: {label}(q) must be {what}, got {value!r} at "
+                             f"q = {shown(q)}")
+        return array
+
+    def _phi(self, q) -> float:
+        return float(self._checked("phi", self.phi, q, "one finite number",
+                                   lambda a: a.size == 1).reshape(-1)[0])
+
+    def _hessian(self, q) -> np.ndarray:
+        k = len(self.coupled)
+        return self._checked("hessian", self.hessian, q, f"a {k}x{k} array of finite numbers",
+                             lambda a: a.shape == (k, k))
+
+    def _grad(self, q) -> np.ndarray:
+        k = len(self.coupled)
+        return self._checked("grad", self.grad, q, f"{k} finite numbers (one per coupled "
+                             "joint)", lambda a: a.shape == (k,))
 
     def _instances(self, owner):
         return [("coupling", (owner, self._rows_a, self.body_b.row, self))]
@@ -253,17 +273,19 @@ class CouplingTable:
         qd = rates.velocity(*velocities) if velocities is not None else None
         for c, span, coupling in self._nonlinear:  # the user's functions, coupling by coupling
             qc = q[span]
-            g[span] = np.asarray(coupling.grad(qc), dtype=float)
-            phi[c] = float(coupling.phi(qc))
+            # (checked as when the coupling was made: a function that goes wrong later
+            # is named, and the step fails leaving the world as it was)
+            g[span] = coupling._grad(qc)
+            phi[c] = coupling._phi(qc)
             if qd is None:
                 continue
             v = qd[span]
             if coupling.hessian is not None:
-                curvature[c] = v @ np.asarray(coupling.hessian(qc), dtype=float) @ v
+                curvature[c] = v @ coupling._hessian(qc) @ v
             else:
                 eps = 1e-6
-                curvature[c] = (np.asarray(coupling.grad(qc + eps * v))
-                                - np.asarray(coupling.grad(qc - eps * v))) @ v / (2 * eps)
+                curvature[c] = (coupling._grad(qc + eps * v)
+                                - coupling._grad(qc - eps * v)) @ v / (2 * eps)
         return g, phi, curvature
 
     def values(self, k: Kinematics, rotated=None) -> np.ndarray:

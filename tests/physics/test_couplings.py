@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from physics import Ball, Box, Coupling, Gear, Hinge, PointOnPlane, Slider, Sphere, World
+from physics import Ball, Box, Coupling, Cylinder, Gear, Hinge, PointOnPlane, Slider, Sphere, World
 from physics.math3d import quat_to_matrix, rotate_quat
 from physics.rows import Kinematics
 
@@ -241,3 +241,34 @@ def test_a_coupling_names_a_joint_not_in_a_list_and_functions_that_give_no_numbe
             world.add_joint(Coupling([j1, j2], **kwargs))
     assert len(world.joints) == 3
     world.add_joint(Coupling([j1, j2], phi, grad, hessian=lambda q: np.zeros((2, 2))))
+
+
+@pytest.mark.parametrize("late, words", [
+    ("grad", r"grad\(q\) must be 2 finite numbers"),
+    ("phi", r"phi\(q\) must be one finite number"),
+])
+def test_a_coupling_function_that_goes_wrong_later_is_named_and_the_world_kept(late, words):
+    """Checked when the coupling was made, its functions were taken on trust in the step: a
+    grad giving 3 numbers later raised numpy's broadcast error, a phi giving NaN the generic
+    StepError. Now the step names the coupling and the function, and leaves the world as it
+    was before that step."""
+    world = World(gravity=(0, 0, 0))
+    d1 = world.add_body(Cylinder(0.2, 0.02), mass=1.0)
+    d2 = world.add_body(Cylinder(0.2, 0.02), mass=1.0, position=(1, 0, 0))
+    h1 = world.add_joint(Hinge(None, d1, axis=(0, 0, 1)))
+    h2 = world.add_joint(Hinge(None, d2, axis=(0, 0, 1)))
+
+    def phi(q):
+        return np.nan if late == "phi" and q[0] > 0.1 else q[1] - q[0]
+
+    def grad(q):
+        return np.array([-1.0, 1.0, 0.0]) if late == "grad" and q[0] > 0.1 else np.array([-1.0, 1.0])
+
+    world.add_joint(Coupling([h1, h2], phi, grad))
+    d1.angular_velocity = (0, 0, 2.0)
+    with pytest.raises(ValueError, match=words):
+        for _ in range(60):
+            before = world.get_state()
+            world.step()
+    from snapshot_helpers import assert_same_state
+    assert_same_state(world.get_state(), before)
