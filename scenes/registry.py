@@ -90,6 +90,9 @@ def describe(name: str) -> dict:
 # or "name: meaning" for one without a unit (a user wrote `mu: Coulomb friction`, and it
 # went on the meaning of the parameter above it)
 _PARAMETER_LINE = re.compile(r"^(\s*)(\w+)(?: \(([^()]+)\))?: (.+)$")
+# the line that starts the section: "Parameters:" alone, or with the first entry after it
+# ("Parameters: speed (m/s): ...": the whole section was lost)
+_SECTION_HEAD = re.compile(r"^Parameters:(?:\s*$|\s+(\w+(?: \([^()]+\))?: .+)$)")
 
 
 def parameter_docs(build) -> dict[str, dict[str, str]]:
@@ -100,13 +103,19 @@ def parameter_docs(build) -> dict[str, dict[str, str]]:
     for a flag."""
     doc = inspect.getdoc(build) if build is not None else None
     lines = [line.rstrip() for line in (doc or "").splitlines()]
-    heads = [k for k, line in enumerate(lines) if line.strip() == "Parameters:"]
+    heads = [k for k, line in enumerate(lines) if _SECTION_HEAD.match(line.strip())]
     if not heads:
         return {}
     # (the section's lines are indented as the docstring's body, or not at all where the
     # docstring starts with it: getdoc dedents the lines after the first; so an entry is
-    # any line at the first entry's indent, deeper ones go on its meaning)
+    # any line at the first entry's indent, deeper ones go on its meaning; an entry on the
+    # "Parameters:" line itself leaves the next entry's line to set that indent)
     found, indent, last = {}, None, None
+    head = _SECTION_HEAD.match(lines[heads[0]].strip()).group(1)
+    if head:
+        entry = _PARAMETER_LINE.match(head)
+        last = entry.group(2)
+        found[last] = {"unit": entry.group(3) or "-", "meaning": entry.group(4)}
     for line in lines[heads[0] + 1:]:
         if not line.strip():
             break

@@ -117,11 +117,13 @@ def _load(target: str, params: dict, dt: float | None = None, sleeping: bool = F
     return scene
 
 
-def _add_sleeping(parser, drawn: bool):
+def _add_sleeping(parser, drawn: bool, recordings: bool = False):
     parser.add_argument("--sleeping", action="store_true",
                         help="let islands of bodies that have stayed still sleep until something "
                              "touches them (" + ("drawn paler; " if drawn else "")
-                             + "default: off, unless the scene turns it on)")
+                             + "default: off, unless the scene turns it on)"
+                             + ("; not with a .npz recording, which shows the recorded poses"
+                                if recordings else ""))
 
 
 def _add_param(parser, recordings: bool):
@@ -648,6 +650,9 @@ def cmd_render(args):
         if dt is not None:
             raise UsageError("--dt cannot be used with a recording: it plays the recorded "
                              "poses (record with run --dt)")
+        if args.sleeping:
+            raise UsageError("--sleeping cannot be used with a recording: it plays the "
+                             "recorded poses (sleep it with run --sleeping --record)")
         scene, playback = _open_recording(args.scene, args.param)
         seconds = playback.duration if asked is None else asked
         if seconds > playback.duration:
@@ -760,7 +765,7 @@ def _view_parser(sub):
     s.add_argument("--time-scale", default="1", metavar="X",
                    help="simulated seconds per wall second, a number or a fraction such as 1/4 "
                         "(default 1; +/- change it)")
-    _add_sleeping(s, drawn=True)
+    _add_sleeping(s, drawn=True, recordings=True)
 
 
 def _render_parser(sub):
@@ -786,7 +791,7 @@ def _render_parser(sub):
                    help="step size, in s, a number or a fraction such as 1/240 (default: the "
                         "scene's; 1/240 for the ready scenes; not with a recording)")
     _add_param(s, recordings=True)
-    _add_sleeping(s, drawn=True)
+    _add_sleeping(s, drawn=True, recordings=True)
 
 
 def _plot_parser(sub):

@@ -68,6 +68,40 @@ def test_parameter_docs_join_lines_and_stop_at_the_section_end():
         "meaning": "the angular speed given to the first domino, about its front bottom edge."}
 
 
+def test_parameter_docs_take_an_entry_on_the_parameters_line_itself():
+    """An entry after "Parameters:" on its own line ("Parameters: speed (m/s): ...") lost the
+    whole section: every parameter, the ones on lines of their own too, showed as not
+    documented. It is the first entry, and the lines under it go on as ever."""
+    def first(world, speed=2.0, mu=0.5):
+        """Parameters: speed (m/s): start speed,
+                along x.
+            mu: Coulomb friction
+        """
+
+    def later(world, speed=2.0, mu=0.5):
+        """A box.
+
+        Parameters: speed (m/s): start speed,
+                along x.
+            mu: Coulomb friction
+
+        Other text (m): not a parameter.
+        """
+
+    def alone(world, speed=2.0, mu=0.5):
+        """Parameters: speed (m/s): start speed, along x."""
+
+    expected = {"speed": {"unit": "m/s", "meaning": "start speed, along x."},
+                "mu": {"unit": "-", "meaning": "Coulomb friction"}}
+    assert scenes.registry.parameter_docs(first) == expected
+    assert scenes.registry.parameter_docs(later) == expected
+    assert scenes.registry.parameter_docs(alone) == {"speed": expected["speed"]}
+
+    def prose(world):
+        """Parameters: see the module's docstring."""       # (no entry: no section)
+    assert scenes.registry.parameter_docs(prose) == {}
+
+
 def test_unknown_scene_lists_the_choices():
     with pytest.raises(ValueError, match="choose one of: box_pyramid"):
         scenes.load("nope")

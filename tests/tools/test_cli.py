@@ -316,6 +316,23 @@ def test_a_scene_files_mistakes_are_told_before_the_run(tmp_path, capsys, source
     assert message in capsys.readouterr().err
 
 
+def test_render_refuses_sleeping_with_a_recording(tmp_path, capsys):
+    """`render REC.npz --sleeping` was accepted and did nothing (a recording plays its
+    recorded poses), where `view REC.npz --sleeping` and `render REC.npz --dt` are refused:
+    it is refused as they are, one line, exit code 2, before anything is written."""
+    recording = tmp_path / "pendulum.npz"
+    assert main(["run", "pendulum", "--seconds", "0.1", "--quiet", "--record",
+                 str(recording)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "clip.gif"
+    assert main(["render", str(recording), "--out", str(out), "--size", "160x90",
+                 "--sleeping"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("maxcoord: error: --sleeping cannot be used with a recording: it "
+                           "plays the recorded poses (sleep it with run --sleeping --record)")
+    assert not out.exists()
+
+
 BUILD = "def build(world):\n    pass\n"
 
 
