@@ -193,7 +193,7 @@ def test_a_rigid_distance_refuses_what_only_a_free_length_takes(change, words):
     ({"length": 1.0, "limits": (0.0, 2.0)}, "either length= .* or limits="),
     ({"limits": (-1.0, 0.0)}, "upper bound must be > 0"),
     ({"limits": (2.0, 1.0)}, "lower < upper"),
-    ({"limits": (0.0, float("nan"))}, "lower < upper"),
+    ({"limits": (0.0, float("nan"))}, "limits must be finite"),
 ])
 def test_bad_distance_limits_are_refused_by_name(kwargs, words):
     world = World()
