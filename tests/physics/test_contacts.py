@@ -954,9 +954,7 @@ def test_a_pendulum_whose_bob_starts_inside_a_slab_is_moved_out_on_its_hinge_not
     5 cm into a static slab: the push moves it out along the only way its joints allow
     (its solve takes the joints with the pushing rows) and keeps none of the speed. It
     ends resting on the slab with at most 0.012 J of kinetic energy on the way, its joints
-    met to 4e-5 m while the push moves it (second order in the push's 12 mm a step: the
-    push meets them to first order, the next step's SHAKE the rest) and to 1e-6 m once it is
-    out; the push kept as speed flung it up with 10.4 J."""
+    met; the push kept as speed flung it up with 10.4 J."""
     world = World(dt=1 / 240)
     rod = world.add_body(Box((0.5, 0.03, 0.03)), mass=1.0, position=(0.5, 0, 0.95))
     world.add_joint(Hinge(None, rod, anchor=(0, 0, 0.95), axis=(0, 1, 0)))
@@ -968,7 +966,7 @@ def test_a_pendulum_whose_bob_starts_inside_a_slab_is_moved_out_on_its_hinge_not
         world.step()
         liveliest = max(liveliest, world.kinetic_energy())
         errors.append(world.constraint_error())
-    assert liveliest < 0.02 and max(errors) < 5e-5 and max(errors[60:]) < 1e-6
+    assert liveliest < 0.02 and max(errors) < 1e-6
     assert bob.position[2] == pytest.approx(1.0, abs=1e-3)
 
 
