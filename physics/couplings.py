@@ -140,15 +140,15 @@ class Coupling(Joint):
         return float(self._checked("phi", self.phi, q, "one finite number",
                                    lambda a: a.size == 1).reshape(-1)[0])
 
-    def _hessian(self, q) -> np.ndarray:
-        k = len(self.coupled)
-        return self._checked("hessian", self.hessian, q, f"a {k}x{k} array of finite numbers",
-                             lambda a: a.shape == (k, k))
-
     def _grad(self, q) -> np.ndarray:
         k = len(self.coupled)
         return self._checked("grad", self.grad, q, f"{k} finite numbers (one per coupled "
                              "joint)", lambda a: a.shape == (k,))
+
+    def _hessian(self, q) -> np.ndarray:
+        k = len(self.coupled)
+        return self._checked("hessian", self.hessian, q, f"a {k}x{k} array of finite numbers",
+                             lambda a: a.shape == (k, k))
 
     def _instances(self, owner):
         return [("coupling", (owner, self._rows_a, self.body_b.row, self))]

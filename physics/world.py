@@ -691,7 +691,8 @@ class World:
         if self._to_drift is None or self._to_drift[0].shape[0] != n:
             # (none kept: nothing to take back from the other bodies, as with none)
             self._to_drift = (np.zeros((n, 3)), np.zeros((n, 3)))
-        self._to_drift[0][row] = 0.5 * self.dt * self._gravity if self._inv_mass[row] > 0 else 0.0
+        h = self.dt / self.substeps          # (a sub-step's half kick)
+        self._to_drift[0][row] = 0.5 * h * self._gravity if self._inv_mass[row] > 0 else 0.0
         self._to_drift[1][row] = 0.0
         if self._velocity_given is None or self._velocity_given.shape[0] != n:
             self._velocity_given = np.zeros(n, dtype=bool)
