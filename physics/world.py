@@ -677,7 +677,8 @@ class World:
         self._solver_memory = SolverMemory()
 
     def _velocity_set(self, row):
-        """The user set body ``row``'s velocity (or made the body with one): it is its
+        """The user set body ``row``'s velocity (or rows', an int array, or made the body with
+        one): it is its
         state's, at the step's start. A step that finds bounded rows acting on a body starts
         it from its drift's velocity (step._to_drift), the state's less what the body's
         acceleration adds over half the step: for a body given a velocity that is gravity's
@@ -692,7 +693,8 @@ class World:
             # (none kept: nothing to take back from the other bodies, as with none)
             self._to_drift = (np.zeros((n, 3)), np.zeros((n, 3)))
         h = self.dt / self.substeps          # (a sub-step's half kick)
-        self._to_drift[0][row] = 0.5 * h * self._gravity if self._inv_mass[row] > 0 else 0.0
+        self._to_drift[0][row] = np.where(np.asarray(self._inv_mass[row] > 0)[..., None],
+                                          0.5 * h * self._gravity, 0.0)
         self._to_drift[1][row] = 0.0
         if self._velocity_given is None or self._velocity_given.shape[0] != n:
             self._velocity_given = np.zeros(n, dtype=bool)

@@ -555,11 +555,14 @@ def _is_recording(target: str) -> bool:
         return False
 
 
-def _open_recording(target: str, param):
+def _open_recording(target: str, param, sleeping: bool):
     """(scene, playback) for a recording made by ``run --record``; errors are UsageErrors."""
     if param:
         raise UsageError("--param cannot be used with a recording: "
                          "it stores its scene's parameters")
+    if sleeping:
+        raise UsageError("--sleeping cannot be used with a recording: it plays the recorded "
+                         "poses (sleep it with run --sleeping --record)")
     from render.playback import open_recording
     try:
         scene, playback = open_recording(target, load_scene=load_scene)
@@ -585,10 +588,7 @@ def _view(args):
         raise UsageError(f"--time-scale must be a positive number, got {args.time_scale}")
     window = dict(size=_size(args.size), paused=args.paused, time_scale=time_scale)
     if _is_recording(args.scene):
-        if args.sleeping:
-            raise UsageError("--sleeping cannot be used with a recording: it shows the "
-                             "recorded poses (sleep it with run --sleeping --record)")
-        scene, playback = _open_recording(args.scene, args.param)
+        scene, playback = _open_recording(args.scene, args.param, args.sleeping)
         view_command(scene, playback=playback, **window)
         return
     scene = _load(args.scene, _params(args.param), sleeping=args.sleeping)
@@ -650,10 +650,7 @@ def cmd_render(args):
         if dt is not None:
             raise UsageError("--dt cannot be used with a recording: it plays the recorded "
                              "poses (record with run --dt)")
-        if args.sleeping:
-            raise UsageError("--sleeping cannot be used with a recording: it plays the "
-                             "recorded poses (sleep it with run --sleeping --record)")
-        scene, playback = _open_recording(args.scene, args.param)
+        scene, playback = _open_recording(args.scene, args.param, args.sleeping)
         seconds = playback.duration if asked is None else asked
         if seconds > playback.duration:
             raise UsageError(f"--seconds {seconds:g} is longer than the recording "

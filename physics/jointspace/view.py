@@ -330,9 +330,8 @@ class ArticulatedView(ConstrainedMixin):
         """The user posed the tree (q, qd, set_state; not ``posed``, which puts it back): as
         setting a body's pose or velocity does, its islands wake and its velocities are
         states'."""
-        self.world._wake(list(self._rows))
-        for r in self._rows:
-            self.world._velocity_set(r)
+        self.world._wake(self._rows)
+        self.world._velocity_set(self._rows)
 
     @contextmanager
     def posed(self, q=None, qd=None):
