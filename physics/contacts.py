@@ -129,18 +129,21 @@ def manifolds_without_body(manifolds: Manifolds, row) -> Manifolds:
     return kept
 
 
+def report_snapshot(report: ContactReport) -> dict:
+    """Copies of a report's arrays, as ``World.get_state`` keeps them."""
+    return {f: getattr(report, f).copy() for f in CONTACT_FIELDS}
+
+
 def contact_snapshot(report: ContactReport, keys, multipliers) -> dict:
     """Copies of contacts with their warm start, as ``World.get_state`` keeps them."""
-    saved = {f: getattr(report, f).copy() for f in CONTACT_FIELDS}
-    saved["keys"], saved["multipliers"] = keys.copy(), multipliers.copy()
-    return saved
+    return {**report_snapshot(report), "keys": keys.copy(), "multipliers": multipliers.copy()}
 
 
-def checked_contact_snapshot(saved, n_bodies, where="state['contacts']"):
-    """(ContactReport, (keys, multipliers)) from ``contact_snapshot``'s dict, or (None, None)
-    for None; ValueError naming the part (``where``) that is wrong."""
+def checked_report(saved, n_bodies, where) -> ContactReport | None:
+    """The ContactReport of ``report_snapshot``'s dict, or None for None; ValueError naming
+    the part (``where``) that is wrong."""
     if saved is None:
-        return None, None
+        return None
     try:
         k = len(saved["depth"])
         # (a snapshot from before contacts reported friction torques, or sliding, has none)
@@ -148,11 +151,9 @@ def checked_contact_snapshot(saved, n_bodies, where="state['contacts']"):
                  **saved}
         report = ContactReport(*(np.array(saved[f], dtype=dtype)
                                  for f, (_, dtype) in CONTACT_FIELDS.items()))
-        keys = np.array(saved["keys"], dtype=np.int64)
-        multipliers = np.array(saved["multipliers"], dtype=float)
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{where} is malformed: {exc}") from None
-    for f in ("keys", "body_a", "body_b"):
+    for f in ("body_a", "body_b"):
         check_integers(f"{where}[{f!r}]", saved[f])
     for f, (shape, _) in CONTACT_FIELDS.items():
         value = getattr(report, f)
@@ -161,6 +162,22 @@ def checked_contact_snapshot(saved, n_bodies, where="state['contacts']"):
     for f in ("body_a", "body_b"):
         if np.any(getattr(report, f) < -1) or np.any(getattr(report, f) >= n_bodies):
             raise ValueError(f"{where}[{f!r}] names bodies this world does not have")
+    return report
+
+
+def checked_contact_snapshot(saved, n_bodies, where="state['contacts']"):
+    """(ContactReport, (keys, multipliers)) from ``contact_snapshot``'s dict, or (None, None)
+    for None; ValueError naming the part (``where``) that is wrong."""
+    report = checked_report(saved, n_bodies, where)
+    if report is None:
+        return None, None
+    try:
+        keys = np.array(saved["keys"], dtype=np.int64)
+        multipliers = np.array(saved["multipliers"], dtype=float)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{where} is malformed: {exc}") from None
+    check_integers(f"{where}['keys']", saved["keys"])
+    k = len(report)
     # (multipliers (k, 6) when the contacts had rolling or spin friction rows)
     if (keys.shape != (k,) or multipliers.shape not in ((k, 3), (k, 6))
             or not np.all(np.isfinite(multipliers))):

@@ -14,8 +14,8 @@ from . import sleeping
 from . import step as pipeline
 from .body import Body, check_plane_still
 from .collision import Manifolds, checked_manifolds, manifold_snapshot
-from .contacts import (ContactReport, checked_contact_snapshot, contact_snapshot,
-                       manifolds_without_body, without_body)
+from .contacts import (ContactReport, checked_contact_snapshot, checked_report, contact_snapshot,
+                       manifolds_without_body, report_snapshot, without_body)
 from .energy import kinetic_energy, potential_energy
 from .iterative import MAX_ITERATIONS, SolverMemory
 from .joints import Joint
@@ -227,10 +227,10 @@ class World:
         # the sleeping islands' contacts (report, keys, multipliers), or None (sleeping)
         self._held_contacts = None
         self._joined_contacts = None    # (live, held, both): the contacts property's cache
-        # (live, the impacts' normal forces (K,) N, live with them): what the contacts
-        # property shows of a step whose impacts (restitution) pushed (step._store_contacts);
-        # the live report, which the next step reads, holds the solve's forces alone
-        self._impacts = None
+        # (live, shown): what the contacts property shows instead of the live report while
+        # it is the live one (``_show``); the live report, which the next step reads, holds
+        # the last solve's forces alone
+        self._shown = None
         self.sleep_speed, self.sleep_spin, self.sleep_time = SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
         self.contact_margin = 0.01      # m: gap below which a contact row is made (speculative)
         # the last step's ContactReport, the warm start of its contacts (keys, multipliers)
@@ -488,7 +488,7 @@ class World:
             self._contacts, self._warm = without_body(self._contacts, self._warm, row)
         if self._held_contacts is not None:
             self._held_contacts = without_body(*self._held_contacts, row)
-        self._joined_contacts = None
+        self._joined_contacts = self._shown = None
         self._manifolds = manifolds_without_body(self._manifolds, row)
 
     def _body_appended(self):
@@ -610,21 +610,20 @@ class World:
         if self._sleeping:
             sleeping.wake_touching(self, body.row)
 
-    def _show_impacts(self, forces):
-        """Show the live contacts with the impacts' normal forces (K,) N added (their
-        impulses over the step; ``_impacts``)."""
-        live = self._contacts
-        self._impacts = (live, forces, dataclasses.replace(
-            live, normal_force=live.normal_force + forces))
+    def _show(self, report):
+        """Show ``report`` (a ContactReport, body indices) for the live contacts until they
+        change: theirs with the impacts' forces added (their impulses over the step), or
+        those of a step of several sub-steps (``step.substep_mean``)."""
+        self._shown = (self._contacts, report)
 
-    def _impact_forces(self):
-        """The live contacts' impact forces (K,) N, or None when they have none."""
-        impacts = self._impacts
-        return None if impacts is None or impacts[0] is not self._contacts else impacts[1]
+    def _shown_contacts(self):
+        """The report ``_show`` gave for the live contacts, or None."""
+        shown = self._shown
+        return None if shown is None or shown[0] is not self._contacts else shown[1]
 
     def _forget_contacts(self):
         """No last contacts (nor their warm start), and no limit multipliers to start from."""
-        self._contacts = self._impacts = None
+        self._contacts = self._shown = None
         self._warm = (np.zeros(0, dtype=np.int64), np.zeros((0, 3)))
         self._limit_warm = None
         self._manifolds = Manifolds.empty()
@@ -659,9 +658,9 @@ class World:
         """Contacts of the last step (a ContactReport of read-only arrays; empty before the
         first), then those of the sleeping islands, with the forces they had when their
         island fell asleep (the step makes no contacts for them). Copy an array to change it."""
-        live = self._contacts if self._contacts is not None else ContactReport.empty()
-        if self._impact_forces() is not None:
-            live = self._impacts[2]
+        live = self._shown_contacts()
+        if live is None:
+            live = self._contacts if self._contacts is not None else ContactReport.empty()
         held = self._held_contacts
         if held is None:
             return live.read_only()
@@ -792,10 +791,12 @@ class World:
                     break
                 except sleeping.Woken as woken:
                     # awake bodies reached a sleeping island: the step again, with it awake
-                    # (what the abandoned attempt counted does not count)
+                    # (what the abandoned attempt counted, or kept of its sub-steps, does not
+                    # count)
                     self.stats.update(counted)
-                    for name in ("_after_euler", "_to_drift", "_drift_only",
-                                 "_velocity_given"):
+                    for name in ("_after_euler", "_to_drift", "_drift_only", "_velocity_given",
+                                 "_contacts", "_shown", "_warm", "_limit_warm", "_manifolds",
+                                 "_report", "_wrench_cache"):
                         setattr(self, name, before[name])
                     if slept is None:
                         slept = sleeping.sleep_arrays(self)
@@ -1073,8 +1074,8 @@ class World:
                                    else self._velocity_given.astype(float))
         state["contacts"] = (None if self._contacts is None
                              else contact_snapshot(self._contacts, *self._warm))
-        forces = self._impact_forces()
-        state["impact_forces"] = None if forces is None else forces.copy()
+        shown = self._shown_contacts()
+        state["shown_contacts"] = None if shown is None else report_snapshot(shown)
         state["limit_multipliers"] = (None if self._limit_warm is None
                                       else tuple(a.copy() for a in self._limit_warm))
         state["manifolds"] = manifold_snapshot(self._manifolds)
@@ -1125,7 +1126,8 @@ class World:
         drift_only = checked_array(state, "drift_only", (self._n,))
         given = checked_array(state, "velocity_given", (self._n,))
         contacts, warm = checked_contact_snapshot(state.get("contacts"), self._n - 1)
-        impacts = (None if contacts is None
+        shown = checked_report(state.get("shown_contacts"), self._n - 1, "state['shown_contacts']")
+        impacts = (None if contacts is None     # (what a snapshot before shown_contacts had)
                    else checked_array(state, "impact_forces", (len(contacts),)))
         limit_warm = _checked_limit_multipliers(state.get("limit_multipliers"))
         manifolds = checked_manifolds(state.get("manifolds"), self._n - 1)
@@ -1155,7 +1157,9 @@ class World:
         if contacts is not None:
             self._contacts, self._warm = contacts, warm
             if impacts is not None:
-                self._show_impacts(impacts)
+                shown = dataclasses.replace(contacts, normal_force=contacts.normal_force + impacts)
+        if shown is not None:
+            self._show(shown)
         self._limit_warm = limit_warm
         self._manifolds = manifolds
         self._solver_memory.u = norm_vector
