@@ -48,6 +48,25 @@ class Joint:
 
     name = name_property("joint")
 
+    # what only a joint with a coordinate to drive has (``_Actuated``), and where to find it
+    _ACTUATION = frozenset(("limits", "set_motor", "set_servo", "disable_motor", "limit_effort",
+                            "motor_effort", "friction_effort"))
+    _actuated_by = ("limits, motors, servos and their efforts belong to a coordinate: a Hinge's "
+                    "angle, a Slider's position, a Distance's length, a Cylindrical's "
+                    ".turning and .sliding, a Universal's .turning_a and .turning_b")
+
+    def __getattr__(self, name):
+        # (only reached for a name the joint does not have)
+        if name in Joint._ACTUATION:
+            raise AttributeError(f"{type(self).__name__} has no {name}: {self._actuated_by}")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name, value):
+        if name in Joint._ACTUATION and not hasattr(type(self), name):
+            # (set on a joint without it, it would be kept and never act)
+            raise AttributeError(f"{type(self).__name__} has no {name}: {self._actuated_by}")
+        super().__setattr__(name, value)
+
     # -- binding to a world --------------------------------------------------------------
     def _frame(self, body):
         """(position, rotation matrix) of a body, or the world frame for None."""
@@ -387,6 +406,9 @@ class Ball(_Frictional, Joint):
     that torque (a box, as the contacts' friction pyramid).
     """
     _ta = None          # the twist frame (local to a and b), made at _bind when it can be
+
+    _actuated_by = ("a Ball's swing and twist are limited by swing_limit and twist_limits, and "
+                    "it has no motor; " + Joint._actuated_by)
 
     def __init__(self, body_a, body_b, anchor=None, swing_limit=None, twist_limits=None,
                  twist_axis=None, friction=0.0, name=None):

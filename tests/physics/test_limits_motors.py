@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from physics import (Ball, Box, Capsule, Cylinder, Cylindrical, Hinge, Plane, Slider,
-                     Universal, World)
+                     Sphere, Universal, World)
 
 
 def swinging_door(limits):
@@ -768,6 +768,30 @@ def test_bad_universal_actuation_is_refused_by_its_parameter_name():
     assert joint.friction is None and joint.turning_a.limits is None
     joint.friction = 0.3
     assert joint.friction == 0.3 == joint.turning_b.friction
+
+
+def test_a_motor_or_limit_asked_of_a_joint_without_one_says_where_they_are():
+    """A Ball, a Cylindrical or a Universal has no set_motor, limits or limit_effort of its
+    own: asking says which joints and coordinates have them (it was Python's bare
+    AttributeError), and setting ``limits`` on one is refused (it was kept and never
+    acted)."""
+    world = World(gravity=(0, 0, 0))
+    a = world.add_body(Sphere(0.1), mass=1.0)
+    b = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, -1))
+    ball = world.add_joint(Ball(a, b, anchor=(0, 0, -0.5)))
+    cylindrical = world.add_joint(Cylindrical(None, a, axis=(0, 0, 1)))
+    with pytest.raises(AttributeError, match="Ball has no set_motor: .*swing_limit.*Hinge"):
+        ball.set_motor(velocity=1.0, max_force=1.0)
+    with pytest.raises(AttributeError, match="Ball has no limits"):
+        ball.limits = (-0.5, 0.5)
+    with pytest.raises(AttributeError, match="Ball has no limit_effort"):
+        ball.limit_effort
+    with pytest.raises(AttributeError, match=r"Cylindrical has no set_servo: .*\.turning"):
+        cylindrical.set_servo(target=0.1, stiffness=10.0)
+    assert not hasattr(ball, "limits") and hasattr(cylindrical.turning, "limits")
+    cylindrical.turning.set_motor(velocity=2.0, max_force=5.0)
+    world.step(10)
+    assert cylindrical.angle_rate == pytest.approx(2.0, rel=1e-6)
 
 
 def test_a_hinge_reports_its_limits_motors_and_frictions_shares_of_its_torque():
