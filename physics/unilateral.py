@@ -45,7 +45,7 @@ class Unilateral:
     stopped: np.ndarray | None = None   # (K,) bool: ``stopped_by_the_solve`` (by the solve)
     moved: np.ndarray | None = None     # (K,) m: how far each contact's depth moved since last
     #                                     step (inf for a new one; None: no contacts)
-    weight: float = 0.0                 # N: the weight of every dynamic body (held_load)
+    weight: float = 0.0                 # N: the weight of every dynamic body (softness_centre)
 
     @property
     def first_limit_row(self) -> int:
