@@ -235,7 +235,7 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
                  else np.concatenate([np.zeros(m_eq, dtype=bool), block.hard]))
     lam, _ = solve_bounded(pattern, J, JM, rhs, lo, hi, cfm=cfm, friction_normal=fn, mu=mu,
                            lam0=lam0, exact=exact, centre=centre, hard=hard_rows)
-    if hard is not None:
+    if hard is not None and hard.any():
         lam, _ = solve_bounded(pattern, J, JM, rhs, lo, hi, cfm=cfm, friction_normal=fn, mu=mu,
                                lam0=lam, centre=stops_recentred(lam0, centre, exact, lam),
                                hard=hard_rows)
@@ -370,7 +370,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
                                    softness_centre(uni, target, lam_b))
         world.stats["contact_iterations"] += info["iterations"]
         world.stats["deep_misses"] += 1
-    if exact is not None:
+    if exact is not None and exact.any():
         # (its fraction of the right-hand side: the stops' own, 0.1 %, is what it is to meet)
         lam_e, lam_b, info = solve(lam_b, world.contact_iterations, None,
                                    stops_recentred(lam0, centre, exact, lam_b),
