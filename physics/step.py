@@ -1029,7 +1029,7 @@ def substep_mean(world, parts):
     wrenches = parts[0][0]
     for part in parts[1:]:
         wrenches = wrenches + part[0]
-    world._wrench_cache = wrenches / count
+    world._wrench_cache = world._with_held_wrenches(wrenches / count)
     latest = [(keys, report) for _, keys, report in reversed(parts) if keys is not None]
     if not latest:
         return

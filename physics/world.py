@@ -1230,12 +1230,16 @@ class World:
 
     def _joint_wrenches(self) -> np.ndarray:
         if self._wrench_cache is None:
-            self._wrench_cache = pipeline.joint_wrenches(self)
-            resting = sleeping.resting_joints(self)
-            if resting is not None and self._held_wrenches is not None:
-                # a sleeping island's joints report the wrenches they had when it fell asleep
-                self._wrench_cache[resting] = self._held_wrenches[resting]
+            self._wrench_cache = self._with_held_wrenches(pipeline.joint_wrenches(self))
         return self._wrench_cache
+
+    def _with_held_wrenches(self, wrenches):
+        """The joints' wrenches (J, WRENCH_WIDTH) of a step, where a sleeping island's
+        joints (which make no rows) report the wrenches they had when it fell asleep."""
+        resting = sleeping.resting_joints(self)
+        if resting is not None and self._held_wrenches is not None:
+            wrenches[resting] = self._held_wrenches[resting]
+        return wrenches
 
     def __repr__(self):
         return (f"<World t={self.time:.4g} s, {self._n - 1} bodies, {len(self._joints)} joints, "

@@ -106,3 +106,16 @@ def test_a_snapshot_keeps_the_forces_a_step_of_sub_steps_reported():
     for field in ("point", "normal_force", "friction_force", "body_a", "body_b"):
         assert np.array_equal(getattr(world.contacts, field), getattr(shown, field)), field
     assert_same_snapshot(world.get_state(), state)
+
+
+def test_a_sleeping_pendulum_reports_its_load_with_sub_steps():
+    """A 2 kg rod hanging still on a hinge falls asleep; its hinge, which then makes no rows,
+    reports the m g it carried when it fell asleep, with sub-steps as without (the sub-steps'
+    mean was 0 N for it)."""
+    world = World(dt=1 / 60, substeps=4, sleeping=True)
+    rod = world.add_body(Capsule(0.05, 0.4), mass=2.0, position=(0, 0, 0.5))
+    hinge = world.add_joint(Hinge(None, rod, anchor=(0, 0, 1.0), axis=(0, 1, 0)))
+    world.step(120)
+    assert rod.asleep
+    world.step()
+    np.testing.assert_allclose(hinge.force, (0, 0, 2.0 * 9.81), atol=1e-6)
