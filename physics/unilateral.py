@@ -235,7 +235,7 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
                  else np.concatenate([np.zeros(m_eq, dtype=bool), block.hard]))
     lam, _ = solve_bounded(pattern, J, JM, rhs, lo, hi, cfm=cfm, friction_normal=fn, mu=mu,
                            lam0=lam0, exact=exact, centre=centre, hard=hard_rows)
-    if hard is not None and hard.any():
+    if hard is not None and hard[:uni.n_contact_rows // 3].any():
         lam, _ = solve_bounded(pattern, J, JM, rhs, lo, hi, cfm=cfm, friction_normal=fn, mu=mu,
                                lam0=lam, centre=stops_recentred(lam0, centre, exact, lam),
                                hard=hard_rows)
@@ -255,7 +255,9 @@ def stops_recentred(lam0, centre, exact, lam):
     Rows that share a body are met by their answer together, to the softness' share of what
     the first missed: a capsule (or a box) met side-on at 1000 m/s at dt 1/60, two (four)
     contacts on one body, stopped 0.76 m/s short, 12.6 mm beyond a 2 mm wall's face and
-    past its middle, and came out of the far side."""
+    past its middle, and came out of the far side. Made only for contacts so met: limits,
+    met so at any speed, are met well enough by their own answer, and a second solve for
+    theirs made the 10-ragdoll pile's solves take 1.7 times as long."""
     recentred = np.zeros(lam.shape) if lam0 is None and centre is None else np.array(
         lam0 if centre is None else centre, dtype=float)
     recentred[exact] = lam[exact]
@@ -370,7 +372,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
                                    softness_centre(uni, target, lam_b))
         world.stats["contact_iterations"] += info["iterations"]
         world.stats["deep_misses"] += 1
-    if exact is not None and exact.any():
+    if exact is not None and exact[:uni.n_contact_rows // 3].any():
         # (its fraction of the right-hand side: the stops' own, 0.1 %, is what it is to meet)
         lam_e, lam_b, info = solve(lam_b, world.contact_iterations, None,
                                    stops_recentred(lam0, centre, exact, lam_b),
