@@ -59,8 +59,9 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
     (-1 for other rows); mu (m,) friction coefficients; lam0 (m,) warm start, which the
     softness is centred on (or on ``centre`` (m,), where given); softness: the bounded rows'
     diagonal regularisation relative to their own stiffness (CONTACT_SOFTNESS keeps piles
-    well conditioned; impacts use almost none); exact (m,) bool: rows whose own share of the softness' miss is given back
-    (``softened``); hard (m,) bool or None: rows that take no softness.
+    well conditioned; impacts use almost none); exact (m,) bool: rows whose own share of the
+    softness' miss is given back (``softened``); hard (m,) bool or None: rows that take no
+    softness.
     Returns (lambda, factorisations used).
     """
     m = rhs.shape[0]

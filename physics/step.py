@@ -1026,10 +1026,7 @@ def substep_mean(world, parts):
     last sub-step's alone, a box dropped on the ground at dt 1/60 with 4 sub-steps showed its
     weight in the step it landed in and never its impact.)"""
     count = len(parts)
-    wrenches = parts[0][0]
-    for part in parts[1:]:
-        wrenches = wrenches + part[0]
-    world._wrench_cache = world._with_held_wrenches(wrenches / count)
+    world._wrench_cache = world._with_held_wrenches(np.mean([part[0] for part in parts], axis=0))
     latest = [(keys, report) for _, keys, report in reversed(parts) if keys is not None]
     if not latest:
         return

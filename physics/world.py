@@ -677,8 +677,7 @@ class World:
 
     def _velocity_set(self, row):
         """The user set body ``row``'s velocity (or rows', an int array, or made the body with
-        one): it is its
-        state's, at the step's start. A step that finds bounded rows acting on a body starts
+        one): it is its state's, at the step's start. A step that finds bounded rows acting on a body starts
         it from its drift's velocity (step._to_drift), the state's less what the body's
         acceleration adds over half the step: for a body given a velocity that is gravity's
         half kick, unless the body rests on a contact (step._resting_where_given). (With
@@ -784,6 +783,7 @@ class World:
             memory = (self._solver_memory.u, self._solver_memory.settled)
             counted = dict(self.stats)
             slept = None
+            attempt = before          # (what an attempt starts from)
             self._clock.step_started()
             while True:
                 try:
@@ -792,15 +792,14 @@ class World:
                 except sleeping.Woken as woken:
                     # awake bodies reached a sleeping island: the step again, with it awake
                     # (what the abandoned attempt counted, or kept of its sub-steps, does not
-                    # count)
+                    # count; a second island reached keeps what waking the first brought back)
                     self.stats.update(counted)
-                    for name in ("_after_euler", "_to_drift", "_drift_only", "_velocity_given",
-                                 "_contacts", "_shown", "_warm", "_limit_warm", "_manifolds",
-                                 "_report", "_wrench_cache"):
-                        setattr(self, name, before[name])
+                    for name in self._ATTEMPTED:
+                        setattr(self, name, attempt[name])
                     if slept is None:
                         slept = sleeping.sleep_arrays(self)
                     sleeping.wake_islands(self, woken.rows)
+                    attempt = dict(vars(self))
                 except Exception:
                     self._clock.step_ended(completed=False)   # (its time counts)
                     self._step_undone(before, memory, counted, slept)
@@ -809,6 +808,11 @@ class World:
             if self._sleeping:
                 sleeping.update_sleep(self)
             self._clock.step_ended()
+
+    # what an attempt at a step replaces before it may find a sleeping island in reach (the
+    # velocities' bookkeeping, and the contacts, limits and reports each sub-step keeps)
+    _ATTEMPTED = ("_after_euler", "_to_drift", "_drift_only", "_velocity_given", "_contacts",
+                  "_shown", "_warm", "_limit_warm", "_manifolds", "_report", "_wrench_cache")
 
     def _step_undone(self, before, memory, counted, slept):
         """A step failed: the world as it was before it, bit for bit. (Without this, a step
