@@ -15,7 +15,7 @@ import numpy as np
 from .limits import EFFORT_KINDS, TURNED, WRAPPED_LIMIT, angle_about
 from .math3d import cross, perpendicular_pair
 from .validation import (check_number, check_positive, check_unit_direction, check_vector,
-                         name_property, shown)
+                         name_property, shown, warn_user)
 
 
 class Joint:
@@ -319,6 +319,12 @@ class _Actuated(_Frictional):
         if self._wrapped and value is not None and max(finite, default=0.0) > WRAPPED_LIMIT:
             raise ValueError(f"{self._prefix}limits must lie within +-{WRAPPED_LIMIT:.2f} rad "
                              f"(the angle wraps at +-pi), got {limits}")
+        if self._kind == "angle" and max(finite, default=0.0) > 2 * np.pi:
+            # (legal: a hinge's angle counts whole turns; but degrees typed for radians look
+            # so, and would otherwise leave the joint silently unlimited)
+            warn_user(f"{self._prefix}limits {shown(limits)} reach beyond a whole turn "
+                      f"({max(finite) / (2 * np.pi):.1f} turns): they are in rad; for degrees "
+                      f"give np.radians({shown(limits)})")
         self._limits = limits
         self._coordinates_changed()
 
@@ -444,6 +450,9 @@ class Ball(_Frictional, Joint):
     def twist_limits(self, value):
         self._check_settable()
         value = None if value is None else _check_limits(value, "twist_limits")
+        if value is not None and max((abs(x) for x in value if np.isfinite(x)), default=0.0) > np.pi:
+            raise ValueError(f"twist_limits must lie within +-pi rad (the twist angle does; "
+                             f"for degrees give np.radians(...)), got {shown(value)}")
         self._check_twist_axis("twist_limits", value)
         self._twist_limits = value
         self._coordinates_changed()

@@ -1,7 +1,20 @@
-"""Checks on user input. Each raises ValueError with a sentence that names the parameter."""
+"""Checks on user input. Each raises ValueError with a sentence that names the parameter
+(``warn_user``: a warning where the input is legal but most likely a slip)."""
 from __future__ import annotations
 
+import sys
+import warnings
+
 import numpy as np
+
+
+def warn_user(message: str):
+    """A UserWarning pointed at the user's line: the first caller outside this package (a
+    setter reached through a constructor is several frames deep)."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("physics."):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, UserWarning, stacklevel=level)
 
 
 def shown(values) -> str:

@@ -1,4 +1,6 @@
 """Joint limits, motors, servos and ragdoll cone limits, solved with the joints."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -54,6 +56,7 @@ def test_motor_reaches_its_speed_and_saturates_at_max_torque():
     assert hinge.rate == pytest.approx(2.0, rel=0.01)
 
 
+@pytest.mark.filterwarnings("ignore:limits .* reach beyond a whole turn")   # (meant so)
 @pytest.mark.parametrize("solver", ["direct", "iterative"])
 def test_a_motor_retuned_every_step_drives_at_each_new_speed_and_torque(solver):
     """A controller's loop: a wheel's motor gets a new speed (and a new torque limit) before
@@ -423,6 +426,7 @@ def test_a_limit_is_a_row_only_near_its_bound_or_when_approached_fast(angle, rat
     assert made_rows == rows + ["motor"]
 
 
+@pytest.mark.filterwarnings("ignore:limits .* reach beyond a whole turn")   # (meant so)
 def test_hinge_angle_is_the_angle_the_limit_rows_take_and_the_step_keeps():
     """One continuous angle: Hinge.angle reads the coordinate a limit row takes at the same
     rotations (to the bit), and the angle a step keeps for unwrapping is it, for hinges with
@@ -871,6 +875,30 @@ def test_a_one_sided_limit_stops_one_way_only():
     assert hinge.angle == pytest.approx(0.5 - 3.0, abs=0.01)
     with pytest.raises(ValueError, match="lower < upper"):
         hinge.limits = (np.inf, 0.0)
+
+
+def test_limits_typed_in_degrees_are_refused_or_pointed_out():
+    """A twist beyond +-pi cannot be reached (the twist angle lies in [-pi, pi]), so
+    twist_limits of (-30, 30) would leave the joint silently unlimited: refused, naming
+    the parameter. A hinge's angle counts whole turns, so (-45, 45) rad is legal but most
+    likely degrees: a warning says so at the user's line; within a turn, none."""
+    world = World(gravity=(0, 0, 0))
+    rod = world.add_body(Box((0.02, 0.02, 0.5)), mass=1.0, position=(0, 0, -0.5))
+    with pytest.raises(ValueError, match=r"twist_limits must lie within \+-pi rad.*np.radians"):
+        Ball(None, rod, anchor=(0, 0, 0), twist_limits=(-30, 30))
+    ball = Ball(None, rod, anchor=(0, 0, 0), twist_limits=(-np.inf, np.pi))
+    assert ball.twist_limits == (-np.inf, np.pi)
+    with pytest.warns(UserWarning, match=r"limits \(-45, 45\) reach beyond a whole turn "
+                                         r"\(7.2 turns\).*np.radians") as caught:
+        hinge = Hinge(None, rod, anchor=(0, 0, 0), axis=(1, 0, 0), limits=(-45, 45))
+    assert caught[0].filename == __file__
+    assert hinge.limits == (-45, 45)                  # (kept: several turns are legal)
+    with pytest.warns(UserWarning, match="angle_limits .* beyond a whole turn"):
+        world.add_joint(Cylindrical(None, rod, anchor=(0, 0, 0), axis=(0, 0, 1))
+                        ).turning.limits = (0, 90)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Hinge(None, rod, anchor=(0, 0, 0), axis=(1, 0, 0), limits=(-np.pi, 2 * np.pi))
 
 
 @pytest.mark.parametrize("speed", [5.0, 20.0, 100.0])
