@@ -90,6 +90,14 @@ class BoundedRows:
     # (step.without_push), or None for none
     push: np.ndarray | None = None
 
+    def head(self, k: int) -> "BoundedRows":
+        """The first k rows (a friction row's normal comes before it)."""
+        part = slice(0, k)
+        return BoundedRows(self.rows.at(part), self.lo[part], self.hi[part], self.target[part],
+                           self.friction_normal[part], self.mu[part], self.cfm[part],
+                           hard=None if self.hard is None else self.hard[part],
+                           push=None if self.push is None else self.push[part])
+
     @staticmethod
     def concatenate(blocks):
         blocks = [b for b in blocks if b is not None and b.rows.count]

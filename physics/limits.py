@@ -41,7 +41,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .contact_rows import BoundedRows
-from .math3d import cross, dot, quat_to_matrix, rotate
+from .math3d import (cross, dot, quat_to_matrix, rotate, rotate_by_quat,
+                     rotation_vector_to_quat)
 from .rows import Kinematics, Rows, StackedVectors, distance_rows, line_rows
 
 # a joint's friction is a velocity motor at 0 (mode, value, k, d; see CoordinateTable.motor)
@@ -346,6 +347,19 @@ def bounded_plan(tables) -> BoundedPlan | None:
     return plan
 
 
+def _swing_limit_rows(tables, plan):
+    """(index of the swing table, its entries of the plan's swing limit rows, those rows) or
+    None (no cone limit): the rows swing_reach makes at the end of the step's turn."""
+    kinds = [t.kind for t in tables]
+    if plan is None or "swing" not in kinds:
+        return None
+    table = kinds.index("swing")
+    start = sum(len(t.a) for t in tables[:table])
+    rows = np.flatnonzero((plan.entry >= start) & (plan.entry < start + len(tables[table].a))
+                          & (plan.group <= UPPER))
+    return (table, plan.entry.take(rows) - start, rows) if rows.size else None
+
+
 class CoordinateTables(list):
     """A world's coordinate tables, and what only changes with them: the plan of the bounded
     rows they make, and the body vectors that all angular tables turn into the world
@@ -354,6 +368,7 @@ class CoordinateTables(list):
     def __init__(self, tables):
         super().__init__(tables)
         self.plan = bounded_plan(self)
+        self.swing_rows = _swing_limit_rows(self, self.plan)
         self._stack = StackedVectors([[(t.b if side else t.a, t.args[arg])
                                        for side, arg in TURNED.get(t.kind, ())] for t in self])
 
@@ -402,9 +417,10 @@ class CoordinateTables(list):
         or None for a position table."""
         return [parts or None for parts in self._stack.rotated(kin.R)[1]]
 
-    def coordinates(self, kin: Kinematics):
-        """All tables' coordinates stacked: values c (K,) and [Ja | Jb] (K, 12)."""
-        turned = self.turned(kin)
+    def coordinates(self, kin: Kinematics, turned=None):
+        """All tables' coordinates stacked: values c (K,) and [Ja | Jb] (K, 12). ``turned``:
+        self.turned(kin), where the caller has it."""
+        turned = self.turned(kin) if turned is None else turned
         if all(t.kind in TURNED for t in self):   # angular only: one J for all rates
             c, g = zip(*(angular_coordinate(t, r) for t, r in zip(self, turned)))
             return _stacked(c), angular_rate_blocks(_stacked(g))
@@ -416,47 +432,70 @@ def _stacked(arrays):
     return np.concatenate(arrays) if len(arrays) > 1 else arrays[0]
 
 
-def plan_rows(tables, kin: Kinematics):
+def plan_rows(tables, kin: Kinematics, turned=None):
     """Every row of the tables' plan (``tables.plan``, not None) at the bodies' state kin:
     its coordinate c (mb,), rad or m, its Jacobian sign J (mb, 12) ([Ja | Jb] on u = [v; w],
     world frame) and its value C = sign (c - bound) (mb,), which a limit row keeps >= 0
     (a motor's has no meaning). All tables' coordinates are stacked, then the rows gathered
-    from them at once."""
+    from them at once. ``turned``: tables.turned(kin), where the caller has it."""
     plan = tables.plan
-    c, J = tables.coordinates(kin)
+    c, J = tables.coordinates(kin, turned)
     c = c.take(plan.entry)
     J = plan.sign[:, None] * J.take(plan.entry, axis=0)
     return c, J, plan.sign * (c - plan.bound)
 
 
-def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
+@dataclass
+class PlanRows:
+    """Every row of a coordinate plan at the start of a step (``bounded_joint_rows``): its
+    coordinate c (mb,), Jacobian J (mb, 12), value C (mb,) and the value its row takes
+    (``swing_reach``), whether it is near enough to be a row (mb,) bool, and the world twist
+    axes (ua, ub) of its swing limits (``CoordinateTables.swing_rows``) or None."""
+    c: np.ndarray
+    J: np.ndarray
+    C: np.ndarray
+    reach: np.ndarray
+    near: np.ndarray
+    swing_axes: tuple | None
+
+
+def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float, found=None):
     """BoundedRows for every motor and servo and every limit near enough to matter this step,
-    the owning joint of each row, and each row's index in the plan (``tables.plan``; the
-    warm start follows rows by it). ``tables``: the world's CoordinateTables
-    (build_coordinate_tables), with their plan.
+    the owning joint of each row, each row's index in the plan (``tables.plan``; the warm
+    start follows rows by it), and the plan's rows (PlanRows). ``tables``: the world's
+    CoordinateTables (build_coordinate_tables), with their plan.
 
     A limit on coordinate c at ``lo`` is the row C = c - lo >= 0, one at ``hi`` the row
     C = hi - c >= 0 on -J; motors aim dc/dt at a speed, servos at a spring-damper's. Like a
     speculative contact, a limit row is only made while the joint is within its margin of
     the limit or could reach it within the step at twice its present rate: far from their
     limits (most of a ragdoll's, most of the time) rows would only be held at zero, at the
-    cost of the whole solve."""
+    cost of the whole solve. ``found``: the plan's rows (PlanRows) at kin, made already
+    (``limits_overrun``: with the limits a solve carried the joints past)."""
     plan = tables.plan
     if plan is None:
-        return None, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    c, J, C = plan_rows(tables, kin)
-    rate = Rows(plan.a, plan.b, C, J[:, :6], J[:, 6:], np.zeros(C.size)).velocity(kin.v, kin.w)
-    near = C < plan.margin - LIMIT_REACH * h * rate
-    near[plan.motor] = True
-    kept = np.flatnonzero(near)
+        return None, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), None
+    if found is None:
+        turned = tables.turned(kin)
+        c, J, C = plan_rows(tables, kin, turned)
+        reach, axes = swing_reach(tables, turned, kin, h, J, C)
+        rate = Rows(plan.a, plan.b, C, J[:, :6], J[:, 6:], np.zeros(C.size)).velocity(kin.v,
+                                                                                     kin.w)
+        near = reach < plan.margin - LIMIT_REACH * h * rate
+        near[plan.motor] = True
+        found = PlanRows(c, J, C, reach, near, axes)
+    c, J, C, reach = found.c, found.J, found.C, found.reach
+    kept = np.flatnonzero(found.near)
     if kept.size < C.size:
-        c, J, C = c.take(kept), J.take(kept, axis=0), C.take(kept)
+        c, J, C, reach = c.take(kept), J.take(kept, axis=0), C.take(kept), reach.take(kept)
+    else:
+        C = C.copy()                # (its motors' are set to 0 below; found keeps its own)
     # (motors are always kept, and kept is sorted: their places among the kept rows)
     motor = np.searchsorted(kept, plan.motor)
     Ja, Jb = J[:, :6], J[:, 6:]
     slop = plan.slop if kept.size == plan.slop.size else plan.slop.take(kept)
     back = np.maximum(-C - slop, 0.0) / T
-    target = np.where(C > 0, -C / h, back)
+    target = np.where(C > 0, -reach / h, back)
     push = np.maximum(back - KEPT_LIMIT_PUSH, 0.0)
     cfm = np.zeros(C.size)
     if motor.size:
@@ -478,7 +517,87 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float):
     rows = Rows(plan.a.take(kept), plan.b.take(kept), C, Ja, Jb, np.zeros(C.size), side_blocks=J)
     block = BoundedRows(rows, plan.lo.take(kept), plan.hi.take(kept), target,
                         np.full(C.size, -1), np.zeros(C.size), cfm, hard=hard, push=push)
-    return block, plan.owner.take(kept), kept
+    return block, plan.owner.take(kept), kept, found
+
+
+def limits_overrun(tables, found: PlanRows, v, w, h: float, movable):
+    """The limits that the velocities v, w (N, 3) a solve gave would carry beyond their
+    margin (the nearness that makes a row: 0.05 rad, 1 cm; the step's pushes mend smaller
+    misses) within the step, on joints whose bodies are all ``movable`` (N,) bool: ``found`` with
+    them among its rows (``near``) and its swing rows so met linearised about the end of the
+    solve's turn, or None for none.
+
+    Rows are made from the rates a step starts with, and an impact's impulse within the
+    solve may turn a joint far faster: a ragdoll's hand struck by the ground went 0.75 rad
+    past its wrist's twist limit in one step at dt 1/240, its limit not in the solve that
+    struck it. And a swing row is linear about the start's turn: a hand the solve left
+    tumbling at 120 rad/s across its cone's rate vector went 0.7 rad beyond it at dt 1/60.
+    Other rows in the solve are linear and met by it."""
+    plan = tables.plan
+    J, reach = found.J, found.reach
+    end = reach + h * Rows(plan.a, plan.b, found.C, J[:, :6], J[:, 6:],
+                           np.zeros(found.C.size)).velocity(v, w)
+    missed = ~found.near
+    swing = tables.swing_rows
+    if swing is not None:
+        # (a swing row in the solve is missed where its linear model misses the swing by
+        # more than the margin: one resting past its slop, pushed back, is not)
+        rows = swing[2]
+        at_end = _swing_at_end(plan, rows, *found.swing_axes, w, h)
+        linear = end.take(rows)
+        end[rows] = plan.sign.take(rows) * (at_end[0] - plan.bound.take(rows))
+        missed[rows] |= end.take(rows) < linear - plan.margin.take(rows)
+    missed &= ((end < -plan.margin) & (plan.group <= UPPER) & movable.take(plan.a)
+               & movable.take(plan.b))
+    if not missed.any():
+        return None
+    if swing is not None and missed.take(rows).any():
+        redo = np.flatnonzero(missed.take(rows))
+        J, reach = J.copy(), reach.copy()
+        _linearised_at_end(plan, rows.take(redo), *(x.take(redo, axis=0) for x in at_end), h,
+                           J, reach)
+    return replace(found, J=J, reach=reach, near=found.near | missed)
+
+
+def swing_reach(tables, turned, kin: Kinematics, h: float, J, C):
+    """The plan's rows' C as the step's row takes it (mb,): C itself, but for a swing limit
+    (a cone) its value linearised where the step's present turn would take the joint. In
+    place, J's swing rows take the swing's rate vector there. Also the world twist axes
+    (ua, ub) of the swing rows (``tables.swing_rows``), or None.
+
+    The swing is the length of a turn across the twist axis, not linear in it: a row made
+    at the present pose lets through a turn across its rate vector, so a head whirling
+    round its cone at 40 rad/s, dt 1/60, went 0.27 rad beyond it, and one swinging out
+    from zero swing, where the rate vector is nought, was not seen coming at all. Made at
+    the end of the present turn (b's twist axis turned by h (w_b - w_a)), the row's value
+    C + h g.u (g there; >= C, the swing being convex in the turn) asks the linear model
+    of the end swing to stay within the cone."""
+    rows = tables.swing_rows
+    if rows is None:
+        return C, None
+    table, at, plan_rows_ = rows
+    axes = tuple(v.take(at, axis=0) for v in turned[table])
+    reach = C.copy()
+    _linearised_at_end(tables.plan, plan_rows_, *_swing_at_end(tables.plan, plan_rows_, *axes,
+                                                                kin.w, h), h, J, reach)
+    return reach, axes
+
+
+def _swing_at_end(plan, rows, ua, ub, w, h):
+    """The swing (k,) of the plan's swing limit rows ``rows`` once b's twist axis ub has
+    turned by h (w_b - w_a) from ua's (k, 3), its rate vector g there (k, 3), and
+    w_b - w_a (k, 3)."""
+    relative = w.take(plan.b.take(rows), axis=0) - w.take(plan.a.take(rows), axis=0)
+    end, g = swing_of(ua, rotate_by_quat(rotation_vector_to_quat(h * relative), ub))
+    return end, g, relative
+
+
+def _linearised_at_end(plan, rows, end, g, relative, h, J, reach):
+    """Make the rows ``rows`` of J and reach (in place) the linear model of the swing
+    about the end of the turn (``_swing_at_end``)."""
+    sign = plan.sign.take(rows)
+    J[rows] = sign[:, None] * angular_rate_blocks(g)
+    reach[rows] = sign * (end - h * dot(g, relative) - plan.bound.take(rows))
 
 
 def _limits_under_motors(plan, kept, motors, target):

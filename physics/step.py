@@ -30,7 +30,7 @@ from .contact_rows import MAX_PUSH_OUT
 from .energy import kinetic_energy, restore_energy, state_energy
 from .errors import StepError
 from .linsolve import SingularSystemError
-from .placement import Alignments, newton_move, placed_on_joints
+from .placement import Alignments, held_at_limits, newton_move, placed_on_joints
 from .limits import DRIVE, UPPER, WRENCH_WIDTH
 from .math3d import cross, einsum, quat_multiply, quat_to_matrix, rotate_quat, turn_quat
 from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation, inertia_times,
@@ -41,7 +41,7 @@ from .rows import (Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tabl
 from .stiffness import (anchor_sides, augmented_inverse_inertia, stiffness_carries,
                         unresolved_stiffness)
 from .unilateral import (Unilateral, bounded_impulse, bounded_multipliers, kept_targets,
-                         push_velocities, resolve_impacts, unilateral_rows)
+                         push_velocities, resolve_impacts, unilateral_rows, with_overrun_limits)
 
 
 # (the forces and torques applied for a failed step are part of the world left unchanged)
@@ -537,6 +537,19 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         first = _verlet_first_kick(world, n)
     v_half = v + first * h * acc_lin + h * kick_lin
     w_half = w + first * h * acc_ang + h * kick_ang
+    for _ in range(MAX_OVERRUN_SOLVES if uni is not None else 0):
+        wider = with_overrun_limits(world, uni, v_half, w_half, h, unbounded)
+        if wider is None:
+            break
+        # limits the solve turned joints past: solved again with them
+        world.stats["overrun_solves"] += 1
+        uni, target = wider, kept_targets(wider)
+        lam, lam_b = bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w,
+                                         h, factor, target=target)
+        kick_lin, kick_ang = bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
+        acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T_kick)
+        v_half = v + first * h * acc_lin + h * kick_lin
+        w_half = w + first * h * acc_ang + h * kick_ang
     if uni is not None and _gains_too_much(world, model, q, R, v, w, v_half, w_half, h):
         world.stats["cold_solves"] += 1
         lam, lam_b = bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w,
@@ -580,6 +593,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         if err > world.projection_tolerance and np.isfinite(err):
             world.stats["projections"] += 1
             err, x1, q1 = project_positions(world, model, x1, q1, v_half, w_half)
+    if stabilize and uni is not None and uni.limit_found is not None:
+        x1, q1 = held_at_limits(world, model, uni.limit_found.C, x1, q1, v_half, w_half)
     if uni is not None and target is not None:
         x1, q1 = _pushed(world, model, rows, uni, inv_mass, Iinv, factor, x1, q1, v_half,
                          w_half, h)
@@ -822,6 +837,11 @@ def _split(world, model, x, q, v, w, h, depth):
     end, _ = symplectic_substep(world, model, *half, 0.5 * h, depth + 1)
     return end
 
+
+# How many times a step with bounded rows solves again with the limits its solve turned
+# joints past (unilateral.with_overrun_limits): each time the swing rows so met are made
+# about the turn the last solve gave, a Newton step on the cone.
+MAX_OVERRUN_SOLVES = 2
 
 # rad: a jointed body that the kick of a step with bounded rows sets turning by more than this
 # within the step splits it. Such a kick comes whole at the step's start, and the joints'

@@ -4,7 +4,7 @@ iterative); impacts resolved before it (``resolve_impacts``). Forces in N, impul
 velocities in m/s, world frame."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -16,7 +16,7 @@ from .contact_rows import (RESTITUTION_THRESHOLD, SLOP, SPECULATIVE_TOUCH, Bound
                            positional_warm_start, projected_warm_start, with_torque_rows)
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
-from .limits import UPPER, bounded_joint_rows
+from .limits import UPPER, bounded_joint_rows, limits_overrun
 from .rows import Rows
 from .sleeping import check_reached, linked_labels
 
@@ -44,6 +44,8 @@ class Unilateral:
     limit_start: np.ndarray | None = None     # (limit rows,) what their solve started from
     stopped: np.ndarray | None = None   # (K,) bool: ``stopped_by_the_solve`` (by the solve)
     weight: float = 0.0                 # N: the weight of every dynamic body (softness_centre)
+    limit_found: object = None          # limits.PlanRows: every plan row at the step's start
+    time_constant: float = 0.0          # s: the stabilisation time T the rows were made with
 
     @property
     def first_limit_row(self) -> int:
@@ -140,7 +142,7 @@ def unilateral_rows(world, model, kin, h, load=None):
         blocks.append(block)
         owners.append(np.full(block.rows.count, -1, dtype=np.intp))
     tables = world._limit_tables()
-    limit_block, limit_owner, limit_rows = bounded_joint_rows(tables, kin, h, T)
+    limit_block, limit_owner, limit_rows, found = bounded_joint_rows(tables, kin, h, T)
     if limit_block is not None:
         blocks.append(limit_block)
         owners.append(limit_owner)
@@ -149,7 +151,27 @@ def unilateral_rows(world, model, kin, h, load=None):
         return None
     return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), frames, warm, e,
                       limit_rows, torque_contacts, manifolds, limit_plan=tables.plan,
-                      weight=_weight(world))
+                      weight=_weight(world), limit_found=found, time_constant=T)
+
+
+def with_overrun_limits(world, uni, v, w, h, unbounded):
+    """``uni`` with the rows of the limits that the solve's velocities v, w (N, 3) would carry
+    past (``limits.limits_overrun``) made too, on the mechanisms it acts on (``unbounded``
+    (N,) bool: those it does not), or None where there are none: the step solves again with
+    them."""
+    found = uni.limit_found
+    if found is None:
+        return None
+    tables = world._limit_tables()
+    found = limits_overrun(tables, found, v, w, h, ~unbounded)
+    if found is None:
+        return None
+    block, owner, rows, found = bounded_joint_rows(tables, None, h, uni.time_constant, found)
+    first = uni.first_limit_row
+    merged = BoundedRows.concatenate([uni.block.head(first), block])
+    return replace(uni, block=merged, owner=np.concatenate([uni.owner[:first], owner]),
+                   limit_rows=rows, limit_stopped=None, limit_start=None, stopped=None,
+                   limit_found=found)
 
 
 def _weight(world) -> float:

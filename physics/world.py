@@ -182,7 +182,8 @@ class World:
         self.projection_tolerance = 1e-6
         self.stats = {"splits": 0, "projections": 0, "energy_restores": 0, "stiff_steps": 0,
                       "contact_solves": 0, "contact_iterations": 0, "cold_solves": 0,
-                      "deep_misses": 0}
+                      "deep_misses": 0, "overrun_solves": 0,
+                      "limit_holds": 0}
         self._clock = StageClock()
         self._errstate = "ignore"
         self._debug = None
