@@ -279,6 +279,8 @@ class World:
             self._allocate(2 * self._capacity)
         i = self._n
         self._n += 1
+        for name in self._FIELDS:       # (a removed body's row is reused: none of it is kept)
+            getattr(self, name)[i] = 0
         self._q[i] = (1.0, 0.0, 0.0, 0.0)
         self._kind[i] = kind
         self._params[i] = params

@@ -108,6 +108,33 @@ def test_remove_joint_then_body():
         b.position
 
 
+def test_a_body_added_after_one_was_removed_starts_afresh():
+    """A new body takes the row a removed one freed: it kept that body's inverse mass (a
+    static wall with 0.5 1/kg: every later step of the world failed), its queued force and
+    torque (a ball never pushed moved at 4.2 m/s) and how long it had been still (asleep
+    after 0.09 s, not sleep_time)."""
+    world = World(gravity=(0, 0, 0), sleeping=True)
+    world.add_body(Plane(offset=-5.0))
+    crate = world.add_body(Box((0.2, 0.2, 0.2)), mass=2.0)
+    crate.apply_force((1000.0, 0, 0))
+    crate.apply_torque((0, 0, 5.0))
+    world.step(100)                                  # still for 0.42 s: not asleep yet
+    crate.apply_force((1000.0, 0, 0))
+    world.remove_body(crate)
+    wall = world.add_body(Box((1.0, 0.1, 1.0)), static=True, position=(3, 0, 0))
+    world.remove_body(wall)
+    ball = world.add_body(Sphere(0.1), mass=1.0, position=(5, 0, 0))
+    world.step()
+    assert np.all(ball.linear_velocity == 0) and np.all(ball.angular_velocity == 0)
+    wall = world.add_body(Box((1.0, 0.1, 1.0)), static=True, position=(3, 0, 0))
+    world.step(int(0.45 / world.dt))
+    assert not ball.asleep                           # (sleep_time 0.5 s)
+    world.step(int(0.1 / world.dt))
+    assert ball.asleep
+    assert wall.mass == np.inf and world._inv_mass[wall.row] == 0.0
+    assert np.all(ball.position == (5, 0, 0))
+
+
 @pytest.mark.parametrize("kwargs, match", [
     (dict(mass=0.0), "mass must be positive"),
     (dict(mass=-1.0), "mass must be positive"),
