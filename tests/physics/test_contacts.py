@@ -532,6 +532,37 @@ def test_fast_small_sphere_does_not_tunnel_through_a_thin_wall():
     assert ball.linear_velocity[0] <= 1e-6
 
 
+def test_a_ball_kicked_by_a_one_step_force_does_not_pass_through_the_floor():
+    """A force for one step is a kick: 1e4 N on a 1 kg ball for 1/60 s is 167 m/s. The
+    contact's reach counted only the speed the step started with, and the ball went
+    through a 10 cm floor (0.89 m below it after the step) that the same speed set as its
+    velocity did not."""
+    world = World(dt=1 / 60)
+    world.add_body(Box((5, 5, 0.05)), static=True, position=(0, 0, -0.05))
+    ball = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 0.5))
+    ball.apply_force((0, 0, -1e4))
+    world.step()
+    assert ball.position[2] > 0.09
+    world.step(59)
+    assert ball.position[2] == pytest.approx(0.1, abs=1e-3)
+
+
+@pytest.mark.parametrize("press", [1e4, 1e5, 3e5])
+def test_a_box_pressed_onto_the_floor_by_a_steady_force_stays_on_it(press):
+    """A 1 kg box pressed down with a force set before every step carries it: the contact's
+    softness was centred on at most twice the bodies' weight, so 1e4 N sank it 11 mm into
+    a 10 cm floor and 1e5 N through it. Its force now counts with the weight."""
+    world = World(dt=1 / 60)
+    world.add_body(Box((5, 5, 0.05)), static=True, position=(0, 0, -0.05))
+    box = world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(0, 0, 0.2))
+    world.step(10)
+    for _ in range(60):
+        box.apply_force((0, 0, -press))
+        world.step()
+    assert box.position[2] == pytest.approx(0.2, abs=1e-3)
+    assert world.contacts.normal_force.sum() == pytest.approx(press + 9.81, rel=1e-3)
+
+
 def test_a_heavy_ball_thrown_into_a_wall_of_boxes_knocks_them_instead_of_passing_in():
     """A 20 kg ball (r 0.3 m) thrown at 30 m/s into a staggered wall of 95 boxes (1 kg, 0.4 m)
     at dt 1/60: 3100 rows, whose iterative solve did not carry the hit into the wall within
