@@ -14,8 +14,8 @@ import numpy as np
 
 from .limits import EFFORT_KINDS, TURNED, WRAPPED_LIMIT, angle_about
 from .math3d import cross, perpendicular_pair
-from .validation import (check_number, check_positive, check_unit_direction, check_vector,
-                         name_property, shown, warn_user)
+from .validation import (check_known_attribute, check_number, check_positive,
+                         check_unit_direction, check_vector, name_property, shown, warn_user)
 
 
 class Joint:
@@ -65,6 +65,7 @@ class Joint:
         if name in Joint._ACTUATION and not hasattr(type(self), name):
             # (set on a joint without it, it would be kept and never act)
             raise AttributeError(f"{type(self).__name__} has no {name}: {self._actuated_by}")
+        check_known_attribute(self, name)
         super().__setattr__(name, value)
 
     # -- binding to a world --------------------------------------------------------------
@@ -389,6 +390,10 @@ class Actuator(_Actuated):
 
     def _coordinates_changed(self):
         self._joint._coordinates_changed()
+
+    def __setattr__(self, name, value):
+        check_known_attribute(self, name)
+        super().__setattr__(name, value)
 
     def __repr__(self):
         return f"<Actuator of {self._joint!r}'s {self._coordinate}>"

@@ -946,7 +946,9 @@ def advance(world):
                     state = restore_energy(world, reference, state, R=R)
                 else:
                     state = restore_energy(world, reference, state, most=1.0, slack=1e-3, R=R)
-    except (SingularSystemError, np.linalg.LinAlgError) as exc:
+    except (SingularSystemError, np.linalg.LinAlgError, ZeroDivisionError, OverflowError) as exc:
+        # (the last two: Python's own float arithmetic in a solver, where numpy's would
+        # have given an infinity or a NaN)
         world._stiffness, world._start_cache = stiffness, None
         raise StepError(f"step at t={world.time:.6g} s failed: {exc}; the world is unchanged "
                         "(check for conflicting joints, bodies of wildly different mass, or "

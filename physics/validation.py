@@ -2,6 +2,7 @@
 (``warn_user``: a warning where the input is legal but most likely a slip)."""
 from __future__ import annotations
 
+import difflib
 import sys
 import warnings
 
@@ -15,6 +16,22 @@ def warn_user(message: str):
     while frame is not None and frame.f_globals.get("__name__", "").startswith("physics."):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, UserWarning, stacklevel=level)
+
+
+def check_known_attribute(obj, name: str):
+    """AttributeError for setting a public attribute ``name`` that obj's class does not have
+    and that its constructor did not make: a misspelt setting (``world.gravty = ...``,
+    ``hinge.limit = ...``) would be kept and never act. Call it from ``__setattr__``."""
+    if name[0] == "_" or name in obj.__dict__ or hasattr(type(obj), name):
+        return
+    maker = sys._getframe(2)
+    if maker.f_code.co_name == "__init__" and maker.f_locals.get("self") is obj:
+        return
+    known = sorted(n for n in set(dir(type(obj))) | set(obj.__dict__) if not n.startswith("_"))
+    close = difflib.get_close_matches(name, known, n=3)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    raise AttributeError(f"{type(obj).__name__} has no attribute {name!r}{hint}: set, it would "
+                         "be kept and never act")
 
 
 def shown(values) -> str:

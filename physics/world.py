@@ -27,7 +27,7 @@ from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
 from .stages import StageClock
 from .validation import (check_choice, check_count, check_flag, check_inertia, check_number,
                          check_integers, check_mass, check_positive, check_quaternion, check_vector,
-                         checked_array, numbers, shown)
+                         checked_array, check_known_attribute, numbers, shown)
 
 INTEGRATORS = ("symplectic", "rk4")
 GYROSCOPIC = ("implicit", "explicit")
@@ -1247,6 +1247,11 @@ class World:
         if resting is not None and self._held_wrenches is not None:
             wrenches[resting] = self._held_wrenches[resting]
         return wrenches
+
+    def __setattr__(self, name, value):
+        if name[0] != "_":          # (the step sets only private attributes: no check)
+            check_known_attribute(self, name)
+        object.__setattr__(self, name, value)
 
     def __repr__(self):
         return (f"<World t={self.time:.4g} s, {self._n - 1} bodies, {len(self._joints)} joints, "

@@ -790,6 +790,45 @@ def test_bad_numbers_name_their_parameter_in_words_a_user_wrote():
     world.step(2.0)
 
 
+def test_a_misspelt_setting_is_refused_with_the_names_it_may_mean():
+    """world.gravty = ..., hinge.limit = ... were kept as new attributes and never acted (the
+    rod swung on to 3.1 rad with hinge.limits None): refused, naming what was meant. Real
+    settings and a joint's name still set."""
+    world, a, b = hanging_pair()
+    hinge = world.joints[0]
+    for owner, name, meant in ((world, "gravty", "gravity"), (world, "time_step", "time"),
+                               (hinge, "limit", "limits"), (hinge, "frction", "friction")):
+        with pytest.raises(AttributeError, match=f"has no attribute '{name}' "
+                                                 f"\\(did you mean {meant}.*never act"):
+            setattr(owner, name, 1.0)
+        assert name not in vars(owner)
+    world.gravity, world.dt, hinge.limits, hinge.name = (0, 0, -1.0), 0.01, (-0.1, 0.1), "h"
+    world.step(3)
+    assert hinge.name == "h" and world.dt == 0.01
+
+
+@pytest.mark.parametrize("error", [ZeroDivisionError, OverflowError])
+def test_a_solver_whose_float_arithmetic_fails_raises_a_step_error(monkeypatch, error):
+    """Python's own float arithmetic in a solver raises where numpy's gives an infinity: a
+    world blown up by a 2 km distance joint ended its step with a bare ZeroDivisionError
+    from the contact solve. It is a StepError, and the world is unchanged."""
+    import physics.step
+
+    world = World(dt=1 / 60)
+    world.add_body(Plane())
+    world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(0, 0, 0.19))
+    world.step(5)
+    before = world.get_state()
+
+    def failing(*args, **kwargs):
+        raise error("float division by zero")
+
+    monkeypatch.setattr(physics.step, "bounded_multipliers", failing)
+    with pytest.raises(StepError, match="failed: float division by zero; the world is unchanged"):
+        world.step()
+    assert_same_snapshot(world.get_state(), before)
+
+
 def test_a_step_that_would_overflow_raises_and_leaves_the_world_unchanged():
     world, a, b = hanging_pair()
     world.step(5)
