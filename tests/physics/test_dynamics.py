@@ -458,3 +458,37 @@ def test_a_free_box_tumbling_fast_keeps_its_angular_momentum_and_energy_to_round
     assert np.linalg.norm(world.angular_momentum() - L0) <= 1e-11 * np.linalg.norm(L0)
     assert abs(world.energy() - e0) <= 1e-9 * e0
     assert np.linalg.norm(box.angular_velocity - spin * axis) > 0.1 * spin      # it tumbles
+
+
+def test_rk4_refuses_limits_at_once_and_contacts_only_once_they_touch():
+    """rk4 has no bounded rows. A world with a limit is refused at its first step (it was
+    refused a quarter of a second in, when the joint came near the limit), and a pendulum
+    swinging fast above a ground plane at dt 1/20 runs on (its speculative contact with the
+    ground, 1.1 m away, refused it); a box that falls onto the plane is refused when it
+    touches it, naming the integrator to use."""
+    world = World(integrator="rk4")
+    rod = world.add_body(Capsule(0.05, 0.5), mass=1.0, position=(0.5, 0, 0),
+                         orientation=(np.cos(np.pi / 4), 0, np.sin(np.pi / 4), 0))
+    world.add_joint(Hinge(None, rod, anchor=(0, 0, 0), axis=(0, 1, 0), limits=(-0.5, 0.5)))
+    with pytest.raises(ValueError, match="rk4 integrator is for contact-free mechanisms "
+                                         "without limits.*integrator='symplectic'"):
+        world.step()
+    assert world.time == 0.0
+
+    world = World(integrator="rk4", dt=1 / 20)
+    world.add_body(Plane())
+    rod = world.add_body(Capsule(0.05, 0.5), mass=1.0, position=(0.5, 0, 1.8),
+                         orientation=(np.cos(np.pi / 4), 0, np.sin(np.pi / 4), 0))
+    world.add_joint(Hinge(None, rod, anchor=(0, 0, 1.8), axis=(0, 1, 0)))
+    rod.angular_velocity = (0, 8.0, 0)
+    rod.linear_velocity = (0, 0, -4.0)
+    world.step(60)                               # (its end passes 0.25 m above the ground)
+    assert world.energy() == pytest.approx(0.5 * (8.0 ** 2) * rod.inertia[1, 1] + 0.5 * 16.0
+                                           + 9.81 * 1.8, rel=0.02)
+
+    world = World(integrator="rk4")
+    world.add_body(Plane())
+    box = world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(0, 0, 0.5))
+    with pytest.raises(ValueError, match="rk4 integrator is for contact-free"):
+        world.step(240)
+    assert box.position[2] < 0.2
