@@ -378,7 +378,7 @@ class World:
             if not (np.isfinite(m) and m > 0):
                 raise ValueError(f"density {rho:g} kg/m^3 gives {shape!r} a mass of {m:g} kg; "
                                  "give a shape of a size a body can have, or mass=")
-            check_mass(f"the mass density {rho:g} kg/m^3 gives {shape!r}", m)
+            check_mass(f"density {rho:g} kg/m^3 gives {shape!r} a mass that", m)
         else:
             raise ValueError("a dynamic body needs mass= or density= (or static=True)")
         if inertia is not None:
@@ -406,7 +406,15 @@ class World:
             raise ValueError(f"{joint!r} joins no dynamic body: body_a and body_b are both "
                              "static or the world; a joint must hold at least one dynamic body")
         wrenches = self._joint_wrenches()       # (the last step's, by the rows it had)
-        joint._bind(self)
+        unbound = dict(vars(joint))
+        try:
+            joint._bind(self)
+        except Exception:
+            # (refused: left as it was, to be mended and added again; a Distance with its
+            # anchors at one point was "already in a world", and added at the second try)
+            vars(joint).clear()
+            vars(joint).update(unbound)
+            raise
         joint._index = len(self._joints)
         self._joints.append(joint)
         self._joint_angle = np.append(self._joint_angle, 0.0)   # hinge angles start at zero

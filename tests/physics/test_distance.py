@@ -210,3 +210,17 @@ def test_a_rope_set_to_no_limits_leaves_its_bodies_free():
     rope.limits = None
     world.step(24)
     assert ball.position[2] < 0.5 - 0.5 * G * (0.1 ** 2) + 1e-3
+
+
+def test_a_distance_refused_for_anchors_at_one_point_stays_refused_and_out_of_the_world():
+    """A refused add_joint leaves the joint as it was: a Distance with both anchors at one
+    point was refused, then said to be "already in a world", and a third try added it with
+    length 0 (its length was kept from the refused try)."""
+    world = World()
+    a = world.add_body(Sphere(0.1), mass=1.0)
+    b = world.add_body(Sphere(0.1), mass=1.0, position=(1, 0, 0))
+    rod = Distance(a, b, anchor_a=(0.5, 0, 0), anchor_b=(0.5, 0, 0))
+    for _ in range(2):
+        with pytest.raises(ValueError, match="anchor_a and anchor_b coincide"):
+            world.add_joint(rod)
+    assert world.joints == [] and rod.length is None
