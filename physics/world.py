@@ -242,6 +242,7 @@ class World:
         self._wrench_cache = None
         self._energy_reference = None     # J, see step.advance
         self._posed = False               # a body was placed by the user (step.advance)
+        self._joined_since_step = False   # a joint was added since the last step (advance)
         self.last_lambda = np.zeros(0)
         self._allocate(16)
         self._append_row(NO_SHAPE, np.zeros(4), 0.0, np.zeros((3, 3)), static=True)
@@ -421,6 +422,7 @@ class World:
         sleeping.joint_added(self)
         self._wake([joint._rows_a, joint.body_b.row])
         self._joints_changed(np.concatenate([wrenches, np.zeros((1, wrenches.shape[1]))]))
+        self._joined_since_step = True      # (its velocities projected: step.advance)
         return joint
 
     def remove_joint(self, joint: Joint):
@@ -1082,6 +1084,7 @@ class World:
         state["energy_reference"] = self._energy_reference
         state["stiffness"] = None if self._stiffness is None else self._stiffness.copy()
         state["after_euler"] = self._after_euler
+        state["joined_since_step"] = self._joined_since_step
         state["to_drift"] = (None if self._to_drift is None
                              else np.concatenate(self._to_drift, axis=1))
         state["drift_only"] = None if self._drift_only is None else self._drift_only.astype(float)
@@ -1137,6 +1140,7 @@ class World:
         clock = _checked_clock(state, self.dt)
         settled = check_flag("state['solve_settled']", state.get("solve_settled", True))
         after_euler = check_flag("state['after_euler']", state.get("after_euler", False))
+        joined = check_flag("state['joined_since_step']", state.get("joined_since_step", False))
         to_drift = checked_array(state, "to_drift", (self._n, 6))
         drift_only = checked_array(state, "drift_only", (self._n,))
         given = checked_array(state, "velocity_given", (self._n,))
@@ -1165,6 +1169,7 @@ class World:
         self._energy_reference = reference
         self._stiffness = stiffness
         self._after_euler = after_euler
+        self._joined_since_step = joined      # (a joint added since: its velocities projected)
         self._to_drift = None if to_drift is None else (to_drift[:, :3], to_drift[:, 3:])
         self._drift_only = None if drift_only is None else drift_only > 0
         self._velocity_given = None if given is None else given > 0
