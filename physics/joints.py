@@ -455,7 +455,8 @@ class Ball(_Frictional, Joint):
     def twist_limits(self, value):
         self._check_settable()
         value = None if value is None else _check_limits(value, "twist_limits")
-        if value is not None and max((abs(x) for x in value if np.isfinite(x)), default=0.0) > np.pi:
+        reach = max((abs(x) for x in value if np.isfinite(x)), default=0.0) if value else 0.0
+        if reach > np.pi:
             raise ValueError(f"twist_limits must lie within +-pi rad (the twist angle does; "
                              f"for degrees give np.radians(...)), got {shown(value)}")
         self._check_twist_axis("twist_limits", value)

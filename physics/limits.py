@@ -523,9 +523,9 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float, found=None):
 def limits_overrun(tables, found: PlanRows, v, w, h: float, movable):
     """The limits that the velocities v, w (N, 3) a solve gave would carry beyond their
     margin (the nearness that makes a row: 0.05 rad, 1 cm; the step's pushes mend smaller
-    misses) within the step, on joints whose bodies are all ``movable`` (N,) bool: ``found`` with
-    them among its rows (``near``) and its swing rows so met linearised about the end of the
-    solve's turn, or None for none.
+    misses) within the step, on joints whose bodies are all ``movable`` (N,) bool: ``found``
+    with them among its rows (``near``) and its swing rows so met linearised about the end
+    of the solve's turn, or None for none.
 
     Rows are made from the rates a step starts with, and an impact's impulse within the
     solve may turn a joint far faster: a ragdoll's hand struck by the ground went 0.75 rad
