@@ -206,8 +206,10 @@ def held_at_limits(world, model, start_C, x, q, v, w):
     excused = np.maximum(np.maximum(-start_C.take(rows), 0.0), plan.slop.take(rows))
     err, x_met, q_met = _meet_joints(world, model, x, q, v, w,
                                      _PlacedLimits(tables, rows, excused, {}))
+    if not err <= world.projection_tolerance:
+        return x, q
     world.stats["limit_holds"] += 1
-    return (x_met, q_met) if err <= world.projection_tolerance else (x, q)
+    return x_met, q_met
 
 
 def _meet_joints(world, model, x, q, v, w, limits=None):
