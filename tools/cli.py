@@ -35,7 +35,7 @@ class RunStopped(Exception):
 
 def _output_path(path: str | None, option: str, suffix: str) -> str | None:
     """The file an option writes (None: not asked for), checked before any work is done: its
-    folder must exist, and its name must end in ``suffix``."""
+    folder must exist, its name must end in ``suffix``, and it must be writable."""
     if path is None:
         return None
     if not path.lower().endswith(suffix):
@@ -44,7 +44,36 @@ def _output_path(path: str | None, option: str, suffix: str) -> str | None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise UsageError(f"{option}: the folder {folder!r} does not exist")
+    _check_writable(path, option)
     return path
+
+
+def _check_writable(path: str, option: str, folder: bool = False):
+    """Refuse, before any work, an output that cannot be written: a file (or with
+    ``folder``, a folder of frames) where the other is, or one its folder does not let be
+    made. Tried: a file opened to append (an existing one is kept as it is) and removed
+    again if it was not there; a folder made and removed, or a file made in it."""
+    import tempfile
+    target = os.path.abspath(path)
+    try:
+        if folder and os.path.isdir(target):
+            tempfile.TemporaryFile(dir=target).close()
+        elif folder and not os.path.exists(target):
+            os.mkdir(target)
+            os.rmdir(target)
+        elif os.path.isdir(target):
+            raise UsageError(f"{option}: {path!r} is a folder; give a file name")
+        elif folder:
+            raise UsageError(f"{option}: {path!r} is a file, not a folder for the frames; "
+                             "give another name")
+        else:
+            existed = os.path.exists(target)
+            open(target, "ab").close()
+            if not existed:
+                os.remove(target)
+    except OSError as exc:
+        raise UsageError(f"{option}: cannot write {path!r} ({exc.strerror or exc}); give a "
+                         "path in a folder you can write to") from None
 
 
 def _number(text, option: str, unit: str = "a number of seconds",
@@ -599,13 +628,15 @@ def _view(args):
 
 def _render_output(path: str) -> str:
     """render's --out, checked before any work as run's outputs are: its suffix is .png,
-    .gif or .mp4 (or none, or a trailing /: a folder of frames) and the folder it goes in
-    exists (a folder of frames is made, but not its parent)."""
+    .gif or .mp4 (or none, or a trailing /: a folder of frames), the folder it goes in
+    exists (a folder of frames is made, but not its parent) and it can be written."""
     from render.imagefiles import check_output
     try:
-        return check_output(path, "--out")
+        kind = check_output(path, "--out")
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    _check_writable(path, "--out", folder=kind == "folder")
+    return kind
 
 
 def _check_render_numbers(seconds: float | None, fps: int, kind: str):

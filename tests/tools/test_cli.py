@@ -129,6 +129,42 @@ def test_render_refuses_a_missing_folder_before_any_work(out, tmp_path, monkeypa
     assert not missing.exists()
 
 
+@pytest.mark.parametrize("argv", [
+    ["run", "pendulum", "--seconds", "2", "--quiet", "--png", "/proc/x.png"],
+    ["run", "pendulum", "--seconds", "2", "--quiet", "--record", "adir.npz"],
+    ["render", "pendulum", "--seconds", "2", "--size", "320x180", "--out", "/proc/x.gif"],
+    ["render", "pendulum", "--seconds", "2", "--size", "320x180", "--out", "/proc/frames/"],
+    ["render", "pendulum", "--seconds", "2", "--size", "320x180", "--out", "afile"],
+    ["plot", "pend.npz", "--out", "/proc/x.png"],
+    ["plot", "pend.npz", "--out", "adir.png"],
+    ["bench", "machine", "--out", "/proc/b.json"],
+])
+def test_an_output_that_cannot_be_written_is_refused_before_any_work(argv, tmp_path,
+                                                                     monkeypatch, capsys):
+    """Only the suffix and the folder's existence were checked: `run --png /proc/x.png` ran
+    the whole scene, then a FileNotFoundError traceback; `--record adir.npz` (a folder) an
+    IsADirectoryError after the run; `render --out /proc/x.gif` rendered its 60 frames and
+    lost them to a traceback; plot and bench the same. Now one line naming the option, exit
+    code 2, nothing built, run or plotted, and an existing file left as it was."""
+    import tools.bench
+    import tools.cli
+    import tools.plot
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "adir.npz").mkdir()
+    (tmp_path / "adir.png").mkdir()
+    (tmp_path / "afile").write_text("kept")
+    (tmp_path / "pend.npz").write_bytes(b"")
+    monkeypatch.setattr(tools.cli, "_load", lambda *a, **k: pytest.fail("the scene was built"))
+    monkeypatch.setattr(tools.plot, "plot_recording", lambda *a: pytest.fail("it plotted"))
+    monkeypatch.setattr(tools.bench, "run", lambda *a: pytest.fail("the benchmark ran"))
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    option = argv[-2]
+    assert err.startswith(f"maxcoord: error: {option}: ") and len(err.splitlines()) == 1
+    assert argv[-1] in err and "Traceback" not in err
+    assert (tmp_path / "afile").read_text() == "kept"
+
+
 def test_render_reports_the_clip_it_wrote(tmp_path, capsys):
     """render --seconds 0.21 at 30 fps writes 6 frames whose delays (cs) sum to the 0.2 s
     it reports, and says that is the time asked in whole frames (it reported the last
