@@ -388,17 +388,18 @@ def scene_file_of(rec: Recording) -> str:
 
 
 def open_recording(path, load_scene=None, *, loop: bool = True):
-    """Load the recording at ``path``, rebuild its scene with ``load_scene(name, dt=dt,
-    **params)`` (default ``scenes.load``) and return ``(scene, playback)`` with the world
+    """Load the recording at ``path``, rebuild its scene with ``load_scene(name, params,
+    dt)`` (default ``scenes.load_with``: the parameters in a dict, so that one called name or
+    dt is the scene's) and return ``(scene, playback)`` with the world
     showing the first sample. Raises ``ValueError`` (one line) for an unreadable file, a scene
     that cannot be rebuilt, or a body count that does not match."""
     rec = Recording.load(path)
     if load_scene is None:
         import scenes
-        load_scene = scenes.load
+        load_scene = scenes.load_with
     source = scene_file_of(rec)
     try:
-        scene = load_scene(source, dt=rec.dt, **rec.params)
+        scene = load_scene(source, rec.params, rec.dt)
     except ValueError as exc:
         raise ValueError(f"{path}: cannot rebuild the recorded scene: "
                          f"{_one_line(exc, limit=None)}") from None

@@ -12,7 +12,8 @@ summary table (what the scene is there to show, e.g. the whiteboard's force and 
     s = scenes.load("chain", links=20)
     s.world.step(240)
     scenes.load("my_scene.py")      # a file that defines build(world)
+    scenes.load_with("my_scene.py", {"dt": 0.5}, dt=1/120)   # its parameter dt, the step
 """
-from .registry import Scene, load, names, describe
+from .registry import Scene, load, load_with, names, describe
 
-__all__ = ["Scene", "load", "names", "describe"]
+__all__ = ["Scene", "load", "load_with", "names", "describe"]

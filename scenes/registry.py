@@ -179,8 +179,16 @@ def _coerce(name, key, value, default):
     return value
 
 
-def load(name: str, dt: float | None = None, **params) -> Scene:
-    """Build a scene by registry name or file path, with parameter overrides."""
+def load(name: str, /, dt: float | None = None, **params) -> Scene:
+    """Build a scene by registry name or file path, with parameter overrides; ``dt`` is the
+    world's step (a scene parameter called dt goes in ``load_with``'s dict)."""
+    return load_with(name, params, dt)
+
+
+def load_with(name: str, params: dict, dt: float | None = None) -> Scene:
+    """``load`` with the parameter overrides in one dict, so that any name is the scene's
+    own, ``name`` and ``dt`` among them (the command line's ``--param``, a recording's)."""
+    params = dict(params)
     m = _module(name)
     defaults, world, camera = _settings(name, m)
     unknown = sorted(set(params) - set(defaults)) if defaults or params else []

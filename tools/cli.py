@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402  (after the thread setting above)
 from physics.allocator import keep_freed_memory  # noqa: E402
 from physics.energy import state_energy  # noqa: E402
 from physics.stages import STAGES  # noqa: E402
-from tools import load_scene  # noqa: E402
+from tools import load_scene, load_scene_with  # noqa: E402
 
 # freed memory kept for the next step's temporaries (see physics.allocator)
 keep_freed_memory()
@@ -138,7 +138,7 @@ def _load(target: str, params: dict, dt: float | None = None, sleeping: bool = F
     """The scene, with its world set to sleep when asked (``--sleeping``; a scene that
     sleeps by itself keeps it)."""
     try:
-        scene = load_scene(target, dt=dt, **params)
+        scene = load_scene_with(target, params, dt)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if sleeping:
@@ -594,7 +594,7 @@ def _open_recording(target: str, param, sleeping: bool):
                          "poses (sleep it with run --sleeping --record)")
     from render.playback import open_recording
     try:
-        scene, playback = open_recording(target, load_scene=load_scene)
+        scene, playback = open_recording(target, load_scene=load_scene_with)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     scene.title = f"{scene.title} - recording {os.path.basename(target)}"

@@ -574,6 +574,31 @@ def test_plot_refuses_a_damaged_recording_in_one_line(tmp_path, capsys):
     assert "is not a readable maxcoord recording" in err and "Traceback" not in err
 
 
+def test_a_scene_parameter_may_be_called_name_or_dt(tmp_path, capsys):
+    """A scene file's parameter called `name` or `dt` was a TypeError traceback with
+    --param ('load() got multiple values for argument 'name'', 'tools.load_scene() got
+    multiple values for keyword argument 'dt''): --param sets the scene's own, --dt the
+    world's step, and a recording of it plays back with them."""
+    scene = tmp_path / "named.py"
+    scene.write_text(
+        'PARAMS = {"name": "hello", "dt": 0.5}\n'
+        'def build(world, name="hello", dt=0.5):\n'
+        '    def control(world):\n'
+        '        pass\n'
+        '    control.summary = lambda: [("built with", f"{name} {dt} {world.dt:.6f}")]\n'
+        '    return control\n')
+    recording = tmp_path / "named.npz"
+    assert main(["run", str(scene), "--param", "name=world", "--param", "dt=1/4", "--dt",
+                 "1/120", "--seconds", "0.1", "--quiet", "--record", str(recording)]) == 0
+    printed = capsys.readouterr()
+    assert re.search(r"^built with +world 0.25 0.008333$", printed.out, re.M), printed
+    assert main(["run", str(scene), "--seconds", "0.1", "--quiet"]) == 0
+    assert re.search(r"^built with +hello 0.5 0.004167$", capsys.readouterr().out, re.M)
+    out = tmp_path / "last.png"
+    assert main(["render", str(recording), "--out", str(out), "--size", "160x90"]) == 0
+    assert out.exists() and "Traceback" not in capsys.readouterr().err
+
+
 def test_a_malformed_scene_file_is_reported(tmp_path, capsys):
     bad = tmp_path / "bad.py"
     bad.write_text("def build(world):\n    this is not python\n")
