@@ -104,12 +104,13 @@ class _Progress:
 
 class RenderStopped(Exception):
     """The simulation failed part-way through a render (a step, or the scene's controller):
-    ``error`` is what failed, ``done`` what ``render_offscreen`` wrote up to there (a still
-    of the state reached, or the frames before it), in the dict it returns."""
+    ``error`` is what failed, ``in_controller`` whether the controller raised it (not the
+    world's step), ``done`` what ``render_offscreen`` wrote up to there (a still of the
+    state reached, or the frames before it), in the dict it returns."""
 
-    def __init__(self, error: Exception, done: dict):
+    def __init__(self, error: Exception, done: dict, in_controller: bool = False):
         super().__init__(f"{type(error).__name__}: {error}")
-        self.error, self.done = error, done
+        self.error, self.done, self.in_controller = error, done, in_controller
 
 
 def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280, 720),
@@ -198,7 +199,7 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
             "duration": 0.0 if kind == "png" else n / fps, "sim_time": spec.world.time - t0,
             "size": list(size), "seconds_wall": time.perf_counter() - wall}
     if failed is not None:
-        raise RenderStopped(failed, done)
+        raise RenderStopped(failed, done, getattr(sim, "in_controller", False))
     return done
 
 

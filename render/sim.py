@@ -294,14 +294,17 @@ class Simulation(TimeScale):
         self.error: str | None = None
         self._last_traceback = None       # the last one printed to stderr
         self.steps_taken = 0
+        self.in_controller = False       # the last step_once raised in the controller
 
     # -- single steps --------------------------------------------------------------------
     def step_once(self):
         """One world.step() with the drag spring and the controller applied first."""
         if self.drag is not None:
             self.drag.apply()
+        self.in_controller = True        # (left so when the controller raises)
         if self._control is not None:
             self._control(self.world)
+        self.in_controller = False
         t0 = time.perf_counter()
         self.world.step()
         dt = time.perf_counter() - t0

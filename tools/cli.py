@@ -33,6 +33,15 @@ class RunStopped(Exception):
     """A run whose step failed part-way (its summary and recording are kept); exit code 1."""
 
 
+class _ControllerFailed(Exception):
+    """The scene's controller raised ``error`` before a step (``_step``), not the world's
+    step: told with its traceback, which leads into the scene's file."""
+
+    def __init__(self, error: Exception):
+        super().__init__(error)
+        self.error = error
+
+
 def _output_path(path: str | None, option: str, suffix: str) -> str | None:
     """The file an option writes (None: not asked for), checked before any work is done: its
     folder must exist, its name must end in ``suffix``, and it must be writable."""
@@ -266,12 +275,14 @@ def cmd_run(args):
     world.reset_profile()
     start = time.perf_counter()
     stopped, planned, steps_before = None, steps, world._steps
+    in_controller = False
     recording = {"shape": (len(world.bodies), len(world.joints)), "cut": None}
     for i in range(steps):
         try:
             _step(scene, energy)
         except Exception as exc:     # a failed step (StepError: the world is as it was), or
-            stopped = exc            # the scene's controller failing: what ran is kept
+            in_controller = isinstance(exc, _ControllerFailed)   # the scene's controller
+            stopped = exc.error if in_controller else exc       # failing: what ran is kept
             steps = i
             break
         max_contacts = max(max_contacts, len(world.contacts))
@@ -310,9 +321,8 @@ def cmd_run(args):
         rows.append(("recording", recording["cut"]))
     if stopped is not None:
         sys.stderr.write("\n")
-        what = ("the step failed" if isinstance(stopped, FloatingPointError)
-                else "the scene's controller raised an error")
-        rows.append(("stopped", f"after {steps} of {planned} steps: {what} (below)"))
+        rows.append(("stopped", f"after {steps} of {planned} steps: "
+                                f"{_failed(stopped, in_controller)} (below)"))
     width = max(len(k) for k, _ in rows)
     print("\n".join(f"{k:<{width}}  {v}" for k, v in rows))
     if record_path and record["time"]:
@@ -326,17 +336,29 @@ def cmd_run(args):
     if png_path:
         _write_final_frame(scene, png_path)
     if stopped is not None:
-        raise _stopped("run", stopped, world)
+        raise _stopped("run", stopped, world, in_controller)
 
 
-def _stopped(command: str, error: Exception, world) -> RunStopped:
-    """The one-line error of a run or render whose step (StepError) or scene's controller
-    (anything else: its traceback is printed first, to show where) failed at world.time."""
+def _failed(error: Exception, in_controller: bool) -> str:
+    """What stopped a run or render: a failed step (StepError), the scene's controller, or
+    the world's step raising something else (a setting it refuses, such as rk4's)."""
     if isinstance(error, FloatingPointError):
-        return RunStopped(f"the {command} stopped at t={world.time:.6g} s: {error}")
+        return "the step failed"
+    return ("the scene's controller raised an error" if in_controller
+            else "the world's step raised an error")
+
+
+def _stopped(command: str, error: Exception, world, in_controller: bool) -> RunStopped:
+    """The one-line error of a run or render whose step (a StepError, or another exception
+    of the world's step) or scene's controller (its traceback is printed first, to show
+    where) failed at world.time."""
+    stopped = f"the {command} stopped at t={world.time:.6g} s: "
+    if isinstance(error, FloatingPointError):
+        return RunStopped(stopped + str(error))
+    if not in_controller:
+        return RunStopped(stopped + f"the world's step raised {type(error).__name__}: {error}")
     traceback.print_exception(error, file=sys.stderr)
-    return RunStopped(f"the {command} stopped at t={world.time:.6g} s: the scene's controller "
-                      f"raised {type(error).__name__}: {error}")
+    return RunStopped(stopped + f"the scene's controller raised {type(error).__name__}: {error}")
 
 
 def _step_text(dt: float) -> str:
@@ -386,7 +408,10 @@ def _step(scene, energy: _EnergyLog):
         world.step()
         return
     n, steps, before = world._n, world._steps, _state(world)
-    scene.controller(world)
+    try:
+        scene.controller(world)
+    except Exception as exc:
+        raise _ControllerFailed(exc) from None
     if world._n != n or world._steps != steps:
         energy.uncounted = True              # (it added bodies, or stepped the world itself)
     elif (_state(world) != before).any():
@@ -696,7 +721,7 @@ def cmd_render(args):
                                   size=size)
         except RenderStopped as stop:        # (what was rendered up to there is written)
             print(_rendered(stop.done, seconds, stopped_at=scene.world.time))
-            raise _stopped("render", stop.error, scene.world) from None
+            raise _stopped("render", stop.error, scene.world, stop.in_controller) from None
     print(_rendered(done, seconds))
 
 

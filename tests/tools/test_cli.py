@@ -299,6 +299,35 @@ def test_a_run_whose_controller_fails_keeps_its_summary_and_says_where(tmp_path,
     assert len(np.load(out)["time"]) == 98
 
 
+@pytest.mark.parametrize("command", ["run", "render"])
+def test_a_step_that_raises_is_not_blamed_on_the_controller(command, tmp_path, monkeypatch,
+                                                            capsys):
+    """An exception of the world's step other than a StepError (a setting it refuses, as
+    rk4 refuses contacts: double_pendulum --dt 1/20 stopped at 2 s) was told as 'the scene's
+    controller raised ValueError', with a traceback into the physics: it is the step's, in
+    one line. (The step refuses here from 0.2 s on, whatever the engine does.)"""
+    from physics.world import World
+    step = World.step
+
+    def refusing(world, *args, **kwargs):
+        if world.time >= 0.2:
+            raise ValueError("this step is refused")
+        return step(world, *args, **kwargs)
+    monkeypatch.setattr(World, "step", refusing)
+    scene = _pushed_ball_scene(tmp_path / "calm.py", 10, "(1, 0, 0)")
+    argv = {"run": ["run", str(scene), "--seconds", "1", "--quiet"],
+            "render": ["render", str(scene), "--seconds", "1", "--size", "160x90", "--out",
+                       str(tmp_path / "last.png")]}[command]
+    assert main(argv) == 1
+    printed = capsys.readouterr()
+    assert "Traceback" not in printed.err          # (render's progress line above it)
+    assert printed.err.strip().splitlines()[-1] == (
+        f"maxcoord: error: the {command} stopped at t=0.2 s: the world's step raised "
+        "ValueError: this step is refused")
+    if command == "run":
+        assert "after 48 of 240 steps: the world's step raised an error (below)" in printed.out
+
+
 def test_a_render_whose_step_fails_keeps_the_frames_before_it(tmp_path, capsys):
     """As run does: a step that fails part-way through a render (1e308 N from 0.2 s) ends it
     with exit code 1 and one error line saying when; the clip holds the frames up to there,
