@@ -254,6 +254,17 @@ def gif_frame_delays(path) -> list[int]:
 
 
 # -- MP4 --------------------------------------------------------------------------------------
+MP4_NEEDS_FFMPEG = ("writing .mp4 needs ffmpeg: pip install -e '.[video]' (imageio-ffmpeg, which "
+                    "ships its own ffmpeg), or install ffmpeg; or write .gif / PNG frames")
+
+
+def check_mp4_encoder():
+    """A ValueError (one line) where nothing can write .mp4: neither imageio-ffmpeg (the
+    [video] extra) nor an ``ffmpeg`` on PATH; checked before any frame is rendered."""
+    if importlib.util.find_spec("imageio_ffmpeg") is None and shutil.which("ffmpeg") is None:
+        raise ValueError(MP4_NEEDS_FFMPEG)
+
+
 class Mp4Writer:
     """H.264 MP4 through imageio-ffmpeg's bundled ffmpeg (or an ``ffmpeg`` on PATH). Odd frame
     sizes are padded by one pixel (yuv420p needs even sizes)."""
@@ -278,8 +289,7 @@ class Mp4Writer:
             pass
         exe = shutil.which("ffmpeg")
         if exe is None:
-            raise RuntimeError("writing .mp4 needs ffmpeg: pip install imageio-ffmpeg (it ships "
-                               "its own ffmpeg), or install ffmpeg; or write .gif / PNG frames")
+            raise RuntimeError(MP4_NEEDS_FFMPEG)
         self._proc = subprocess.Popen(
             [exe, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
              "-s", f"{w}x{h}", "-r", str(self.fps), "-i", "-", "-c:v", "libx264",
@@ -328,10 +338,12 @@ class FolderWriter:
 
 def check_output(out, option: str = "out") -> str:
     """The kind of output ``out`` names (see ``output_kind``), checked before any work: the
-    folder it goes in must exist (a folder of frames is made, but not its parent).
-    ValueError naming ``option`` otherwise."""
+    folder it goes in must exist (a folder of frames is made, but not its parent), and an
+    .mp4 needs ffmpeg (``check_mp4_encoder``). ValueError naming ``option`` otherwise."""
     try:
         kind = output_kind(out)
+        if kind == "mp4":
+            check_mp4_encoder()
     except ValueError as exc:
         raise ValueError(f"{option}: {exc}") from None
     path = os.path.abspath(str(out))        # (abspath drops a folder's trailing separator)

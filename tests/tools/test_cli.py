@@ -165,6 +165,26 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_work(argv, tmp_p
     assert (tmp_path / "afile").read_text() == "kept"
 
 
+def test_render_to_mp4_without_ffmpeg_is_one_line_before_any_work(tmp_path, monkeypatch,
+                                                                   capsys):
+    """Without the [video] extra (imageio-ffmpeg) or an ffmpeg on PATH, `render --out v.mp4`
+    rendered its frames, then a RuntimeError traceback: now one line naming --out and the
+    extra, exit code 2, nothing built and no file written."""
+    import shutil
+    import sys
+    import tools.cli
+    monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)      # (import fails)
+    monkeypatch.setattr(shutil, "which", lambda *a, **k: None)
+    monkeypatch.setattr(tools.cli, "_load", lambda *a, **k: pytest.fail("the scene was built"))
+    out = tmp_path / "v.mp4"
+    assert main(["render", "pendulum", "--out", str(out), "--seconds", "3"]) == 2
+    assert capsys.readouterr().err == (
+        "maxcoord: error: --out: writing .mp4 needs ffmpeg: pip install -e '.[video]' "
+        "(imageio-ffmpeg, which ships its own ffmpeg), or install ffmpeg; or write .gif / PNG "
+        "frames\n")
+    assert not out.exists()
+
+
 def test_render_reports_the_clip_it_wrote(tmp_path, capsys):
     """render --seconds 0.21 at 30 fps writes 6 frames whose delays (cs) sum to the 0.2 s
     it reports, and says that is the time asked in whole frames (it reported the last
