@@ -11,7 +11,8 @@ A camera spec (what a scene's ``camera`` attribute or the ``camera=`` argument m
 
 - a :class:`Camera`;
 - a dict ``{"target": (x, y, z), "distance": d, "yaw": deg, "pitch": deg}`` (any subset;
-  optional ``"fov"`` in degrees), or ``{"eye": (x, y, z), "target": (x, y, z)}``;
+  optional ``"fov"``, the vertical field of view, from 1 to 170 degrees), or
+  ``{"eye": (x, y, z), "target": (x, y, z)}``;
 - a tuple ``(target, distance, yaw, pitch)``;
 - ``None``: frame all bodies from the default direction.
 
@@ -27,7 +28,34 @@ import numpy as np
 DEFAULT_YAW = -60.0
 DEFAULT_PITCH = 25.0
 DEFAULT_FOV = 45.0
+# the vertical fields of view (degrees) a perspective draws sanely: 0 divides by zero, and
+# toward 180 the picture is a smear of the few pixels in the middle
+MIN_FOV, MAX_FOV = 1.0, 170.0
 CAMERA_KEYS = {"target", "distance", "yaw", "pitch", "fov", "eye"}
+
+
+def _finite(value, key: str) -> float:
+    """A camera setting's number; a ValueError naming ``key`` unless it is finite."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not math.isfinite(number):
+        raise ValueError(f"camera {key} must be a finite number, got {value!r}")
+    return number
+
+
+def _point(value, key: str) -> np.ndarray:
+    """A camera point (target, eye); a ValueError naming ``key`` unless it is three finite
+    numbers."""
+    try:
+        point = np.array(value, dtype=float).reshape(3)
+    except (TypeError, ValueError):
+        point = np.full(3, np.nan)
+    if not np.all(np.isfinite(point)):
+        raise ValueError(f"camera {key} must be a point (x, y, z) of finite numbers, got "
+                         f"{value!r}")
+    return point
 
 
 def _cross(a, b) -> np.ndarray:
@@ -79,21 +107,23 @@ class Camera:
 
     def __init__(self, target=(0.0, 0.0, 0.0), distance: float = 5.0, yaw: float = DEFAULT_YAW,
                  pitch: float = DEFAULT_PITCH, fov: float = DEFAULT_FOV):
-        self.target = np.array(target, dtype=float).reshape(3)
-        self.distance = float(distance)
-        self.yaw = float(yaw)
-        self.pitch = float(pitch)
-        self.fov = float(fov)
+        self.target = _point(target, "target")
+        self.distance = _finite(distance, "distance")
+        self.yaw = _finite(yaw, "yaw")
+        self.pitch = _finite(pitch, "pitch")
+        self.fov = _finite(fov, "fov")
         self.frame_on_load = False
-        if not (self.distance > 0 and np.all(np.isfinite(self.target))):
-            raise ValueError(f"camera distance must be > 0 and target finite, got "
-                             f"distance={distance!r}, target={target!r}")
+        if not self.distance > 0:
+            raise ValueError(f"camera distance must be > 0 (metres), got {distance!r}")
+        if not MIN_FOV <= self.fov <= MAX_FOV:
+            raise ValueError(f"camera fov must be from {MIN_FOV:g} to {MAX_FOV:g} degrees, got "
+                             f"{fov!r}")
         self._clamp()
 
     # -- construction --------------------------------------------------------------------
     @classmethod
     def look_from(cls, eye, target, fov: float = DEFAULT_FOV) -> "Camera":
-        eye, target = np.asarray(eye, float), np.asarray(target, float)
+        eye, target = _point(eye, "eye"), _point(target, "target")
         d = eye - target
         dist = float(np.linalg.norm(d))
         if dist <= 0:
@@ -116,7 +146,7 @@ class Camera:
             if unknown:
                 raise ValueError(f"camera has no key {unknown[0]!r}; its keys are "
                                  f"{', '.join(sorted(CAMERA_KEYS))}")
-            fov = float(spec.get("fov", DEFAULT_FOV))
+            fov = spec.get("fov", DEFAULT_FOV)
             if "eye" in spec:
                 return cls.look_from(spec["eye"], spec.get("target", (0, 0, 0)), fov)
             cam = cls(spec.get("target", (0, 0, 0)), spec.get("distance", 5.0),

@@ -401,6 +401,37 @@ def test_a_scene_files_mistakes_are_told_before_the_run(tmp_path, capsys, source
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("camera, message", [
+    ('{"target": (0, 0, 0), "distance": 5, "fov": 0}',
+     "camera fov must be from 1 to 170 degrees, got 0"),
+    ('{"target": (0, 0, 0), "distance": 5, "fov": 180}',
+     "camera fov must be from 1 to 170 degrees, got 180"),
+    ('{"eye": (0, 0, 5), "target": (0, 0, 0), "fov": "wide"}',
+     "camera fov must be a finite number, got 'wide'"),
+    ('{"distance": float("inf")}', "camera distance must be a finite number, got inf"),
+    ('{"target": (0, 0), "distance": 5}',
+     "camera target must be a point (x, y, z) of finite numbers, got (0, 0)"),
+    ('{"target": (0, 0, float("nan"))}',
+     "camera target must be a point (x, y, z) of finite numbers, got (0, 0, nan)"),
+    ('{"pitch": float("nan")}', "camera pitch must be a finite number, got nan"),
+    ('{"eye": (0, 0, float("inf")), "target": (0, 0, 0)}',
+     "camera eye must be a point (x, y, z) of finite numbers, got (0, 0, inf)"),
+])
+def test_a_scene_files_camera_values_are_checked_when_it_is_loaded(camera, message, tmp_path,
+                                                                   capsys):
+    """CAMERA = {..., "fov": 0} ran the scene, then a ZeroDivisionError traceback from the
+    projection (run --png); fov 180 drew a smear; a distance of inf, a target of two numbers
+    or NaN, a NaN pitch were taken or a message naming no key. Now one line naming the file,
+    CAMERA and the key, before the run."""
+    scene = tmp_path / "cam.py"
+    scene.write_text(f"CAMERA = {camera}\n" + BUILD)
+    out = tmp_path / "last.png"
+    assert main(["run", str(scene), "--seconds", "0.1", "--quiet", "--png", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"maxcoord: error: scene {str(scene)!r} has a bad CAMERA: {message}\n"
+    assert not out.exists()
+
+
 def test_render_refuses_sleeping_with_a_recording(tmp_path, capsys):
     """`render REC.npz --sleeping` was accepted and did nothing (a recording plays its
     recorded poses), where `view REC.npz --sleeping` and `render REC.npz --dt` are refused:
