@@ -40,7 +40,8 @@ def _pyplot():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ValueError("plotting needs matplotlib: pip install 'maxcoord[plot]'") from None
+        raise ValueError("plotting needs matplotlib: pip install -e '.[plot]' (in the "
+                         "checkout), or pip install matplotlib") from None
     return plt
 
 
