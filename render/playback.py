@@ -45,6 +45,10 @@ class Recording:
     angular_velocity: np.ndarray | None = None    # (k, n, 3) rad/s, world frame
     series: dict = field(default_factory=dict)    # name -> (k,) (energy, constraint_error, ...)
     path: str = ""
+    # (n,) shape kinds and (n, 4) shape parameters of the bodies (World._kind, _params), or
+    # None (a recording made before they were kept)
+    shape_kind: np.ndarray | None = None
+    shape_params: np.ndarray | None = None
 
     @property
     def n_samples(self) -> int:
@@ -132,8 +136,31 @@ class Recording:
         dt = float(dt) if dt is not None and np.size(dt) == 1 else float("nan")
         if not (dt > 0 and math.isfinite(dt)):
             dt = float(np.median(np.diff(t))) if k > 1 else 1 / 240
+        kind, shape = arrays.get("shape_kind"), arrays.get("shape_params")
+        if kind is None or shape is None or np.shape(kind) != (n,) or np.shape(shape) != (n, 4):
+            kind = shape = None                  # optional: ignore rather than refuse
         return cls(scene, params, dt, t, x, q, vel["linear_velocity"], vel["angular_velocity"],
-                   series, path)
+                   series, path, kind, shape)
+
+
+def _check_shapes(recording: Recording, world):
+    """ValueError (one line) where the rebuilt scene's bodies have other shapes than the
+    recorded ones (a scene file edited since, or one that builds at random): played back,
+    they were drawn in the recorded poses with the wrong sizes, a ball floating or sunk."""
+    if recording.shape_kind is None:
+        return
+    n = world._n
+    kind, params = world._kind[1:n], world._params[1:n]
+    other = np.flatnonzero((kind != recording.shape_kind)
+                           | ~np.all(np.isclose(params, recording.shape_params, rtol=1e-9,
+                                                atol=1e-12), axis=1))
+    if other.size:
+        src = f"{recording.path}: " if recording.path else ""
+        i = int(other[0])
+        raise ValueError(f"{src}scene {recording.scene!r} rebuilt with these parameters gives "
+                         f"{other.size} bodies other shapes than were recorded (body {i}: "
+                         f"{world.bodies[i].shape!r} now): its file changed since, or it "
+                         "builds at random; record it again")
 
 
 def _one_line(exc, limit: int | None = 200) -> str:
@@ -180,6 +207,7 @@ class Playback(TimeScale):
             src = f"{recording.path}: " if recording.path else ""
             raise ValueError(f"{src}the recording has {recording.n_bodies} bodies but scene "
                              f"{recording.scene!r} rebuilt with these parameters has {n}")
+        _check_shapes(recording, world)
         self.recording = recording
         self.world = world
         self.controller = None

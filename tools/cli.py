@@ -276,7 +276,10 @@ def cmd_run(args):
     start = time.perf_counter()
     stopped, planned, steps_before = None, steps, world._steps
     in_controller = False
-    recording = {"shape": (len(world.bodies), len(world.joints)), "cut": None}
+    recording = {"shape": (len(world.bodies), len(world.joints)), "cut": None,
+                 # the bodies' shapes as built, which playback builds again and checks
+                 "built_shapes": (world._kind[1:world._n].copy(),
+                                  world._params[1:world._n].copy())}
     for i in range(steps):
         try:
             _step(scene, energy)
@@ -331,6 +334,8 @@ def cmd_run(args):
         np.savez_compressed(record_path, scene=scene_name, params=json.dumps(scene.params),
                             dt=world.dt, joint_coordinate_name=_coordinate_names(coordinated),
                             body_name=np.array([b.name or "" for b in world.bodies], dtype=str),
+                            shape_kind=recording["built_shapes"][0],
+                            shape_params=recording["built_shapes"][1],
                             **{k: np.array(v) for k, v in record.items()})
         print(f"recorded {len(record['time'])} samples to {record_path}")
     if png_path:

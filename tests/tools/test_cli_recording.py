@@ -160,3 +160,25 @@ def test_a_recorded_scene_file_plays_back_from_another_directory(tmp_path, monke
     err = capsys.readouterr().err
     assert stored in err and str(tmp_path / "moved" / "drop.py") in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_scene_file_edited_since_its_recording_is_refused_at_playback(tmp_path, monkeypatch,
+                                                                      capsys):
+    """Playback builds the scene again and poses its bodies from the recording: a file
+    edited since (the box made bigger) or one that builds at random played back silently
+    with other shapes, drawn floating or sunk. The shapes as built are recorded and
+    compared; a changed one is one line."""
+    import render.commands
+    seen = {}
+    monkeypatch.setattr(render.commands, "view_command",
+                        lambda target, **opts: seen.update(target=target, **opts) or 0)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "drop.py").write_text(SCENE_FILE)
+    assert main(["run", "drop.py", "--seconds", "0.05", "--quiet", "--record", "drop.npz"]) == 0
+    assert main(["view", "drop.npz"]) == 0 and seen["playback"].n_samples > 1
+    (tmp_path / "drop.py").write_text(SCENE_FILE.replace("(0.2, 0.2, 0.2)", "(0.5, 0.5, 0.5)"))
+    capsys.readouterr()
+    assert main(["view", "drop.npz"]) == 2
+    err = capsys.readouterr().err
+    assert "gives 1 bodies other shapes than were recorded (body 1: Box(" in err
+    assert "record it again" in err and len(err.strip().splitlines()) == 1
