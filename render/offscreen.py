@@ -69,9 +69,11 @@ def _shared_window():
     return w
 
 
-def initial_camera(spec_camera, geometry, aspect: float) -> Camera:
+def initial_camera(spec_camera, geometry, aspect: float, frame: bool = False) -> Camera:
+    """The scene's camera; pointed (its angles kept) so that every shaped body is in view
+    where the scene gives none, or with ``frame`` (the viewer's F key)."""
     cam = Camera.from_spec(spec_camera)
-    if cam.frame_on_load:
+    if cam.frame_on_load or frame:
         geometry.frame(cam, aspect)
     return cam
 
@@ -116,7 +118,7 @@ class RenderStopped(Exception):
 def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280, 720),
                      camera=None, controller=None, progress: bool = True, samples: int = 4,
                      contacts: bool = False, joints: bool = False, shadows: bool = True,
-                     quality: str | None = None, playback=None) -> dict:
+                     quality: str | None = None, playback=None, frame: bool = False) -> dict:
     """Simulate ``world`` (a World or a scene object with ``.world``) for ``seconds`` and
     write what it looks like to ``out``:
 
@@ -132,6 +134,8 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
 
     The world advances at its own dt (with ``controller`` applied before every step).
     ``camera`` is a camera spec (see ``render.camera``); by default the bodies are framed.
+    ``frame``: the camera (its angles kept) frames every body at the start (a still: at the
+    end), as the viewer's F key does, whatever the spec's target and distance.
     ``quality``: "fast", "full" or None (fast on a software rasteriser; see ``renderer``).
     ``playback``: a ``render.playback.Playback`` over ``world``: instead of simulating, frame
     k shows the recording at ``k / fps`` after its first sample (times past its end show the
@@ -159,7 +163,7 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
     size = (int(size[0]), int(size[1]))
     from .renderer import DrawOptions
     opts = DrawOptions(contacts=contacts, joints=joints, shadows=shadows)
-    cam = initial_camera(spec.camera, geometry, size[0] / size[1])
+    cam = initial_camera(spec.camera, geometry, size[0] / size[1], frame)
     t0 = spec.world.time
     wall = time.perf_counter()
     off = OffscreenRenderer(size, samples=samples, quality=quality)
@@ -168,7 +172,7 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
         if kind == "png":
             bar = _Progress(1, progress, "render")
             failed = _advance(sim, t0 + seconds)
-            cam = initial_camera(spec.camera, geometry, size[0] / size[1])   # frame the end
+            cam = initial_camera(spec.camera, geometry, size[0] / size[1], frame)  # the end
             write_png(out, off.render(geometry, cam, opts))
             bar.update(1, spec.world.time - t0)
             bar.close()
@@ -214,13 +218,13 @@ def _advance(sim, t: float) -> Exception | None:
 
 
 def render_image(world, camera=None, size=(640, 360), samples: int = 0,
-                 quality: str | None = None, **draw) -> np.ndarray:
-    """The current state of ``world`` as an (h, w, 3) uint8 image (no stepping); ``draw``
-    are ``DrawOptions``."""
+                 quality: str | None = None, frame: bool = False, **draw) -> np.ndarray:
+    """The current state of ``world`` as an (h, w, 3) uint8 image (no stepping); ``frame``:
+    the camera frames every body (render_offscreen); ``draw`` are ``DrawOptions``."""
     spec = as_scene(world, camera=camera)
     geometry = WorldGeometry(spec.world)
     from .renderer import DrawOptions
-    cam = initial_camera(spec.camera, geometry, size[0] / size[1])
+    cam = initial_camera(spec.camera, geometry, size[0] / size[1], frame)
     off = OffscreenRenderer(size, samples=samples, quality=quality)
     try:
         return off.render(geometry, cam, DrawOptions(**draw))

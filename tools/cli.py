@@ -339,7 +339,7 @@ def cmd_run(args):
                             **{k: np.array(v) for k, v in record.items()})
         print(f"recorded {len(record['time'])} samples to {record_path}")
     if png_path:
-        _write_final_frame(scene, png_path)
+        _write_final_frame(scene, png_path, args.frame)
     if stopped is not None:
         raise _stopped("run", stopped, world, in_controller)
 
@@ -567,13 +567,14 @@ def _energy_note(scene, max_contacts: int, gained: bool) -> str:
     return ""
 
 
-def _write_final_frame(scene, out: str):
-    """The last state, drawn from the scene's camera, as a PNG (needs the [viewer] extra and
-    an OpenGL driver: EGL without a display, or any X server)."""
+def _write_final_frame(scene, out: str, frame: bool = False):
+    """The last state, drawn from the scene's camera (``frame``: pointed at every body), as a
+    PNG (needs the [viewer] extra and an OpenGL driver: EGL without a display, or any X
+    server)."""
     try:
         from render.imagefiles import write_png
         from render.offscreen import render_image
-        image = render_image(scene.world, camera=scene.camera, size=(1280, 720))
+        image = render_image(scene.world, camera=scene.camera, size=(1280, 720), frame=frame)
     except ImportError as exc:
         raise UsageError(f"--png needs the viewer extra (pip install -e '.[viewer]'): {exc}") from None
     except Exception as exc:
@@ -717,13 +718,13 @@ def cmd_render(args):
             raise UsageError(f"--seconds {seconds:g} is longer than the recording "
                              f"({playback.duration:g} s)")
         done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps, size=size,
-                              playback=playback)
+                              playback=playback, frame=args.frame)
     else:
         scene = _load(args.scene, _params(args.param), dt, args.sleeping)
         seconds = 5.0 if asked is None else asked
         try:
             done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps,
-                                  size=size)
+                                  size=size, frame=args.frame)
         except RenderStopped as stop:        # (what was rendered up to there is written)
             print(_rendered(stop.done, seconds, stopped_at=scene.world.time))
             raise _stopped("render", stop.error, scene.world, stop.in_controller) from None
@@ -787,6 +788,7 @@ def _run_parser(sub):
     s.add_argument("--png", metavar="OUT.png",
                    help="draw the final state to this 1280x720 PNG (OpenGL, no display "
                         "needed; default: none)")
+    _add_frame(s, "in the --png")
     s.add_argument("--quiet", action="store_true",
                    help="no progress bar on stderr (default: a bar on a terminal, a line per "
                         "quarter otherwise)")
@@ -848,8 +850,16 @@ def _render_parser(sub):
     s.add_argument("--dt", default=None, metavar="DT",
                    help="step size, in s, a number or a fraction such as 1/240 (default: the "
                         "scene's; 1/240 for the ready scenes; not with a recording)")
+    _add_frame(s, "at the start (a .png: at the end)")
     _add_param(s, recordings=True)
     _add_sleeping(s, drawn=True, recordings=True)
+
+
+def _add_frame(s, when: str):
+    s.add_argument("--frame", action="store_true",
+                   help=f"point the camera, its angles kept, so that every body is in view "
+                        f"{when}, as the viewer's F key does (the scene's own camera may not "
+                        "fit a scene made bigger with --param)")
 
 
 def _plot_parser(sub):

@@ -154,3 +154,26 @@ def test_sleeping_bodies_are_drawn_paler_and_awake_ones_in_their_own_colour():
     np.testing.assert_allclose(drawn, 0.3 * own + 0.7 * np.array(STATIC_COLOR), atol=1e-6)
     resting.wake()
     np.testing.assert_allclose(g.instances()["sphere"][0, 20:23], own, atol=1e-7)
+
+
+def test_framing_brings_a_scene_grown_past_its_camera_into_view():
+    """A scene's own camera is set for its default size: a 30-box-base pyramid (465 boxes)
+    fills it and runs off every side. ``frame`` (render --frame, run --png --frame, the
+    viewer's F key) points the camera, its angles kept, so every box is in the picture."""
+    from render.offscreen import initial_camera
+    from tools import load_scene
+
+    scene = load_scene("box_pyramid", base=30, shot_speed=0.0)
+    geometry = WorldGeometry(scene.world)
+    w, h = 1280, 720
+    boxes = np.asarray(scene.world.positions)[1:]
+
+    def inside(cam):
+        p = cam.project(boxes, w, h)
+        return (p[:, 0] >= 0) & (p[:, 0] <= w) & (p[:, 1] >= 0) & (p[:, 1] <= h)
+
+    own = initial_camera(scene.camera, geometry, w / h)
+    framed = initial_camera(scene.camera, geometry, w / h, frame=True)
+    assert not inside(own).all()
+    assert inside(framed).all()
+    assert (framed.yaw, framed.pitch) == (own.yaw, own.pitch)
