@@ -215,16 +215,22 @@ def check_names(names_asked: list[str]):
             raise ValueError(f"unknown benchmark {name!r}; choose from {', '.join(all_names())}")
 
 
-def run(names: list[str] | None = None, out: str | None = None) -> dict:
+def run(names: list[str] | None = None, out: str | None = None, progress=None) -> dict:
     """The ``names`` benchmarks (default: all of ``BENCHES``; ``ON_REQUEST`` ones only when
     named), each report under its name, and always the machine's own figures
-    (``bench_machine``) beside them; written as JSON to ``out`` too when given."""
+    (``bench_machine``) beside them; written as JSON to ``out`` too when given.
+    ``progress(text)``: told as each benchmark starts and ends (the whole set takes minutes)."""
     chosen = names or list(BENCHES)
     check_names(chosen)
     report = {"machine": bench_machine()}
-    for name in dict.fromkeys(chosen):
-        if name != "machine":
-            report[name] = {**BENCHES, **ON_REQUEST}[name]()
+    todo = [name for name in dict.fromkeys(chosen) if name != "machine"]
+    for i, name in enumerate(todo, 1):
+        start = time.perf_counter()
+        if progress:
+            progress(f"bench {i}/{len(todo)}: {name} ...")
+        report[name] = {**BENCHES, **ON_REQUEST}[name]()
+        if progress:
+            progress(f"bench {i}/{len(todo)}: {name} took {time.perf_counter() - start:.0f} s")
     text = json.dumps(report, indent=2)
     if out:
         with open(out, "w") as f:

@@ -594,7 +594,8 @@ def cmd_bench(args):
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     try:
-        report = bench.run(names, out)
+        report = bench.run(names, out, progress=lambda text: print(text, file=sys.stderr,
+                                                                   flush=True))
     except ImportError as exc:
         raise UsageError(f"bench render needs the viewer extra (pip install -e '.[viewer]'): "
                          f"{exc}") from None

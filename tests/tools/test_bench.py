@@ -73,8 +73,11 @@ def test_bench_render_writes_its_report_with_the_machine_speed(tmp_path, monkeyp
     assert main(["bench", "render", "--out", str(out)]) == 0
     written = json.loads(out.read_text())
     assert set(written) == {"machine", "render"} and written["render"] == figures
+    # (the whole set takes minutes: each benchmark says when it starts and ends, on stderr)
+    told = capsys.readouterr()
+    assert "bench 1/1: render ..." in told.err and "bench 1/1: render took" in told.err
     assert all(v > 0 for v in written["machine"].values())
-    assert json.loads(capsys.readouterr().out) == written
+    assert json.loads(told.out) == written
 
 
 def test_bench_render_checks_its_output_before_the_work(tmp_path, monkeypatch, capsys):
