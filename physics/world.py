@@ -7,6 +7,7 @@ of ``world.bodies``.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 
 import numpy as np
 
@@ -731,6 +732,15 @@ class World:
         """The joints (and couplings) in the order they were added."""
         return list(self._joints)
 
+    def body(self, name: str) -> Body:
+        """The body called ``name`` (``add_body(..., name=...)``); ValueError where none is,
+        naming those there are, or where several are."""
+        return _named(self.bodies, name, "body")
+
+    def joint(self, name: str) -> Joint:
+        """The joint called ``name``; ValueError where none is, or several are."""
+        return _named(self._joints, name, "joint")
+
     @property
     def joint_forces(self) -> np.ndarray:
         """(J, 3) the force every joint applied to its body_b in the last step, N, world
@@ -1310,3 +1320,21 @@ def _checked_limit_multipliers(saved):
         raise ValueError("state['limit_multipliers'] must be (rows >= 0, finite multipliers) "
                          "of one length")
     return rows, lam
+
+
+def _named(items, name, what):
+    """The one of ``items`` (bodies or joints) whose name is ``name``."""
+    found = [item for item in items if item.name == name]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        plural = "bodies" if what == "body" else "joints"
+        raise ValueError(f"{len(found)} {plural} are called "
+                         f"{name!r} ({found}); give them names of their own, or take one by "
+                         "its index")
+    names = sorted({item.name for item in items if item.name})
+    close = difflib.get_close_matches(str(name), names, n=3)
+    hint = (f"; did you mean {' or '.join(map(repr, close))}?" if close
+            else f"; the names are {', '.join(map(repr, names))}" if names
+            else "; none has a name (add_body/Joint(..., name=...))")
+    raise ValueError(f"no {what} is called {name!r}{hint}")

@@ -1160,3 +1160,21 @@ def test_a_joint_added_or_a_sleeper_woken_far_away_keeps_the_last_steps_reports_
     assert world.contacts.normal_force.sum() == pytest.approx(held, abs=1e-9)
     world.step()
     assert max(np.linalg.norm(b.linear_velocity) for b in stack) < 1e-6
+
+
+def test_bodies_and_joints_are_found_by_name():
+    """world.body(name) and world.joint(name): the one so called; a name none has is refused
+    with the nearest names, one that several have with how many."""
+    world = World()
+    hand = world.add_body(Sphere(0.1), mass=1.0, name="hand")
+    head = world.add_body(Sphere(0.1), mass=1.0, position=(1, 0, 0), name="head")
+    neck = world.add_joint(Ball(hand, head, anchor=(0.5, 0, 0), name="neck"))
+    assert world.body("hand") is hand and world.body("head") is head
+    assert world.joint("neck") is neck
+    with pytest.raises(ValueError, match="no body is called 'hnd'; did you mean 'hand'"):
+        world.body("hnd")
+    with pytest.raises(ValueError, match="no joint is called 'x'; the names are 'neck'"):
+        world.joint("x")
+    world.add_body(Sphere(0.1), mass=1.0, position=(3, 0, 0), name="hand")
+    with pytest.raises(ValueError, match="2 bodies are called 'hand'.*by its index"):
+        world.body("hand")
