@@ -423,7 +423,9 @@ class World:
         sleeping.joint_added(self)
         self._wake([joint._rows_a, joint.body_b.row])
         self._joints_changed(np.concatenate([wrenches, np.zeros((1, wrenches.shape[1]))]))
-        self._joined_since_step = True      # (its velocities projected: step.advance)
+        # (added mid-run, its velocities are projected at the next step: step.advance; a
+        # world being built keeps the velocities it is given, as they are)
+        self._joined_since_step = self._steps > 0
         return joint
 
     def remove_joint(self, joint: Joint):
