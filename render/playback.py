@@ -45,10 +45,9 @@ class Recording:
     angular_velocity: np.ndarray | None = None    # (k, n, 3) rad/s, world frame
     series: dict = field(default_factory=dict)    # name -> (k,) (energy, constraint_error, ...)
     path: str = ""
-    # (n,) shape kinds and (n, 4) shape parameters of the bodies (World._kind, _params), or
-    # None (a recording made before they were kept)
-    shape_kind: np.ndarray | None = None
-    shape_params: np.ndarray | None = None
+    # (n,) str: each body's shape as built (its repr: Sphere(radius=0.1)), or None (a
+    # recording made before they were kept)
+    body_shape: np.ndarray | None = None
 
     @property
     def n_samples(self) -> int:
@@ -136,24 +135,27 @@ class Recording:
         dt = float(dt) if dt is not None and np.size(dt) == 1 else float("nan")
         if not (dt > 0 and math.isfinite(dt)):
             dt = float(np.median(np.diff(t))) if k > 1 else 1 / 240
-        kind, shape = arrays.get("shape_kind"), arrays.get("shape_params")
-        if kind is None or shape is None or np.shape(kind) != (n,) or np.shape(shape) != (n, 4):
-            kind = shape = None                  # optional: ignore rather than refuse
+        shapes = arrays.get("body_shape")
+        if shapes is not None and np.shape(shapes) != (n,):
+            shapes = None                        # optional: ignore rather than refuse
         return cls(scene, params, dt, t, x, q, vel["linear_velocity"], vel["angular_velocity"],
-                   series, path, kind, shape)
+                   series, path, None if shapes is None else np.asarray(shapes, dtype=str))
+
+
+def body_shapes(world) -> np.ndarray:
+    """(n,) str: each body's shape, as its repr (``Sphere(radius=0.1)``; exact: a float's
+    repr reads back as the same float), or "" for a body without one."""
+    return np.array([repr(b.shape) if b.shape is not None else "" for b in world.bodies],
+                    dtype=str)
 
 
 def _check_shapes(recording: Recording, world):
     """ValueError (one line) where the rebuilt scene's bodies have other shapes than the
     recorded ones (a scene file edited since, or one that builds at random): played back,
     they were drawn in the recorded poses with the wrong sizes, a ball floating or sunk."""
-    if recording.shape_kind is None:
+    if recording.body_shape is None:
         return
-    n = world._n
-    kind, params = world._kind[1:n], world._params[1:n]
-    other = np.flatnonzero((kind != recording.shape_kind)
-                           | ~np.all(np.isclose(params, recording.shape_params, rtol=1e-9,
-                                                atol=1e-12), axis=1))
+    other = np.flatnonzero(body_shapes(world) != recording.body_shape)
     if other.size:
         src = f"{recording.path}: " if recording.path else ""
         i = int(other[0])

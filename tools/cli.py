@@ -243,6 +243,7 @@ MAX_RUN_STEPS = 10**8
 
 
 def cmd_run(args):
+    from render.playback import body_shapes     # (no OpenGL: the recordings' format)
     seconds = _number(args.seconds, "--seconds")
     if not (np.isfinite(seconds) and seconds > 0):
         raise UsageError(f"--seconds must be a positive number, got {args.seconds}")
@@ -278,8 +279,7 @@ def cmd_run(args):
     in_controller = False
     recording = {"shape": (len(world.bodies), len(world.joints)), "cut": None,
                  # the bodies' shapes as built, which playback builds again and checks
-                 "built_shapes": (world._kind[1:world._n].copy(),
-                                  world._params[1:world._n].copy())}
+                 "built_shapes": body_shapes(world)}
     for i in range(steps):
         try:
             _step(scene, energy)
@@ -334,8 +334,7 @@ def cmd_run(args):
         np.savez_compressed(record_path, scene=scene_name, params=json.dumps(scene.params),
                             dt=world.dt, joint_coordinate_name=_coordinate_names(coordinated),
                             body_name=np.array([b.name or "" for b in world.bodies], dtype=str),
-                            shape_kind=recording["built_shapes"][0],
-                            shape_params=recording["built_shapes"][1],
+                            body_shape=recording["built_shapes"],
                             **{k: np.array(v) for k, v in record.items()})
         print(f"recorded {len(record['time'])} samples to {record_path}")
     if png_path:
