@@ -858,8 +858,8 @@ def _render_parser(sub):
 def _add_frame(s, when: str):
     s.add_argument("--frame", action="store_true",
                    help=f"point the camera, its angles kept, so that every body is in view "
-                        f"{when}, as the viewer's F key does (the scene's own camera may not "
-                        "fit a scene made bigger with --param)")
+                        f"{when}, as the viewer's F key does (default: the scene's own "
+                        "camera, which may not fit a scene made bigger with --param)")
 
 
 def _plot_parser(sub):
