@@ -11,7 +11,7 @@ import numpy as np
 
 from .assembly import Pattern, Scatter
 from .errors import StepError
-from .limits import UPPER, plan_rows
+from .limits import SETTLED_TURN, UPPER, plan_rows
 from scipy.spatial.transform import Rotation
 
 from .math3d import cross, einsum, quat_to_matrix, rotate_quat
@@ -180,7 +180,7 @@ def placed_on_joints(world, model, x, q, v, w):
     return x_met, q_met, v, w
 
 
-def held_at_limits(world, model, start_C, x, q, v, w):
+def held_at_limits(world, model, start_C, x, q, v, w, shaken=None):
     """Positions x (N, 3) and orientations q (N, 4) that a step reached, moved back onto the
     limits it carried joints past, or as they are where it carried none past or they cannot
     be met with the joints (a position move, as ``placed_on_joints``, velocities as they
@@ -193,9 +193,16 @@ def held_at_limits(world, model, start_C, x, q, v, w):
     Bounded rows act at the start of the step; SHAKE then puts the joints back together
     without them, M-nearest: it turns a light body rather than move a heavy one, and a
     ragdoll's hand, its forearm whirled at 40 rad/s, was turned 0.47 rad past its wrist's
-    cone in one step at dt 1/60 by the correction alone."""
+    cone in one step at dt 1/60 by the correction alone. ``shaken`` (N, 4): the orientations
+    before SHAKE; where it turned no body by limits.SETTLED_TURN and all limits are on
+    angles, nothing is looked at."""
     tables = world._limit_tables()
     plan = tables.plan
+    if tables.angular_only and shaken is not None:
+        # (the smallest |cos| of the half turn SHAKE gave any body)
+        least = np.abs(einsum("ij,ij->i", q, shaken)).min(initial=1.0)
+        if least > np.cos(0.5 * SETTLED_TURN):
+            return x, q
     R = quat_to_matrix(q)
     _, _, C = plan_rows(tables, Kinematics(x, R, v, w, velocity_terms=False))
     limit = plan.group <= UPPER

@@ -575,6 +575,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     drifted = w_half
     x1 = x + h * v_half
     stabilize = model.m and world.post_stabilization
+    shaken = q1                              # (the orientations before SHAKE)
     if stabilize:
         drift = (_corrected_drift(world, model, q, R, inertia, w_half, rotation, h)
                  if _turns_more_than(model, w_half, h, FAST_TURN) else None)
@@ -594,7 +595,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
             world.stats["projections"] += 1
             err, x1, q1 = project_positions(world, model, x1, q1, v_half, w_half)
     if stabilize and uni is not None and uni.limit_found is not None:
-        x1, q1 = held_at_limits(world, model, uni.limit_found.C, x1, q1, v_half, w_half)
+        x1, q1 = held_at_limits(world, model, uni.limit_found.C, x1, q1, v_half, w_half,
+                                shaken)
     if uni is not None and target is not None:
         x1, q1 = _pushed(world, model, rows, uni, inv_mass, Iinv, factor, x1, q1, v_half,
                          w_half, h)
