@@ -244,6 +244,8 @@ class World:
         self._energy_reference = None     # J, see step.advance
         self._posed = False               # a body was placed by the user (step.advance)
         self._joined_since_step = False   # a joint was added since the last step (advance)
+        self._carried = None              # (N, 6) kinematic velocities a step ended with
+        self._carrier_change = None       # their change met by the step's first sub-step
         self.last_lambda = np.zeros(0)
         self._allocate(16)
         self._append_row(NO_SHAPE, np.zeros(4), 0.0, np.zeros((3, 3)), static=True)
@@ -1097,6 +1099,7 @@ class World:
         state["stiffness"] = None if self._stiffness is None else self._stiffness.copy()
         state["after_euler"] = self._after_euler
         state["joined_since_step"] = self._joined_since_step
+        state["carried_velocities"] = None if self._carried is None else self._carried.copy()
         state["to_drift"] = (None if self._to_drift is None
                              else np.concatenate(self._to_drift, axis=1))
         state["drift_only"] = None if self._drift_only is None else self._drift_only.astype(float)
@@ -1153,6 +1156,7 @@ class World:
         settled = check_flag("state['solve_settled']", state.get("solve_settled", True))
         after_euler = check_flag("state['after_euler']", state.get("after_euler", False))
         joined = check_flag("state['joined_since_step']", state.get("joined_since_step", False))
+        carried = checked_array(state, "carried_velocities", (self._n, 6))
         to_drift = checked_array(state, "to_drift", (self._n, 6))
         drift_only = checked_array(state, "drift_only", (self._n,))
         given = checked_array(state, "velocity_given", (self._n,))
@@ -1182,6 +1186,7 @@ class World:
         self._stiffness = stiffness
         self._after_euler = after_euler
         self._joined_since_step = joined      # (a joint added since: its velocities projected)
+        self._carried = carried
         self._to_drift = None if to_drift is None else (to_drift[:, :3], to_drift[:, 3:])
         self._drift_only = None if drift_only is None else drift_only > 0
         self._velocity_given = None if given is None else given > 0
