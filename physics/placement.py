@@ -180,7 +180,7 @@ def placed_on_joints(world, model, x, q, v, w):
     return x_met, q_met, v, w
 
 
-def held_at_limits(world, model, start_C, x, q, v, w, shaken=None):
+def held_at_limits(world, model, start_C, x, q, v, w, shaken):
     """Positions x (N, 3) and orientations q (N, 4) that a step reached, moved back onto the
     limits it carried joints past, or as they are where it carried none past or they cannot
     be met with the joints (a position move, as ``placed_on_joints``, velocities as they
@@ -198,7 +198,7 @@ def held_at_limits(world, model, start_C, x, q, v, w, shaken=None):
     angles, nothing is looked at."""
     tables = world._limit_tables()
     plan = tables.plan
-    if tables.angular_only and shaken is not None:
+    if tables.angular_only:
         # (the smallest |cos| of the half turn SHAKE gave any body)
         least = np.abs(einsum("ij,ij->i", q, shaken)).min(initial=1.0)
         if least > np.cos(0.5 * SETTLED_TURN):

@@ -547,6 +547,17 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         first = _verlet_first_kick(world, n)
     v_half = v + first * h * acc_lin + h * kick_lin
     w_half = w + first * h * acc_ang + h * kick_ang
+
+    def solved_again(cold=False):
+        """The bounded rows (``uni`` and ``target`` as they are now) and the joints solved
+        again: lam, lam_b and the velocities after the kick."""
+        lam, lam_b = bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w,
+                                         h, factor, cold=cold, target=target)
+        kick_lin, kick_ang = bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
+        acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T_kick)
+        return (lam, lam_b, v + first * h * acc_lin + h * kick_lin,
+                w + first * h * acc_ang + h * kick_ang)
+
     for _ in range(MAX_OVERRUN_SOLVES if uni is not None else 0):
         wider = with_overrun_limits(world, uni, v_half, w_half, h, unbounded)
         if wider is None:
@@ -554,20 +565,10 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         # limits the solve turned joints past: solved again with them
         world.stats["overrun_solves"] += 1
         uni, target = wider, kept_targets(wider)
-        lam, lam_b = bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w,
-                                         h, factor, target=target)
-        kick_lin, kick_ang = bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
-        acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T_kick)
-        v_half = v + first * h * acc_lin + h * kick_lin
-        w_half = w + first * h * acc_ang + h * kick_ang
+        lam, lam_b, v_half, w_half = solved_again()
     if uni is not None and _gains_too_much(world, model, q, R, v, w, v_half, w_half, h):
         world.stats["cold_solves"] += 1
-        lam, lam_b = bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w,
-                                         h, factor, cold=True, target=target)
-        kick_lin, kick_ang = bounded_impulse(uni, lam_b, inv_mass, Iinv, n)
-        acc_lin, acc_ang = generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T_kick)
-        v_half = v + first * h * acc_lin + h * kick_lin
-        w_half = w + first * h * acc_ang + h * kick_ang
+        lam, lam_b, v_half, w_half = solved_again(cold=True)
     v_half, w_half = damped_velocities(world, v_half, w_half, h)
     if uni is not None and world.geometric_stiffness and lam.size:
         K_found = unresolved_stiffness(model, kin, lam, h)
@@ -1025,7 +1026,7 @@ def advance(world):
         world._start_cache = None
     world._energy_reference = reference if conservative else None
     world._joined_since_step = False
-    world._carried = _kinematic_velocities(world, state[2], state[3])
+    world._carried = _kinematic_velocities(world, state[2], state[3]) if model.m else None
     world._posed = False
     world._placed[:n] = False
     world._wrench_cache = None

@@ -45,7 +45,6 @@ class Unilateral:
     stopped: np.ndarray | None = None   # (K,) bool: ``stopped_by_the_solve`` (by the solve)
     weight: float = 0.0                 # N: the weight of every dynamic body (softness_centre)
     limit_found: object = None          # limits.PlanRows: every plan row at the step's start
-    time_constant: float = 0.0          # s: the stabilisation time T the rows were made with
 
     @property
     def first_limit_row(self) -> int:
@@ -94,11 +93,17 @@ def joint_space(uni, model, rows, inv_mass, Iinv, n):
     return uni.joint_space
 
 
+def _time_constant(world, h) -> float:
+    """s: the stabilisation time T the bounded rows push out with (2 / d of the world's
+    Baumgarte gains, or 4 h without damping)."""
+    return 1.0 / world.baumgarte[1] * 2.0 if world.baumgarte[1] > 0 else 4 * h
+
+
 def unilateral_rows(world, model, kin, h, load=None):
     """Bounded rows of this sub-step, or None when there are none. load (n, 3): the bodies'
     accelerations by the applied loads (m/s^2), which turn sticking contacts' friction rows
     (``contact_rows.friction_frame``)."""
-    T = 1.0 / world.baumgarte[1] * 2.0 if world.baumgarte[1] > 0 else 4 * h
+    T = _time_constant(world, h)
     moving = kinematic(world)
     world._clock.lap("rows")
     # (what the user's forces add within the step counts in the reach: a ball pushed with
@@ -156,7 +161,7 @@ def unilateral_rows(world, model, kin, h, load=None):
         return None
     return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), frames, warm, e,
                       limit_rows, torque_contacts, manifolds, limit_plan=tables.plan,
-                      weight=_weight(world), limit_found=found, time_constant=T)
+                      weight=_weight(world), limit_found=found)
 
 
 def with_overrun_limits(world, uni, v, w, h, unbounded):
@@ -171,7 +176,8 @@ def with_overrun_limits(world, uni, v, w, h, unbounded):
     found = limits_overrun(tables, found, v, w, h, ~unbounded)
     if found is None:
         return None
-    block, owner, rows, found = bounded_joint_rows(tables, None, h, uni.time_constant, found)
+    block, owner, rows, found = bounded_joint_rows(tables, None, h, _time_constant(world, h),
+                                                   found)
     first = uni.first_limit_row
     merged = BoundedRows.concatenate([uni.block.head(first), block])
     return replace(uni, block=merged, owner=np.concatenate([uni.owner[:first], owner]),

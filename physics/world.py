@@ -695,11 +695,11 @@ class World:
 
     def _velocity_set(self, row):
         """The user set body ``row``'s velocity (or rows', an int array, or made the body with
-        one): it is its state's, at the step's start. A step that finds bounded rows acting on a body starts
-        it from its drift's velocity (step._to_drift), the state's less what the body's
-        acceleration adds over half the step: for a body given a velocity that is gravity's
-        half kick, unless the body rests on a contact (step._resting_where_given). (With
-        nothing to take back, a ball thrown up from the ground, its contact's row still
+        one): it is its state's, at the step's start. A step that finds bounded rows acting
+        on a body starts it from its drift's velocity (step._to_drift), the state's less what
+        the body's acceleration adds over half the step: for a body given a velocity that is
+        gravity's half kick, unless the body rests on a contact (step._resting_where_given).
+        (With nothing to take back, a ball thrown up from the ground, its contact's row still
         acting in the first step, flew g dt / 2 too slowly ever after: 10.2 mm low after
         0.5 s at dt 1/240, 40.9 mm at 1/60.)"""
         n = self._n         # (the world's own arrays: the step and set_state make them anew)

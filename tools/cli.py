@@ -279,7 +279,7 @@ def cmd_run(args):
     in_controller = False
     recording = {"shape": (len(world.bodies), len(world.joints)), "cut": None,
                  # the bodies' shapes as built, which playback builds again and checks
-                 "built_shapes": body_shapes(world)}
+                 "built_shapes": body_shapes(world) if record_path else None}
     for i in range(steps):
         try:
             _step(scene, energy)
@@ -343,13 +343,17 @@ def cmd_run(args):
         raise _stopped("run", stopped, world, in_controller)
 
 
+def _raiser(in_controller: bool) -> str:
+    """Who raised what stopped a run or render, where it is not a failed step (StepError):
+    the scene's controller, or the world's step (a setting it refuses, such as rk4's)."""
+    return "the scene's controller" if in_controller else "the world's step"
+
+
 def _failed(error: Exception, in_controller: bool) -> str:
-    """What stopped a run or render: a failed step (StepError), the scene's controller, or
-    the world's step raising something else (a setting it refuses, such as rk4's)."""
+    """What stopped a run or render, for its summary table."""
     if isinstance(error, FloatingPointError):
         return "the step failed"
-    return ("the scene's controller raised an error" if in_controller
-            else "the world's step raised an error")
+    return f"{_raiser(in_controller)} raised an error"
 
 
 def _stopped(command: str, error: Exception, world, in_controller: bool) -> RunStopped:
@@ -359,10 +363,10 @@ def _stopped(command: str, error: Exception, world, in_controller: bool) -> RunS
     stopped = f"the {command} stopped at t={world.time:.6g} s: "
     if isinstance(error, FloatingPointError):
         return RunStopped(stopped + str(error))
-    if not in_controller:
-        return RunStopped(stopped + f"the world's step raised {type(error).__name__}: {error}")
-    traceback.print_exception(error, file=sys.stderr)
-    return RunStopped(stopped + f"the scene's controller raised {type(error).__name__}: {error}")
+    if in_controller:
+        traceback.print_exception(error, file=sys.stderr)
+    return RunStopped(stopped + f"{_raiser(in_controller)} raised {type(error).__name__}: "
+                                f"{error}")
 
 
 def _step_text(dt: float) -> str:

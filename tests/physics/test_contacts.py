@@ -634,8 +634,8 @@ def test_a_bullet_stops_at_the_face_of_a_2_mm_wall_at_dt_one_sixtieth(start):
 
 
 @pytest.mark.parametrize("solver", ["direct", "iterative"])
-@pytest.mark.parametrize("shape", [Capsule(0.01, 0.1), Box((0.01, 0.01, 0.1)), Box((0.01, 0.1, 0.1))],
-                         ids=["capsule", "stick", "plate"])
+@pytest.mark.parametrize("shape", [Capsule(0.01, 0.1), Box((0.01, 0.01, 0.1)),
+                                   Box((0.01, 0.1, 0.1))], ids=["capsule", "stick", "plate"])
 @pytest.mark.parametrize("start", [0.0, 0.45])
 def test_a_bullet_met_side_on_at_several_points_stops_at_the_face_of_a_2_mm_wall(solver, shape,
                                                                                 start):
