@@ -10,7 +10,7 @@ import numpy as np
 
 from .math3d import cross
 from .validation import (check_bits, check_inertia, check_mass, check_positive, check_quaternion,
-                         check_vector, name_property, shown)
+                         check_restitution, check_vector, name_property, shown)
 
 
 def _material(name: str, field: str, doc: str, dynamic_only: bool = False) -> property:
@@ -260,10 +260,7 @@ class Body:
 
     @restitution.setter
     def restitution(self, value):
-        r = check_positive("restitution", value, allow_zero=True)
-        if r > 1:
-            raise ValueError(f"restitution must be between 0 and 1, got {value!r}")
-        self._world._restitution[self.row] = r
+        self._world._restitution[self.row] = check_restitution(value)
         self._world._wake_touching(self)
 
     @property

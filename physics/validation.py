@@ -96,6 +96,14 @@ def check_positive(name: str, value, allow_zero: bool = False, allow_inf: bool =
     return x
 
 
+def check_restitution(value) -> float:
+    """A coefficient of restitution: a number from 0 to 1."""
+    r = check_positive("restitution", value, allow_zero=True)
+    if r > 1:
+        raise ValueError(f"restitution must be between 0 and 1, got {value!r}")
+    return r
+
+
 def _whole_number(value):
     """value as an int when it is a whole number (3.0 is 3; True is not one), else None."""
     if isinstance(value, (bool, np.bool_)):
@@ -227,10 +235,21 @@ def checked_array(state, key, shape, required=False, where="state"):
             raise ValueError(f"{where} has no {key!r}")
         return None
     value = numbers(f"{where}[{key!r}]", value, f"an array of shape {shape} of numbers")
-    if value.shape != shape or not np.all(np.isfinite(value)):
-        raise ValueError(f"{where}[{key!r}] has the wrong shape or is not finite: it must "
-                         f"be {shape} finite numbers, got shape {value.shape}")
+    check_array_shape(f"{where}[{key!r}]", value, shape, "finite numbers")
     return value
+
+
+def check_array_shape(name: str, value: np.ndarray, shape, what: str):
+    """ValueError naming ``name`` where the float array ``value`` is not of this ``shape`` or
+    has an entry that is not finite (naming the first such entry); ``what`` says what the
+    entries are ("finite numbers (N), one row per body")."""
+    if value.shape != shape:
+        raise ValueError(f"{name} must be {shape} {what}, got shape {value.shape}")
+    bad = np.argwhere(~np.isfinite(value))
+    if bad.size:
+        at = ", ".join(str(int(k)) for k in bad[0])
+        raise ValueError(f"{name}[{at}] is {value[tuple(bad[0])].item()!r}: {name} must be {shape} "
+                         f"{what}")
 
 
 # kg: the most a dynamic body may weigh. Contacts hold it with the solver's regularisation

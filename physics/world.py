@@ -26,9 +26,10 @@ from .rows import Kinematics, evaluate_tables
 from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
 from .stages import StageClock
-from .validation import (check_choice, check_count, check_flag, check_inertia, check_number,
-                         check_integers, check_mass, check_positive, check_quaternion, check_vector,
-                         checked_array, check_known_attribute, numbers, shown)
+from .validation import (check_array_shape, check_choice, check_count, check_flag, check_inertia,
+                         check_integers, check_mass, check_number, check_positive,
+                         check_quaternion, check_restitution, check_vector, checked_array,
+                         check_known_attribute, numbers, shown)
 
 INTEGRATORS = ("symplectic", "rk4")
 GYROSCOPIC = ("implicit", "explicit")
@@ -340,6 +341,12 @@ class World:
         if static and any(damping):
             raise ValueError("a static body takes no damping (nothing slows a static body); "
                              "drop linear_damping= and angular_damping=")
+        # (the materials are checked before the body is made, as the rest: a refused one
+        # left a body with the default material in the world)
+        check_restitution(restitution)
+        for label, value in (("friction", friction), ("rolling_friction", rolling_friction),
+                             ("spin_friction", spin_friction)):
+            check_positive(label, value, allow_zero=True)
         pos = check_vector("position", position, 3)
         quat = check_quaternion("orientation", orientation)
         vel = check_vector("linear_velocity", linear_velocity, 3)
@@ -859,9 +866,7 @@ class World:
         body, k = len(world.bodies); a static body's row must be zero)."""
         rows = np.arange(1, self._n) if bodies is None else self._rows_of(bodies)
         f = numbers("forces", forces, f"({rows.size}, 3) numbers (N), one row per body")
-        if f.shape != (rows.size, 3) or not np.all(np.isfinite(f)):
-            raise ValueError(f"forces must be ({rows.size}, 3) finite numbers (N), one row per "
-                             f"body, got shape {f.shape}")
+        check_array_shape("forces", f, (rows.size, 3), "finite numbers (N), one row per body")
         static = np.isinf(self._mass[rows]) & f.any(axis=1)
         if static.any():
             k = int(np.flatnonzero(static)[0])

@@ -150,12 +150,20 @@ def test_a_body_added_after_one_was_removed_starts_afresh():
     (dict(mass=1.0, inertia=(1.0, 1.0, 100.0)), r"inertia is no rigid body's.*I1 \+ I2 >= I3"),
     (dict(density=1000.0, shape=Sphere(1e300)), "gives Sphere.* a mass of inf kg"),
     (dict(density=1000.0, shape=Sphere(1e-300)), "gives Sphere.* a mass of 0 kg"),
+    (dict(mass=1.0, friction=-1), "friction must be zero or positive"),
+    (dict(mass=1.0, restitution=2.0), "restitution must be between 0 and 1"),
+    (dict(mass=1.0, rolling_friction="x"), "rolling_friction must be a number"),
+    (dict(mass=1.0, spin_friction=float("nan")), "spin_friction must be finite"),
 ])
-def test_bad_body_input_names_the_parameter(kwargs, match):
+def test_bad_body_input_names_the_parameter_and_adds_no_body(kwargs, match):
+    """(A refused material used to leave a body with the default material in the world.)"""
     kwargs = dict(kwargs)
     shape = kwargs.pop("shape", Sphere(0.1))
+    world = World()
+    world.add_body(Plane())
     with pytest.raises(ValueError, match=match):
-        World().add_body(shape, **kwargs)
+        world.add_body(shape, **kwargs)
+    assert len(world.bodies) == 1 and world._n == 2      # (row 0 is the world frame)
 
 
 @pytest.mark.parametrize("make, shown", [
@@ -736,6 +744,8 @@ def test_forces_applied_in_a_batch_act_as_one_by_one():
     assert np.array_equal(batch.linear_velocities, one.linear_velocities)
     with pytest.raises(ValueError, match=r"forces must be \(2, 3\) finite"):
         batch.apply_forces(np.zeros((3, 3)), [0, 1])
+    with pytest.raises(ValueError, match=r"^forces\[1, 2\] is nan: forces must be \(2, 3\) finite"):
+        batch.apply_forces([[0, 0, 0], [0, 0, np.nan]], [0, 1])
     with pytest.raises(ValueError, match="bodies must be indices into world.bodies"):
         batch.apply_forces(np.zeros((1, 3)), [3])
 
