@@ -46,6 +46,10 @@ from .accelerated_projection import FrictionBox
 CONTACT_SOFTNESS = 1e-3
 PIVOT_BUDGET = 4          # pivoting rounds before the projected Newton method takes over
 FRICTION_ROUND_TOLERANCE = 1e-3   # friction bounds settled: change below this x max |lambda|
+# An answer whose friction bounds did not settle is still taken where no one-sided row it
+# leaves on its bound asks to come off it by more than this share of the right-hand side's
+# scale; else the caller solves otherwise (``unilateral.bounded_multipliers``)
+NORMALS_MISS = 0.1
 
 
 def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=None,
@@ -62,7 +66,8 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
     well conditioned; impacts use almost none); exact (m,) bool: rows whose own share of the
     softness' miss is given back (``softened``); hard (m,) bool or None: rows that take no
     softness.
-    Returns (lambda, factorisations used).
+    Returns (lambda, factorisations used, settled: the last round converged and the friction
+    bounds it was solved with are those of its own normal forces).
     """
     m = rhs.shape[0]
     is_fric, normal_of, mu = friction_rows(friction_normal, mu, m)
@@ -84,7 +89,7 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
         return box.bounds(box.limits(lam))
 
     solver = _BoxQP(pattern, A, A_reg, contrib, ri, rj, cfm, rhs)
-    used, settled, converged = 0, None, False
+    used, settled, converged, bounds_settled = 0, None, False, not is_fric.any()
     for round_ in range(friction_rounds):
         blo, bhi = bounds(lam)
         previous = lam
@@ -102,8 +107,9 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
         if not is_fric.any():
             break
         change = np.abs(bounds(lam)[1][is_fric] - bhi[is_fric]).max()
-        if change <= FRICTION_ROUND_TOLERANCE * max(np.abs(lam).max(), 1e-12) or \
-                np.array_equal(lam, previous):
+        bounds_settled = change <= FRICTION_ROUND_TOLERANCE * max(np.abs(lam).max(), 1e-12) or \
+            np.array_equal(lam, previous)
+        if bounds_settled:
             break
     blo, bhi = bounds(lam)
     clipped = np.clip(lam, blo, bhi)
@@ -113,7 +119,14 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
         # their own equation: solved again with the bounded rows held where they end
         clipped = solver._clamped_solution(clipped, clipped, bounded, np.zeros(m, dtype=bool))
         used += 1
-    return clipped, used
+    if converged and bounds_settled:
+        return clipped, used, True
+    # unsettled: still an answer where no one-sided row (a contact's normal, a limit) that
+    # it leaves at its bound asks to come off it by more than NORMALS_MISS of the right-hand
+    # side's scale
+    gradient = solver.A_reg @ clipped - solver.rhs
+    one_sided = bounded & ~is_fric & (clipped <= blo)
+    return clipped, used, not np.any(gradient[one_sided] < -NORMALS_MISS * solver.scale)
 
 
 def friction_rows(friction_normal, mu, m):
@@ -154,8 +167,8 @@ class _BoxQP:
     def __init__(self, pattern, A, A_reg, contrib, ri, rj, cfm, rhs):
         self.pattern, self.A, self.A_reg = pattern, A, A_reg
         self.contrib, self.ri, self.rj, self.cfm, self.rhs = contrib, ri, rj, cfm, rhs
-        scale = max(np.abs(rhs).max(initial=0.0), 1e-12)
-        self.tol = 1e-7 * scale
+        self.scale = max(np.abs(rhs).max(initial=0.0), 1e-12)
+        self.tol = 1e-7 * self.scale
 
     def solve(self, lo, hi, start, pivots, newton_iterations):
         """Up to ``pivots`` rounds of block pivoting (with Judice and Pires' safeguard: when

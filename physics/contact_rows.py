@@ -293,7 +293,8 @@ def glide_speeds(friction, gravity, h):
 
 
 def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
-                 rolls=None, grip=None, glide=GLIDE_SPEED) -> tuple[BoundedRows, ContactFrames]:
+                 rolls=None, grip=None, glide=GLIDE_SPEED,
+                 lead=None) -> tuple[BoundedRows, ContactFrames]:
     """Rows for K contacts between bodies a and b (rows of the world arrays).
 
     point (K, 3) world, normal (K, 3) from a to b, depth (K,) m (negative: a gap);
@@ -306,7 +307,9 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     or (K,): ``glide_speeds``); the ContactFrames
     returned with the block say so, and give the rolling rows' tangents
     (``rolling_frame``). A touching contact's normal row aims at pushing out its depth
-    beyond the slop in T, a gap's at closing no more than the gap in h (speculative).
+    beyond the slop in T, a gap's at closing no more than the gap in h (speculative); lead
+    (K,) m or None: of each depth, what a turn within the step adds (``ContactSet.lead``),
+    which the row meets within h.
     Bounces are not a target here: impacts are resolved before the step's solve
     (``unilateral.resolve_impacts``).
 
@@ -339,8 +342,11 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     np.negative(depth, out=C[:k])
     rows = Rows(np.concatenate((a, a, a)), np.concatenate((b, b, b)), C, Ja, Jb, np.zeros(3 * k))
     target = np.zeros(3 * k)
-    out = np.clip((depth - SLOP) / T, 0.0, MAX_PUSH_OUT)
-    target[:k] = np.where(depth >= 0, out, depth / h)
+    start = depth if lead is None else depth - lead
+    out = np.clip((start - SLOP) / T, 0.0, MAX_PUSH_OUT)
+    target[:k] = np.where(start >= 0, out, start / h)
+    if lead is not None:
+        target[:k] += lead / h
     push = np.zeros(3 * k)
     push[:k] = np.maximum(out - KEPT_PUSH, 0.0)
     lo = np.full(3 * k, -np.inf)

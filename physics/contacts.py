@@ -234,10 +234,18 @@ def detect(world, model, x, R, v, h, moving, w=None):
     n = world._n
     if not model.collides:
         return ContactSet.empty(), Manifolds.empty()
+    # a body on joints turns within the step as much by them as by its spin: its contacts
+    # are those of the step's start alone (``collision.turning``: a ragdoll's light hands,
+    # whipped by their arms, met the ground with the contacts of their own spin's turn and
+    # passed their wrists' twist limits by up to 0.35 rad at dt 1/60)
+    from .sleeping import joint_links      # (sleeping reads this module's reports)
+    jointed = np.zeros(n, dtype=bool)
+    jointed[joint_links(world).reshape(-1)] = True
     return find_contacts_keeping(model.pair_cache, world._manifolds, x, R,
                                  static=(world._inv_mass[:n] == 0) & ~moving,
                                  group=world._group[:n], mask=world._mask[:n],
-                                 margin=world.contact_margin, velocity=v, dt=h, spin=w)
+                                 margin=world.contact_margin, velocity=v, dt=h, spin=w,
+                                 steered=jointed)
 
 
 def live_contacts(world, cs: ContactSet) -> ContactSet:
@@ -280,6 +288,6 @@ def report(cs: ContactSet, lam: np.ndarray, frames) -> ContactReport:
     if lam.shape[1] == 6:
         r1, r2 = frames.roll_tangents
         torque = lam[:, 3, None] * cs.normal + lam[:, 4, None] * r1 + lam[:, 5, None] * r2
-    return ContactReport(cs.point, cs.normal, cs.depth, cs.body_a - 1, cs.body_b - 1,
+    return ContactReport(cs.point, cs.normal, cs.depth - cs.lead, cs.body_a - 1, cs.body_b - 1,
                          lam[:, 0], lam[:, 1, None] * t1 + lam[:, 2, None] * t2, torque,
                          frames.sliding)

@@ -132,7 +132,8 @@ def unilateral_rows(world, model, kin, h, load=None):
         grip = gripping_friction(world._contacts, src, found, slid, mu, cs.pair_keys)
         glide = glide_speeds(mu, world._gravity, h)
         block, frames = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T, load,
-                                     rolling > 0, grip, glide)
+                                     rolling > 0, grip, glide,
+                                     cs.lead if cs.lead.any() else None)
         # the friction rows turn with the slip, the roll and the load (the frame of the
         # normal alone only where all are slow): where they turned, the warm start is last
         # step's forces along the new rows. (So are those that slid last step. A contact
@@ -273,12 +274,21 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     cfm, mu = np.concatenate(parts_cfm), np.concatenate([np.zeros(m_eq), block.mu])
     hard_rows = (None if block.hard is None
                  else np.concatenate([np.zeros(m_eq, dtype=bool), block.hard]))
-    lam, _ = solve_bounded(pattern, J, JM, rhs, lo, hi, cfm=cfm, friction_normal=fn, mu=mu,
-                           lam0=lam0, exact=exact, centre=centre, hard=hard_rows)
-    if hard is not None and hard[:uni.n_contact_rows // 3].any():
-        lam, _ = solve_bounded(pattern, J, JM, rhs, lo, hi, cfm=cfm, friction_normal=fn, mu=mu,
-                               lam0=lam, centre=stops_recentred(lam0, centre, exact, lam),
-                               hard=hard_rows)
+    lam, _, settled = solve_bounded(pattern, J, JM, rhs, lo, hi, cfm=cfm, friction_normal=fn,
+                                    mu=mu, lam0=lam0, exact=exact, centre=centre, hard=hard_rows)
+    if settled and hard is not None and hard[:uni.n_contact_rows // 3].any():
+        lam, _, settled = solve_bounded(pattern, J, JM, rhs, lo, hi, cfm=cfm, friction_normal=fn,
+                                        mu=mu, lam0=lam,
+                                        centre=stops_recentred(lam0, centre, exact, lam),
+                                        hard=hard_rows)
+    if not settled:
+        # the friction's bounds swung between the rounds (more friction takes load off the
+        # normals): an arm's tip met the ground with 2770 N, then with none while its
+        # friction, bounded by the 2770, stopped it, and so on; clipped to the last round's,
+        # the answer had neither, and the tip sank 10 mm. The iterative solve bounds each
+        # friction by its normal force at every step of its descent
+        return _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h,
+                                  factor, cold, target)
     return lam[:m_eq], lam[m_eq:]
 
 
@@ -544,8 +554,8 @@ def _velocity_jump(world, model, rows, uni, sub, target, v, w, inv_mass, Iinv, f
     J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
     rhs = np.concatenate([np.zeros(m_eq), target]) - all_rows.velocity(v, w)
     lo = np.concatenate([np.full(m_eq, -np.inf), np.zeros(sub.count)])
-    p, _ = solve_bounded(pattern, J, JM, rhs, lo, np.full(all_rows.count, np.inf),
-                         cfm=world.cfm, softness=softness)
+    p = solve_bounded(pattern, J, JM, rhs, lo, np.full(all_rows.count, np.inf),
+                      cfm=world.cfm, softness=softness)[0]
     dv, dw = Scatter(all_rows.a, all_rows.b, n).response(all_rows.blocks, p, inv_mass, Iinv)
     return dv, dw, p[m_eq:], p[:m_eq] if m_eq else None
 
@@ -704,7 +714,7 @@ def _stopped_hard(uni, lam0, velocity, h):
     if not hard.any() and (limits is None or not limits.any()):
         return None
     rows = np.zeros(uni.block.rows.count, dtype=bool)
-    rows[:k] = hard & (uni.contacts.depth < SLOP)
+    rows[:k] = hard & (uni.contacts.depth - uni.contacts.lead < SLOP)
     if limits is not None:
         rows[first:] = limits & (uni.block.rows.C[first:] >= 0.0)
     if lam0 is not None:

@@ -27,6 +27,10 @@ class ContactSet:
     feature        : (K,) int64   id of the contact point within its pair, stable from step to
                                   step, so (body_a, body_b, feature) identifies a contact for
                                   warm starting.
+    lead           : (K,)         m of ``depth`` that the bodies' turn within the step adds to
+                                  what their velocities at the point would make of the depth at
+                                  the step's start, ``depth - lead`` (a turning cylinder's
+                                  contacts: ``turning.at_step_end``); zero for the others.
 
     The surface point of a is ``point + normal * depth / 2`` and that of b is
     ``point - normal * depth / 2``.
@@ -38,6 +42,11 @@ class ContactSet:
     normal: np.ndarray
     depth: np.ndarray
     feature: np.ndarray
+    lead: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.lead is None:
+            self.lead = np.zeros(self.depth.shape[0])
 
     @classmethod
     def empty(cls) -> "ContactSet":
@@ -87,11 +96,12 @@ def pair_keys(a, b) -> np.ndarray:
     return (np.asarray(a).astype(np.int64) << KEY_BITS) | np.asarray(b).astype(np.int64)
 
 
-def from_candidates(body_a, body_b, point, normal, depth, feature, valid) -> ContactSet:
+def from_candidates(body_a, body_b, point, normal, depth, feature, valid,
+                    lead=None) -> ContactSet:
     """Flatten the valid candidates of M pairs into a ContactSet.
 
     body_a, body_b : (M,) body index of each pair
-    point, normal  : (M, C, 3) world;  depth, feature, valid : (M, C)
+    point, normal  : (M, C, 3) world;  depth, feature, valid (and lead, or None: zero) : (M, C)
 
     A normal that is the same for all candidates of a pair may be a broadcast view (stride 0
     on that axis), and a feature table that is the same for all pairs one row (1, C) (see
@@ -115,6 +125,7 @@ def from_candidates(body_a, body_b, point, normal, depth, feature, valid) -> Con
         depth=np.asarray(depth, dtype=np.float64).reshape(-1).take(flat),
         feature=(feature[0].take(cols) if feature.shape[0] == 1
                  else feature.reshape(-1).take(flat)),
+        lead=None if lead is None else lead.reshape(-1).take(flat),
     )
 
 

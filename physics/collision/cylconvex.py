@@ -22,12 +22,20 @@ from __future__ import annotations
 import numpy as np
 
 from .contacts import keep_deepest, slot_features
-from .geometry import BOX_CORNERS, closest_segments, einsum, golden_min, rotate, to_local
+from .geometry import (BOX_CORNERS, clip_to_slab, closest_segments, dot, einsum, golden_min,
+                       rotate, row_norms, to_local)
 from .rim import rim_candidates
 from .round import sphere_pair
 from .sdf import box_closest, cylinder_closest, cylinder_distance, point_contacts
 
 MAX_POINTS = 8
+# A box edge within 10 degrees of a cylinder's axis is met at both ends of its span along the
+# cylinder (rather than at the least of its distances, which for an edge along the axis is
+# either end: a barrel rolling off a ledge's edge was held at one cap only, and turned)
+PARALLEL_COS = np.cos(np.radians(10.0))
+# (such an edge that far from the axis, times the radius, lies on the side: one nearer lies
+# across a cap, where its corner stands for it)
+ON_SIDE = 0.9
 # The 12 box edges as (corner i, corner j) pairs of BOX_CORNERS differing in one sign.
 BOX_EDGES = np.array([(i, j) for i in range(8) for j in range(8)
                       if i < j and np.sum(BOX_CORNERS[i] != BOX_CORNERS[j]) == 1])
@@ -68,7 +76,8 @@ def _rims_against(cyl, other, closest_other, margin, flip):
 
 
 def _box_points_against(cyl, box, margin):
-    """Box corners (8) and interior edge points (12) against the cylinder a."""
+    """Box corners (8) and interior edge points (2 x 12: the second only for an edge along the
+    cylinder's axis) against the cylinder a."""
     closest = _cylinder(cyl)
     corners = box.pos[:, None, :] + rotate(box.rot, BOX_CORNERS[None] * box.params[:, None, :3])
     # with the faces meeting at each corner and edge, as for rim points above: the face
@@ -95,13 +104,23 @@ def _box_points_against(cyl, box, margin):
                                            r_r, h_r)
 
     t = golden_min(sdf, -np.ones(len(mid_f)), np.ones(len(mid_f)), iterations=40)
-    q = (mid_f + t[:, None] * hv_f)
-    pe, ne, de, _ = point_contacts(lambda p, f: cylinder_closest(p, cyl_r, cyl_h, f), pos, rot,
-                                   q, 0.0, [f[:, 8:].reshape(-1, 3) for f in faces])
-    interior = (np.abs(t) < 1 - 1e-6).reshape(m, 12)
-    point = np.concatenate([pc, pe.reshape(m, 12, 3)], axis=1)
-    normal = np.concatenate([nc, ne.reshape(m, 12, 3)], axis=1)
-    depth = np.concatenate([dc, de.reshape(m, 12)], axis=1)
+    # an edge along the cylinder's axis lies on its side with a span of equal distances, of
+    # which the search finds either end: it meets the side at both ends of the span
+    axis = rot[:, :, 2]
+    centre, along = dot(mid_f - pos, axis), dot(hv_f, axis)
+    lo, hi = clip_to_slab(centre, along, cyl_h, -1.0, 1.0)
+    radial = row_norms(np.cross(mid_f - pos, axis))
+    parallel = ((np.abs(along) > PARALLEL_COS * row_norms(hv_f)) & (lo <= hi)
+                & (radial > ON_SIDE * cyl_r))
+    # (the second point of an edge that is not along the axis lies off it: never a contact)
+    t = np.stack([np.where(parallel, lo, t), np.where(parallel, hi, 2.0)], axis=1)  # (12 M, 2)
+    q = (mid_f[:, None] + t[..., None] * hv_f[:, None]).reshape(m, 24, 3)
+    edge_faces = [np.repeat(f[:, 8:], 2, axis=1) for f in faces]
+    pe, ne, de, _ = point_contacts(closest, cyl.pos, cyl.rot, q, 0.0, edge_faces)
+    interior = (np.abs(t) < 1 - 1e-6).reshape(m, 24)
+    point = np.concatenate([pc, pe], axis=1)
+    normal = np.concatenate([nc, ne], axis=1)
+    depth = np.concatenate([dc, de], axis=1)
     ok = np.concatenate([np.ones((m, 8), bool), interior], axis=1)
     return point, normal, depth, ok & (depth >= -margin[:, None])
 
@@ -113,7 +132,8 @@ def _finish(parts):
 
 
 def cylinder_box(a, b, margin):
-    """Candidates (C = 30): features 0..9 a's rim, 10..17 b's corners, 18..29 b's edges."""
+    """Candidates (C = 42): features 0..9 a's rim, 10..17 b's corners, 18..41 b's edges (two
+    points each)."""
     rims = _rims_against(a, b, _box(b), margin, flip=True)
     return _finish([rims, _box_points_against(a, b, margin)])
 

@@ -14,6 +14,7 @@ from .geometry import row_norms
 from .manifolds import Manifolds, carried_contacts, found_manifolds, kept_pairs, relative_pose
 from .plane import plane_box, plane_cylinder, plane_round
 from .round import round_round
+from .turning import at_step_end, shape_turning
 
 # Each pair is ordered so that body a has the lower rank; the table gives the narrowphase
 # for (rank a, rank b). Spheres and capsules share a rank: both are swept segments.
@@ -83,25 +84,28 @@ def find_contacts_with_cache(pair_cache: PairCache, position, rotation, *, stati
 
 
 def find_contacts_keeping(pair_cache: PairCache, manifolds: Manifolds, position, rotation, *,
-                          static, group, mask, margin=0.0, velocity=None, dt=None, spin=None):
+                          static, group, mask, margin=0.0, velocity=None, dt=None, spin=None,
+                          steered=None):
     """find_contacts_with_cache, where the pairs of KEPT_TYPES that have barely moved since
     their narrowphase ran keep its contacts (``manifolds``: last call's, see
     ``collision.manifolds``). spin (N, 3): the bodies' angular velocities (rad/s), whose
-    turning within dt reaches further too (``broadphase.turning_arm``). Returns (ContactSet,
-    the manifolds for the next call)."""
+    turning within dt reaches further too (``broadphase.turning_arm``), and whose turn finds
+    contacts where it takes them (``turning.at_step_end``), but for the ``steered`` bodies
+    (N,) bool (or None: none), whose turn something else sets too. Returns (ContactSet, the
+    manifolds for the next call)."""
     return _find(pair_cache, manifolds, position, rotation, static=static, group=group,
-                 mask=mask, margin=margin, velocity=velocity, dt=dt, spin=spin)
+                 mask=mask, margin=margin, velocity=velocity, dt=dt, spin=spin, steered=steered)
 
 
 def _find(pair_cache: PairCache, manifolds, position, rotation, *, static, group, mask, margin,
-          velocity, dt, spin=None):
+          velocity, dt, spin=None, steered=None):
     """The contacts, and the manifolds kept (None when not keeping them)."""
     kind, params = pair_cache.kind, pair_cache.params
     n = len(kind)
     position = np.asarray(position, dtype=float)
     rotation = np.asarray(rotation, dtype=float)
     static = np.asarray(static, dtype=bool) | (kind == PLANE)
-    turning = None
+    turning = motion = None
     if velocity is not None and dt is not None:
         vel = np.where(static[:, None], 0.0, np.asarray(velocity, dtype=float))
         reach = row_norms(vel) * float(dt)
@@ -110,6 +114,11 @@ def _find(pair_cache: PairCache, manifolds, position, rotation, *, static, group
             # end swung through a wall within a step of its hit: no contact was within reach)
             turning = np.where(static, 0.0, row_norms(spin) * pair_cache.turning_arm) * float(dt)
             reach = reach + turning
+            spin = np.where(static[:, None], 0.0, np.asarray(spin, dtype=float))
+            turn = shape_turning(kind, rotation, spin)
+            if steered is not None:
+                turn[steered] = 0.0
+            motion = (spin, turn, float(dt))
     else:
         vel, reach = np.zeros((n, 3)), np.zeros(n)
 
@@ -134,23 +143,31 @@ def _find(pair_cache: PairCache, manifolds, position, rotation, *, static, group
         sides = (a[s], b[s], pos_a[s], rot_a[s], pos_b[s], rot_b[s])
         if manifolds is None or t not in KEPT_TYPES:
             sets.append(from_candidates(a[s], b[s], *_narrowphase(
-                t, *sides, par_a[s], par_b[s], pair_margin[s])))
+                t, *sides, par_a[s], par_b[s], pair_margin[s], motion)))
             continue
         found, carried, keep = _keeping(t, manifolds, *sides, par_a[s], par_b[s],
-                                        pair_margin[s])
+                                        pair_margin[s], motion)
         sets += [found, carried]
         kept.append(keep)
     cs = sets[0] if len(sets) == 1 else ContactSet.concatenate(sets)
     return cs, (None if manifolds is None else Manifolds.concatenate(kept))
 
 
-def _narrowphase(t, a, b, pos_a, rot_a, pos_b, rot_b, par_a, par_b, margin):
+def _narrowphase(t, a, b, pos_a, rot_a, pos_b, rot_b, par_a, par_b, margin, motion=None):
     """The candidate contacts of pairs (a, b) (M,) of type t, as ``from_candidates`` takes
-    them (a and b are for the caller: the narrowphase reads the shapes)."""
-    return _BY_TYPE[t](Shapes(pos_a, rot_a, par_a), Shapes(pos_b, rot_b, par_b), margin)
+    them. motion: None, or all N bodies' (angular velocity (N, 3), the part of it that turns
+    their shapes (N, 3), dt), by which the contacts of pairs that turn fast are also found
+    where the step's turn takes them (``turning.at_step_end``)."""
+    sides = Shapes(pos_a, rot_a, par_a), Shapes(pos_b, rot_b, par_b)
+    if motion is None:
+        return _BY_TYPE[t](*sides, margin)
+    *motion, dt = motion
+    return at_step_end(_BY_TYPE[t], *sides, margin, [x.take(a, axis=0) for x in motion],
+                       [x.take(b, axis=0) for x in motion], dt)
 
 
-def _keeping(t, manifolds, a, b, pos_a, rot_a, pos_b, rot_b, par_a, par_b, margin):
+def _keeping(t, manifolds, a, b, pos_a, rot_a, pos_b, rot_b, par_a, par_b, margin,
+             motion=None):
     """The contacts of pairs (a, b) (M,) of type t, whose manifolds are kept: (the contacts
     of the pairs whose narrowphase runs again, those of the pairs that keep their manifolds,
     the manifolds of both for the next step). Where some pairs must run the narrowphase again
@@ -165,8 +182,8 @@ def _keeping(t, manifolds, a, b, pos_a, rot_a, pos_b, rot_b, par_a, par_b, margi
         again = np.flatnonzero(~keep)
         sides = [x.take(again, axis=0) for x in (a, b, pos_a, rot_a, pos_b, rot_b)]
         cand = _narrowphase(t, *sides, par_a.take(again, axis=0), par_b.take(again, axis=0),
-                            margin.take(again))
-        found, count = from_candidates(*sides[:2], *cand), np.count_nonzero(cand[-1], axis=1)
+                            margin.take(again), motion)
+        found, count = from_candidates(*sides[:2], *cand), np.count_nonzero(cand[4], axis=1)
         new = found_manifolds(found, count, *sides, turn.take(again, axis=0),
                               offset.take(again, axis=0), margin.take(again))
         if not keep.any():

@@ -28,14 +28,14 @@ def solve_direct(p, lam0=None, newton_iterations=200, friction_rounds=50):
     A_a, A_b = np.concatenate([ea, a]), np.concatenate([eb, b])
     pattern = Pattern(A_a, A_b, p["inv_mass"] > 0, p["n"])
     J, JM = pattern.sides(np.concatenate([eJa, Ja]), np.concatenate([eJb, Jb]), p["inv_mass"], p["Iinv"])
-    lam, _ = solve_bounded(pattern, J, JM, np.concatenate([p["rhs_e"], p["rhs_b"]]),
-                           np.concatenate([np.full(m_eq, -np.inf), p["lo"]]),
-                           np.concatenate([np.full(m_eq, np.inf), p["hi"]]), cfm=CFM,
-                           friction_normal=np.concatenate([np.full(m_eq, -1),
-                                                           np.where(p["fn"] >= 0, p["fn"] + m_eq, -1)]),
-                           mu=np.concatenate([np.zeros(m_eq), p["mu"]]),
-                           lam0=None if lam0 is None else np.concatenate([np.zeros(m_eq), lam0]),
-                           newton_iterations=newton_iterations, friction_rounds=friction_rounds)
+    lam = solve_bounded(pattern, J, JM, np.concatenate([p["rhs_e"], p["rhs_b"]]),
+                        np.concatenate([np.full(m_eq, -np.inf), p["lo"]]),
+                        np.concatenate([np.full(m_eq, np.inf), p["hi"]]), cfm=CFM,
+                        friction_normal=np.concatenate([np.full(m_eq, -1),
+                                                        np.where(p["fn"] >= 0, p["fn"] + m_eq, -1)]),
+                        mu=np.concatenate([np.zeros(m_eq), p["mu"]]),
+                        lam0=None if lam0 is None else np.concatenate([np.zeros(m_eq), lam0]),
+                        newton_iterations=newton_iterations, friction_rounds=friction_rounds)[0]
     return lam[:m_eq], lam[m_eq:]
 
 
