@@ -742,18 +742,23 @@ def test_a_1000_kg_cube_on_a_1_kg_plate_takes_up_its_load(dt, dip):
     assert np.abs(cube.linear_velocity).max() < 1e-6
 
 
-def test_a_tower_of_30_boxes_stands_at_dt_one_sixtieth():
-    """30 boxes of 1 kg, 0.5 m, stacked at dt 1/60: the iterative solves stop at their
-    budget (the tower's load passes through 30 contacts), and the contacts beyond the slop
-    go on from last step's forces, so the tower sags less than 1 cm in 5 s (6.5 mm). (Centred
-    on zero while they pushed, they lost the load they carried: 18.5 mm, its contacts
-    0.93 mm deep.)"""
-    world = World(dt=1 / 60)
+def test_a_tower_of_30_boxes_rests_at_dt_one_sixtieth_with_90_iterations():
+    """30 boxes of 1 kg, 0.5 m, stacked at dt 1/60 with contact_iterations=90: the tower
+    rests within 1 cm of its height (6.8 mm), its top still, over the whole of its 6th
+    second. (At the default 60 its solves stop at their budget every step and it bobs between
+    6.5 and 29 mm with a period of 12 steps: read once at step 300, it seemed to stand at
+    6.5 mm. Centred on zero while they pushed, the contacts lost the load they carried.)"""
+    world = World(dt=1 / 60, contact_iterations=90)
     world.add_body(Plane())
     boxes = [world.add_body(Box((0.25, 0.25, 0.25)), mass=1.0, position=(0, 0, 0.25 + 0.5 * i))
              for i in range(30)]
     world.step(300)
-    assert 14.75 - boxes[-1].position[2] < 0.01
+    lowest, fastest = 14.75, 0.0
+    for _ in range(60):
+        world.step()
+        lowest = min(lowest, boxes[-1].position[2])
+        fastest = max(fastest, np.abs(boxes[-1].linear_velocity).max())
+    assert 14.75 - lowest < 0.01 and fastest < 1e-3
     assert np.abs(boxes[-1].position[:2]).max() < 1e-6
 
 
