@@ -103,7 +103,14 @@ def _box_points_against(cyl, box, margin):
         return lambda t: cylinder_distance(to_local(rot_r, pos_r, mid_r + t[..., None] * hv_r),
                                            r_r, h_r)
 
-    t = golden_min(sdf, -np.ones(len(mid_f)), np.ones(len(mid_f)), iterations=40)
+    # an edge that stays further from the cylinder's centre than the cylinder reaches plus the
+    # margin is not searched (hi = lo: golden_min leaves it at lo, a corner, not a contact):
+    # 100 barrels on a box floor spent 12.6 ms a step in collision, most of it searching the
+    # floor's far edges
+    along_edge = np.clip(dot(pos - mid_f, hv_f) / np.maximum(dot(hv_f, hv_f), 1e-300), -1, 1)
+    gap = row_norms(mid_f + along_edge[:, None] * hv_f - pos) - np.hypot(cyl_r, cyl_h)
+    near = gap <= np.repeat(margin, 12)
+    t = golden_min(sdf, -np.ones(len(mid_f)), np.where(near, 1.0, -1.0), iterations=40)
     # an edge along the cylinder's axis lies on its side with a span of equal distances, of
     # which the search finds either end: it meets the side at both ends of the span
     axis = rot[:, :, 2]
