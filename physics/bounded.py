@@ -66,8 +66,9 @@ def solve_bounded(pattern, J, JM, rhs, lo, hi, *, cfm, friction_normal=None, mu=
     well conditioned; impacts use almost none); exact (m,) bool: rows whose own share of the
     softness' miss is given back (``softened``); hard (m,) bool or None: rows that take no
     softness.
-    Returns (lambda, factorisations used, settled: the last round converged and the friction
-    bounds it was solved with are those of its own normal forces).
+    Returns (lambda, factorisations used, settled: the last round converged with the friction
+    bounds of its own normal forces, or, where not, no one-sided row the answer leaves on its
+    bound asks to come off it by more than NORMALS_MISS).
     """
     m = rhs.shape[0]
     is_fric, normal_of, mu = friction_rows(friction_normal, mu, m)

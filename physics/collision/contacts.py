@@ -29,8 +29,8 @@ class ContactSet:
                                   warm starting.
     lead           : (K,)         m of ``depth`` that the bodies' turn within the step adds to
                                   what their velocities at the point would make of the depth at
-                                  the step's start, ``depth - lead`` (a turning cylinder's
-                                  contacts: ``turning.at_step_end``); zero for the others.
+                                  the step's start, ``depth - lead`` (contacts of a pair that
+                                  turns fast: ``turning.at_step_end``); zero for the others.
 
     The surface point of a is ``point + normal * depth / 2`` and that of b is
     ``point - normal * depth / 2``.

@@ -14,7 +14,7 @@ from .geometry import row_norms
 from .manifolds import Manifolds, carried_contacts, found_manifolds, kept_pairs, relative_pose
 from .plane import plane_box, plane_cylinder, plane_round
 from .round import round_round
-from .turning import at_step_end, shape_turning
+from .turning import TURNING, at_step_end, shape_turning
 
 # Each pair is ordered so that body a has the lower rank; the table gives the narrowphase
 # for (rank a, rank b). Spheres and capsules share a rank: both are swept segments.
@@ -118,7 +118,9 @@ def _find(pair_cache: PairCache, manifolds, position, rotation, *, static, group
             turn = shape_turning(kind, rotation, spin)
             if steered is not None:
                 turn[steered] = 0.0
-            motion = (spin, turn, float(dt))
+            # (no pair turns against itself by TURNING where no body turns by half of it)
+            if (row_norms(turn) * float(dt) > 0.5 * TURNING).any():
+                motion = (spin, turn, float(dt))
     else:
         vel, reach = np.zeros((n, 3)), np.zeros(n)
 

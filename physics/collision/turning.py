@@ -7,18 +7,22 @@ depends on its orientation), and a box keeps only its four deepest corners. Drop
 at 20 rad/s at dt 1/60, a cylinder sank up to 75 mm into the ground and a box up to 33 mm.
 
 Where a pair's shapes turn against each other by more than TURNING within a step, its
-narrowphase runs again at the poses the bodies' velocities reach at the step's end. Each
+narrowphase runs again with the bodies turned about their centres as far as their spins take
+them within the step (their travel is left to the rows, which are exact for it). Each
 contact found there is added to the step's start's (not put in their place: those hold what
-is deep now), carried back to the step's start:
-- its point moves back with the bodies' travel, so its lever arms are the end's, which the
-  derivative of the end's gap asks for;
-- its depth loses the closing its point's velocity would make within the step, so a row made
-  from it reaches the end's depth at the end when the bodies keep their velocities;
+is deep now), as a contact of the step's start:
+- its lever arms are the turned pose's, which the derivative of the end's gap asks for;
+- its depth loses the closing its point's turning makes within the step, so a row made from
+  it reaches the turned pose's depth, less the travel's closing, at the step's end;
 - the depth beyond the pair's deepest at the start (beyond touching, for a pair then apart) is
   its lead (``ContactSet.lead``), which the row meets within the step, where a depth it
-  started with would be pushed out over the stabilisation time.
+  started with would be pushed out over the stabilisation time;
+- it is kept only where the pair has a contact at the start, facing the deepest one's way: a
+  turn that takes a body deep into the other finds the other's far side the nearer.
 A spin about a cylinder's or capsule's own axis turns no shape (``shape_turning``): a wheel
-rolling on the ground keeps the contacts of the step's start.
+rolling on the ground keeps the contacts of the step's start; and the caller leaves out
+bodies whose turn something else sets as much as their spin (``contacts.detect``: bodies on
+joints).
 """
 from __future__ import annotations
 
