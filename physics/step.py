@@ -662,7 +662,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     return (x1, q1, v1, w1), StepReport(rows, lam, x, R, uni, lam_b, impact)
 
 
-def _kinematic_velocities(world, v, w):
+def kinematic_velocities(world, v, w):
     """(N, 6) the static bodies' velocities and spins (zero for dynamic ones): what a step
     ends with, from which the next measures the user's change (``_carrier_change``)."""
     static = (world._inv_mass[:world._n] == 0.0)[:, None]
@@ -672,18 +672,13 @@ def _kinematic_velocities(world, v, w):
 def _carrier_change(world, model, v, w):
     """(dv, dw) (N, 3) each: how the user changed kinematic bodies' velocities since the last
     step (``World._carried``; before the first, since they were made), or None where none
-    changed, the world has no joints, its bodies changed since, or it is not stepped by the
-    symplectic integrator."""
-    carried = world._carried
-    if carried is None and not world._stepped:
-        # (the first step's: the velocities the static bodies were made with. A lift made at
-        # rest and set moving for the first step carried its load with half the change:
-        # 24.42 N where m (g + a) is 29.22; found by an API explorer)
-        carried = world._made_moving[:world._n]
-    if not model.m or carried is None or carried.shape[0] != world._n or \
-            world.integrator != "symplectic":
+    changed, the world has no joints, or it is not stepped by the symplectic integrator."""
+    if not model.m or world.integrator != "symplectic":
         return None
-    change = _kinematic_velocities(world, v, w) - carried
+    # (before the first step, from the velocities the static bodies were made with: a lift
+    # made at rest and set moving for the first step carried its load with half the change,
+    # 24.42 N where m (g + a) is 29.22; found by an API explorer)
+    change = kinematic_velocities(world, v, w) - world._view("_carried")
     if not change.any():
         return None
     return change[:, :3], change[:, 3:]
@@ -1032,8 +1027,7 @@ def advance(world):
         world._start_cache = None
     world._energy_reference = reference if conservative else None
     world._joined_since_step = False
-    world._carried = _kinematic_velocities(world, state[2], state[3]) if model.m else None
-    world._stepped = True
+    world._carried[:n] = kinematic_velocities(world, state[2], state[3])
     world._posed = False
     world._placed[:n] = False
     world._wrench_cache = None

@@ -245,8 +245,6 @@ class World:
         self._energy_reference = None     # J, see step.advance
         self._posed = False               # a body was placed by the user (step.advance)
         self._joined_since_step = False   # a joint was added since the last step (advance)
-        self._carried = None              # (N, 6) kinematic velocities a step ended with
-        self._stepped = False             # a step was taken (since: _carried, if joints)
         self._carrier_change = None       # their change met by the step's first sub-step
         self.last_lambda = np.zeros(0)
         self._allocate(16)
@@ -269,8 +267,9 @@ class World:
         "_asleep": ((), bool), "_still_time": ((), float), "_island": ((), np.int64),
         # placed by the user since the last step (Body._placed; placement.placed_on_joints)
         "_placed": ((), bool),
-        # a static body's velocity and spin when it was made (step._carrier_change)
-        "_made_moving": ((6,), float),
+        # a static body's velocity and spin as the last step ended (as made, before its first
+        # step): what the next measures the user's change from (step._carrier_change)
+        "_carried": ((6,), float),
     }
 
     def _allocate(self, capacity):
@@ -367,7 +366,7 @@ class World:
                              np.zeros(4) if shape is None else shape.params, m, I, static)
         self._x[i], self._q[i], self._v[i], self._w[i] = pos, quat, vel, omega
         if static:
-            self._made_moving[i] = np.concatenate([vel, omega])
+            self._carried[i] = np.concatenate([vel, omega])
         body = Body(self, i, shape, name)
         self._handles.append(body)
         body.friction = friction
@@ -1110,8 +1109,7 @@ class World:
         state["stiffness"] = None if self._stiffness is None else self._stiffness.copy()
         state["after_euler"] = self._after_euler
         state["joined_since_step"] = self._joined_since_step
-        state["carried_velocities"] = None if self._carried is None else self._carried.copy()
-        state["stepped"] = self._stepped
+        state["carried_velocities"] = self._view("_carried").copy()
         state["to_drift"] = (None if self._to_drift is None
                              else np.concatenate(self._to_drift, axis=1))
         state["drift_only"] = None if self._drift_only is None else self._drift_only.astype(float)
@@ -1170,7 +1168,6 @@ class World:
         settled = check_flag("state['solve_settled']", state.get("solve_settled", True))
         after_euler = check_flag("state['after_euler']", state.get("after_euler", False))
         joined = check_flag("state['joined_since_step']", state.get("joined_since_step", False))
-        stepped = check_flag("state['stepped']", state.get("stepped", True))
         carried = checked_array(state, "carried_velocities", (self._n, 6))
         to_drift = checked_array(state, "to_drift", (self._n, 6))
         drift_only = checked_array(state, "drift_only", (self._n,))
@@ -1208,8 +1205,10 @@ class World:
         self._stiffness = stiffness
         self._after_euler = after_euler
         self._joined_since_step = joined      # (a joint added since: its velocities projected)
-        self._carried = carried
-        self._stepped = stepped
+        # (a snapshot without them, from an older version: no change measured at the next step)
+        self._carried[:self._n] = (carried if carried is not None else
+                                   pipeline.kinematic_velocities(self, self._view("_v"),
+                                                                 self._view("_w")))
         self._to_drift = None if to_drift is None else (to_drift[:, :3], to_drift[:, 3:])
         self._drift_only = None if drift_only is None else drift_only > 0
         self._velocity_given = None if given is None else given > 0

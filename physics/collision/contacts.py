@@ -30,7 +30,8 @@ class ContactSet:
     lead           : (K,)         m of ``depth`` that the bodies' turn within the step adds to
                                   what their velocities at the point would make of the depth at
                                   the step's start, ``depth - lead`` (contacts of a pair that
-                                  turns fast: ``turning.at_step_end``); zero for the others.
+                                  turns fast: ``turning.with_turned_contacts``); zero for the
+                                  others.
 
     The surface point of a is ``point + normal * depth / 2`` and that of b is
     ``point - normal * depth / 2``.

@@ -14,7 +14,7 @@ from .geometry import row_norms
 from .manifolds import Manifolds, carried_contacts, found_manifolds, kept_pairs, relative_pose
 from .plane import plane_box, plane_cylinder, plane_round
 from .round import round_round
-from .turning import TURNING, at_step_end, shape_turning
+from .turning import TURNING, with_turned_contacts, shape_turning
 
 # Each pair is ordered so that body a has the lower rank; the table gives the narrowphase
 # for (rank a, rank b). Spheres and capsules share a rank: both are swept segments.
@@ -90,7 +90,7 @@ def find_contacts_keeping(pair_cache: PairCache, manifolds: Manifolds, position,
     their narrowphase ran keep its contacts (``manifolds``: last call's, see
     ``collision.manifolds``). spin (N, 3): the bodies' angular velocities (rad/s), whose
     turning within dt reaches further too (``broadphase.turning_arm``), and whose turn finds
-    contacts where it takes them (``turning.at_step_end``), but for the ``steered`` bodies
+    contacts where it takes them (``turning.with_turned_contacts``), but for the ``steered`` bodies
     (N,) bool (or None: none), whose turn something else sets too. Returns (ContactSet, the
     manifolds for the next call)."""
     return _find(pair_cache, manifolds, position, rotation, static=static, group=group,
@@ -159,12 +159,12 @@ def _narrowphase(t, a, b, pos_a, rot_a, pos_b, rot_b, par_a, par_b, margin, moti
     """The candidate contacts of pairs (a, b) (M,) of type t, as ``from_candidates`` takes
     them. motion: None, or all N bodies' (angular velocity (N, 3), the part of it that turns
     their shapes (N, 3), dt), by which the contacts of pairs that turn fast are also found
-    where the step's turn takes them (``turning.at_step_end``)."""
+    where the step's turn takes them (``turning.with_turned_contacts``)."""
     sides = Shapes(pos_a, rot_a, par_a), Shapes(pos_b, rot_b, par_b)
     if motion is None:
         return _BY_TYPE[t](*sides, margin)
     *motion, dt = motion
-    return at_step_end(_BY_TYPE[t], *sides, margin, [x.take(a, axis=0) for x in motion],
+    return with_turned_contacts(_BY_TYPE[t], *sides, margin, [x.take(a, axis=0) for x in motion],
                        [x.take(b, axis=0) for x in motion], dt)
 
 

@@ -37,9 +37,9 @@ from .geometry import dot, einsum, row_norms
 # contacts: the deepest rim point then moves by radius x turn^2 / 2 at most along the normal
 # within the step (0.06 mm for a 0.3 m cylinder), under the contacts' slop.
 TURNING = 0.02
-# added to the feature ids of the contacts found at the step's end, so that they warm start
+# added to the feature ids of the contacts found at the turned poses, so that they warm start
 # from their own kind
-END_FEATURES = 1 << 16
+TURNED_FEATURES = 1 << 16
 
 
 def shape_turning(kind, rot, spin):
@@ -53,7 +53,8 @@ def shape_turning(kind, rot, spin):
     return np.where((kind == SPHERE)[:, None], 0.0, spin - about_axis)
 
 
-def at_step_end(narrowphase, a: Shapes, b: Shapes, margin, motion_a, motion_b, dt: float):
+def with_turned_contacts(narrowphase, a: Shapes, b: Shapes, margin, motion_a, motion_b,
+                         dt: float):
     """narrowphase(a, b, margin)'s candidates (see contacts.from_candidates) for M pairs;
     for the pairs whose shapes turn against each other by more than TURNING (rad) within dt,
     with those found where the step's turn takes them (see the module's docstring) and their
@@ -86,7 +87,7 @@ def at_step_end(narrowphase, a: Shapes, b: Shapes, margin, motion_a, motion_b, d
     both = lambda x, y: np.concatenate([np.broadcast_to(z, (m,) + z.shape[1:]) for z in (x, y)],
                                        axis=1)
     return (both(s_point, point), both(s_normal, normal), both(s_depth, depth),
-            both(s_feature, feature + END_FEATURES),
+            both(s_feature, feature + TURNED_FEATURES),
             both(s_valid, valid & keep & facing & np.isfinite(start_depth)[:, None]),
             both(np.zeros_like(s_depth), lead))
 

@@ -504,7 +504,8 @@ def test_a_falling_arm_meets_the_ground_without_sinking(solver):
     world.add_body(Plane())
     previous = None
     for i in range(3):
-        link = world.add_body(Capsule(0.04, 0.2), mass=2.0 - 0.5 * i, position=(0.25 + 0.5 * i, 0, 1.0),
+        link = world.add_body(Capsule(0.04, 0.2), mass=2.0 - 0.5 * i,
+                              position=(0.25 + 0.5 * i, 0, 1.0),
                               orientation=(np.cos(np.pi / 4), 0, np.sin(np.pi / 4), 0))
         world.add_joint(Hinge(previous, link, anchor=(0.5 * i, 0, 1.0), axis=(0, 1, 0)))
         previous = link
@@ -876,7 +877,8 @@ def test_a_barrel_rolling_off_a_ledge_keeps_its_line():
     world.add_body(Box((2.0, 2.0, 0.25)), static=True, position=(0, 0, 0.25))
     a = np.pi / 2
     barrel = world.add_body(Cylinder(radius=0.3, half_length=0.4), mass=20.0,
-                            position=(0.5, 0, 0.8), orientation=(np.cos(a / 2), np.sin(a / 2), 0, 0),
+                            position=(0.5, 0, 0.8),
+                            orientation=(np.cos(a / 2), np.sin(a / 2), 0, 0),
                             linear_velocity=(3.0, 0, 0), angular_velocity=(0, 10.0, 0))
     world.step(240)
     axis = barrel.rotation[:, 2]
