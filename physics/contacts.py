@@ -11,7 +11,7 @@ from scipy.sparse.csgraph import connected_components
 from .collision import ContactSet, Manifolds, find_contacts_keeping
 from .collision.contacts import KEY_BITS
 from .joints import Fixed
-from .validation import check_integers
+from .validation import check_integers, read_only
 
 
 @dataclass
@@ -59,12 +59,7 @@ class ContactReport:
         """The same contacts as read-only views (what ``world.contacts`` hands out: its
         arrays are the ones the next step reads, and a user's unit conversion done in place
         on them changed that step)."""
-        views = []
-        for f in CONTACT_FIELDS:
-            view = getattr(self, f).view()
-            view.flags.writeable = False
-            views.append(view)
-        return ContactReport(*views)
+        return ContactReport(*(read_only(getattr(self, f)) for f in CONTACT_FIELDS))
 
     @staticmethod
     def concatenate(reports) -> "ContactReport":

@@ -18,6 +18,13 @@ def warn_user(message: str):
     warnings.warn(message, UserWarning, stacklevel=level)
 
 
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A view of ``array`` that cannot be written through, not even after setting
+    ``flags.writeable`` (numpy lets a view be made writeable again while the array it views
+    is): the view goes through a read-only buffer."""
+    return np.asarray(memoryview(array).toreadonly())
+
+
 def check_known_attribute(obj, name: str):
     """AttributeError for setting a public attribute ``name`` that obj's class does not have
     and that its constructor did not make: a misspelt setting (``world.gravty = ...``,

@@ -29,7 +29,7 @@ from .stages import StageClock
 from .validation import (check_array_shape, check_choice, check_count, check_flag, check_inertia,
                          check_integers, check_mass, check_number, check_positive,
                          check_quaternion, check_restitution, check_vector, checked_array,
-                         check_known_attribute, numbers, shown)
+                         check_known_attribute, numbers, read_only, shown)
 
 INTEGRATORS = ("symplectic", "rk4")
 GYROSCOPIC = ("implicit", "explicit")
@@ -618,9 +618,7 @@ class World:
         """(3,) m/s^2, world frame, read-only (set the whole vector). Setting it wakes every
         sleeping body, and the energy a conservative system holds (``step.advance``) is
         measured again under the new gravity."""
-        view = self._gravity.view()
-        view.flags.writeable = False
-        return view
+        return read_only(self._gravity)
 
     @gravity.setter
     def gravity(self, value):
@@ -794,9 +792,7 @@ class World:
         return self._readonly("_w")
 
     def _readonly(self, name):
-        out = getattr(self, name)[1: self._n].view()
-        out.flags.writeable = False
-        return out
+        return read_only(getattr(self, name)[1: self._n])
 
     # -- compiled topology ---------------------------------------------------------------
     def _model(self):

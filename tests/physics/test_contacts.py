@@ -1277,5 +1277,7 @@ def test_the_contacts_handed_out_are_read_only():
     forces = world.contacts.normal_force
     with pytest.raises(ValueError, match="read-only"):
         forces /= 1000.0
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        forces.flags.writeable = True
     kilonewtons = world.contacts.normal_force / 1000.0      # (a copy is the user's own)
     assert kilonewtons.sum() == pytest.approx(9.81e-3)

@@ -330,11 +330,27 @@ def test_gravity_is_set_whole_and_a_shape_stays_its_bodys():
     world, a, b = hanging_pair()
     with pytest.raises(ValueError, match="read-only"):
         world.gravity[2] = float("nan")
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        world.gravity.flags.writeable = True
     world.gravity = (0, 0, -1.62)
     assert world.gravity == pytest.approx((0, 0, -1.62))
     with pytest.raises(ValueError, match="shape is fixed"):
         b.shape = Sphere(0.4)
     assert b.shape.radius == 0.1
+
+
+def test_the_state_arrays_handed_out_cannot_be_made_writeable():
+    """world.positions and friends view the arrays the step reads and writes; numpy lets a
+    plain read-only view be made writeable again, and a write through it moved a body that the
+    world's other records (its sleep, its contacts' warm starts) never heard of."""
+    world, a, b = hanging_pair()
+    for name in ("positions", "orientations", "linear_velocities", "angular_velocities",
+                 "asleep"):
+        view = getattr(world, name)
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            view.flags.writeable = True
+    world.step(3)
+    assert np.array_equal(world.positions[1], b.position)      # still a live view
 
 
 def test_a_pendulum_swings_on_under_a_new_gravity():
