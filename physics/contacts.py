@@ -10,6 +10,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .collision import ContactSet, Manifolds, find_contacts_keeping
 from .collision.contacts import KEY_BITS
+from .continuous import fast_bodies, passing_pairs
 from .joints import Fixed
 from .validation import check_integers, read_only
 
@@ -227,20 +228,25 @@ def detect(world, model, x, R, v, h, moving, w=None):
     (``live_contacts``). w (N, 3): the angular velocities, rad/s (their turning reaches
     further: ``collision.broadphase.turning_arm``)."""
     n = world._n
+    none = np.zeros(0, dtype=np.int64)
+    world._passing = (none, none)
     if not model.collides:
         return ContactSet.empty(), Manifolds.empty()
     # a body on joints turns within the step as much by them as by its spin: its contacts
     # are those of the step's start alone (``collision.turning``: a ragdoll's light hands,
     # whipped by their arms, met the ground with the contacts of their own spin's turn and
     # passed their wrists' twist limits by up to 0.35 rad at dt 1/60)
-    from .sleeping import joint_links      # (sleeping reads this module's reports)
-    jointed = np.zeros(n, dtype=bool)
-    jointed[joint_links(world).reshape(-1)] = True
-    return find_contacts_keeping(model.pair_cache, world._manifolds, x, R,
-                                 static=(world._inv_mass[:n] == 0) & ~moving,
-                                 group=world._group[:n], mask=world._mask[:n],
-                                 margin=world.contact_margin, velocity=v, dt=h, spin=w,
-                                 steered=jointed)
+    from .sleeping import jointed_bodies      # (sleeping reads this module's reports)
+    cs, manifolds = find_contacts_keeping(model.pair_cache, world._manifolds, x, R,
+                                          static=(world._inv_mass[:n] == 0) & ~moving,
+                                          group=world._group[:n], mask=world._mask[:n],
+                                          margin=world.contact_margin, velocity=v, dt=h,
+                                          spin=w, steered=jointed_bodies(world))
+    moving = fast_bodies(world, model, v * h)
+    if moving is not None:
+        cs, *world._passing = passing_pairs(cs, moving, world.contact_margin,
+                                            model.pair_cache, x, R, v, h)
+    return cs, manifolds
 
 
 def live_contacts(world, cs: ContactSet) -> ContactSet:

@@ -78,6 +78,14 @@ def joint_links(world) -> np.ndarray:
     return world._links
 
 
+def jointed_bodies(world) -> np.ndarray:
+    """(N,) bool: the bodies on some joint (row 0, the world frame, among them when a joint
+    holds a body to it)."""
+    jointed = np.zeros(world._n, dtype=bool)
+    jointed[joint_links(world).reshape(-1)] = True
+    return jointed
+
+
 def resting_joints(world) -> np.ndarray | None:
     """(J,) bool: the joints between two bodies that do not move in the step, one of them
     asleep (they make no rows), or None when no body is asleep."""

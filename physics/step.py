@@ -27,6 +27,7 @@ from .blas_threads import one_blas_thread
 from .collision.broadphase import PairCache
 from .contacts import ContactReport, detect, excluded_pairs, kinematic, report as contact_report
 from .contact_rows import MAX_PUSH_OUT
+from .continuous import stopped_at_first_touch
 from .energy import kinetic_energy, restore_energy, state_energy
 from .errors import StepError
 from .linsolve import SingularSystemError
@@ -983,7 +984,11 @@ def advance(world):
     try:
         with np.errstate(all=world._errstate):
             for _ in range(world.substeps):
+                start_x = state[0]
                 state, report = substep(world, model, *state, h)
+                state = stopped_at_first_touch(
+                    world, model, start_x, state,
+                    None if report.uni is None else report.uni.contacts, world._passing)
                 world._carrier_change = None        # (the first sub-step meets it)
                 if parts is not None:
                     parts.append(_substep_done(world, report))

@@ -185,7 +185,7 @@ class World:
         self.stats = {"splits": 0, "projections": 0, "energy_restores": 0, "stiff_steps": 0,
                       "contact_solves": 0, "contact_iterations": 0, "cold_solves": 0,
                       "deep_misses": 0, "overrun_solves": 0,
-                      "limit_holds": 0}
+                      "limit_holds": 0, "first_touches": 0}
         self._clock = StageClock()
         self._errstate = "ignore"
         self._debug = None
@@ -224,6 +224,8 @@ class World:
         self._velocity_given = None     # (N,) bodies whose velocity the user set (_velocity_set)
         self._allowed: set[frozenset] = set()
         self._links = None              # sleeping.joint_links
+        # the pairs (a, b) whose speculative contacts the sub-step left out (continuous)
+        self._passing = (np.zeros(0, dtype=np.int64),) * 2
         self._next_island = 0           # the first id of the next islands to fall asleep
         self._held_wrenches = None      # the joints' wrenches and errors when their island
         self._held_errors = None        # fell asleep (sleeping.update_sleep)

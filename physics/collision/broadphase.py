@@ -104,6 +104,26 @@ def turning_arm(kind, params):
     return _grouped(_kind_turning_arm, _body_groups(kind, params), (len(kind),))
 
 
+def _kind_core_radius(k, params):
+    """(M,) m: the radius of the largest sphere about the centre of M shapes of kind k
+    inside them (a box's smallest half extent, a cylinder's smaller of radius and half
+    length)."""
+    if k == BOX:
+        return params[:, :3].min(axis=1)
+    if k == CYLINDER:
+        return np.minimum(params[:, 0], params[:, 1])
+    return params[:, 0].copy()
+
+
+def core_radius(kind, params):
+    """(N,) m: ``_kind_core_radius`` of each body (infinite for planes and bodies without
+    shape: they never count as having moved far for their size)."""
+    out = np.full(len(kind), np.inf)
+    for k, rows, _, group_params in _body_groups(kind, params):
+        out[rows] = _kind_core_radius(k, group_params)
+    return out
+
+
 def _kind_support(k, params, rotation, n):
     """(M,) how far M shapes of one bounded kind k reach from their centres along -n."""
     if k == BOX:
@@ -293,6 +313,7 @@ class PairCache:
         self.kind, self.params = np.asarray(kind), np.asarray(params, dtype=float)
         self.radius = bounding_radius(self.kind, self.params)     # m, 0 for unbounded kinds
         self.turning_arm = turning_arm(self.kind, self.params)    # m (detect's reach)
+        self.core_radius = core_radius(self.kind, self.params)    # m (continuous collision)
         self.bounded = np.flatnonzero((self.kind >= SPHERE) & (self.kind < PLANE))
         self.planes = np.flatnonzero(self.kind == PLANE)
         self.excluded_keys = excluded_keys(excluded_pairs, len(self.kind))

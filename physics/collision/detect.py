@@ -46,6 +46,20 @@ KEPT_TYPES = frozenset(4 * ra + rb for ra, rb in ((1, 1), (1, 2), (2, 2)))
 PARTLY_KEPT_PAIRS = 64
 
 
+def pair_types(kind, a, b):
+    """(M,) the pair type of each pair (a, b) (M,) ordered as contacts are (a of the lower
+    rank; a plane is always a), whose narrowphase is ``narrowphase(type)``."""
+    rank = _RANK_OF_KIND.take(kind)
+    rank_b = rank.take(b)
+    return np.where(kind.take(a) == PLANE, rank_b, 4 * rank.take(a) + rank_b)
+
+
+def narrowphase(pair_type):
+    """The narrowphase of a pair type: f(Shapes a, Shapes b, margin (M,)) -> candidates
+    (point, normal, depth, feature, valid) as ``from_candidates`` takes them."""
+    return _BY_TYPE[pair_type]
+
+
 def find_contacts(kind, params, position, rotation, *, static, group, mask,
                   excluded_pairs=None, margin=0.0, velocity=None, dt=None) -> ContactSet:
     """All contacts between N bodies' shapes.
