@@ -165,12 +165,20 @@ def angular_coordinate(table: CoordinateTable, turned):
     return continuous_angle(table.world, table.owner, turned)
 
 
-def continuous_angle(world, owner, turned):
+def continuous_angle(world, owner, turned, turn_rate=None, h=0.0):
     """Continuous hinge angles (k,) of the joints ``owner`` and their world axes (k, 3), from
     the world vectors TURNED["angle"] (axis and reference of a, reference of b): the wrapped
-    angle taken nearest to each joint's last one (``world._joint_angle``)."""
+    angle taken nearest to each joint's last one (``world._joint_angle``, or within a step
+    the angles at its last drift, ``step.carry_angle_reference``), or, given the rate (k, 3)
+    (rad/s, world frame) at which b turns against a, nearest to where that rate takes the
+    last one in h s (a joint that turns more than pi within a step would else land on the
+    wrong turn: a disc at 200 rad/s read -177 rad after 1 s at dt 1/60)."""
     c, u = angle_about(*turned)
-    return wrap_near(c, world._joint_angle.take(owner)), u
+    last = world._angle_reference if world._angle_reference is not None else world._joint_angle
+    reference = last.take(owner)
+    if turn_rate is not None:
+        reference = reference + h * dot(turn_rate, u)
+    return wrap_near(c, reference), u
 
 
 class TurningAngles:
@@ -196,11 +204,13 @@ class TurningAngles:
         # the bodies that carry them, once each (a hinge chain's inner links carry three)
         self._carriers, self._carried = np.unique(self._bodies, return_inverse=True)
 
-    def at(self, R=None, joints=None):
+    def at(self, R=None, joints=None, w=None, h=0.0):
         """Angles (k,) and world axes (k, 3) at body rotations R (N, 3, 3), or at the current
         orientations (None), of the turning joints ``joints`` (world joint indices), or of
         all in the order of ``owner`` (None). A joint's angle is the same alone as among all
-        (row by row arithmetic)."""
+        (row by row arithmetic). w (N, 3) rad/s, h s: the angular velocities with which the
+        bodies turned over the h since the joints' last angles were taken (None: unwrapped
+        against the last angles as they are, for rotations where they were taken)."""
         if joints is None:
             owner, bodies, local = self.owner, self._bodies, self._local
         else:
@@ -215,7 +225,12 @@ class TurningAngles:
         else:
             R = quat_to_matrix(self.world._q.take(bodies, axis=0))
         turned = rotate(R, local).reshape(len(TURNED["angle"]), -1, 3)
-        return continuous_angle(self.world, owner, turned)
+        rate = None
+        if w is not None:
+            # (part 0 is carried by each joint's body a, the last part by its body b)
+            sides = bodies.reshape(len(TURNED["angle"]), -1)
+            rate = w.take(sides[-1], axis=0) - w.take(sides[0], axis=0)
+        return continuous_angle(self.world, owner, turned, rate, h)
 
 
 def angular_rate_blocks(g):

@@ -211,6 +211,9 @@ class World:
         # bodies' rows change: an island falling asleep or waking recompiles the step
         self._joint_instances = {}
         self._angle_table = None
+        # within a step: the joints' angles at its last drift (or None: at _joint_angle), and
+        # how far (rad) the fastest body has turned since (step.carry_angle_reference)
+        self._angle_reference, self._turned_unreferenced = None, 0.0
         self._compiled = None
         self._coordinate_tables = None
         self._retuned = {}              # joint index -> joint whose settings changed
@@ -848,7 +851,8 @@ class World:
     # what an attempt at a step replaces before it may find a sleeping island in reach (the
     # velocities' bookkeeping, and the contacts, limits and reports each sub-step keeps)
     _ATTEMPTED = ("_after_euler", "_to_drift", "_drift_only", "_velocity_given", "_contacts",
-                  "_shown", "_warm", "_limit_warm", "_manifolds", "_report", "_wrench_cache")
+                  "_shown", "_warm", "_limit_warm", "_manifolds", "_report", "_wrench_cache",
+                  "_angle_reference", "_turned_unreferenced")
 
     def _step_undone(self, before, memory, counted, slept):
         """A step failed: the world as it was before it, bit for bit. (Without this, a step
@@ -939,8 +943,8 @@ class World:
 
     def _track_angles(self):
         """Carry every hinge's (and cylindrical joint's) continuous angle to the new state (one
-        vectorised call): the geometric angle's branch nearest to the last one, i.e. a
-        running turn count. (The step's limit and motor rows took their angles at the
+        vectorised call): the geometric angle's branch nearest to the angles the step carried
+        along its drifts (``step.carry_angle_reference``), i.e. a running turn count. (The step's limit and motor rows took their angles at the
         rotations it started from; these are at the ones it ended with, which the next step
         unwraps against: a second evaluation, not a repeat.)"""
         table = self._turning_angles()
@@ -949,6 +953,7 @@ class World:
             # values as made afresh from the orientations)
             cache = self._start_cache
             self._joint_angle[table.owner] = table.at(cache.R if cache is not None else None)[0]
+        self._angle_reference, self._turned_unreferenced = None, 0.0
         self._angles_current = True     # (until the state changes: _step_caches_dropped)
 
     def _turning_angles(self):

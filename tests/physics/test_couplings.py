@@ -182,6 +182,26 @@ def test_coupling_q2_equals_2_sin_q1_holds_while_q1_turns_past_pi():
     assert worst < 1e-4
 
 
+@pytest.mark.parametrize("speed, dt", [(250.0, 1 / 60), (1000.0, 1 / 240)])
+def test_a_gear_between_discs_turning_past_pi_a_step_keeps_them_on_their_turns(speed, dt):
+    """Disc 1 at 4.2 rad a step on a 2:1 gear: each disc turns at its rate, neither moved.
+    Its angle at the step's end was unwrapped against the step's start, a turn off, and
+    the gear put the discs 1.26 and 2.51 rad off their turns every step (found by a
+    mechanisms explorer)."""
+    world = World(gravity=(0, 0, 0), dt=dt)
+    discs = [world.add_body(Cylinder(0.1, 0.02), mass=1.0, position=(x, 0, 0),
+                            angular_velocity=(0, 0, w)) for x, w in ((0, speed), (1, speed / 2))]
+    hinges = [world.add_joint(Hinge(None, d, anchor=d.position, axis=(0, 0, 1))) for d in discs]
+    world.add_joint(Gear(hinges[0], hinges[1], 0.5))
+    steps = 12
+    world.step(steps)
+    for disc, hinge, w in zip(discs, hinges, (speed, speed / 2)):
+        turned = w * steps * dt
+        assert hinge.angle == pytest.approx(turned, rel=1e-9)
+        yaw = np.arctan2(disc.rotation[1, 0], disc.rotation[0, 0])
+        assert np.cos(yaw - turned) == pytest.approx(1.0, abs=1e-9)
+
+
 def test_a_coupling_refuses_a_joint_twice_and_functions_that_constrain_nothing():
     """Gear(j, j, 1) constrained nothing and Gear(j, j, 2) locked j; a gradient of zeros, of
     the wrong length or a phi of NaN went on to the step. Each is refused when it is made

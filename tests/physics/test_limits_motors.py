@@ -506,6 +506,20 @@ def test_hinge_angle_is_the_angle_the_limit_rows_take_and_the_step_keeps():
     assert world._joint_angle.tolist() == pytest.approx([limited.angle, free.angle], abs=1e-12)
 
 
+@pytest.mark.parametrize("speed, dt", [(250.0, 1 / 60), (400.0, 1 / 60), (1000.0, 1 / 240)])
+def test_a_hinge_turning_more_than_half_a_turn_a_step_counts_its_turns(speed, dt):
+    """A free disc on a hinge at 4.2-6.7 rad a step: its angle after 1 s is speed x 1 s. The
+    angle was unwrapped against the last step's, so a turn of more than pi a step landed on
+    the wrong branch (250 rad/s at dt 1/60 read -127 rad), and a limit at 1000 rad counted
+    as passed."""
+    world = World(gravity=(0, 0, 0), dt=dt)
+    disc = world.add_body(Cylinder(0.1, 0.02), mass=1.0, angular_velocity=(0, 0, speed))
+    hinge = world.add_joint(Hinge(None, disc, axis=(0, 0, 1), limits=(-20.0, 2000.0)))
+    world.step(round(1.0 / dt))
+    assert hinge.angle == pytest.approx(speed, rel=1e-9)
+    assert hinge.limit_effort == 0.0
+
+
 # -- joint friction: dry friction resists the joint's motion with up to ``friction`` (N m or N)
 @pytest.mark.parametrize("solver", ["direct", "iterative"])
 def test_joint_friction_brakes_each_joint_at_friction_over_inertia_and_stops_it(solver):
