@@ -4,7 +4,9 @@
 
 ``world`` may also be a scene object (``.world``, ``.title``, ``.camera``, ``.controller``) or a
 ``(world, title, camera, controller)`` tuple; ``scenes`` is an optional list of scene names or
-callables for N / P (names are loaded with ``load_scene(name)``, default ``scenes.load``).
+callables for N / P (names are loaded with ``load_scene(name)``, default ``scenes.load``;
+the scene given first, if the list holds it, comes back as given, from its start, and the pause
+and time scale carry over from scene to scene).
 Every key is listed in :data:`KEY_BINDINGS`, which drives both the key handler and the help
 overlay (H).
 
@@ -60,8 +62,9 @@ KEY_BINDINGS = (
     KeyBinding("F", (key.F,), "frame_scene", "frame all bodies"),
     KeyBinding("V", (key.V,), "reset_camera", "camera back to the start view"),
     KeyBinding("T", (key.T,), "toggle_follow", "camera follows the selected body"),
-    KeyBinding("N", (key.N,), "next_scene", "next scene (when given a scene list)"),
-    KeyBinding("P", (key.P,), "previous_scene", "previous scene (when given a scene list)"),
+    KeyBinding("N", (key.N,), "next_scene", "next scene in the list (keeps pause, time scale)"),
+    KeyBinding("P", (key.P,), "previous_scene",
+               "previous scene (the one opened keeps its params)"),
     KeyBinding("S", (key.S,), "screenshot", "screenshot to PNG"),
     KeyBinding("I", (key.I,), "toggle_hud", "HUD (status text, timeline) on / off"),
     KeyBinding("H", (key.H, key.F1), "toggle_help", "this help"),
@@ -183,12 +186,18 @@ class Viewer:
         self.window.push_handlers(self)
         self._load(spec, playback)
         self.scene_index = 0 if world is None else self._index_in_scenes(spec)
+        # A scene given as an object may differ from its list entry (the command line's
+        # --param values): N / P coming back to its place show it again, not the entry.
+        self._opened = None
+        if world is not None and self.scene_index is not None:
+            self._opened = (self.scene_index, spec, playback, self.sim)
         atexit.register(self.close)      # a clean GL teardown before interpreter shutdown
 
     # -- scenes --------------------------------------------------------------------------
-    def _load(self, spec, playback=None):
-        """Show ``spec``: simulated live, or played back from ``playback`` (a
-        ``render.playback.Playback`` over ``spec.world``)."""
+    def _load(self, spec, playback=None, sim=None):
+        """Show ``spec``: simulated live (by ``sim``, a ``Simulation`` of ``spec.world``, or
+        a new one), or played back from ``playback`` (a ``render.playback.Playback`` over
+        ``spec.world``)."""
         if playback is not None and playback.world is not spec.world:
             raise ValueError("playback must play into the world of the scene it is given with")
         self.spec = spec
@@ -198,6 +207,8 @@ class Viewer:
         if playback is not None:
             self.sim = playback
             self.options.contacts = False      # the world's contacts are not the recording's
+        elif sim is not None:
+            self.sim = sim
         else:
             self.sim = Simulation(self.world, spec.controller, **self._sim_opts)
         self._layout_hud()          # (the help's text differs for a recording)
@@ -228,14 +239,25 @@ class Viewer:
             self.scene_index = 0 if delta > 0 else len(self.scenes) - 1
         else:
             self.scene_index = (self.scene_index + delta) % len(self.scenes)
-        entry = self.scenes[self.scene_index]
-        try:
-            spec = resolve_scene(entry, self.load_scene)
-        except Exception as exc:       # a broken scene must not take the viewer down
-            self.sim.error = f"could not load scene {entry!r}: {type(exc).__name__}: {exc}"
-            self.sim.paused = True
-            return
-        self._load(spec)
+        # the user's pause and time scale stay, as R keeps them; a pause an error forced
+        # is not the user's
+        paused = self.sim.paused and self.sim.error is None
+        time_scale = self.sim.time_scale
+        if self._opened is not None and self.scene_index == self._opened[0]:
+            _, spec, playback, sim = self._opened
+            sim.reset()            # from its start, as R would
+            self._load(spec, playback, sim)
+        else:
+            entry = self.scenes[self.scene_index]
+            try:
+                spec = resolve_scene(entry, self.load_scene)
+            except Exception as exc:       # a broken scene must not take the viewer down
+                self.sim.error = f"could not load scene {entry!r}: {type(exc).__name__}: {exc}"
+                self.sim.paused = True
+                return
+            self._load(spec)
+        self.sim.paused, self.sim.time_scale = paused, time_scale
+        self._update_hud(force=True)
 
     def next_scene(self):
         self._switch_scene(+1)

@@ -1,4 +1,5 @@
 """`maxcoord view` as a command: what it says where no window can open, and its options."""
+import numpy as np
 import pytest
 
 from tools.cli import main
@@ -62,3 +63,66 @@ def test_the_hud_says_paused_instead_of_the_last_real_time_factor(make_viewer):
     assert "real time x0.61" in v.hud_text()
     v.toggle_pause()
     assert "real time: paused" in v.hud_text() and "x0.61" not in v.hud_text()
+
+
+def test_n_then_p_brings_back_the_scene_opened_with_its_params_pause_and_time_scale(
+        make_viewer, gl_mode):
+    """`view pendulum --param length=0.3 --param angle=0 --paused`, then N and P: the pendulum
+    comes back as it was opened (the short rod hanging still, from its start), and every scene
+    shown keeps the pause and time scale the user set, as R keeps them."""
+    import scenes
+    from render.backend import load_pyglet
+    from tools import load_scene, load_scene_with
+    key = load_pyglet().window.key
+    names = scenes.names()
+    v = make_viewer(load_scene_with("pendulum", {"length": "0.3", "angle": "0"}),
+                    scenes=names, load_scene=load_scene)
+    start = v.world.get_state()
+    rod = v.world.bodies[1]
+    assert rod.shape.half_extents[2] == pytest.approx(0.15)
+    v.on_key_press(key.PLUS, 0)
+    v.tick(0.1)                                  # runs a little, so the state has moved on
+    assert v.world.time > 0
+    v.on_key_press(key.SPACE, 0)                 # then the user pauses
+    v.on_key_press(key.N, 0)
+    other = v.spec.source
+    assert other.name != "pendulum"
+    assert other.params == scenes.describe(other.name)["params"], "not the other's defaults"
+    assert v.sim.paused and v.sim.time_scale == 2.0
+    v.on_key_press(key.P, 0)
+    assert v.spec.source.name == "pendulum" and v.spec.source.params["length"] == 0.3
+    rod = v.world.bodies[1]
+    assert rod.shape.half_extents[2] == pytest.approx(0.15), "the default 1 m rod came back"
+    now = v.world.get_state()
+    assert now["time"] == start["time"] == 0.0
+    for name in ("x", "q", "v", "w"):
+        np.testing.assert_array_equal(now[name], start[name])
+    assert v.sim.paused and v.sim.time_scale == 2.0
+    v.tick(0.1)
+    assert v.world.time == 0.0, "paused, yet it ran"
+    v.on_key_press(key.SPACE, 0)                 # running now: the next scene runs too
+    v.on_key_press(key.N, 0)
+    assert not v.sim.paused
+    v.tick(0.05)
+    assert v.world.time > 0
+
+
+def test_a_scene_switch_does_not_keep_a_pause_forced_by_an_error(make_viewer, key_symbols):
+    from render_helpers import drop_world
+
+    def broken(world):
+        raise RuntimeError("controller bug")
+
+    v = make_viewer(None, scenes=[lambda: (drop_world(), "broken", None, broken), drop_world])
+    v.tick(0.05)
+    assert v.sim.paused and "controller bug" in v.sim.error
+    v.on_key_press(key_symbols.N, 0)
+    assert not v.sim.paused and v.sim.error is None
+    v.tick(0.05)
+    assert v.world.time > 0
+
+
+@pytest.fixture
+def key_symbols(gl_mode):
+    from render.backend import load_pyglet
+    return load_pyglet().window.key
