@@ -181,6 +181,7 @@ class Viewer:
         self._drag_plane = None
         self._frames = []
         self._hud_time = 0.0
+        self._hud_state_time = None
         self._timeline_text = None
         self._build_hud()
         self.window.push_handlers(self)
@@ -422,6 +423,10 @@ class Viewer:
         gl.glDisable(gl.GL_DEPTH_TEST)
         gl.glViewport(0, 0, fw, fh)
         if self.show_hud:
+            if self._hud_state_time != self._state_time():
+                # the text is refreshed only a few times a second, but its time must be
+                # the drawn state's (it lagged the pose and the timeline by up to 0.25 s)
+                self._update_hud(force=True)
             self.hud_batch.draw()
             if self.playback is not None:
                 self._update_timeline()
@@ -775,10 +780,15 @@ class Viewer:
         lines.append("H: help   I: hide this")
         return "\n".join(lines)
 
+    def _state_time(self) -> float:
+        """The time of the state drawn: the recording's time, or the world's."""
+        return self.playback.t if self.playback is not None else self.world.time
+
     def _update_hud(self, force: bool = False):
         now = time.perf_counter()
         if not force and now - self._hud_time < 0.25:
             return
         self._hud_time = now
+        self._hud_state_time = self._state_time()
         self.hud_label.text = self.hud_text()
         self._layout_hud()

@@ -199,3 +199,12 @@ def test_run_loop_advances_in_real_time(make_viewer):
     v.run()
     assert 0.05 < world.time < 1.0
     assert v.window.context is None
+
+
+def test_the_hud_time_is_the_time_of_the_state_drawn(make_viewer):
+    world = drop_world()
+    v = make_viewer(world)
+    for _ in range(10):
+        v.tick(1 / 60)
+        v.draw_frame()
+        assert f"t {world.time:9.3f} s" in v.hud_label.text, (world.time, v.hud_label.text)
