@@ -115,13 +115,37 @@ class Coupling(Joint):
                    lambda a: a.shape == (k,)),
                   ("hessian", self.hessian, f"a {k}x{k} array of finite numbers",
                    lambda a: a.shape == (k, k))]
+        given = {}
         for label, fn, what, fits in wanted:
             if fn is None:                  # (no hessian: central differences of grad)
                 continue
-            array = self._checked(label, fn, q, what, fits)
+            array = given[label] = self._checked(label, fn, q, what, fits)
             if label == "grad" and not array.any():
                 raise ValueError(f"{self!r}: grad(q) is zero at q = {shown(q)}: the coupling "
                                  "would constrain nothing there")
+        # each derivative against central differences of the function it differentiates (a
+        # grad of (1, 1) for phi = q2 - 2 q1 was taken as it was, and the coupling held
+        # q2' = -q1' while phi drifted to -0.89 in 100 steps)
+        for label, of, fn in (("grad", "phi", self._phi), ("hessian", "grad", self._grad)):
+            if label in given:
+                self._check_derivative(label, given[label], of, fn, q)
+
+    def _check_derivative(self, label, derivative, of, fn, q):
+        """ValueError naming ``label`` where ``derivative`` (its value at q) is not the
+        derivative of ``of`` (fn) by central differences."""
+        q = np.asarray(q, dtype=float)
+        step = 1e-6 * np.maximum(1.0, np.abs(q))
+        columns = []
+        for i in range(q.size):
+            dq = np.zeros(q.size)
+            dq[i] = step[i]
+            columns.append((np.asarray(fn(q + dq)) - np.asarray(fn(q - dq))) / (2.0 * step[i]))
+        differences = np.stack(columns, axis=-1)
+        scale = 1.0 + np.abs(derivative).max() + np.abs(np.asarray(fn(q))).max()
+        if np.abs(differences - derivative).max() > 1e-5 * scale:
+            raise ValueError(f"{self!r}: {label}(q) = {shown(derivative)} at q = {shown(q)} is "
+                             f"not the derivative of {of}, which its central differences give "
+                             f"as {shown(differences)}: check {label}")
 
     def _checked(self, label, fn, q, what, fits):
         """fn(q) as a float array, or ValueError naming this coupling and its function

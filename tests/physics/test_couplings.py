@@ -216,9 +216,17 @@ def test_a_coupling_refuses_a_joint_twice_and_functions_that_constrain_nothing()
     for phi, grad, message in (
             (lambda q: q[1] - q[0], lambda q: np.zeros(2), r"grad\(q\) is zero"),
             (lambda q: q[1] - q[0], lambda q: np.ones(3), r"grad\(q\) must be 2 finite numbers"),
-            (lambda q: np.nan, lambda q: np.ones(2), r"phi\(q\) must be one finite number")):
+            (lambda q: np.nan, lambda q: np.ones(2), r"phi\(q\) must be one finite number"),
+            # (taken as it was, it held q2' = -q1' for phi = q2 - 2 q1, which drifted to -0.89)
+            (lambda q: q[1] - 2 * q[0], lambda q: np.ones(2),
+             r"grad\(q\) = \(1, 1\) .* is not the derivative of phi, which its central "
+             r"differences give as \(-2, 1\): check grad")):
         with pytest.raises(ValueError, match=message):
             world.add_joint(Coupling([j1, j2], phi=phi, grad=grad))
+    with pytest.raises(ValueError, match=r"hessian\(q\) .* is not the derivative of grad"):
+        world.add_joint(Coupling([j1, j2], phi=lambda q: q[1] - np.sin(q[0]),
+                                 grad=lambda q: np.array([-np.cos(q[0]), 1.0]),
+                                 hessian=lambda q: np.zeros((2, 2)) + 1.0))
     assert len(world.joints) == 3
 
 
