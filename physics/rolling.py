@@ -47,7 +47,7 @@ from .joints import Joint
 from .math3d import cross, dot, perpendicular_pair, rotate
 from .rows import Kinematics, Rows
 from .shapes import Cylinder, Plane, Sphere
-from .validation import check_number, check_positive, check_unit_direction, check_vector
+from .validation import check_number, check_positive, check_unit_direction, check_vector, shown
 
 
 class Rolling(Joint):
@@ -95,6 +95,13 @@ class Rolling(Joint):
             raise ValueError("wheel must be a dynamic body")
 
     def _bind(self, world):
+        height = float(self.normal @ self.body_b.position) - self.offset
+        if height < 0.0:
+            # (its contact point would be the far side of the wheel: the step pulled a ball
+            # resting on z = 0 through the plane given plane_normal (0, 0, -1))
+            raise ValueError(f"plane_normal {shown(self.normal)} points away from the wheel "
+                             f"(its centre is {-height:.4g} m behind the plane): give the "
+                             "normal pointing from the plane towards the wheel")
         if self.axis is not None:
             a = self.body_b.rotation @ self.axis
             if abs(a @ self.normal) > 1.0 - 1e-9:

@@ -115,6 +115,13 @@ def test_bad_input_is_a_clear_value_error():
     ground = world.add_body(Plane((0, 0, 1), 0.5))
     r = Rolling(box, radius=0.1, plane=ground)
     assert r.offset == 0.5 and np.allclose(r.normal, (0, 0, 1))
+    # a normal pointing away from the wheel: the step pulled a ball resting on z = 0 through
+    # the plane (z 0.1 -> -0.1 in one step)
+    ball = world.add_body(Sphere(0.1), mass=1.0, position=(3, 0, 0.1))
+    with pytest.raises(ValueError, match=r"plane_normal \(0, 0, -1\) points away from the "
+                                         r"wheel \(its centre is 0.1 m behind the plane\)"):
+        world.add_joint(Rolling(ball, plane_normal=(0, 0, -1)))
+    assert world.add_joint(Rolling(ball, plane_normal=(0, 0, 1))).gap == pytest.approx(0.0)
 
 
 def test_sphere_rolls_without_slipping_and_keeps_its_energy():
