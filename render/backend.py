@@ -4,7 +4,8 @@ pyglet decides between a real window and headless EGL when ``pyglet.window``/``p
 first imported (importing ``pyglet.window`` with no X display and headless mode off raises
 ``NoSuchDisplayException`` because of pyglet's hidden shadow window). Everything in ``render``
 that needs OpenGL goes through :func:`load_pyglet`, which picks headless mode when there is no
-display, before that first import.
+display (DISPLAY unset, or naming an X server that cannot be reached), before that first
+import.
 
 Override with the environment: ``MAXCOORD_HEADLESS=1`` forces headless EGL, ``=0`` forces a
 windowing system.
@@ -26,7 +27,14 @@ def want_headless() -> bool:
         return True
     if sys.platform.startswith(("win", "cygwin", "darwin")):
         return False
-    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    display = os.environ.get("DISPLAY", "")
+    if display:
+        # a DISPLAY left pointing at no X server (a dropped ssh -X session): offscreen work
+        # needs no window, and EGL needs no X server, where pyglet would raise
+        # NoSuchDisplayException from its shadow window (the viewer refuses it first, in
+        # require_window)
+        return _x_display_opens(display) is False
+    return not os.environ.get("WAYLAND_DISPLAY")
 
 
 class NoDisplayError(RuntimeError):

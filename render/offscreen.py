@@ -1,8 +1,8 @@
 """Rendering without a visible window: stills, clips and the render benchmark.
 
-With no display (``DISPLAY`` unset) OpenGL comes from pyglet's headless EGL mode, otherwise
-from a hidden window; either way frames are drawn into an offscreen framebuffer of the
-requested size and read back.
+With no display (``DISPLAY`` unset, or naming an X server that cannot be reached) OpenGL
+comes from pyglet's headless EGL mode, otherwise from a hidden window; either way frames are
+drawn into an offscreen framebuffer of the requested size and read back.
 """
 from __future__ import annotations
 
