@@ -468,7 +468,13 @@ def _energy_rows(energy: _EnergyLog, scene, max_contacts: int, taken: int) -> li
         drift += " (nothing moved)"
     elif 0 < ke <= STILL * scale:
         drift += f" (nothing moved to speak of: the largest kinetic energy was {ke:.3g} J)"
+    # what else changes the energy, told by the sign of the change without the controller's
     note = _energy_note(scene, max_contacts, e1 - e0 > put)
+    if (energy.loaded or energy.set_steps) and abs(put) > STILL * scale:
+        by_controller = ("; the scene's controller puts energy in" if put > 0 else
+                         "; the scene's controller takes energy out")
+        # (the reason that goes the change's way first)
+        note = by_controller + note if (put > 0) == (e1 - e0 > 0) else note + by_controller
     # "drift" is the integrator's error: only where nothing else may change the energy
     changed = note or energy.loaded or energy.set_steps or energy.uncounted
     rows = [("energy start / end", f"{e0:.4g} J / {e1:.4g} J"),

@@ -1089,3 +1089,42 @@ def test_no_share_of_a_kinetic_energy_that_is_only_rounding(capsys):
                                  r"largest kinetic energy was ([0-9.e+-]+) J\)", drift).group(1))
     start = float(_row(text, "energy start / end").split()[0])
     assert 0 < largest < 1e-9 * start
+
+
+def test_the_energy_changes_reason_agrees_with_the_controllers_work(tmp_path, capsys):
+    """A controller that set a box sliding put in more than friction took out: the change
+    was +, the next row said the controller put that in, and the change's reason was only
+    'inelastic contacts and friction take energy out' (the box pyramid's ball: +1.01e+04 J)."""
+    text = _summary(tmp_path, capsys, "shove.py", 0.3,
+                    "from physics import Box, Plane\n"
+                    "def build(world):\n"
+                    "    world.add_body(Plane())\n"
+                    "    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0,\n"
+                    "                         position=(0, 0, 0.1))\n"
+                    "    def shove(world):\n"
+                    "        if world.time == 0:\n"
+                    "            box.linear_velocity = (3.0, 0, 0)\n"
+                    "    return shove\n")
+    change = _row(text, "energy change")
+    gained = float(change.split()[0])
+    put = float(re.search(r"([-+][0-9.e+-]+) J by the velocities and poses it set",
+                          _row(text, "controller put in")).group(1))
+    assert 0 < gained < put
+    assert change.endswith("; the scene's controller puts energy in; inelastic contacts and "
+                           "friction take energy out")
+
+
+def test_a_controller_that_takes_energy_out_is_named_so(tmp_path, capsys):
+    """A controller that stops a falling ball takes its kinetic energy out; no contact or
+    damping does, and the change's reason was nothing at all."""
+    text = _summary(tmp_path, capsys, "catch.py", 0.3,
+                    "from physics import Sphere\n"
+                    "def build(world):\n"
+                    "    ball = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 5))\n"
+                    "    def catch(world):\n"
+                    "        if abs(world.time - 0.25) < 1e-9:\n"
+                    "            ball.linear_velocity = (0, 0, 0)\n"
+                    "    return catch\n")
+    change = _row(text, "energy change")
+    assert float(change.split()[0]) < 0
+    assert change.endswith("; the scene's controller takes energy out")
