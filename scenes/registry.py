@@ -153,7 +153,19 @@ def parse_number(text: str) -> float:
     return -value if sign == "-" else value
 
 
-def _coerce(name, key, value, default):
+# a parameter whose documented meaning names inf ("winch_time (s): ... (inf: never)") takes it
+_NAMES_INFINITY = re.compile(r"(?<![\w.])[+-]?inf\b")
+_INFINITY_TEXT = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "infinity": math.inf,
+                  "+infinity": math.inf, "-infinity": -math.inf}
+
+
+def _takes_infinity(build) -> set[str]:
+    """The parameters of ``build`` whose docstring's meaning names inf: they take +-inf."""
+    return {key for key, doc in parameter_docs(build).items()
+            if _NAMES_INFINITY.search(doc["meaning"])}
+
+
+def _coerce(name, key, value, default, infinite: bool = False):
     if isinstance(value, str) and isinstance(default, bool):     # bool("False") is True
         if value.strip().lower() in _TRUE + _FALSE:
             return value.strip().lower() in _TRUE
@@ -163,7 +175,12 @@ def _coerce(name, key, value, default):
             and isinstance(default, (int, float)) and not isinstance(default, bool):
         whole = isinstance(default, int)     # (a string from --param, or a number: a
         # recording's params may hold JSON's NaN)
+        text = value.strip().lower() if isinstance(value, str) else None
+        if infinite and not whole and text in _INFINITY_TEXT:
+            return _INFINITY_TEXT[text]
         number = parse_number(value) if isinstance(value, str) else float(value)
+        if infinite and not whole and math.isinf(number):    # (a recording's params)
+            return number
         if not math.isfinite(number) or (whole and number != int(number)):
             what = "a whole number" if whole else "a finite number"
             if isinstance(value, str) and not whole:
@@ -195,7 +212,9 @@ def load_with(name: str, params: dict, dt: float | None = None) -> Scene:
     if unknown and not _accepts_any(m.build):
         raise ValueError(f"scene {name!r} has no parameter {unknown[0]!r}; "
                          f"its parameters are: {', '.join(defaults) or 'none'}")
-    merged = {k: _coerce(name, k, params.get(k, v), v) for k, v in defaults.items()}
+    infinite = _takes_infinity(getattr(m, "build", None)) if params else set()
+    merged = {k: _coerce(name, k, params.get(k, v), v, k in infinite)
+              for k, v in defaults.items()}
     merged.update({k: v for k, v in params.items() if k not in defaults})
     if dt is not None:
         world.dt = dt                      # (the dt asked for wins over WORLD's)

@@ -27,7 +27,8 @@ def build(world, rope_length=5.0, ball_mass=300.0, angle=0.9, rows=6, columns=4,
     rope in at ``winch_speed`` with up to five times the ball's weight, to 1 m.
 
     Parameters:
-        rope_length (m): the rope's length, jib to the ball's centre (1 to 20).
+        rope_length (m): the rope's length, jib to the ball's centre (more than 1,
+            the winch's stop, to 20).
         ball_mass (kg): the ball's mass (above 0).
         angle (rad): the release angle from hanging straight down (0 to 1.5).
         rows (count): the wall's height in boxes (0 to 12).
@@ -36,8 +37,9 @@ def build(world, rope_length=5.0, ball_mass=300.0, angle=0.9, rows=6, columns=4,
         winch_speed (m/s): how fast it reels in (0 to 5).
     """
     rows, columns = int(rows), int(columns)
-    if not 1.0 <= rope_length <= 20.0:
-        raise ValueError(f"rope_length must be from 1 to 20 m, got {rope_length}")
+    if not SHORTEST < rope_length <= 20.0:      # (the rope's limits need shortest < longest)
+        raise ValueError(f"rope_length must be more than {SHORTEST:g} m (the winch's stop) "
+                         f"and at most 20 m, got {rope_length}")
     if not ball_mass > 0:
         raise ValueError(f"ball_mass must be above 0 kg, got {ball_mass}")
     if not 0.0 <= angle <= 1.5:

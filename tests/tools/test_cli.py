@@ -1128,3 +1128,42 @@ def test_a_controller_that_takes_energy_out_is_named_so(tmp_path, capsys):
     change = _row(text, "energy change")
     assert float(change.split()[0]) < 0
     assert change.endswith("; the scene's controller takes energy out")
+
+
+def test_a_parameter_documented_to_take_inf_takes_it(tmp_path, capsys):
+    """wrecking_ball documents 'winch_time (s): ... (inf: never)', and --param winch_time=inf
+    was refused as 'must be a finite number'. Now a float parameter whose documented meaning
+    names inf takes it (from --param and from a recording's stored parameters); others still
+    refuse it."""
+    from render.playback import open_recording
+    from tools import load_scene_with
+    assert "(inf: never)" in _listing(capsys, "wrecking_ball")
+    out = tmp_path / "never.npz"
+    assert main(["run", "wrecking_ball", "--param", "winch_time=inf", "--seconds", "0.05",
+                 "--quiet", "--record", str(out)]) == 0
+    scene, _ = open_recording(str(out), load_scene=load_scene_with)
+    assert scene.params["winch_time"] == np.inf and scene.controller.start == np.inf
+    capsys.readouterr()
+    for refused in (["wrecking_ball", "winch_speed=inf"], ["pendulum", "angle=inf"]):
+        assert main(["run", refused[0], "--param", refused[1], "--seconds", "0.05",
+                     "--quiet"]) == 2
+        assert "must be a finite number" in capsys.readouterr().err
+
+
+def test_a_documented_rope_length_is_taken_or_refused_as_documented(capsys):
+    """wrecking_ball documented rope_length '(1 to 20)' and at 1 failed to build with
+    'limits must be (lower, upper) with lower < upper': the winch stops the rope at 1 m."""
+    assert main(["run", "wrecking_ball", "--param", "rope_length=1", "--seconds", "0.05",
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "rope_length must be more than 1 m" in err
+    assert "(more than 1, the winch's stop, to 20)" in _listing(capsys, "wrecking_ball")
+    assert main(["run", "wrecking_ball", "--param", "rope_length=1.01", "--param", "rows=0",
+                 "--seconds", "0.05", "--quiet"]) == 0
+
+
+def _listing(capsys, scene: str) -> str:
+    """`maxcoord list SCENE`'s text, its wrapped lines joined."""
+    capsys.readouterr()
+    assert main(["list", scene]) == 0
+    return " ".join(line.strip() for line in capsys.readouterr().out.splitlines())
