@@ -1,12 +1,14 @@
 """Finding, describing and building scenes (from the registry or from a user's file)."""
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import inspect
 import math
 import os
 import re
+import sys
 import traceback
 from dataclasses import dataclass, field
 from typing import Callable
@@ -60,7 +62,8 @@ def _module(name: str):
         spec = importlib.util.spec_from_file_location(os.path.basename(name)[:-3], name)
         module = importlib.util.module_from_spec(spec)
         try:
-            spec.loader.exec_module(module)
+            with _importable_from(os.path.dirname(os.path.abspath(name))):
+                spec.loader.exec_module(module)
         except Exception as exc:
             raise ValueError(f"scene file {name!r} failed to load: {exc}") from None
         if not hasattr(module, "build"):
@@ -68,6 +71,20 @@ def _module(name: str):
         return module
     raise ValueError(f"unknown scene {name!r}; choose one of: {', '.join(names())} "
                      "(or give a .py file that defines build(world))")
+
+
+@contextlib.contextmanager
+def _importable_from(folder: str):
+    """Modules in ``folder`` importable while a scene file there loads, as ``python file.py``
+    would have them (``from helper import ball``), without leaving sys.path changed."""
+    added = folder not in sys.path
+    if added:
+        sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        if added and folder in sys.path:
+            sys.path.remove(folder)
 
 
 def describe(name: str) -> dict:

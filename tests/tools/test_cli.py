@@ -1167,3 +1167,27 @@ def _listing(capsys, scene: str) -> str:
     capsys.readouterr()
     assert main(["list", scene]) == 0
     return " ".join(line.strip() for line in capsys.readouterr().out.splitlines())
+
+
+def test_a_scene_file_imports_a_module_beside_it_without_leaving_sys_path_changed(
+        tmp_path, capsys, monkeypatch):
+    """`from helper import ball` in a scene file failed with 'No module named helper' unless
+    PYTHONPATH named the file's folder, which `python scene.py` puts on sys.path itself."""
+    import sys
+    folder = tmp_path / "scenes_here"
+    folder.mkdir()
+    (folder / "beside_the_scene.py").write_text(
+        "from physics import Sphere\n"
+        "def ball(world):\n"
+        "    return world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 1), name='ball')\n")
+    (folder / "uses_it.py").write_text("from physics import Plane\n"
+                                       "from beside_the_scene import ball\n"
+                                       "def build(world):\n"
+                                       "    world.add_body(Plane())\n"
+                                       "    ball(world)\n")
+    monkeypatch.delitem(sys.modules, "beside_the_scene", raising=False)
+    path = list(sys.path)
+    assert main(["run", str(folder / "uses_it.py"), "--seconds", "0.05", "--quiet"]) == 0
+    assert _row(capsys.readouterr().out, "bodies / joints").strip() == "2 / 0"
+    assert sys.path == path
+    monkeypatch.delitem(sys.modules, "beside_the_scene")
