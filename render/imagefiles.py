@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -320,12 +321,23 @@ class Mp4Writer:
             self._proc = None
 
 
+# the frames FolderWriter writes, and the only files of a folder it removes
+FRAME_NAME = re.compile(r"frame_\d{5,}\.png")
+
+
 class FolderWriter:
-    """Numbered PNGs ``frame_00000.png`` ... in a folder (created)."""
+    """Numbered PNGs ``frame_00000.png`` ... in a folder (created). Frames of that name
+    already there are removed first (``removed`` counts them): left, a shorter render's
+    frames were followed by an earlier one's, and a video of frame_*.png mixed the two.
+    Other files are left as they are."""
 
     def __init__(self, path):
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
+        stale = [f for f in self.path.iterdir() if FRAME_NAME.fullmatch(f.name) and f.is_file()]
+        for frame in stale:
+            frame.unlink()
+        self.removed = len(stale)
         self.count = 0
 
     def append(self, frame):

@@ -128,7 +128,8 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
       clip plays n / fps s (``seconds`` to the nearest whole frame); the world is then
       simulated through the last frame's 1 / fps, to n / fps. A GIF takes at most 50 fps
       (its delays are whole centiseconds; they follow the clock, e.g. 3, 4, 3 cs at 30 fps);
-    - a path ending in ``/`` or without a suffix: that many numbered PNGs in a folder.
+    - a path ending in ``/`` or without a suffix: that many numbered PNGs in a folder, whose
+      frame_NNNNN.png from before are removed first (``removed`` counts them).
 
     The folder ``out`` goes in must exist (ValueError before any work otherwise).
 
@@ -140,9 +141,10 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
     ``playback``: a ``render.playback.Playback`` over ``world``: instead of simulating, frame
     k shows the recording at ``k / fps`` after its first sample (times past its end show the
     last sample). Returns ``{"out", "kind", "frames", "fps", "duration" (s the clip plays; 0
-    for a still), "sim_time" (s simulated), "size", "seconds_wall"}``. A step or controller
-    that fails part-way raises ``RenderStopped`` once the still of the state reached, or the
-    frames before it, are written.
+    for a still), "sim_time" (s simulated), "size", "seconds_wall", "removed" (stale frames
+    removed from a folder)}``. A step or controller that fails part-way raises
+    ``RenderStopped`` once the still of the state reached, or the frames before it, are
+    written.
     """
     if not (seconds >= 0 and math.isfinite(seconds)):
         raise ValueError(f"seconds must be >= 0, got {seconds!r}")
@@ -201,7 +203,8 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
         off.close()
     done = {"out": str(out), "kind": kind, "frames": n, "fps": fps,
             "duration": 0.0 if kind == "png" else n / fps, "sim_time": spec.world.time - t0,
-            "size": list(size), "seconds_wall": time.perf_counter() - wall}
+            "size": list(size), "seconds_wall": time.perf_counter() - wall,
+            "removed": writer.removed if kind == "folder" else 0}
     if failed is not None:
         raise RenderStopped(failed, done, getattr(sim, "in_controller", False))
     return done

@@ -724,6 +724,9 @@ def _rendered(done: dict, asked: float, stopped_at: float | None = None) -> str:
         text += f"; the run stopped at t={stopped_at:.6g} s"
     elif abs(duration - asked) > 1e-9:
         text += f"; the {asked:g} s asked, in whole frames of 1/{fps:g} s"
+    removed = done.get("removed", 0)
+    if removed:
+        text += f"; removed {removed} older frame_NNNNN.png first"
     return text + ")"
 
 
@@ -866,7 +869,8 @@ def _render_parser(sub):
     s.add_argument("--out", required=True, metavar="OUT",
                    help="where to write (required): a .png still, a .gif or .mp4 clip, or a "
                         "folder of numbered PNG frames (a path ending in / or without a "
-                        "suffix); the folder it goes in must exist")
+                        "suffix; its frame_NNNNN.png from before are removed first); the "
+                        "folder it goes in must exist")
     s.add_argument("--fps", type=int, default=30, metavar="N",
                    help="frames per second of a clip, frame k showing t = k / N s (default "
                         "30; a GIF at most 50)")

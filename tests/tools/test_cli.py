@@ -1191,3 +1191,25 @@ def test_a_scene_file_imports_a_module_beside_it_without_leaving_sys_path_change
     assert _row(capsys.readouterr().out, "bodies / joints").strip() == "2 / 0"
     assert sys.path == path
     monkeypatch.delitem(sys.modules, "beside_the_scene")
+
+
+def test_frames_rendered_into_a_folder_replace_an_earlier_renders(tmp_path, capsys):
+    """Rendering 5 frames and then 2 into one folder left the first render's frames 2 to 4
+    behind the second's, and a video made of frame_*.png mixed the two scenes. Now our own
+    frame_NNNNN.png are removed first, and said so; other files are left alone."""
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    others = ["notes.txt", "frame_1.png", "my_frame_00001.png", "frame_00001.png.bak"]
+    for name in others:
+        (folder / name).write_text("keep")
+    assert main(["render", "pendulum", "--out", f"{folder}/", "--seconds", "1", "--fps", "5",
+                 "--size", "32x18"]) == 0
+    first = capsys.readouterr().out
+    assert "removed" not in first
+    assert main(["render", "double_pendulum", "--out", f"{folder}/", "--seconds", "0.1",
+                 "--fps", "20", "--size", "32x18"]) == 0
+    assert "(2 frames at 20 fps: 0.10 s; removed 5 older frame_NNNNN.png first)" in \
+        capsys.readouterr().out
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        others + ["frame_00000.png", "frame_00001.png"])
+    assert all((folder / name).read_text() == "keep" for name in others)
