@@ -100,7 +100,7 @@ def _number(text, option: str, unit: str = "a number of seconds",
 def _dt(text) -> float | None:
     """--dt (run, render): None for the scene's own step, else a positive number of seconds
     of at least the World's smallest step."""
-    from physics.world import MIN_DT
+    from physics.world import MAX_DT, MIN_DT
     if text is None:
         return None
     dt = _number(text, "--dt")
@@ -108,6 +108,8 @@ def _dt(text) -> float | None:
         raise UsageError(f"--dt must be a positive number, got {text}")
     if dt < MIN_DT:
         raise UsageError(f"--dt must be at least {MIN_DT:g} s, got {text}")
+    if dt > MAX_DT:
+        raise UsageError(f"--dt must be at most {MAX_DT:g} s, got {text}")
     return dt
 
 
@@ -138,8 +140,11 @@ def _params(pairs: list[str]) -> dict:
     for item in pairs or []:
         if "=" not in item:
             raise UsageError(f"--param expects key=value, got {item!r}")
-        key, value = item.split("=", 1)
-        out[key.strip()] = value.strip()
+        key, value = (part.strip() for part in item.split("=", 1))
+        if key in out:        # (the last silently won)
+            raise UsageError(f"--param {key} is given twice ({key}={out[key]} and "
+                             f"{key}={value}); give it once")
+        out[key] = value
     return out
 
 
@@ -253,6 +258,9 @@ def cmd_run(args):
                          f"{args.contact_iterations}")
     record_path = _output_path(args.record, "--record", ".npz")
     png_path = _output_path(args.png, "--png", ".png")
+    if args.frame and not png_path:
+        raise UsageError("--frame points the camera of the --png picture; give --png OUT.png "
+                         "too, or leave --frame out")
     scene = _load(args.scene, _params(args.param), dt, args.sleeping)
     world = scene.world
     if args.contact_iterations is not None:
@@ -697,9 +705,13 @@ def _render_output(path: str) -> str:
 
 
 def _check_render_numbers(seconds: float | None, fps: int, kind: str):
-    """render's --seconds and --fps, before any work (a GIF plays at most 50 fps)."""
+    """render's --seconds and --fps, before any work (a GIF plays at most 50 fps). A clip
+    takes positive seconds, as run does; a still takes 0 too: the state at the start."""
     if seconds is not None and not (np.isfinite(seconds) and seconds >= 0):
         raise UsageError(f"--seconds must be a number of seconds >= 0, got {seconds:g}")
+    if seconds == 0 and kind != "png":
+        raise UsageError("--seconds must be positive for a clip or frames, got 0; a .png "
+                         "--out takes 0 (the state at the start)")
     if not fps > 0:
         raise UsageError(f"--fps must be a positive number of frames per second, got {fps}")
     if kind == "gif":
@@ -737,6 +749,10 @@ def cmd_render(args):
     asked = None if args.seconds is None else _number(args.seconds, "--seconds")
     _check_render_numbers(asked, args.fps, kind)
     size, dt = _size(args.size), _dt(args.dt)
+    if kind == "mp4" and (size[0] % 2 or size[1] % 2):
+        even = tuple(side + side % 2 for side in size)
+        print(f"maxcoord: note: --size {size[0]}x{size[1]} is padded to {even[0]}x{even[1]} "
+              "in the .mp4 (its H.264 video takes even sides only)", file=sys.stderr)
     if _is_recording(args.scene):
         if dt is not None:
             raise UsageError("--dt cannot be used with a recording: it plays the recorded "

@@ -1213,3 +1213,49 @@ def test_frames_rendered_into_a_folder_replace_an_earlier_renders(tmp_path, caps
     assert sorted(p.name for p in folder.iterdir()) == sorted(
         others + ["frame_00000.png", "frame_00001.png"])
     assert all((folder / name).read_text() == "keep" for name in others)
+
+
+@pytest.mark.parametrize("command, message", [
+    (["run", "pendulum", "--dt", "11"], "--dt must be at most 10 s, got 11"),
+    (["render", "pendulum", "--dt", "11", "--out", "{tmp}/a.png"],
+     "--dt must be at most 10 s, got 11"),
+    (["run", "pendulum", "--param", "angle=1", "--param", "angle=2"],
+     "--param angle is given twice (angle=1 and angle=2); give it once"),
+    (["run", "pendulum", "--frame"],
+     "--frame points the camera of the --png picture; give --png OUT.png too, or leave "
+     "--frame out"),
+    (["render", "pendulum", "--seconds", "0", "--out", "{tmp}/a.gif"],
+     "--seconds must be positive for a clip or frames, got 0; a .png --out takes 0 (the "
+     "state at the start)"),
+    (["run", "pendulum", "--seconds", "0"], "--seconds must be a positive number, got 0"),
+])
+def test_option_mistakes_are_one_line_naming_the_option_before_any_work(
+        command, message, tmp_path, capsys, monkeypatch):
+    """--dt 11 said 'dt must be at most 10 s' (the World's words, no --dt); a repeated
+    --param kept the last silently, run --frame without --png did nothing silently, and
+    render --seconds 0 made a clip of one frame where run refuses --seconds 0."""
+    import render.commands
+    import tools.cli
+    monkeypatch.setattr(tools.cli, "_load", lambda *a, **k: pytest.fail("the scene was built"))
+    monkeypatch.setattr(render.commands, "render_command",
+                        lambda *a, **k: pytest.fail("rendered"))
+    assert main([part.format(tmp=tmp_path) for part in command] + ["--quiet"] * (
+        command[0] == "run")) == 2
+    assert capsys.readouterr().err == f"maxcoord: error: {message}\n"
+
+
+def test_a_still_takes_seconds_0_and_an_odd_mp4_size_is_noted(tmp_path, capsys, monkeypatch):
+    """An odd --size for .mp4 was padded by a pixel without a word."""
+    import render.commands
+    seen = {}
+    monkeypatch.setattr(render.commands, "render_command", lambda scene, **kw: seen.update(
+        kw) or {"kind": "png", "out": kw["out"], "sim_time": 0.0})
+    assert main(["render", "pendulum", "--seconds", "0", "--out", str(tmp_path / "a.png")]) == 0
+    assert seen["seconds"] == 0 and capsys.readouterr().err == ""
+    assert main(["render", "pendulum", "--seconds", "0.1", "--size", "1281x720",
+                 "--out", str(tmp_path / "a.mp4")]) == 0
+    assert capsys.readouterr().err == ("maxcoord: note: --size 1281x720 is padded to 1282x720 "
+                                       "in the .mp4 (its H.264 video takes even sides only)\n")
+    assert main(["render", "pendulum", "--seconds", "0.1", "--size", "1280x720",
+                 "--out", str(tmp_path / "a.mp4")]) == 0
+    assert capsys.readouterr().err == ""
