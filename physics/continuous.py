@@ -2,21 +2,21 @@
 
 A fast free body is a dynamic body on no joint that moves further than FAST_FRACTION of its
 core radius (the largest sphere about its centre inside its shape) within a sub-step. Its
-speculative contacts with a body that moves less than half as far, beyond the contact margin, are
-made at the step's start with the normal of the features nearest then. Where that is not
-the normal of what it hits, or where the row, which stops the body only at the step's end,
-would let it slide off the face first, the contacts are left out of the step
+speculative contacts with a body that moves less than half as far, beyond the contact
+margin, are made at the step's start with the normal of the features nearest then. Where
+that is not the normal of what it hits, or where the row, which stops the body only at the
+step's end, would let it slide off the face first, the contacts are left out of the step
 (``passing_pairs``): a 1 cm bullet at 300 m/s, 60 degrees from a wall's normal, met the
-wall's near edge that way, was turned aside and flew past the wall, and a 5 cm ball at
-40 m/s aimed 0.3 m inside a wall's edge slid past the edge before the row stopped it. The
-step moves the body on through, and after the sub-step it is followed along its straight
-path against those bodies and the bodies of its contacts: where going on would take it
-deeper than the slop into one, it is put back along its path where it first touched, its
-velocity kept, and the next step's contact there, with the normal of the face it hit, stops
-it (``stopped_at_first_touch``; Box2D's continuous step does the same). Bodies on joints,
-and pairs of bodies both moving about as fast, keep their speculative contacts: moving a
-jointed body back would pull its joints apart, and two bodies each put back where it met the
-other's end would start the next step apart again.
+wall's near edge that way, was turned aside and flew past the wall, and a 5 cm ball at 40
+m/s aimed 0.3 m inside a wall's edge slid past the edge before the row stopped it. The step
+moves the body on through, and after the sub-step it is followed along its straight path
+against those bodies and the bodies of its contacts: where going on would take it deeper
+than the slop into one, it is put back along its path where it first touched, its velocity
+kept, and the next step's contact there, with the normal of the face it hit, stops it
+(``stopped_at_first_touch``; Box2D's continuous step does the same). Bodies on joints, and
+pairs of bodies both moving about as fast, keep their speculative contacts: moving a jointed
+body back would pull its joints apart, and two bodies each put back where it met the other's
+end would start the next step apart again.
 """
 from __future__ import annotations
 
@@ -61,10 +61,10 @@ def _lone_fast(moving, a, b):
 def passing_pairs(cs, moving, margin, cache, x, R, v, h):
     """The contacts of ContactSet cs but those it leaves out (see the module), and the pairs
     left out, (P,) a and (P,) b: the pairs of a fast free body and a body moving less than
-    half as far (moving: ``fast_bodies``) whose contacts all lie beyond ``margin`` m and whose row would
-    not stop the body on the feature it hits within h s (TURNED_NORMAL). x (N, 3) m,
-    R (N, 3, 3), v (N, 3) m/s: the bodies' positions, orientations and velocities; cache:
-    the broadphase.PairCache of their shapes."""
+    half as far (moving: ``fast_bodies``) whose contacts all lie beyond ``margin`` m and
+    whose row would not stop the body on the feature it hits within h s (TURNED_NORMAL).
+    x (N, 3) m, R (N, 3, 3), v (N, 3) m/s: the bodies' positions, orientations and
+    velocities; cache: the broadphase.PairCache of their shapes."""
     none = np.zeros(0, dtype=np.int64)
     lone = _lone_fast(moving, cs.body_a, cs.body_b)
     if not lone.any():
@@ -103,9 +103,9 @@ def passing_pairs(cs, moving, margin, cache, x, R, v, h):
 
 def stopped_at_first_touch(world, model, start_x, state, contacts, passing):
     """The sub-step's end state (x, q, v, w) with its fast free bodies put back where they
-    first touched a body moving less than half as far (see the module). start_x (N, 3) m: the positions
-    at the sub-step's start; contacts: the sub-step's ContactSet (or None); passing: the
-    pairs (a, b) (P,) each that its contacts left out (``passing_pairs``)."""
+    first touched a body moving less than half as far (see the module). start_x (N, 3) m:
+    the positions at the sub-step's start; contacts: the sub-step's ContactSet (or None);
+    passing: the pairs (a, b) (P,) each that its contacts left out (``passing_pairs``)."""
     x, q, v, w = state
     moved = x - start_x
     moving = fast_bodies(world, model, moved)

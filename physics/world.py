@@ -944,9 +944,10 @@ class World:
     def _track_angles(self):
         """Carry every hinge's (and cylindrical joint's) continuous angle to the new state (one
         vectorised call): the geometric angle's branch nearest to the angles the step carried
-        along its drifts (``step.carry_angle_reference``), i.e. a running turn count. (The step's limit and motor rows took their angles at the
-        rotations it started from; these are at the ones it ended with, which the next step
-        unwraps against: a second evaluation, not a repeat.)"""
+        along its drifts (``step.carry_angle_reference``), i.e. a running turn count. (The
+        step's limit and motor rows took their angles at the rotations it started from;
+        these are at the ones it ended with, which the next step unwraps against: a second
+        evaluation, not a repeat.)"""
         table = self._turning_angles()
         if table.owner.size:
             # the rotations the step ended with, if it kept them for the next one (the same

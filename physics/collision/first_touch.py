@@ -42,8 +42,8 @@ def first_touch(kind, params, a, b, end_a, end_b, move_a, move_b, rot_a, rot_b, 
     relative = move_b - move_a
     reach = np.sqrt(einsum("pi,pi->p", relative, relative)) + TOUCHING
     t = np.zeros(len(a))
-    gap, slope, normal = gap_and_slope(kind, params, types, a, b, end_a - move_a, end_b - move_b,
-                                rot_a, rot_b, relative, reach)
+    gap, slope, normal = gap_and_slope(kind, params, types, a, b, end_a - move_a,
+                                       end_b - move_b, rot_a, rot_b, relative, reach)
     live = (gap > TOUCHING) & (slope < 0.0)
     for _ in range(ADVANCE_ITERATIONS):
         idx = np.flatnonzero(live & (gap > TOUCHING))
@@ -56,10 +56,10 @@ def first_touch(kind, params, a, b, end_a, end_b, move_a, move_b, rot_a, rot_b, 
         t[idx] = ahead
         back = (1.0 - ahead)[:, None]
         g, s, nrm = gap_and_slope(kind, params, types.take(idx), a.take(idx), b.take(idx),
-                              end_a.take(idx, axis=0) - back * move_a.take(idx, axis=0),
-                              end_b.take(idx, axis=0) - back * move_b.take(idx, axis=0),
-                              rot_a.take(idx, axis=0), rot_b.take(idx, axis=0),
-                              relative.take(idx, axis=0), gap.take(idx) + TOUCHING)
+                                  end_a.take(idx, axis=0) - back * move_a.take(idx, axis=0),
+                                  end_b.take(idx, axis=0) - back * move_b.take(idx, axis=0),
+                                  rot_a.take(idx, axis=0), rot_b.take(idx, axis=0),
+                                  relative.take(idx, axis=0), gap.take(idx) + TOUCHING)
         gap[idx], slope[idx], normal[idx] = g, s, nrm
         live[idx[s >= 0.0]] = False             # turned away before touching
     # (pairs still approaching after the last iteration stop where it left them, short of
