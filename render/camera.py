@@ -113,6 +113,11 @@ class Camera:
         self.pitch = _finite(pitch, "pitch")
         self.fov = _finite(fov, "fov")
         self.frame_on_load = False
+        if not -90.0 <= self.pitch <= 90.0:
+            # (beyond, the eye passes over the top and looks back upside down: a typo for a
+            # pitch within +-90 more likely than meant)
+            raise ValueError(f"camera pitch must be from -90 to 90 degrees (90: straight down "
+                             f"from above), got {pitch!r}")
         if not self.distance > 0:
             raise ValueError(f"camera distance must be > 0 (metres), got {distance!r}")
         if not MIN_FOV <= self.fov <= MAX_FOV:
@@ -148,6 +153,11 @@ class Camera:
                                  f"{', '.join(sorted(CAMERA_KEYS))}")
             fov = spec.get("fov", DEFAULT_FOV)
             if "eye" in spec:
+                aimed = sorted({"distance", "yaw", "pitch"} & set(spec))
+                if aimed:
+                    raise ValueError(f"camera gives both eye and {aimed[0]}: an eye (with its "
+                                     "target) sets the distance, yaw and pitch; give one or "
+                                     "the other")
                 return cls.look_from(spec["eye"], spec.get("target", (0, 0, 0)), fov)
             cam = cls(spec.get("target", (0, 0, 0)), spec.get("distance", 5.0),
                       spec.get("yaw", DEFAULT_YAW), spec.get("pitch", DEFAULT_PITCH), fov)

@@ -18,6 +18,12 @@ def test_camera_specs_agree():
     assert Camera.from_spec(None).frame_on_load
     with pytest.raises(ValueError, match="camera"):
         Camera.from_spec("nonsense")
+    # (a yaw beside an eye was dropped without a word, and a pitch of 95 looked down from
+    # over the top: found by a command-line explorer)
+    with pytest.raises(ValueError, match="camera gives both eye and yaw"):
+        Camera.from_spec({"eye": (0, -5, 2), "target": (0, 0, 0.3), "yaw": -90})
+    with pytest.raises(ValueError, match="camera pitch must be from -90 to 90 degrees"):
+        Camera.from_spec({"target": (0, 0, 0), "pitch": 95})
 
 
 def test_ray_through_projected_point_hits_it():
