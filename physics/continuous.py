@@ -2,13 +2,15 @@
 
 A fast free body is a dynamic body on no joint that moves further than FAST_FRACTION of its
 core radius (the largest sphere about its centre inside its shape) within a sub-step. Its
-speculative contacts with a body that moves less than half as far, beyond the contact
-margin, are made at the step's start with the normal of the features nearest then. Where
+speculative contacts with a body that moves less than half as far, not yet touching, are
+made at the step's start with the normal of the features nearest then. Where
 that is not the normal of what it hits, or where the row, which stops the body only at the
 step's end, would let it slide off the face first, the contacts are left out of the step
 (``passing_pairs``): a 1 cm bullet at 300 m/s, 60 degrees from a wall's normal, met the
-wall's near edge that way, was turned aside and flew past the wall, and a 5 cm ball at 40
-m/s aimed 0.3 m inside a wall's edge slid past the edge before the row stopped it. The step
+wall's near edge that way, was turned aside and flew past the wall; a 5 cm ball rolling at
+40 m/s over a 2 cm seam between two slabs met the far slab's corner 4 mm ahead and was
+launched 8 m up; and a 5 cm ball at 40 m/s aimed 0.3 m inside a wall's edge slid past the
+edge before the row stopped it. The step
 moves the body on through, and after the sub-step it is followed along its straight path
 against those bodies and the bodies of its contacts: where going on would take it deeper
 than the slop into one, it is put back along its path where it first touched, its velocity
@@ -25,7 +27,7 @@ import numpy as np
 from .collision.detect import pair_types
 from .collision.first_touch import first_touch, gap_and_slope
 from .collision.geometry import row_norms
-from .contact_rows import SLOP
+from .contact_rows import SLOP, SPECULATIVE_TOUCH
 from .math3d import einsum, quat_to_matrix
 
 FAST_FRACTION = 0.5     # of a body's core radius moved within a sub-step: fast
@@ -61,7 +63,8 @@ def _lone_fast(moving, a, b):
 def passing_pairs(cs, moving, margin, cache, x, R, v, h):
     """The contacts of ContactSet cs but those it leaves out (see the module), and the pairs
     left out, (P,) a and (P,) b: the pairs of a fast free body and a body moving less than
-    half as far (moving: ``fast_bodies``) whose contacts all lie beyond ``margin`` m and
+    half as far (moving: ``fast_bodies``) whose contacts are all further apart than
+    ``contact_rows.SPECULATIVE_TOUCH`` (margin, m: the contact margin) and
     whose row would not stop the body on the feature it hits within h s (TURNED_NORMAL).
     x (N, 3) m, R (N, 3, 3), v (N, 3) m/s: the bodies' positions, orientations and
     velocities; cache: the broadphase.PairCache of their shapes."""
@@ -72,7 +75,7 @@ def passing_pairs(cs, moving, margin, cache, x, R, v, h):
     keys, pair = np.unique(cs.pair_keys, return_inverse=True)
     nearest = np.full(keys.size, -np.inf)
     np.maximum.at(nearest, pair, cs.depth)
-    far = lone & (cs.depth == nearest.take(pair)) & (cs.depth < -margin)
+    far = lone & (cs.depth == nearest.take(pair)) & (cs.depth < -SPECULATIVE_TOUCH)
     if not far.any():
         return cs, none, none
     _, first = np.unique(cs.pair_keys.compress(far), return_index=True)

@@ -63,8 +63,21 @@ def first_touch(kind, params, a, b, end_a, end_b, move_a, move_b, rot_a, rot_b, 
         gap[idx], slope[idx], normal[idx] = g, s, nrm
         live[idx[s >= 0.0]] = False             # turned away before touching
     # (pairs still approaching after the last iteration stop where it left them, short of
-    # the touch)
+    # the touch). Whether going on takes a pair deeper than allowed is asked of the gap a
+    # little past the touch, where its tangent would have it twice that deep: the tangent
+    # alone took a ball grazing the corner of a slab flush with its own for a hit
     deeper = live & (gap + slope * (1.0 - t) < -allowed)
+    if allowed > 0.0 and deeper.any():
+        idx = np.flatnonzero(deeper)
+        probe = np.minimum(t.take(idx) + (gap.take(idx) + 2.0 * allowed) / -slope.take(idx),
+                           1.0)
+        back = (1.0 - probe)[:, None]
+        past = gap_and_slope(kind, params, types.take(idx), a.take(idx), b.take(idx),
+                             end_a.take(idx, axis=0) - back * move_a.take(idx, axis=0),
+                             end_b.take(idx, axis=0) - back * move_b.take(idx, axis=0),
+                             rot_a.take(idx, axis=0), rot_b.take(idx, axis=0),
+                             relative.take(idx, axis=0), np.full(idx.size, 4.0 * allowed))[0]
+        deeper[idx[~(past < -allowed)]] = False
     return np.where(deeper, t, 1.0), normal
 
 
