@@ -10,7 +10,7 @@ from .broadphase import PairCache, find_pairs
 from .contacts import ContactSet, Shapes, from_candidates, pair_keys
 from .cylconvex import cylinder_box, cylinder_cylinder
 from .cylround import cylinder_round
-from .geometry import row_norms
+from .geometry import einsum, row_norms
 from .manifolds import Manifolds, carried_contacts, found_manifolds, kept_pairs, relative_pose
 from .plane import plane_box, plane_cylinder, plane_round
 from .round import round_round
@@ -140,6 +140,8 @@ def _find(pair_cache: PairCache, manifolds, position, rotation, *, static, group
 
     i, j, pp, pb = find_pairs(pair_cache, position, rotation, static, group, mask,
                               float(margin), reach)
+    if len(i) and reach.max() > margin:
+        i, j = _meeting_pairs(pair_cache.radius, position, vel, float(dt), turning, margin, i, j)
     if len(i) + len(pp) == 0:
         return ContactSet.empty(), (None if manifolds is None else Manifolds.empty())
     a, b, types, counts = _by_pair_type(kind, i, j, pp, pb)
@@ -167,6 +169,25 @@ def _find(pair_cache: PairCache, manifolds, position, rotation, *, static, group
         kept.append(keep)
     cs = sets[0] if len(sets) == 1 else ContactSet.concatenate(sets)
     return cs, (None if manifolds is None else Manifolds.concatenate(kept))
+
+
+def _meeting_pairs(radius, position, velocity, dt, turning, margin, i, j):
+    """The body pairs (i, j) (P,) each whose bounding spheres (radius (N,) m) come within
+    ``margin`` m (and their turning (N,) m, or None) of each other along their relative
+    straight paths within dt s (position, velocity (N, 3)). The broadphase grows each body's
+    box by its own reach, so fast bodies flying side by side overlap all along their paths:
+    400 bullets at 300 m/s in parallel, which never meet, cost 20 ms a step in collision
+    (2 m/s: 0.5 ms), nearly all of it the narrowphase of pairs they made."""
+    start = position.take(j, axis=0) - position.take(i, axis=0)
+    path = (velocity.take(j, axis=0) - velocity.take(i, axis=0)) * dt
+    length = einsum("pi,pi->p", path, path)
+    along = np.clip(-einsum("pi,pi->p", start, path) / np.where(length > 0.0, length, 1.0),
+                    0.0, 1.0)
+    allowed = radius.take(i) + radius.take(j) + margin
+    if turning is not None:
+        allowed = allowed + turning.take(i) + turning.take(j)
+    near = row_norms(start + along[:, None] * path) <= allowed
+    return (i, j) if near.all() else (i.compress(near), j.compress(near))
 
 
 def _narrowphase(t, a, b, pos_a, rot_a, pos_b, rot_b, par_a, par_b, margin, motion=None):

@@ -348,8 +348,19 @@ def test_fast_bodies_get_speculative_contacts():
     vel = np.array([[30.0, 0, 0], [-30.0, 0, 0]])
     c = collide(sphere(0.1, (0, 0, 0)), sphere(0.1, (1.0, 0, 0)), velocity=vel, dt=1 / 60)
     np.testing.assert_allclose(c.depth, [-0.8])
+    # moving apart, or side by side, their paths never bring them within the margin: no
+    # contact (400 bullets flying in parallel made pairs with all their neighbours)
     c = collide(sphere(0.1, (0, 0, 0)), sphere(0.1, (1.0, 0, 0)), velocity=-vel, dt=1 / 60)
-    assert len(c) == 1   # |v_rel| dt bounds the margin; the solver will only allow the gap
+    assert len(c) == 0
+    side_by_side = np.array([[300.0, 0, 0], [300.0, 0, 0]])
+    c = collide(sphere(0.1, (0, 0, 0)), sphere(0.1, (0, 0.5, 0)), velocity=side_by_side,
+                dt=1 / 60)
+    assert len(c) == 0
+    # a pair whose paths meet keeps its contact
+    crossing = np.array([[30.0, 0, 0], [-30.0, 0, 0]])
+    c = collide(sphere(0.1, (0, 0, 0)), sphere(0.1, (0.8, 0.19, 0)), velocity=crossing,
+                dt=1 / 60)
+    assert len(c) == 1
 
 
 def test_empty_inputs():
