@@ -144,7 +144,7 @@ def _face_candidates(ref_axes, ref_pos, ref_h, inc_axes, inc_pos, inc_h, k, norm
     ok8 &= moving
     ok8 &= t <= 1
     ok8 &= np.abs(o) <= obound
-    return uvw, ok, frame, face_c, ref_face, inc_face
+    return uvw, ok, frame, face_c, ref_face, inc_face, huv
 
 
 def _reduce4(uvw, ok, scale):
@@ -202,11 +202,27 @@ def box_box(a, b, margin):
             ha, hb = np.where(fb, hb, ha), np.where(fb, ha, hb)
             n_ref = np.where(fb, -n_ref, n_ref)
             outward = outward != fb
-        uvw, ok, frame, face_c, ref_face, inc_face = _face_candidates(
+        uvw, ok, frame, face_c, ref_face, inc_face, huv = _face_candidates(
             xa, pa, ha, xb, pb, hb, _take(index, sel), n_ref, outward)
-        ok &= uvw[2] <= _take(margin, sel)
+        reach = _take(margin, sel)
+        ok &= uvw[2] <= reach
         idx, keep, flat = _reduce4(uvw, ok, _take(scale, sel))
         uu, vv, ww = uvw.reshape(3, -1).take(flat, axis=1)          # (4, M) each
+        beside = ~keep[0]
+        if beside.any():
+            # a pair apart whose incident face lies beside the reference rectangle has no
+            # candidate on it: its speculative contact is the incident vertex nearest the
+            # reference plane, brought onto the rectangle (a 6 cm box at 400 m/s, 45 degrees
+            # from a wall's normal, starting beside the wall's edge, got no contact and
+            # passed through the wall in 7 of 20 shots)
+            cols = np.flatnonzero(beside)
+            nearest = uvw[2, :4].argmin(axis=0).take(cols)
+            u0, v0, w0 = uvw[:, nearest, cols]
+            hu, hv = huv[:, cols]
+            uu[0, cols], vv[0, cols], ww[0, cols] = (np.clip(u0, -hu, hu),
+                                                     np.clip(v0, -hv, hv), w0)
+            idx[0, cols] = nearest
+            keep[0, cols] = w0 <= reach.take(cols)
         pts = (face_c[:, None] + uu * frame[:, 0, None] + vv * frame[:, 1, None]
                + (ww / 2) * frame[:, 2, None])                      # (3, 4, M)
         fid = ((fb * 6 + ref_face) * 6 + inc_face) * 24 + idx

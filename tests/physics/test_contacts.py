@@ -706,6 +706,25 @@ def test_a_fast_ball_glides_over_a_seam_between_two_slabs(dt):
     assert ball.linear_velocity == pytest.approx((40.0, 0.0, 0.0), abs=1e-3)
 
 
+def test_a_fast_box_coming_from_beside_a_walls_edge_stops_at_its_face():
+    """A 6 cm box at 400 m/s, 45 degrees from the normal of a 10 cm wall 6 m wide, one step
+    before it hits starts beside the wall's edge (3.06 m from the face's plane, 6 cm beyond
+    the edge). The box-box narrowphase clipped away every candidate of a pair whose faces do
+    not overlap, so the box had no contact and passed through the wall (7 of 20 such shots,
+    found by an explorer throwing fast bodies). Its speculative contact is now the incident
+    corner nearest the face's plane."""
+    world = World(gravity=(0, 0, 0), dt=1 / 60)
+    wall = world.add_body(Box((0.05, 3.0, 3.0)), static=True)
+    direction = np.array([1.0, 1.0, 0.0]) / np.sqrt(2.0)
+    box = world.add_body(Box((0.03, 0.03, 0.03)), mass=1.0,
+                         position=(-3.144, -3.064, 0.0), linear_velocity=400.0 * direction)
+    world.step()
+    assert abs(box.position[1]) < 3.0                   # (stopped on the face)
+    for _ in range(6):                                  # (and slides along it, off its end)
+        assert box.position[0] < wall.position[0] - 0.079
+        world.step()
+
+
 def test_a_ball_aimed_near_a_walls_edge_hits_the_face_not_past_the_edge():
     """A 5 cm ball at 40 m/s, 60 degrees from the normal of a 5 cm wall, aimed 0.3 m inside
     its edge, at dt 1/60 (0.58 m of slide along the face a step). Its speculative contact
