@@ -3,22 +3,21 @@
 A fast free body is a dynamic body on no joint that moves further than FAST_FRACTION of its
 core radius (the largest sphere about its centre inside its shape) within a sub-step. Its
 speculative contacts with a body that moves less than half as far, not yet touching, are
-made at the step's start with the normal of the features nearest then. Where
-that is not the normal of what it hits, or where the row, which stops the body only at the
-step's end, would let it slide off the face first, the contacts are left out of the step
-(``passing_pairs``): a 1 cm bullet at 300 m/s, 60 degrees from a wall's normal, met the
-wall's near edge that way, was turned aside and flew past the wall; a 5 cm ball rolling at
-40 m/s over a 2 cm seam between two slabs met the far slab's corner 4 mm ahead and was
-launched 8 m up; and a 5 cm ball at 40 m/s aimed 0.3 m inside a wall's edge slid past the
-edge before the row stopped it. The step
-moves the body on through, and after the sub-step it is followed along its straight path
-against those bodies and the bodies of its contacts: where going on would take it deeper
-than the slop into one, it is put back along its path where it first touched, its velocity
-kept, and the next step's contact there, with the normal of the face it hit, stops it
-(``stopped_at_first_touch``; Box2D's continuous step does the same). Bodies on joints, and
-pairs of bodies both moving about as fast, keep their speculative contacts: moving a jointed
-body back would pull its joints apart, and two bodies each put back where it met the other's
-end would start the next step apart again.
+made at the step's start with the normal of the features nearest then. Where that is not the
+normal of what it hits, or where the row, which stops the body only at the step's end, would
+let it slide off the face first, the contacts are left out of the step (``passing_pairs``):
+a 1 cm bullet at 300 m/s, 60 degrees from a wall's normal, met the wall's near edge that
+way, was turned aside and flew past the wall; a 5 cm ball rolling at 40 m/s over a 2 cm seam
+between two slabs met the far slab's corner 4 mm ahead and was launched 8 m up; and a 5 cm
+ball at 40 m/s aimed 0.3 m inside a wall's edge slid past the edge before the row stopped
+it. The step moves the body on through, and after the sub-step it is followed along its
+straight path against those bodies and the bodies of its contacts: where going on would take
+it deeper than the slop into one, it is put back along its path where it first touched, its
+velocity kept, and the next step's contact there, with the normal of the face it hit, stops
+it (``stopped_at_first_touch``; Box2D's continuous step does the same). Bodies on joints,
+and pairs of bodies both moving about as fast, keep their speculative contacts: moving a
+jointed body back would pull its joints apart, and two bodies each put back where it met the
+other's end would start the next step apart again.
 """
 from __future__ import annotations
 
@@ -31,11 +30,11 @@ from .contact_rows import SLOP, SPECULATIVE_TOUCH
 from .math3d import einsum, quat_to_matrix
 
 FAST_FRACTION = 0.5     # of a body's core radius moved within a sub-step: fast
-# A far speculative contact whose pair's normal turns by more than this (rad) on the way to
-# the touch, or at where its row would leave the body, is left out. One that keeps its normal
-# (a ball falling onto the ground, a box onto a face head-on) stays and stops the body within
-# the step, where its impact is resolved exactly (a ball with e = 0.8 put back where it
-# touched instead rose 3-9 % above e^2 of its last height by the fifth bounce at dt 1/60)
+# A speculative contact not yet touching whose normal turns by more than this (rad) on the
+# way to the touch, or at where its row would leave the body, is left out. One that keeps its
+# normal (a ball falling onto the ground, a box onto a face head-on) stays and stops the body
+# within the step, where its impact is resolved exactly (a ball with e = 0.8 put back where
+# it touched instead rose 3-9 % above e^2 of its last height by the fifth bounce at dt 1/60)
 TURNED_NORMAL = 1e-3
 
 
@@ -64,10 +63,10 @@ def passing_pairs(cs, moving, margin, cache, x, R, v, h):
     """The contacts of ContactSet cs but those it leaves out (see the module), and the pairs
     left out, (P,) a and (P,) b: the pairs of a fast free body and a body moving less than
     half as far (moving: ``fast_bodies``) whose contacts are all further apart than
-    ``contact_rows.SPECULATIVE_TOUCH`` (margin, m: the contact margin) and
-    whose row would not stop the body on the feature it hits within h s (TURNED_NORMAL).
-    x (N, 3) m, R (N, 3, 3), v (N, 3) m/s: the bodies' positions, orientations and
-    velocities; cache: the broadphase.PairCache of their shapes."""
+    ``contact_rows.SPECULATIVE_TOUCH`` and whose row would not stop the body on the feature
+    it hits within h s (TURNED_NORMAL). margin: the contact margin, m; x (N, 3) m,
+    R (N, 3, 3), v (N, 3) m/s: the bodies' positions, orientations and velocities; cache:
+    the broadphase.PairCache of their shapes."""
     none = np.zeros(0, dtype=np.int64)
     lone = _lone_fast(moving, cs.body_a, cs.body_b)
     if not lone.any():
@@ -75,11 +74,11 @@ def passing_pairs(cs, moving, margin, cache, x, R, v, h):
     keys, pair = np.unique(cs.pair_keys, return_inverse=True)
     nearest = np.full(keys.size, -np.inf)
     np.maximum.at(nearest, pair, cs.depth)
-    far = lone & (cs.depth == nearest.take(pair)) & (cs.depth < -SPECULATIVE_TOUCH)
-    if not far.any():
+    apart = lone & (cs.depth == nearest.take(pair)) & (cs.depth < -SPECULATIVE_TOUCH)
+    if not apart.any():
         return cs, none, none
-    _, first = np.unique(cs.pair_keys.compress(far), return_index=True)
-    at = np.flatnonzero(far).take(first)          # the nearest contact of each far pair
+    _, first = np.unique(cs.pair_keys.compress(apart), return_index=True)
+    at = np.flatnonzero(apart).take(first)        # the nearest contact of each such pair
     a, b = cs.body_a.take(at), cs.body_b.take(at)
     normal, gap = cs.normal.take(at, axis=0), -cs.depth.take(at)
     (x_a, move_a, R_a), (x_b, move_b, R_b) = [
