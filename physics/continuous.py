@@ -66,6 +66,14 @@ def _lone_fast(moving, a, b):
     return lead_a | lead_b
 
 
+def _pairs_of(cs, contacts):
+    """The pairs (a, b) (P,) each of the ``contacts`` (K,) bool of ContactSet cs, once each,
+    and the first of those contacts of each (P,)."""
+    _, first = np.unique(cs.pair_keys.compress(contacts), return_index=True)
+    at = np.flatnonzero(contacts).take(first)
+    return cs.body_a.take(at), cs.body_b.take(at), at
+
+
 def passing_pairs(cs, moving, margin, cache, x, R, v, h):
     """The contacts of ContactSet cs but those it leaves out (see the module), and the pairs
     left out, (P,) a and (P,) b: the pairs of a fast free body and a body moving less than
@@ -84,9 +92,7 @@ def passing_pairs(cs, moving, margin, cache, x, R, v, h):
     apart = lone & (cs.depth == nearest.take(pair)) & (cs.depth < -SPECULATIVE_TOUCH)
     if not apart.any():
         return cs, none, none
-    _, first = np.unique(cs.pair_keys.compress(apart), return_index=True)
-    at = np.flatnonzero(apart).take(first)        # the nearest contact of each such pair
-    a, b = cs.body_a.take(at), cs.body_b.take(at)
+    a, b, at = _pairs_of(cs, apart)               # (at: the nearest contact of each pair)
     normal, gap = cs.normal.take(at, axis=0), -cs.depth.take(at)
     (x_a, move_a, R_a), (x_b, move_b, R_b) = [
         (x.take(i, axis=0), v.take(i, axis=0) * h, R.take(i, axis=0)) for i in (a, b)]
@@ -115,6 +121,8 @@ def stopped_at_first_touch(world, model, start_x, state, contacts, passing):
     first touched a body moving less than half as far (see the module). start_x (N, 3) m:
     the positions at the sub-step's start; contacts: the sub-step's ContactSet (or None);
     passing: the pairs (a, b) (P,) each that its contacts left out (``passing_pairs``)."""
+    if passing[0].size == 0 and (contacts is None or not len(contacts)):
+        return state
     x, q, v, w = state
     moved = x - start_x
     moving = fast_bodies(world, model, moved)
@@ -124,9 +132,8 @@ def stopped_at_first_touch(world, model, start_x, state, contacts, passing):
     if contacts is not None and len(contacts):
         lone = _lone_fast(moving, contacts.body_a, contacts.body_b)
         if lone.any():
-            _, first = np.unique(contacts.pair_keys.compress(lone), return_index=True)
-            a = np.concatenate([a, contacts.body_a.compress(lone).take(first)])
-            b = np.concatenate([b, contacts.body_b.compress(lone).take(first)])
+            more_a, more_b, _ = _pairs_of(contacts, lone)
+            a, b = np.concatenate([a, more_a]), np.concatenate([b, more_b])
     # the body of each pair that moved more than twice as far is followed against where the
     # other ended (put back where it touched the other's path, it would start the next step
     # apart from it again; a 1 kg box struck by a bullet moved 0.10 m, as fast for its size,

@@ -79,11 +79,17 @@ def joint_links(world) -> np.ndarray:
 
 
 def jointed_bodies(world) -> np.ndarray:
-    """(N,) bool: the bodies on some joint (row 0, the world frame, among them when a joint
-    holds a body to it)."""
-    jointed = np.zeros(world._n, dtype=bool)
-    jointed[joint_links(world).reshape(-1)] = True
-    return jointed
+    """(N,) bool, read-only: the bodies on some joint (row 0, the world frame, among them
+    when a joint holds a body to it), made once per topology (as ``joint_links``: a step
+    asks up to three times a sub-step)."""
+    links = joint_links(world)
+    made = world._jointed
+    if made is None or made[0] is not links or made[1].shape[0] != world._n:
+        jointed = np.zeros(world._n, dtype=bool)
+        jointed[links.reshape(-1)] = True
+        jointed.flags.writeable = False
+        world._jointed = made = (links, jointed)
+    return made[1]
 
 
 def resting_joints(world) -> np.ndarray | None:

@@ -227,6 +227,7 @@ class World:
         self._velocity_given = None     # (N,) bodies whose velocity the user set (_velocity_set)
         self._allowed: set[frozenset] = set()
         self._links = None              # sleeping.joint_links
+        self._jointed = None            # sleeping.jointed_bodies: (the links, the mask)
         # the pairs (a, b) whose speculative contacts the sub-step left out (continuous)
         self._passing = (np.zeros(0, dtype=np.int64),) * 2
         self._next_island = 0           # the first id of the next islands to fall asleep

@@ -160,6 +160,14 @@ def _flat(x):
     return np.asarray(x, dtype=np.float64).reshape(-1, 3)
 
 
+def deepest_candidates(depth, valid):
+    """The deepest valid candidate of each of M pairs (depth, valid (M, C)): its slot (M,)
+    and its depth (M,), -inf for a pair with none."""
+    score = np.where(valid, depth, -np.inf)
+    slot = score.argmax(axis=1)
+    return slot, np.take_along_axis(score, slot[:, None], axis=1)[:, 0]
+
+
 def keep_deepest(depth, valid, k):
     """Among C candidates per pair keep at most the k deepest valid ones.
 

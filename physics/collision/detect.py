@@ -104,9 +104,9 @@ def find_contacts_keeping(pair_cache: PairCache, manifolds: Manifolds, position,
     their narrowphase ran keep its contacts (``manifolds``: last call's, see
     ``collision.manifolds``). spin (N, 3): the bodies' angular velocities (rad/s), whose
     turning within dt reaches further too (``broadphase.turning_arm``), and whose turn finds
-    contacts where it takes them (``turning.with_turned_contacts``), but for the ``steered`` bodies
-    (N,) bool (or None: none), whose turn something else sets too. Returns (ContactSet, the
-    manifolds for the next call)."""
+    contacts where it takes them (``turning.with_turned_contacts``), but for the ``steered``
+    bodies (N,) bool (or None: none), whose turn something else sets too. Returns
+    (ContactSet, the manifolds for the next call)."""
     return _find(pair_cache, manifolds, position, rotation, static=static, group=group,
                  mask=mask, margin=margin, velocity=velocity, dt=dt, spin=spin, steered=steered)
 
@@ -199,8 +199,9 @@ def _narrowphase(t, a, b, pos_a, rot_a, pos_b, rot_b, par_a, par_b, margin, moti
     if motion is None:
         return _BY_TYPE[t](*sides, margin)
     *motion, dt = motion
-    return with_turned_contacts(_BY_TYPE[t], *sides, margin, [x.take(a, axis=0) for x in motion],
-                       [x.take(b, axis=0) for x in motion], dt)
+    return with_turned_contacts(_BY_TYPE[t], *sides, margin,
+                                [x.take(a, axis=0) for x in motion],
+                                [x.take(b, axis=0) for x in motion], dt)
 
 
 def _keeping(t, manifolds, a, b, pos_a, rot_a, pos_b, rot_b, par_a, par_b, margin,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .contacts import Shapes
+from .contacts import Shapes, deepest_candidates
 from .detect import narrowphase, pair_types
 from .geometry import einsum
 
@@ -95,12 +95,10 @@ def gap_and_slope(kind, params, types, a, b, pos_a, pos_b, rot_a, rot_b, relativ
                         params.take(body.take(rows), axis=0))
                  for pos, rot, body in ((pos_a, rot_a, a), (pos_b, rot_b, b))]
         _, normal, depth, _, valid = narrowphase(pair_type)(*sides, margin.take(rows))
-        depth = np.where(valid, depth, -np.inf)
-        deepest = depth.argmax(axis=1)
-        at = np.arange(rows.size)
-        gap[rows] = -depth[at, deepest]
-        normal = np.broadcast_to(normal, depth.shape + (3,))[at, deepest]
-        normal[~np.isfinite(gap[rows])] = 0.0
+        deepest, nearest = deepest_candidates(depth, valid)
+        gap[rows] = -nearest
+        normal = np.broadcast_to(normal, depth.shape + (3,))[np.arange(rows.size), deepest]
+        normal[~np.isfinite(nearest)] = 0.0
         normals[rows] = normal
         slope[rows] = einsum("pi,pi->p", normal, relative.take(rows, axis=0))
     return gap, slope, normals

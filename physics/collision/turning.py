@@ -30,7 +30,7 @@ import numpy as np
 
 from ..math3d import cross, quat_to_matrix, rotation_vector_to_quat
 from ..shapes import CAPSULE, CYLINDER, SPHERE
-from .contacts import Shapes
+from .contacts import Shapes, deepest_candidates
 from .geometry import dot, einsum, row_norms
 
 # A pair that turns against itself by less than this in a step (rad) keeps the start's
@@ -75,9 +75,7 @@ def with_turned_contacts(narrowphase, a: Shapes, b: Shapes, margin, motion_a, mo
     # what the turn adds: the depth beyond the pair's deepest at the start (or beyond touching
     # for a pair apart then), which a row must meet within the step, not push out over time
     s_point, s_normal, s_depth, s_feature, s_valid = at_start
-    start_depth = np.where(s_valid, s_depth, -np.inf)
-    deepest = start_depth.argmax(axis=1)
-    start_depth = start_depth.max(axis=1, initial=-np.inf)
+    deepest, start_depth = deepest_candidates(s_depth, s_valid)
     lead = depth - np.minimum(depth, np.maximum(start_depth, 0.0)[:, None])
     # only where the pair has a contact at the start, and along its deepest one's side: a
     # turn that takes a body deep into the other finds the other's far side the nearer (a
