@@ -3,7 +3,7 @@ analytic rolling sphere, rolling coin and sphere on an incline."""
 import numpy as np
 import pytest
 
-from physics import Box, Cylinder, Plane, Rolling, Sphere, World
+from physics import Box, Cylinder, Hinge, Plane, Rolling, Sphere, World
 from physics.math3d import quat_to_matrix, rotate_quat
 from physics.rows import Kinematics, evaluate_tables
 
@@ -263,3 +263,61 @@ def test_the_plane_a_wheel_rolls_on_is_not_removed_under_it():
     with pytest.raises(ValueError, match="still has joints"):
         world.remove_body(ground)
     assert len(world.bodies) == 2
+
+
+def tricycle(world, steering, radius=6.0, speed=2.0):
+    """A 300 kg chassis on two rear wheels (hinged to it) and one front wheel on a steering
+    knuckle (a vertical hinge held by ``steering``: "servo", "damper" or "free"), every wheel
+    a 15 kg disc of radius 0.3 m on a Rolling joint. The front wheel is placed steered onto a
+    circle of ``radius`` about the turning centre (-0.7, radius, 0) beside the rear axle, and
+    every body set moving round it at ``speed`` (m/s, the rear axle's centre). Returns the
+    chassis and the turning centre."""
+    r, wheelbase, track = 0.3, 1.4, 1.14
+    centre, rate = np.array([-wheelbase / 2, radius, 0.0]), speed / radius
+    chassis = world.add_body(Box((1.0, 0.3, 0.1)), mass=300.0, position=(0, 0, r))
+    steer = np.arctan2(wheelbase, radius)
+    turn = np.array([np.cos(steer / 2), 0, 0, np.sin(steer / 2)])
+    knuckle = world.add_body(None, mass=3.0, inertia=(0.02, 0.02, 0.02),
+                             position=(wheelbase / 2, 0, r), orientation=turn)
+    knuckle_hinge = world.add_joint(Hinge(chassis, knuckle, anchor=knuckle.position,
+                                          axis=(0, 0, 1)))
+    if steering != "free":
+        knuckle_hinge.set_servo(target=0.0, stiffness=3000.0 if steering == "servo" else 0.0,
+                                damping=100.0, max_force=1e4)
+    wheels = [(knuckle, (wheelbase / 2, 0, r), steer),
+              (chassis, (-wheelbase / 2, track / 2, r), 0.0),
+              (chassis, (-wheelbase / 2, -track / 2, r), 0.0)]
+    bodies = [chassis, knuckle]
+    for mount, at, angle in wheels:
+        axle = np.array([-np.sin(angle), np.cos(angle), 0.0])
+        wheel = world.add_body(Cylinder(r, 0.1), mass=15.0, position=at,
+                               orientation=quat_from_z(axle))
+        world.add_joint(Hinge(mount, wheel, anchor=at, axis=axle))
+        world.add_joint(Rolling(wheel))
+        ground_speed = rate * np.linalg.norm(np.asarray(at)[:2] - centre[:2])
+        wheel.angular_velocity = (0, 0, rate) + ground_speed / r * axle   # rolls forwards
+        bodies.append(wheel)
+    for body in bodies:
+        body.linear_velocity = np.cross((0, 0, rate), body.position - centre)
+        if body is chassis or body is knuckle:
+            body.angular_velocity = (0, 0, rate)
+    return chassis, centre
+
+
+@pytest.mark.parametrize("steering, dt", [("servo", 1 / 240), ("servo", 1 / 60),
+                                         ("damper", 1 / 60), ("free", 1 / 60)])
+def test_tricycle_coasts_round_its_turning_circle_keeping_its_energy(steering, dt):
+    """No load does work on a coasting tricycle whose steering does not turn: it keeps going
+    round its circle at its speed. (Rolling rows are workless, the knuckle's servo or damper
+    does no work while the steering angle stays put, and nothing turns the steering: the
+    knuckle's axis passes through the wheel's contact point.)"""
+    world = World(dt=dt)
+    chassis, centre = tricycle(world, steering)
+    E0 = world.kinetic_energy()
+    axle_offset = np.array([-0.7, 0.0, 0.0])
+    for _ in range(int(round(2.0 / dt))):
+        world.step()
+        rear = chassis.position + chassis.rotation @ axle_offset
+        assert np.linalg.norm(rear[:2] - centre[:2]) == pytest.approx(6.0, rel=2e-3)
+    assert world.kinetic_energy() == pytest.approx(E0, rel=5e-3)
+    assert world.constraint_error() < 1e-6
