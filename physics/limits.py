@@ -481,7 +481,7 @@ class PlanRows:
     w: np.ndarray               # (N, 3) the angular velocities they were made at, rad/s
 
 
-def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float, found=None):
+def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float, found=None, load=None):
     """BoundedRows for every motor and servo and every limit near enough to matter this step,
     the owning joint of each row, each row's index in the plan (``tables.plan``; the warm
     start follows rows by it), and the plan's rows (PlanRows). ``tables``: the world's
@@ -493,7 +493,11 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float, found=None):
     the limit or could reach it within the step at twice its present rate: far from their
     limits (most of a ragdoll's, most of the time) rows would only be held at zero, at the
     cost of the whole solve. ``found``: the plan's rows (PlanRows) at kin, made already
-    (``limits_overrun``: with the limits a solve carried the joints past)."""
+    (``limits_overrun``: with the limits a solve carried the joints past). ``load``: the
+    user's forces' and torques' accelerations (lin, ang), (N, 3) each (m/s^2, rad/s^2), or
+    None: the rate a joint reaches by the step's end under them counts too (a 1.1 kg rod
+    pushed from rest at its hinge by 600 N m went 4.6 rad past its limit in the first step
+    at dt 1/60, where no row had been made)."""
     plan = tables.plan
     if plan is None:
         return None, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), None
@@ -501,8 +505,8 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float, found=None):
         turned = tables.turned(kin)
         c, J, C = plan_rows(tables, kin, turned)
         reach, axes = swing_reach(tables, turned, kin, h, J, C)
-        rate = Rows(plan.a, plan.b, C, J[:, :6], J[:, 6:], np.zeros(C.size)).velocity(kin.v,
-                                                                                     kin.w)
+        v, w = (kin.v, kin.w) if load is None else (kin.v + h * load[0], kin.w + h * load[1])
+        rate = Rows(plan.a, plan.b, C, J[:, :6], J[:, 6:], np.zeros(C.size)).velocity(v, w)
         near = reach < plan.margin - LIMIT_REACH * h * rate
         near[plan.motor] = True
         found = PlanRows(c, J, C, reach, near, axes, kin.w)
@@ -535,7 +539,8 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float, found=None):
         push[motor] = 0.0
     hard = None
     if motor.size and motor.size < kept.size:
-        hard = _limits_under_motors(plan, kept, motor[plan.velocity_motor], target)
+        hard = _limits_under_motors(plan, kept, motor[plan.velocity_motor | (plan.mode == 2)],
+                                    target)
     rows = Rows(plan.a.take(kept), plan.b.take(kept), C, Ja, Jb, np.zeros(C.size), side_blocks=J)
     block = BoundedRows(rows, plan.lo.take(kept), plan.hi.take(kept), target,
                         np.full(C.size, -1), np.zeros(C.size), cfm, hard=hard, push=push)
@@ -625,16 +630,20 @@ def _linearised_at_end(plan, rows, end, g, relative, h, J, reach):
 
 
 def _limits_under_motors(plan, kept, motors, target):
-    """(k,) bool of the ``kept`` plan rows: the limit rows that a velocity motor (``motors``:
-    their places among the kept rows) drives into faster than the limit lets its coordinate
-    go this step (its row's ``target``), or None for none. Such a limit is hard: it takes
-    none of the bounded rows' softness, so the motor's own softness takes the conflict (the
-    stalled motor pushes with what that softness gives for the speed it misses, up to its
-    max_force: ``unilateral.bounded_warm_start``) while the limit holds. (The two rows share
-    their Jacobian: both soft, centred on last step's forces, they split the conflict afresh
-    every step, and a 1 kg rod driven at 1 rad/s into a hinge limit with max_force 1e6 N m
-    went on through it at 0.8 rad/s, the two efforts growing by 400 N m a step. Servos are
-    compliant and yield by themselves.)"""
+    """(k,) bool of the ``kept`` plan rows: the limit rows that a velocity motor or a servo
+    (``motors``: their places among the kept rows) drives into faster than the limit lets its
+    coordinate go this step (its row's ``target``; a servo's is the rate its spring and
+    damper ask for), or None for none. Such a limit is hard: it takes none of the bounded
+    rows' softness, so the motor's own softness takes the conflict (a stalled velocity motor
+    pushes with what that softness gives for the speed it misses, up to its max_force:
+    ``unilateral.bounded_warm_start``; a servo with its spring's force at the limit) while
+    the limit holds. (The two rows share their Jacobian: both soft, centred on last step's
+    forces, they split the conflict afresh every step, and a 1 kg rod driven at 1 rad/s into
+    a hinge limit with max_force 1e6 N m went on through it at 0.8 rad/s, the two efforts
+    growing by 400 N m a step. A servo aiming past a limit, a pose target past a joint's
+    range, did the same: a 1.1 kg foot on a hinge limited at -0.5 rad with its servo at
+    -1.5 rad, 3000 N m/rad, settled 0.34 rad past the limit at dt 1/60, reading -4 rad/s
+    while it stood still.)"""
     entry, sign = plan.entry.take(kept), plan.sign.take(kept)
     limit = np.ones(kept.size, dtype=bool)
     limit[np.searchsorted(kept, plan.motor)] = False

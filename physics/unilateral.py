@@ -17,6 +17,7 @@ from .contact_rows import (RESTITUTION_THRESHOLD, SLOP, SPECULATIVE_TOUCH, Bound
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
 from .limits import UPPER, bounded_joint_rows, limits_overrun
+from .rotation import body_inverse_inertia, world_inverse_inertia
 from .rows import Rows
 from .sleeping import check_reached, linked_labels
 
@@ -153,7 +154,8 @@ def unilateral_rows(world, model, kin, h, load=None):
         blocks.append(block)
         owners.append(np.full(block.rows.count, -1, dtype=np.intp))
     tables = world._limit_tables()
-    limit_block, limit_owner, limit_rows, found = bounded_joint_rows(tables, kin, h, T)
+    limit_block, limit_owner, limit_rows, found = bounded_joint_rows(
+        tables, kin, h, T, load=None if tables.plan is None else _user_load(world, model, kin))
     if limit_block is not None:
         blocks.append(limit_block)
         owners.append(limit_owner)
@@ -184,6 +186,22 @@ def with_overrun_limits(world, uni, v, w, h, unbounded):
     return replace(uni, block=merged, owner=np.concatenate([uni.owner[:first], owner]),
                    limit_rows=rows, limit_stopped=None, limit_start=None, stopped=None,
                    limit_found=found)
+
+
+def _user_load(world, model, kin):
+    """The accelerations (lin, ang), (N, 3) each (m/s^2, rad/s^2), that the user's forces and
+    torques queued for this step give the bodies, or None where none are queued."""
+    n = world._n
+    force, torque = world._force[:n], world._torque[:n]
+    if not (force.any() or torque.any()):
+        return None
+    ang = np.zeros((n, 3))
+    turned = np.flatnonzero(torque.any(axis=1))
+    if turned.size:
+        inverse = body_inverse_inertia(world, model).take(turned, axis=0)
+        Iinv = world_inverse_inertia(kin.R.take(turned, axis=0), inverse)
+        ang[turned] = np.einsum("nij,nj->ni", Iinv, torque.take(turned, axis=0))
+    return world._inv_mass[:n, None] * force, ang
 
 
 def _weight(world) -> float:
@@ -697,16 +715,20 @@ def _stopped_hard(uni, lam0, velocity, h):
     whose target is met without the softness' miss (``bounded.softened``), so that they stop
     at the surface or the bound instead of a thousandth of their speed beyond, from where
     the push-out sends them back. Only rows that start from no force (lam0 (mb,), None:
-    cold) and are not beyond already:
+    cold):
     - the normal rows of contacts (``uni.stopped``; velocity (mb,): the rows' velocities,
       m/s) stopped so fast that the softness' miss (CONTACT_SOFTNESS of the speed, over
       the step h) would leave them in deeper than the slop: faster than 72 m/s at dt 1/240,
       18 m/s at 1/60 (a slower stop keeps the miss, and the push-out clears it within the
-      slop). Met so at any speed, a thrown whip of light bodies on a joint blew up, and in
-      a heap of bodies made inside one another, jammed contacts that carried forces or
-      pushed out flung bodies at 80 m/s;
+      slop), and not beyond already. Met so at any speed, a thrown whip of light bodies on
+      a joint blew up, and in a heap of bodies made inside one another, jammed contacts
+      that carried forces or pushed out flung bodies at 80 m/s;
     - the limit rows of ``uni.limit_stopped``, at any speed (a limit has no redundant rows
-      whose load the softness must share out, and its slop is a milliradian)."""
+      whose load the softness must share out, and its slop is a milliradian), beyond their
+      bound too. (Left to the softness there, a row stopped afresh every step stayed so: a
+      rod pressed past its hinge limit by 600 N m, its row's softness centred on no force,
+      missed its push back by a thousandth of the load's, 2.5 rad/s, which the push-out
+      turned back by positions every step; it stood 0.17 rad past, reading -1.5 rad/s.)"""
     k = uni.stopped.size
     first = uni.first_limit_row
     hard = uni.stopped & (CONTACT_SOFTNESS * h * -velocity[:k] > SLOP)
@@ -716,7 +738,7 @@ def _stopped_hard(uni, lam0, velocity, h):
     rows = np.zeros(uni.block.rows.count, dtype=bool)
     rows[:k] = hard & (uni.contacts.depth - uni.contacts.lead < SLOP)
     if limits is not None:
-        rows[first:] = limits & (uni.block.rows.C[first:] >= 0.0)
+        rows[first:] = limits
     if lam0 is not None:
         rows &= lam0 == 0.0
     return rows
