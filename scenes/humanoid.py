@@ -110,8 +110,9 @@ def add_ragdoll(world, position, scale=1.0, yaw=0.0, *, orientation=None, fricti
 
     The default is a ragdoll: Ball joints with cone (swing) and twist limits at the spine,
     neck, shoulders, wrists and hips, limited Hinges at the elbows, knees and ankles. Limits
-    are relative to the starting pose (every joint angle is zero at creation); swing cones
-    stay below 1.3 rad because the engine's twist angle is singular at 90 degrees of swing.
+    are relative to the starting pose (every joint angle is zero at creation); the swing
+    cones, below 1.3 rad, are a person's range (the twist is well defined up to a swing of
+    pi, so wider cones work too).
     ``standing=True`` makes every joint a Hinge about the body's left-right axis (the spine,
     neck, shoulders, wrists and hips too), each with a servo holding its starting angle, so the
     figure can keep a pose; ``arms`` "down" or "forward" picks the starting arm pose.
