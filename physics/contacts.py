@@ -110,11 +110,24 @@ def without_body(report: ContactReport, warm, row):
     the report's body indices and in the warm start's keys."""
     keys, lam = warm
     keep, keys = _renumbered(keys, row, KEY_BITS)
-    kept = report.take(keep)
+    return _moved_down(report.take(keep), row), (keys, lam[keep])
+
+
+def report_without_body(report: ContactReport, row) -> ContactReport:
+    """A report's contacts once body ``row`` is gone, as ``without_body``'s, by the report's
+    own body indices (a report shown in place of the live contacts: a step's sub-step mean
+    lists contacts the last sub-step no longer had, whose keys are not kept)."""
     index = row - 1                             # (the report's are indices, not rows)
+    return _moved_down(report.take((report.body_a != index) & (report.body_b != index)), row)
+
+
+def _moved_down(kept: ContactReport, row) -> ContactReport:
+    """``kept`` (a report without body ``row``'s contacts) with the bodies after it moved
+    down by one."""
+    index = row - 1
     kept.body_a = kept.body_a - (kept.body_a > index)
     kept.body_b = kept.body_b - (kept.body_b > index)
-    return kept, (keys, lam[keep])
+    return kept
 
 
 def manifolds_without_body(manifolds: Manifolds, row) -> Manifolds:

@@ -190,16 +190,26 @@ def hold_contacts(world, falling):
     report = world._contacts
     if report is None or not len(report):
         return
-    # (the report's bodies are indices into world.bodies: rows minus one)
-    a, b = report.body_a + 1, report.body_b + 1
     still = falling | ~movable(world)
-    held = still.take(a) & still.take(b) & (falling.take(a) | falling.take(b))
+    held = _falling_contacts(report, still, falling)
     if not held.any():
         return
+    shown = world._shown_contacts()
     mine, world._contacts, world._warm = _split(report, world._warm, held)
+    if shown is not None:
+        # (what the step showed of the others stays: its impacts, its sub-steps' mean)
+        world._show(shown.take(~_falling_contacts(shown, still, falling)))
     if world._held_contacts is not None:
         mine = _joined(world._held_contacts, mine)
     world._held_contacts = mine
+
+
+def _falling_contacts(report, still, falling):
+    """(K,) bool: the contacts of ``report`` among the ``still`` bodies ((n,) mask: falling
+    asleep or static) that touch one of the ``falling``."""
+    # (the report's bodies are indices into world.bodies: rows minus one)
+    a, b = report.body_a + 1, report.body_b + 1
+    return still.take(a) & still.take(b) & (falling.take(a) | falling.take(b))
 
 
 def release_contacts(world, rows):
@@ -212,9 +222,14 @@ def release_contacts(world, rows):
     if not waking.any():
         return
     back, *staying = _split(report, warm, waking)
+    shown = world._shown_contacts()
     live = back if world._contacts is None else _joined((world._contacts, world._warm), back)
     world._contacts, world._warm = live
     world._held_contacts = None if waking.all() else tuple(staying)
+    if shown is not None:
+        # (what the last step showed for the live contacts stays until the next step: a
+        # bouncing ball's 2098 N read 0 N when a ball asleep 20 m away was woken)
+        world._show(ContactReport.concatenate([shown, back[0]]))
 
 
 def _split(report, warm, chosen):

@@ -504,3 +504,56 @@ def test_a_failed_step_that_woke_an_island_leaves_it_asleep_and_the_world_unchan
     world.step(30)
     twin.step(30)
     assert_same_snapshot(world.get_state(), twin.get_state())
+
+
+def _far_ball_asleep_then_an_impact(substeps):
+    """A ball asleep on the ground 20 m away, and a ball bouncing (restitution 0.8, dt
+    1/240) or a box landing (dt 1/60, ``substeps`` 4), stepped to the step of its impact:
+    what the step shows of its contacts (impact included, or the sub-steps' mean) is more
+    than the contacts' last solve holds."""
+    world = World(sleeping=True, dt=1 / 240 if substeps == 1 else 1 / 60, substeps=substeps)
+    world.add_body(Plane())
+    far = world.add_body(Sphere(0.1), mass=1.0, position=(20, 0, 0.1))
+    if substeps == 1:
+        body = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 2.0), restitution=0.8)
+    else:
+        body = world.add_body(Box((0.2, 0.2, 0.2)), mass=2.0, position=(0, 0, 5.0))
+    for _ in range(600):
+        world.step()
+        c = world.contacts
+        if c.normal_force[c.body_b == body.index].sum() > 50 * body.mass:
+            break
+    assert far.asleep and not body.asleep
+    return world, far, body
+
+
+@pytest.mark.parametrize("substeps", [1, 4])
+@pytest.mark.parametrize("edit", ["remove_body", "wake", "apply_force", "position"])
+def test_an_edit_far_away_leaves_the_contacts_as_the_last_step_showed_them(edit, substeps):
+    """README (Conventions): the contacts stay as the last step made them until the next
+    step. Before, removing, waking, pushing or moving a ball asleep 20 m away turned a
+    bouncing ball's 2098 N into 0 N, and a box's landing at dt 1/60 with 4 sub-steps
+    (1174.7 N) into its last sub-step's 21.6 N: the report shown in place of the live
+    contacts was dropped when they were renumbered or joined by the woken island's."""
+    world, far, body = _far_ball_asleep_then_an_impact(substeps)
+    before = world.contacts
+    mine = before.body_b == body.index
+    force, points = before.normal_force[mine].copy(), before.point[mine].copy()
+    assert force.sum() > 1000.0
+    if edit == "remove_body":
+        world.remove_body(far)
+    elif edit == "wake":
+        far.wake()
+    elif edit == "apply_force":
+        far.apply_force((1.0, 0, 0))
+    else:
+        far.position = (21, 0, 0.1)
+    after = world.contacts
+    mine = after.body_b == body.index                 # (renumbered after a removal)
+    assert np.array_equal(after.normal_force[mine], force)
+    assert np.array_equal(after.point[mine], points)
+    if edit == "remove_body":                         # its own contact gone with it
+        assert len(after) == mine.sum()
+    else:                                             # the woken ball's, as it slept
+        theirs = after.body_b == far.index
+        assert after.normal_force[theirs].sum() == pytest.approx(9.81, rel=1e-6)
