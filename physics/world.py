@@ -683,6 +683,8 @@ class World:
         self._ignored.discard(pair)
         self._allowed.add(pair)
         self._compiled = None
+        for body in (body_a, body_b):     # (as ignore_collision: they may overlap now)
+            self._wake_touching(body)
 
     def _pair(self, a, b):
         for label, body in (("body_a", a), ("body_b", b)):

@@ -557,3 +557,19 @@ def test_an_edit_far_away_leaves_the_contacts_as_the_last_step_showed_them(edit,
     else:                                             # the woken ball's, as it slept
         theirs = after.body_b == far.index
         assert after.normal_force[theirs].sum() == pytest.approx(9.81, rel=1e-6)
+
+
+def test_allowing_two_sleeping_overlapping_boxes_to_collide_wakes_and_parts_them():
+    """README: a change of collision filter wakes. ``ignore_collision`` did; allow_collision
+    left two 0.4 m boxes asleep 0.2 m into each other, for ever."""
+    world = World(sleeping=True)
+    world.add_body(Plane())
+    a = world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(0, 0, 0.2))
+    b = world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(0.2, 0, 0.2))
+    world.ignore_collision(a, b)
+    world.step(240)
+    assert a.asleep and b.asleep
+    world.allow_collision(a, b)
+    assert not a.asleep and not b.asleep
+    world.step(240)
+    assert b.position[0] - a.position[0] == pytest.approx(0.4, abs=1e-3)
