@@ -140,6 +140,7 @@ class Body:
     @position.setter
     def position(self, value):
         self._set(self._world._x, "position", value, 3)
+        self._world._wake_overlapping(self)
         self._placed()
 
     @property
@@ -153,6 +154,7 @@ class Body:
         self._check_not_plane("orientation", np.any(q != (1, 0, 0, 0)))
         self._world._q[self.row] = q
         self._touched()
+        self._world._wake_overlapping(self)
         self._placed()
 
     @property
@@ -273,6 +275,7 @@ class Body:
     def collision_group(self, value):
         self._world._group[self.row] = check_bits("collision_group", value)
         self._world._wake_touching(self)
+        self._world._wake_overlapping(self)
 
     @property
     def collision_mask(self) -> int:
@@ -283,6 +286,7 @@ class Body:
     def collision_mask(self, value):
         self._world._mask[self.row] = check_bits("collision_mask", value)
         self._world._wake_touching(self)
+        self._world._wake_overlapping(self)
 
     # -- loads ---------------------------------------------------------------------------
     def apply_force(self, force, point=None):

@@ -15,7 +15,8 @@ no contacts among its bodies or with static ones) until it is woken, all of it a
   contact margin and the closing speed find it before they touch), the step starts again
   with that island awake (``Woken``), so the impact moves both;
 - by the user: a sleeping body's position, orientation or velocity set, a force or torque
-  applied, ``body.wake()``, a joint's motor, servo, limits or friction changed;
+  applied, ``body.wake()``, a joint's motor, servo, limits or friction changed, a static
+  body moved or made to collide into it (``wake_overlapping``), a collision filter changed;
 - by the world: gravity changed, a body or joint added or removed, sleeping turned off.
 
 Every stage is a function over the body arrays: the islands are scipy's connected components
@@ -27,9 +28,11 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from .collision.broadphase import excluded_keys, groups_collide, near_one, pair_key
 from .contacts import (ContactReport, checked_contact_snapshot, contact_snapshot,
-                       joined_warm_starts, kinematic)
+                       excluded_pairs, joined_warm_starts, kinematic)
 from .limits import WRENCH_WIDTH
+from .math3d import quat_to_matrix
 from .validation import checked_array
 
 # default thresholds (the World's sleep_speed, sleep_spin, sleep_time)
@@ -344,6 +347,29 @@ def wake_touching(world, row):
     if links.size:
         rows.append(links[(links == row).any(axis=1)].ravel())
     wake_islands(world, np.concatenate(rows))
+
+
+def wake_overlapping(world, row):
+    """Wake the sleeping islands whose bodies static body ``row`` may now touch (moved or
+    orientated onto them, or made to collide with them by its group or mask): no contact
+    wakes them, since the step makes none between a static body and a sleeping one, and
+    they would sleep on inside it (a wall moved into a sleeping stack, a door made solid
+    through a sleeping box). Found by bounding boxes, as the broadphase pairs them, among
+    the sleeping bodies whose group and mask let them collide with it and which no joint
+    or ``ignore_collision`` keeps from it."""
+    n = world._n
+    sleepers = np.flatnonzero(world._asleep[:n])
+    if not sleepers.size:
+        return
+    group, mask = world._group[:n], world._mask[:n]
+    sleepers = sleepers[groups_collide(np.full(sleepers.size, row), sleepers, group, mask)]
+    keys = pair_key(np.full(sleepers.size, row), sleepers, n)
+    sleepers = sleepers[~np.isin(keys, excluded_keys(excluded_pairs(world), n))]
+    if not sleepers.size:
+        return
+    near = near_one(world._kind[:n], world._params[:n], world._x[:n],
+                    quat_to_matrix(world._q[:n]), row, sleepers, world.contact_margin)
+    wake_islands(world, sleepers[near])
 
 
 def wake_all(world):

@@ -649,6 +649,13 @@ class World:
         if self._sleeping:
             sleeping.wake_touching(self, body.row)
 
+    def _wake_overlapping(self, body):
+        """Wake the sleeping islands a static ``body`` may now touch (moved onto them, or made
+        to collide with them): the step makes no contacts between a static body and a
+        sleeping one, so none would wake them (a dynamic body does: it wakes itself)."""
+        if self._sleeping and body.static:
+            sleeping.wake_overlapping(self, body.row)
+
     def _show(self, report):
         """Show ``report`` (a ContactReport, body indices) for the live contacts until they
         change: theirs with the impacts' forces added (their impulses over the step), or
@@ -685,6 +692,7 @@ class World:
         self._compiled = None
         for body in (body_a, body_b):     # (as ignore_collision: they may overlap now)
             self._wake_touching(body)
+            self._wake_overlapping(body)
 
     def _pair(self, a, b):
         for label, body in (("body_a", a), ("body_b", b)):

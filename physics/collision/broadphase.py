@@ -447,6 +447,31 @@ def find_pairs(cache: PairCache, position, rotation, static, group, mask, margin
     return i, j, pp, pb
 
 
+def near_one(kind, params, position, rotation, row, others, margin):
+    """(M,) bool: which bodies ``others`` (M,) rows may touch body ``row`` now: a bounded
+    body's world bounding box, grown by margin / 2 (m) on each body as ``find_pairs`` grows
+    them, overlaps theirs; a plane reaches within ``margin`` of their shapes. kind (N,),
+    params (N, 4), position (N, 3) m, rotation (N, 3, 3): every body's. A body without a
+    shape touches nothing, and planes touch no plane. (For an edit between steps, which
+    builds no PairCache: a static body moved into sleeping ones.)"""
+    near = np.zeros(len(others), dtype=bool)
+    if not (SPHERE <= kind[row] <= PLANE):
+        return near
+    bounded = np.flatnonzero((kind.take(others) >= SPHERE) & (kind.take(others) < PLANE))
+    if kind[row] == PLANE:
+        normal, offset = params[row, :3], params[row, 3]
+        groups = _groups(kind, others, params, np.broadcast_to(normal, (len(others), 3)))
+        reach = _grouped(_kind_support, groups, (len(others),), rotation)
+        gap = position.take(others, axis=0) @ normal - offset - reach
+        near[bounded] = gap.take(bounded) <= margin
+        return near
+    extent = _kind_extents(kind[row], params[row:row + 1], rotation[row:row + 1])[0] + margin
+    theirs = _grouped(_kind_extents, _groups(kind, others, params), (len(others), 3), rotation)
+    apart = np.abs(position.take(others, axis=0) - position[row]) > extent + theirs
+    near[bounded] = ~apart.take(bounded, axis=0).any(axis=1)
+    return near
+
+
 def sorted_pairs(i, j, bounded, planes, static, excluded_keys, n):
     """The body pairs (i, j) that are neither both static nor excluded, as (min, max) sorted
     by their pair_key, and every plane with every movable body among ``bounded``, sorted by

@@ -467,6 +467,30 @@ def test_cached_broadphase_finds_exactly_the_pairs_of_a_fresh_sweep():
     assert 3 <= sweeps < 30
 
 
+@pytest.mark.parametrize("row", [0, 5])
+def test_the_bodies_near_one_are_those_the_broadphase_pairs_it_with(row):
+    """broadphase.near_one (a static body moved into sleeping ones between steps) finds the
+    bodies that find_pairs pairs with body ``row``, a plane (0) or a static box or sphere
+    (5), among 300 random bodies."""
+    rng = np.random.default_rng(11)
+    n = 300
+    kind, params, pos, R = random_bodies(n, rng)
+    kind[0], params[0] = PLANE, (0, 0, 1, -2.0)
+    static = np.zeros(n, dtype=bool)
+    static[[0, 5]] = True
+    ones, margin = np.ones(n, np.int64), 0.01
+    i, j, pp, pb = find_pairs(PairCache(kind, params), pos, R, static, ones, ones, margin,
+                              np.zeros(n))
+    if kind[row] == PLANE:
+        paired = pb[pp == row]
+    else:
+        paired = np.concatenate([j[i == row], i[j == row]])
+    others = np.setdiff1d(np.arange(n), [0, 5])
+    near = broadphase.near_one(kind, params, pos, R, row, others, margin)
+    np.testing.assert_array_equal(others[near], np.sort(paired))
+    assert paired.size >= 3
+
+
 def test_contact_pairs_of_500_random_spheres_match_brute_force():
     rng = np.random.default_rng(2)
     n = 500

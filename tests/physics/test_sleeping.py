@@ -559,6 +559,51 @@ def test_an_edit_far_away_leaves_the_contacts_as_the_last_step_showed_them(edit,
         assert after.normal_force[theirs].sum() == pytest.approx(9.81, rel=1e-6)
 
 
+@pytest.mark.parametrize("change", ["position", "orientation", "collision_mask",
+                                    "collision_group", "allow_collision"])
+def test_a_static_wall_moved_or_made_solid_inside_a_sleeping_stack_wakes_and_pushes_it(change):
+    """A static wall (0.1 m thick) moved, turned or made to collide (its mask, its group,
+    ``allow_collision``) 5 cm into a sleeping stack of three 0.4 m boxes wakes the stack, which
+    is pushed out until its faces meet the wall's; the box asleep 5 m away sleeps on. Before,
+    the step made no contacts between the static wall and the sleeping boxes, so nothing
+    woke them and they slept on inside it (a dynamic body moved so woke them)."""
+    world = World(sleeping=True)
+    world.add_body(Plane(), friction=0.6)
+    stack = [world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(0, 0, 0.2 + 0.4 * k),
+                            friction=0.6) for k in range(3)]
+    far = world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(5, 0, 0.2))
+    wall = world.add_body(Box((0.05, 0.3, 1.0)), static=True, position=(0.3, 0, 1.0))
+    if change == "collision_mask":
+        wall.collision_mask = 0
+    elif change == "collision_group":
+        wall.collision_group = 0
+    elif change == "allow_collision":
+        for box in stack:
+            world.ignore_collision(wall, box)
+    if change not in ("position", "orientation"):     # in place, passing through them
+        wall.position = (0.2, 0, 1.0)
+    world.step(240)
+    assert all(box.asleep for box in stack) and far.asleep
+    face = 0.15                                        # m: the wall's face towards the stack
+    if change == "position":
+        wall.position = (0.2, 0, 1.0)
+    elif change == "orientation":                      # a quarter turn about z: 0.3 m deep
+        wall.orientation = (np.cos(np.pi / 4), 0, 0, np.sin(np.pi / 4))
+        face = 0.0
+    elif change == "collision_mask":
+        wall.collision_mask = -1
+    elif change == "collision_group":
+        wall.collision_group = 1
+    else:
+        for box in stack:
+            world.allow_collision(wall, box)
+    assert not any(box.asleep for box in stack) and far.asleep
+    world.step(240)
+    x = np.array([box.position[0] for box in stack])
+    assert x == pytest.approx(face - 0.2, abs=1e-3)    # their faces on the wall's (slop 0.3 mm)
+    assert far.asleep
+
+
 def test_allowing_two_sleeping_overlapping_boxes_to_collide_wakes_and_parts_them():
     """README: a change of collision filter wakes. ``ignore_collision`` did; allow_collision
     left two 0.4 m boxes asleep 0.2 m into each other, for ever."""
