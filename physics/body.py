@@ -306,8 +306,10 @@ class Body:
                                  f"torque of force {shown(f)} about it overflows: apply the "
                                  "force nearer the body, or as a force and a torque")
             torque = queued_sum("point", world._torque[i], moment, self)
-        # (all checked: a refused load leaves the queue as it was)
-        world._wake([i])
+        # (all checked: a refused load leaves the queue as it was; a zero force, a field
+        # that is off, leaves a sleeping body asleep)
+        if f.any():
+            world._wake([i])
         world._force[i] = total
         if torque is not None:
             world._torque[i] = torque
@@ -318,7 +320,8 @@ class Body:
         t = check_vector("torque", torque, 3)
         self._check_loaded("torque", t)
         total = queued_sum("torque", self._world._torque[self.row], t, self)
-        self._world._wake([self.row])
+        if t.any():                     # (a zero torque leaves a sleeping body asleep)
+            self._world._wake([self.row])
         self._world._torque[self.row] = total
 
     def _check_loaded(self, name, load):

@@ -886,7 +886,8 @@ class World:
         """Add world-frame forces (N) at the centres of mass for the next step, as
         ``Body.apply_force`` does, for many bodies at once: ``forces`` (k, 3) on ``bodies``
         (k,), Body handles of this world or their indices in world.bodies (default: every
-        body, k = len(world.bodies); a static body's row must be zero)."""
+        body, k = len(world.bodies); a static body's row must be zero). A zero row leaves a
+        sleeping body asleep."""
         rows = np.arange(1, self._n) if bodies is None else self._rows_of(bodies)
         f = numbers("forces", forces, f"({rows.size}, 3) numbers (N), one row per body")
         check_array_shape("forces", f, (rows.size, 3), "finite numbers (N), one row per body")
@@ -905,8 +906,9 @@ class World:
                              "other row for it, with what is already applied to it for the "
                              "next step) add up past the largest float; apply smaller forces "
                              "(world.clear_forces() drops those queued)")
-        # (all checked: a refused call leaves the queue as it was)
-        self._wake(rows)
+        # (all checked: a refused call leaves the queue as it was). Only the bodies pushed
+        # wake: a field applied every step, zero on most bodies, kept every one awake
+        self._wake(rows[f.any(axis=1)])
         self._force[rows] = total[rows]
 
     def _rows_of(self, bodies) -> np.ndarray:

@@ -618,3 +618,30 @@ def test_allowing_two_sleeping_overlapping_boxes_to_collide_wakes_and_parts_them
     assert not a.asleep and not b.asleep
     world.step(240)
     assert b.position[0] - a.position[0] == pytest.approx(0.4, abs=1e-3)
+
+
+@pytest.mark.parametrize("load", ["apply_forces", "apply_force", "apply_torque"])
+def test_zero_loads_applied_every_step_let_boxes_sleep_and_a_push_wakes_only_its_box(load):
+    """A force field applied before every step, zero on most bodies (a wind that is off),
+    kept every body awake: five resting boxes given zero loads for 2 s never slept. Now
+    the zero rows leave them to sleep after 0.5 s, and a 5 N row wakes only its box."""
+    world = World(sleeping=True)
+    world.add_body(Plane())
+    boxes = [world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(k, 0, 0.1))
+             for k in range(5)]
+    zero = np.zeros((5, 3))
+    for _ in range(480):
+        if load == "apply_forces":
+            world.apply_forces(zero, boxes)
+        elif load == "apply_force":
+            boxes[0].apply_force((0, 0, 0), point=(0, 0, 1))
+        else:
+            boxes[0].apply_torque((0, 0, 0))
+        world.step()
+    assert all(box.asleep for box in boxes)
+    push = zero.copy()
+    push[2] = (5.0, 0, 0)
+    world.apply_forces(push, boxes)
+    assert [box.asleep for box in boxes] == [True, True, False, True, True]
+    world.step()
+    assert boxes[2].linear_velocity[0] > 0 and not boxes[0].linear_velocity.any()
