@@ -203,6 +203,7 @@ class World:
             self._baumgarte = _stabilization(T, h)
         self._n = 0
         self._capacity = 0
+        self._bodies_added = 0          # (the last body's _serial)
         self._handles: list[Body | None] = []
         self._joints: list[Joint] = []
         # per joint: the continuous hinge angle at the end of the last step (0 for others)
@@ -277,6 +278,10 @@ class World:
         # a static body's velocity and spin as the last step ended (as made, before its first
         # step): what the next measures the user's change from (step._carrier_change)
         "_carried": ((6,), float),
+        # which body of the world's this is, 1, 2, ... as added, never given again: what a
+        # snapshot knows its bodies by (a body removed and another of the same shape added
+        # in its place is another body)
+        "_serial": ((), np.int64),
     }
 
     def _allocate(self, capacity):
@@ -372,6 +377,8 @@ class World:
         i = self._append_row(NO_SHAPE if shape is None else shape.KIND,
                              np.zeros(4) if shape is None else shape.params, m, I, static)
         self._x[i], self._q[i], self._v[i], self._w[i] = pos, quat, vel, omega
+        self._bodies_added += 1
+        self._serial[i] = self._bodies_added
         if static:
             self._carried[i] = np.concatenate([vel, omega])
         body = Body(self, i, shape, name)
@@ -1252,9 +1259,11 @@ class World:
         self._wrench_cache = wrenches
 
     def _topology(self) -> dict:
-        """What a snapshot must find again to fit: every body's shape (kind and size) and
-        whether it is static, and every joint's kind and the body rows it joins."""
-        return {"kind": self._view("_kind")[1:].copy(),
+        """What a snapshot must find again to fit: every body (which of the world's bodies it
+        is, as added), its shape (kind and size) and whether it is static, and every joint's
+        kind and the body rows it joins."""
+        return {"body": self._view("_serial")[1:].copy(),
+                "kind": self._view("_kind")[1:].copy(),
                 "params": self._view("_params")[1:].copy(),
                 "static": np.isinf(self._view("_mass")[1:]),
                 "joint_kind": np.array([type(j).__name__ for j in self._joints], dtype=str),
@@ -1268,9 +1277,12 @@ class World:
             return
         mine = self._topology()
         try:
-            other = {key: np.asarray(saved[key]) for key in mine}
+            # (a snapshot from before bodies had serials knows them by their shapes alone)
+            other = {key: np.asarray(saved[key] if key in saved or key != "body" else value)
+                     for key, value in mine.items()}
             if any(other[key].shape != value.shape for key, value in mine.items()):
                 raise ValueError
+            respawned = np.flatnonzero(other["body"] != mine["body"])
             bodies = np.flatnonzero((other["kind"] != mine["kind"])
                                     | (other["params"] != mine["params"]).any(axis=1)
                                     | (other["static"] != mine["static"]))
@@ -1279,6 +1291,12 @@ class World:
         except (KeyError, IndexError, TypeError, ValueError):
             raise ValueError("state['topology'] is damaged: it must be World.get_state's "
                              "record of the bodies' shapes and the joints") from None
+        if respawned.size and not (bodies.size and bodies[0] <= respawned[0]):
+            first = int(respawned[0])
+            raise ValueError(f"state was taken from a world with other bodies: body {first} "
+                             f"({self._handles[first + 1]!r}) was added since, in place of one "
+                             "removed; a snapshot restores only the bodies it was taken from "
+                             "(take a new one after removing and adding bodies)")
         if bodies.size:
             first = int(bodies[0])
             raise ValueError(f"state was taken from a world with other bodies: body {first} "
