@@ -934,6 +934,15 @@ class StepReport:
     impact: tuple | None = None
 
 
+def rk4_refusal(bounded, touching) -> str:
+    """Why rk4 cannot step a world with ``bounded`` rows (limits, motors, joint friction)
+    or bodies ``touching``."""
+    has = " and ".join(what for what, found in (("limits, motors or joint friction", bounded),
+                                                 ("bodies touching", touching)) if found)
+    return ("the rk4 integrator is for contact-free mechanisms without limits, motors or "
+            f"joint friction, and this world has {has}")
+
+
 def rk4_substep(world, model, x, q, v, w, h):
     """One classical Runge-Kutta step of the joints' acceleration-level equation. A world with
     limits, motors or friction in its joints is refused at once, one with bodies touching
@@ -943,10 +952,14 @@ def rk4_substep(world, model, x, q, v, w, h):
     n = world._n
     touching = detect(world, model, x, quat_to_matrix(q), np.zeros_like(v), h,
                       kinematic(world))[0].depth >= 0.0
-    if world._limit_tables().plan is not None or touching.any():
-        raise ValueError("the rk4 integrator is for contact-free mechanisms without limits, "
-                         "motors or joint friction; use World(integrator='symplectic') for "
-                         "this world")
+    bounded = world._limit_tables().plan is not None
+    if bounded or touching.any():
+        # (contacts come and go, so the integrator setter cannot refuse them all: the
+        # message says how to go on, since every step with rk4 fails as this one)
+        raise ValueError(f"{rk4_refusal(bounded, touching.any())}; use integrator="
+                         "'symplectic' for this world (set world.integrator = 'symplectic', "
+                         "or make it with World(integrator='symplectic'): each step with "
+                         "rk4 fails as this one did, leaving the world as it was)")
     inv_mass = world._inv_mass[:n]
 
     def derivative(x, q, v, w):

@@ -169,7 +169,7 @@ class World:
         self._default_stabilization = stabilization_time is None and baumgarte is None
         self._dt = _step_size("dt", dt)
         self._substeps = _substep_count("substeps", substeps)
-        self.integrator = integrator
+        self._integrator = check_choice("integrator", integrator, INTEGRATORS)
         self.cfm = cfm
         self.gyroscopic = gyroscopic
         self.contact_solver = contact_solver
@@ -1030,8 +1030,27 @@ class World:
     contact_iterations = _setting("contact_iterations", check_count,
                                   "The iterative contact solve's iteration budget per step (see "
                                   "the class docstring).")
-    integrator = _setting("integrator", lambda n, v: check_choice(n, v, INTEGRATORS),
-                          "'symplectic' or 'rk4' (see the class docstring).")
+    @property
+    def integrator(self) -> str:
+        """'symplectic' or 'rk4' (see the class docstring). Set to 'rk4' in a world with
+        limits, motors or joint friction, or whose bodies touched in the last step, it is
+        refused (each step would fail); a contact that comes later fails its step, which
+        says to set it back."""
+        return self._integrator
+
+    @integrator.setter
+    def integrator(self, value):
+        value = check_choice("integrator", value, INTEGRATORS)
+        if value == "rk4":
+            contacts = self._contacts
+            touching = contacts is not None and bool((contacts.depth >= 0.0).any())
+            bounded = self._limit_tables().plan is not None
+            if bounded or touching:
+                # (accepted, it failed every step after, until set back)
+                raise ValueError(f"integrator 'rk4' refused: "
+                                 f"{pipeline.rk4_refusal(bounded, touching)}, so every step "
+                                 f"would fail; keep integrator={self._integrator!r}")
+        self._integrator = value
     gyroscopic = _setting("gyroscopic", lambda n, v: check_choice(n, v, GYROSCOPIC),
                           "'implicit' or 'explicit' (see the class docstring).")
     contact_solver = _setting("contact_solver", lambda n, v: check_choice(n, v, CONTACT_SOLVERS),

@@ -494,6 +494,44 @@ def test_rk4_refuses_limits_at_once_and_contacts_only_once_they_touch():
     assert box.position[2] < 0.2
 
 
+def test_switching_to_rk4_is_refused_where_it_cannot_step_and_a_later_contact_says_how_to_go_on():
+    """``world.integrator = 'rk4'`` on a box resting on the ground, or on a limited hinge, was
+    accepted and then every step raised. Now the setting is refused there, naming it, and the
+    world steps on with 'symplectic'. A contact that comes later (a box falling onto the
+    ground in an rk4 world) can only fail its step: the error says to set the integrator
+    back, and once it is, the world steps on from where it was."""
+    world = World()
+    world.add_body(Plane())
+    box = world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(0, 0, 0.2))
+    world.step(10)
+    with pytest.raises(ValueError, match="integrator 'rk4' refused: .*bodies touching.*keep "
+                                         "integrator='symplectic'"):
+        world.integrator = "rk4"
+    assert world.integrator == "symplectic"
+    world.step(10)
+    assert box.position[2] == pytest.approx(0.2, abs=1e-3)
+
+    world = World()
+    rod = world.add_body(Capsule(0.05, 0.5), mass=1.0, position=(0.5, 0, 0),
+                         orientation=(np.cos(np.pi / 4), 0, np.sin(np.pi / 4), 0))
+    world.add_joint(Hinge(None, rod, anchor=(0, 0, 0), axis=(0, 1, 0), limits=(-2.0, 0.5)))
+    with pytest.raises(ValueError, match="integrator 'rk4' refused: .*has limits, motors"):
+        world.integrator = "rk4"
+    assert world.integrator == "symplectic"
+
+    world = World(integrator="rk4")
+    world.add_body(Plane())
+    box = world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(0, 0, 0.5))
+    with pytest.raises(ValueError, match=r"bodies touching; .*set world\.integrator = "
+                                         "'symplectic'"):
+        world.step(240)
+    t = world.time
+    world.integrator = "symplectic"
+    world.step(240)
+    assert world.time == pytest.approx(t + 1.0)
+    assert box.position[2] == pytest.approx(0.2, abs=1e-3)
+
+
 @pytest.mark.parametrize("weld", ["fixed", "ball"])
 def test_a_joint_added_between_moving_bodies_keeps_momentum_and_takes_energy(weld):
     """Welding two spinning bodies in zero gravity is a perfectly inelastic event: the new
