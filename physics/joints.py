@@ -22,7 +22,9 @@ class Joint:
     """A constraint between ``body_a`` (a Body, or None for the fixed world frame) and
     ``body_b``, added with ``world.add_joint``. ``anchor`` (m) and any axes are given in world
     coordinates at creation and kept in each body's frame from then on; ``anchor=None``
-    takes body_b's centre where it is when the joint is added. ``force`` and ``torque``
+    takes body_b's centre where it is when the joint is added. A joint removed and added
+    again is bound afresh from those arguments, as a new joint made with them would be
+    (``_bind``). ``force`` and ``torque``
     report what the joint applied to body_b in the last step (world frame, N and N m about
     the anchor; body_a receives the opposite)."""
     _anchor_name = "anchor"     # the name the anchor goes by in errors
@@ -40,7 +42,9 @@ class Joint:
             raise ValueError("body_a and body_b are the same body; a joint needs two bodies")
         self.body_a = body_a
         self.body_b = body_b
-        self._anchor_world = None if anchor is None else check_vector(self._anchor_name, anchor, 3)
+        # the anchor as given (None: body_b's centre at each add), and as bound (_bind)
+        self._anchor_given = None if anchor is None else check_vector(self._anchor_name, anchor, 3)
+        self._anchor_world = self._anchor_given
         self.name = name
         self._removed = False         # (taken out with world.remove_joint: its errors say so)
         self._world = None
@@ -83,9 +87,14 @@ class Joint:
         return self._frame(body)[1].T @ v
 
     def _bind(self, world):
-        """Store the world-frame definition in body-local terms (called by World.add_joint)."""
-        if self._anchor_world is None:
-            self._anchor_world = self.body_b.position
+        """Store the world-frame definition in body-local terms (called by World.add_joint).
+        Each add takes it afresh from the arguments, at the bodies' poses then: a joint
+        removed and added again is the joint those arguments make there (``anchor=None``
+        body_b's centre now, the angles zero now), as ``RotationLock`` holds the orientation
+        the bodies have when it is added again. (Its first anchor was kept: a ball joint
+        re-added after its body_b was moved 2 m held it 2 m off its centre.)"""
+        self._anchor_world = (self.body_b.position if self._anchor_given is None
+                              else self._anchor_given)
         self._la = self._local_point(self.body_a, self._anchor_world)
         self._lb = self._local_point(self.body_b, self._anchor_world)
         self._world = world
@@ -473,7 +482,7 @@ class Ball(_Frictional, Joint):
         if axis is None:
             # (from the anchor to body_b's centre, kept even without limits: they may be
             # set later; checked before the joint counts as bound)
-            anchor = self.body_b.position if self._anchor_world is None else self._anchor_world
+            anchor = self.body_b.position if self._anchor_given is None else self._anchor_given
             d = self.body_b.position - anchor
             if np.linalg.norm(d) < 1e-9:
                 if self.swing_limit is not None or self.twist_limits is not None:
@@ -740,7 +749,6 @@ class RotationLock(Joint):
         self._axis_world = None if axis is None else check_unit_direction("axis", axis)
 
     def _bind(self, world):
-        self._anchor_world = None       # (body_b's centre, wherever it is when added again)
         super()._bind(world)
         if self._axis_world is None:
             self._lock_rotation()
@@ -894,7 +902,9 @@ class Distance(_Actuated, Joint):
         if not self._rigid and length is not None:
             raise ValueError("give a Distance either length= (a rigid rod) or limits= (a rope, "
                              "strut or spring, whose length moves within them), not both")
-        self._length = None if length is None else check_positive("length", length)
+        # the length as given (None: the anchors' distance at each add), and as bound
+        self._length_given = None if length is None else check_positive("length", length)
+        self._length = self._length_given
         self._init_actuation(limits, friction)
 
     def _check_free(self, what: str):
@@ -938,6 +948,7 @@ class Distance(_Actuated, Joint):
         if pa is None:
             pa = np.zeros(3) if self.body_a is None else self.body_a.position
         self._la = self._local_point(self.body_a, pa)
+        self._length = self._length_given
         if self._length is None and self._rigid:
             self._length = float(np.linalg.norm(self._anchor_world - pa))
             if self._length < 1e-9:

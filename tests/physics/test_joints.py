@@ -1,10 +1,10 @@
 """Joints (physics/joints.py): the RotationLock, a joint of angular rows alone (a character
-that moves and is pushed freely but never tips). Its rows are checked against finite
-differences with every joint's in test_rows.py."""
+that moves and is pushed freely but never tips), and what a joint removed and added again
+is. Its rows are checked against finite differences with every joint's in test_rows.py."""
 import numpy as np
 import pytest
 
-from physics import Box, Capsule, Plane, RotationLock, Sphere, World
+from physics import Ball, Box, Capsule, Distance, Hinge, Plane, RotationLock, Sphere, World
 from physics.contacts import excluded_pairs
 from tests.physics.snapshot_helpers import assert_same_state, replay_from_snapshot
 
@@ -220,3 +220,49 @@ def test_a_rotation_lock_holding_no_dynamic_body_is_refused():
         with pytest.raises(ValueError, match="joins no dynamic body"):
             world.add_joint(lock)
     assert world.joints == []
+
+
+@pytest.mark.parametrize("kind", ["Ball", "Hinge", "Distance"])
+def test_a_joint_added_again_is_the_joint_its_arguments_make_there(kind):
+    """A joint removed, its body_b moved 2 m and turned 0.4 rad, and added again is bound
+    afresh from its arguments, as a new joint with them (``anchor=None``: body_b's centre
+    now; a rigid Distance's ``length=None``: the anchors' distance now; a hinge's angle zero
+    now, its limits counted from there): the two worlds step bit for bit alike. Before, the
+    first add's anchor and length were kept: the ball joint held the re-added body 2 m off
+    its centre, so spinning at 1 rad/s it swung round that point, and the rod kept its
+    first 1 m length where its anchors were 3 m apart."""
+    def make(a, b):
+        if kind == "Ball":
+            return Ball(a, b)
+        if kind == "Hinge":
+            return Hinge(a, b, axis=(0, 0, 1), limits=(-0.5, 0.5))
+        return Distance(a, b)
+
+    def world_with(rejoin):
+        world = World(gravity=(0, 0, 0))
+        b = world.add_body(Sphere(0.1), mass=1.0, position=(1, 0, 0))
+        joint = world.add_joint(make(None, b))
+        b.angular_velocity = (0, 0, 0.3)
+        world.step(60)
+        world.remove_joint(joint)
+        b.position = (3, 0, 0)
+        b.orientation = (np.cos(0.2), 0, 0, np.sin(0.2))
+        b.linear_velocity, b.angular_velocity = (0, 0, 0), (0, 0, 1.0)
+        return world, b, world.add_joint(joint if rejoin else make(None, b))
+
+    world, b, joint = world_with(rejoin=True)
+    fresh_world, _, fresh = world_with(rejoin=False)
+    np.testing.assert_array_equal(joint.anchor, (3, 0, 0))
+    np.testing.assert_array_equal(joint.anchor, fresh.anchor)
+    if kind == "Hinge":
+        assert joint.angle == fresh.angle == 0.0
+    if kind == "Distance":
+        assert joint.length == fresh.length == 3.0
+    world.step(240)
+    fresh_world.step(240)
+    np.testing.assert_array_equal(world.positions, fresh_world.positions)
+    np.testing.assert_array_equal(world.orientations, fresh_world.orientations)
+    if kind == "Ball":                        # spinning about its own centre, it stays put
+        np.testing.assert_allclose(b.position, (3, 0, 0), atol=1e-9)
+    if kind == "Hinge":                       # turning at 1 rad/s, it stops at the limit
+        assert joint.angle == pytest.approx(0.5, abs=2e-3)
