@@ -591,18 +591,26 @@ def push_velocities(world, model, rows, uni, inv_mass, Iinv, factor):
     """The velocities (N, 3) each that the drift adds to move the bodies by the push they do
     not keep (``BoundedRows.push``: of a contact's push-out beyond contact_rows.KEPT_PUSH, of
     a limit's beyond limits.KEPT_LIMIT_PUSH) and takes back after: from rest, the pushing rows
-    reach their push with the joints kept (the other bounded rows take no part). As Bullet's
-    split impulse, Box2D v2's position iterations: the bodies are moved out without the
-    speed, and the step's solve aims the rows at their targets without the push. A solve of
-    those few rows alone, as an impact pass's, but as soft as the step's (CONTACT_SOFTNESS):
-    a push that the joints nearly forbid then moves little. (With an impact's softness, a
-    rod hanging from a ball joint, its tip 2 cm into the ground, was swung out by 1.5 m
-    within a step to lift the tip those 2 cm, and left at 163 m/s with 18 kJ.)"""
-    idx = np.flatnonzero(uni.block.push)
+    reach their push with the joints kept, and the limits that are rows this step (near
+    their bounds) are not turned towards them (the other bounded rows take no part). As Bullet's split
+    impulse, Box2D v2's position iterations: the bodies are moved out without the speed, and
+    the step's solve aims the rows at their targets without the push. A solve of those few
+    rows alone, as an impact pass's, but as soft as the step's (CONTACT_SOFTNESS): a push
+    that the joints nearly forbid then moves little. (With an impact's softness, a rod
+    hanging from a ball joint, its tip 2 cm into the ground, was swung out by 1.5 m within a
+    step to lift the tip those 2 cm, and left at 163 m/s with 18 kJ. Without the limits, a
+    ragdoll's hand pushed out of the ground at dt 1/60 was turned 0.25 rad past its wrist's
+    twist limit.)"""
+    push = uni.block.push
+    idx = np.flatnonzero(push)
+    first = uni.first_limit_row
+    if uni.limit_plan is not None and first < push.size:
+        limits = first + np.flatnonzero(uni.limit_plan.group.take(uni.limit_rows) <= UPPER)
+        idx = np.union1d(idx, limits)
     zero = np.zeros((world._n, 3))
-    return _velocity_jump(world, model, rows, uni, uni.block.rows.at(idx),
-                          uni.block.push.take(idx), zero, zero, inv_mass, Iinv, factor,
-                          CONTACT_SOFTNESS, IMPACT_TOLERANCE)[:2]
+    return _velocity_jump(world, model, rows, uni, uni.block.rows.at(idx), push.take(idx),
+                          zero, zero, inv_mass, Iinv, factor, CONTACT_SOFTNESS,
+                          IMPACT_TOLERANCE)[:2]
 
 
 def _held_by_contacts(world, inv_mass):
