@@ -1116,7 +1116,11 @@ def _store_contacts(world, report):
     world._contacts = contact_report(uni.contacts, lam, uni.frames)
     if report.impact is not None:          # (shown, not kept for the next step)
         shown = world._contacts
-        world._show(replace(shown, normal_force=shown.normal_force + report.impact[0]))
+        t1, t2 = uni.frames.tangents
+        p = report.impact[0]
+        world._show(replace(shown, normal_force=shown.normal_force + p[:, 0],
+                            friction_force=shown.friction_force + p[:, 1, None] * t1
+                            + p[:, 2, None] * t2))
     if uni.stopped is not None and uni.stopped.any():
         stopped = np.flatnonzero(uni.stopped)
         lam = lam.copy()

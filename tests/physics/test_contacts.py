@@ -474,6 +474,33 @@ def test_the_forces_reported_hold_a_bounces_impulse(e):
 
 
 @pytest.mark.parametrize("solver", ["direct", "iterative"])
+@pytest.mark.parametrize("e, mu", [(0.0, 0.3), (0.5, 0.3), (0.9, 0.3), (0.5, 0.1), (0.9, 0.05)])
+def test_an_oblique_bounce_takes_coulombs_friction_over_its_impulse(e, mu, solver):
+    """A solid ball (m, r; I = 2/5 m r^2) meets the ground with no spin at 3 m/s sideways and
+    3 m/s down. Over the impact the normal impulse is m (1 + e) 3 and friction up to mu
+    times it opposes the slip: where mu (1 + e) 3 < 2/7 x 3 the ball slides through and
+    leaves at 3 - mu (1 + e) 3 with w r = 5/2 mu (1 + e) 3, else it leaves rolling at 5/7
+    of 3 (friction stops the slip first). The bounce had no friction at all (it left at
+    3 m/s with no spin) for any e > 0, where e = 0 left it rolling: the impact pass solved
+    only the normal rows, and the step's solve then met a contact that separates."""
+    world = World(contact_solver=solver)
+    world.add_body(Plane(), friction=mu)
+    ball = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 0.1), restitution=e,
+                          friction=mu, linear_velocity=(3.0, 0, -3.0))
+    world.step()
+    # (the normal impulse over the step also holds the ball's weight for that step)
+    friction = mu * ((1 + e) * 3.0 + 9.81 * world.dt)
+    slides = friction < 2 / 7 * 3.0
+    vx, spin = (3.0 - friction, 2.5 * friction) if slides else (15 / 7, 15 / 7)
+    assert ball.linear_velocity[0] == pytest.approx(vx, rel=5e-3)
+    assert ball.angular_velocity[1] * 0.1 == pytest.approx(spin, rel=5e-3)
+    assert ball.linear_velocity[2] == pytest.approx(3.0 * e - 9.81 * world.dt, abs=0.05)
+    # the bounce's friction is reported with the step's forces, over the step
+    impulse = world.contacts.friction_force.sum(axis=0) * world.dt
+    assert impulse[0] == pytest.approx(ball.linear_velocity[0] - 3.0, rel=5e-3)
+
+
+@pytest.mark.parametrize("solver", ["direct", "iterative"])
 @pytest.mark.parametrize("speed", [5.0, 50.0, 200.0])
 def test_restitution_zero_stops_dead_on_a_wall(solver, speed):
     """A 1 kg sphere (restitution 0) flies into a static wall in zero gravity: it stays at
