@@ -930,7 +930,8 @@ class StepReport:
     uni: Unilateral | None = None
     lam_b: np.ndarray | None = None
     # the impacts' forces over the sub-step (their impulses / h, unilateral.resolve_impacts):
-    # (K,) on the contacts' normals and (m,) on the joint rows (None without joints), or None
+    # (K, 3) on the contacts' rows (normal, then the two friction rows) and (m,) on the joint
+    # rows (None without joints), or None
     impact: tuple | None = None
 
 
