@@ -514,9 +514,8 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     factorisation of the joints' A + cfm at ``Iinv`` (the step's own); load (n, 3): the
     bodies' accelerations by the applied loads (m/s^2; None: none). Returns the new
     velocities and the impulses (N s) that made them, or None without impacts: the contacts'
-    normal impulses (K,) and the joint rows' (m,) (None without joints), which the step
-    reports with its forces. The contacts' impulses are (K, 3): along the normal, then the
-    two friction rows of ``uni.frames``.
+    (K, 3), along the normal, then the two friction rows of ``uni.frames``, and the joint
+    rows' (m,) (None without joints), which the step reports with its forces.
 
     An impact's friction is Coulomb's over the impulse: up to mu times the normal impulse
     (the bounce's part too) against the slip, enough to stop it where that suffices (a ball
@@ -637,11 +636,11 @@ def push_velocities(world, model, rows, uni, inv_mass, Iinv, factor):
     not keep (``BoundedRows.push``: of a contact's push-out beyond contact_rows.KEPT_PUSH, of
     a limit's beyond limits.KEPT_LIMIT_PUSH) and takes back after: from rest, the pushing rows
     reach their push with the joints kept, and the limits that are rows this step (near
-    their bounds) are not turned towards them (the other bounded rows take no part). As Bullet's split
-    impulse, Box2D v2's position iterations: the bodies are moved out without the speed, and
-    the step's solve aims the rows at their targets without the push. A solve of those few
-    rows alone, as an impact pass's, but as soft as the step's (CONTACT_SOFTNESS): a push
-    that the joints nearly forbid then moves little. (With an impact's softness, a rod
+    their bounds) are not turned towards them (the other bounded rows take no part). As
+    Bullet's split impulse, Box2D v2's position iterations: the bodies are moved out without
+    the speed, and the step's solve aims the rows at their targets without the push. A solve
+    of those few rows alone, as an impact pass's, but as soft as the step's
+    (CONTACT_SOFTNESS): a push that the joints nearly forbid then moves little. (With an impact's softness, a rod
     hanging from a ball joint, its tip 2 cm into the ground, was swung out by 1.5 m within a
     step to lift the tip those 2 cm, and left at 163 m/s with 18 kJ. Without the limits, a
     ragdoll's hand pushed out of the ground at dt 1/60 was turned 0.25 rad past its wrist's
