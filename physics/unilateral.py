@@ -649,8 +649,14 @@ def push_velocities(world, model, rows, uni, inv_mass, Iinv, factor):
     idx = np.flatnonzero(push)
     first = uni.first_limit_row
     if uni.limit_plan is not None and first < push.size:
+        # (the limits on the bodies pushed: the others stay out of its solve)
         limits = first + np.flatnonzero(uni.limit_plan.group.take(uni.limit_rows) <= UPPER)
-        idx = np.union1d(idx, limits)
+        rows_b = uni.block.rows
+        pushed = np.zeros(world._n, dtype=bool)
+        pushed[rows_b.a.take(idx)] = pushed[rows_b.b.take(idx)] = True
+        pushed[world._inv_mass[:world._n] == 0.0] = False
+        on = pushed.take(rows_b.a.take(limits)) | pushed.take(rows_b.b.take(limits))
+        idx = np.union1d(idx, limits[on])
     zero = np.zeros((world._n, 3))
     return _velocity_jump(world, model, rows, uni, uni.block.rows.at(idx), push.take(idx),
                           zero, zero, inv_mass, Iinv, factor, CONTACT_SOFTNESS,
