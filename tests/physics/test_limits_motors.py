@@ -313,8 +313,9 @@ def test_a_ragdoll_spun_fast_at_dt_one_sixtieth_keeps_its_limbs_near_their_limit
     1/60): the arms are flung straight against their elbow limits. SHAKE, putting the joints
     back together after each drift, turned the elbows 0.043 rad a step further past their
     limits, which the push back mended only in half, and they stood up to 0.23 rad past for
-    seconds (the wrists 0.11). Limits SHAKE carries 0.01 rad deeper are now held at their
-    bounds with the joints (placement.held_at_limits); none is passed by 0.05 rad."""
+    seconds (the wrists 0.11). Limits past their bounds that SHAKE carries 0.01 rad deeper
+    are now held at their bounds with the joints (placement.held_at_limits); none is passed
+    by 0.05 rad."""
     from scenes.humanoid import add_ragdoll
 
     world = World(dt=1 / 60, gravity=(0, 0, 0))
