@@ -479,24 +479,12 @@ IMPACT_TOLERANCE = 1e-6
 
 @dataclass
 class ImpactRows:
-    """An impact pass's rows: c contacts' normal rows, then their first and their second
-    friction rows (``contact_rows``' layout), with their velocity targets (3c,) (m/s) and
-    friction coefficients (3c,)."""
+    """An impact pass's rows (Rows) with their velocity targets (m/s) and the bounds on
+    their impulses (N s), (c,) each."""
     rows: Rows
     target: np.ndarray
-    mu: np.ndarray
-
-    @property
-    def friction_normal(self):
-        """(3c,) each friction row's normal row, -1 on the normal rows."""
-        c = self.rows.count // 3
-        return np.concatenate([np.full(c, -1), np.arange(c), np.arange(c)])
-
-    @property
-    def lo(self):
-        """(3c,) lower bounds: 0 on the normal rows (the friction rows' follow mu)."""
-        c = self.rows.count // 3
-        return np.concatenate([np.zeros(c), np.full(2 * c, -np.inf)])
+    lo: np.ndarray
+    hi: np.ndarray
 
 
 def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=None, load=None,
@@ -517,12 +505,16 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     (K, 3), along the normal, then the two friction rows of ``uni.frames``, and the joint
     rows' (m,) (None without joints), which the step reports with its forces.
 
-    An impact's friction is Coulomb's over the impulse: up to mu times the normal impulse
-    (the bounce's part too) against the slip, enough to stop it where that suffices (a ball
-    struck obliquely leaves rolling). Left to the step's solve, which a bouncing contact
-    leaves separating with no load, a bounce had none: a ball meeting the ground at 3 m/s
-    sideways and 3 m/s down, e 0.5 and mu 0.3, left at 3 m/s with no spin, where at e 0 it
-    left rolling at 5/7 of that."""
+    An impact's friction is Coulomb's over the impulse: after each pass's bounce, a pass of
+    its contacts' friction rows, each up to mu times its normal impulse (the bounce's part
+    too), against the slip, enough to stop it where that suffices (a ball struck obliquely
+    leaves rolling). Left to the step's solve, which a bouncing contact leaves separating
+    with no load, a bounce had none: a ball meeting the ground at 3 m/s sideways and 3 m/s
+    down, e 0.5 and mu 0.3, left at 3 m/s with no spin, where at e 0 it left rolling at 5/7
+    of that. Solved with the bounce in one pass, Newton's restitution and the friction that
+    turns a body met off its centre (a spinning rod landing on its end) gave it energy
+    (Kane's paradox: +40 % in a bounce of e 1, mu 1); a friction pass after the bounce, a
+    slip brought towards zero by an impulse along it, takes energy only."""
     bouncy = uni.restitution > 0          # (empty without contacts)
     if not bouncy.any():
         return v, w, None
@@ -532,7 +524,6 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     normal = block.rows.at(slice(k))
     contact_rows = block.rows.at(slice(3 * k))    # (normals, then both friction runs)
     depth = uni.contacts.depth
-    iterative = world.contact_solver != "direct"
     joints = rows is not None and rows.count
     # the normal rows' velocities once, then again only for the rows of bodies a pass moved
     # (a pass is a handful of hits among thousands of contacts)
@@ -554,49 +545,57 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
             target = np.concatenate([target, np.zeros(held.size)])
         if impulses is None:
             impulses = (np.zeros((k, 3)), np.zeros(rows.count) if joints else None)
-        # the contacts' friction rows take part, bounded by mu times the normal impulse (the
-        # bounce's included) and aiming to stop the slip
         c = idx.size
-        both = np.concatenate([idx, idx + k, idx + 2 * k])
-        sub = ImpactRows(contact_rows.at(both), np.concatenate([target, np.zeros(2 * c)]),
-                         block.mu.take(both))
-        if iterative and not joints:
-            v, w, moved, p = _impact_among_bodies(world, sub, inv_mass, Iinv, v, w)
-            np.add.at(impulses[0], idx, p.reshape(3, c).T)
-            vn = _normal_velocity_update(normal, vn, v, w, moved, n)
-            continue
-        dv, dw, p, p_e = _velocity_jump(world, model, rows, uni, sub.rows, sub.target, v, w,
-                                        inv_mass, Iinv, factor, IMPACT_SOFTNESS, IMPACT_TOLERANCE,
-                                        friction=sub)
-        np.add.at(impulses[0], idx, p.reshape(3, c).T)
-        if p_e is not None:
-            impulses[1][:] += p_e
-        v, w = v + dv, w + dw
-        vn = _normal_velocity_update(normal, vn, v, w, _moved(dv, dw), n)
+        bounce = ImpactRows(normal.at(idx), target, np.zeros(c), np.full(c, np.inf))
+        v, w, p, moved = _impact_pass(world, model, rows, uni, bounce, impulses, v, w, inv_mass,
+                                      Iinv, factor)
+        np.add.at(impulses[0][:, 0], idx, p)
+        # then the contacts' friction, up to mu times the normal impulse, against the slip
+        grip = np.tile(p, 2) * block.mu.take(np.concatenate([idx + k, idx + 2 * k]))
+        rubbed = np.flatnonzero(grip > 0.0)
+        if rubbed.size:
+            rubs = np.concatenate([idx + k, idx + 2 * k]).take(rubbed)
+            friction = ImpactRows(contact_rows.at(rubs), np.zeros(rubbed.size),
+                                  -grip.take(rubbed), grip.take(rubbed))
+            v, w, p_t, more = _impact_pass(world, model, rows, uni, friction, impulses, v, w,
+                                           inv_mass, Iinv, factor)
+            np.add.at(impulses[0], (rubs % k, rubs // k), p_t)
+            moved = np.union1d(moved, more)
+        vn = _normal_velocity_update(normal, vn, v, w, moved, n)
     return v, w, impulses
 
 
+def _impact_pass(world, model, rows, uni, impact, impulses, v, w, inv_mass, Iinv, factor):
+    """One impact pass on the ``impact`` rows (ImpactRows): the velocities after it, the
+    rows' impulses (c,) (N s), and the bodies whose velocity changed; the joint rows'
+    impulses are added to ``impulses[1]``."""
+    if world.contact_solver != "direct" and impulses[1] is None:
+        return _impact_among_bodies(world, impact, inv_mass, Iinv, v, w)
+    dv, dw, p, p_e = _velocity_jump(world, model, rows, uni, impact.rows, impact.target, v, w,
+                                    inv_mass, Iinv, factor, IMPACT_SOFTNESS, IMPACT_TOLERANCE,
+                                    bounds=(impact.lo, impact.hi))
+    if p_e is not None:
+        impulses[1][:] += p_e
+    return v + dv, w + dw, p, _moved(dv, dw)
+
+
 def _velocity_jump(world, model, rows, uni, sub, target, v, w, inv_mass, Iinv, factor, softness,
-                   relative_tolerance, friction=None):
-    """The velocity changes (N, 3) each that take the one-sided rows ``sub`` (Rows, lambda
-    >= 0) from their velocities at v, w to ``target`` (m/s or rad/s) together with the
-    joints' rows (``rows``, None without joints), which they leave meeting J u = 0: one
-    bounded solve of those rows alone, iterative or direct as the step's. ``friction``: an
-    ImpactRows whose rows are ``sub``, contacts' normal and friction rows (their friction
-    bounded by mu times their normal's impulse), or None: only one-sided rows. Returns
-    (dv, dw, the rows' impulses (s,), the joint rows' (m,) or None), impulses in N s
-    (N m s)."""
+                   relative_tolerance, bounds=None):
+    """The velocity changes (N, 3) each that take the rows ``sub`` (Rows; one-sided, lambda
+    >= 0, or within ``bounds``: (lo, hi) (s,) each) from their velocities at v, w to
+    ``target`` (m/s or rad/s) together with the joints' rows (``rows``, None without
+    joints), which they leave meeting J u = 0: one bounded solve of those rows alone,
+    iterative or direct as the step's. Returns (dv, dw, the rows' impulses (s,), the joint
+    rows' (m,) or None), impulses in N s (N m s)."""
     n = world._n
-    lo, fn, mu, contacts = ((np.zeros(sub.count), None, None, 0) if friction is None
-                            else (friction.lo, friction.friction_normal, friction.mu, sub.count))
+    lo, hi = (np.zeros(sub.count), np.full(sub.count, np.inf)) if bounds is None else bounds
     if world.contact_solver != "direct":
         E = None if rows is None or not rows.count else joint_space(uni, model, rows, inv_mass,
                                                                       Iinv, n)
-        B = BodySpace(sub, inv_mass, Iinv, n, contacts)
+        B = BodySpace(sub, inv_mass, Iinv, n)
         u = np.concatenate([v, w], axis=1).ravel()
         lam_e, p, _ = solve_iterative(
-            B, target - B.times_J(u), lo, np.full(sub.count, np.inf),
-            world.cfm, friction_normal=fn, mu=mu, E=E, tolerance=VELOCITY_TOLERANCE,
+            B, target - B.times_J(u), lo, hi, world.cfm, E=E, tolerance=VELOCITY_TOLERANCE,
             rhs_e=None if E is None else -E.times_J(u),
             factorizer=model.pattern.factorizer if E is not None else None, factor=factor,
             softness=softness, relative_tolerance=relative_tolerance)
@@ -613,11 +612,8 @@ def _velocity_jump(world, model, rows, uni, sub, target, v, w, inv_mass, Iinv, f
     J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
     rhs = np.concatenate([np.zeros(m_eq), target]) - all_rows.velocity(v, w)
     lo = np.concatenate([np.full(m_eq, -np.inf), lo])
-    if fn is not None:
-        fn = np.concatenate([np.full(m_eq, -1), np.where(fn >= 0, fn + m_eq, -1)])
-        mu = np.concatenate([np.zeros(m_eq), mu])
-    p = solve_bounded(pattern, J, JM, rhs, lo, np.full(all_rows.count, np.inf),
-                      cfm=world.cfm, friction_normal=fn, mu=mu, softness=softness)[0]
+    hi = np.concatenate([np.full(m_eq, np.inf), hi])
+    p = solve_bounded(pattern, J, JM, rhs, lo, hi, cfm=world.cfm, softness=softness)[0]
     dv, dw = Scatter(all_rows.a, all_rows.b, n).response(all_rows.blocks, p, inv_mass, Iinv)
     return dv, dw, p[m_eq:], p[:m_eq] if m_eq else None
 
@@ -808,12 +804,12 @@ def _moved(dv, dw):
 
 
 def _impact_among_bodies(world, impact, inv_mass, Iinv, v, w):
-    """One impact pass on the contacts' rows ``impact`` (ImpactRows) without joints, solved
-    among the bodies of those rows only: the solve's products run over body-space vectors of
-    those few bodies rather than of the whole world (a product of seven rows over 1000
-    bodies is mostly their zero entries). The sums are the same, term for term, so the
-    impulses are the same bits. Returns (v, w, the bodies whose velocity changed, the rows'
-    impulses (3c,), N s)."""
+    """One impact pass on the rows ``impact`` (ImpactRows) without joints, solved among the
+    bodies of those rows only: the solve's products run over body-space vectors of those
+    few bodies rather than of the whole world (a product of seven rows over 1000 bodies is
+    mostly their zero entries). The sums are the same, term for term, so the impulses are
+    the same bits. Returns (v, w, the rows' impulses (c,), N s, the bodies whose velocity
+    changed)."""
     sub = impact.rows
     c = sub.count
     ends = np.concatenate([sub.a, sub.b])
@@ -824,18 +820,17 @@ def _impact_among_bodies(world, impact, inv_mass, Iinv, v, w):
     mark[bodies] = np.arange(bodies.size)
     local = mark.take(ends)
     B = BodySpace(sub.on_bodies(local[:c], local[c:]), inv_mass.take(bodies),
-                  Iinv.take(bodies, axis=0), bodies.size, c)
+                  Iinv.take(bodies, axis=0), bodies.size)
     vb, wb = v.take(bodies, axis=0), w.take(bodies, axis=0)
     _, p, _ = solve_iterative(
         B, impact.target - B.times_J(np.concatenate([vb, wb], axis=1).ravel()), impact.lo,
-        np.full(c, np.inf), world.cfm, friction_normal=impact.friction_normal, mu=impact.mu,
-        tolerance=VELOCITY_TOLERANCE, softness=IMPACT_SOFTNESS,
+        impact.hi, world.cfm, tolerance=VELOCITY_TOLERANCE, softness=IMPACT_SOFTNESS,
         relative_tolerance=IMPACT_TOLERANCE)
     dv, dw = B.impulse(p)
     # v + 0. where nothing acts (as adding the whole world's zero impulse did: -0. -> 0.)
     v, w = v + 0.0, w + 0.0
     v[bodies], w[bodies] = vb + dv, wb + dw
-    return v, w, bodies.take(_moved(dv, dw)), p
+    return v, w, p, bodies.take(_moved(dv, dw))
 
 
 def _normal_velocity_update(normal, vn, v, w, moved, n):
