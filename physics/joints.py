@@ -24,9 +24,8 @@ class Joint:
     coordinates at creation and kept in each body's frame from then on; ``anchor=None``
     takes body_b's centre where it is when the joint is added. A joint removed and added
     again is bound afresh from those arguments, as a new joint made with them would be
-    (``_bind``). ``force`` and ``torque``
-    report what the joint applied to body_b in the last step (world frame, N and N m about
-    the anchor; body_a receives the opposite)."""
+    (``_bind``). ``force`` and ``torque`` report what the joint applied to body_b in the
+    last step (world frame, N and N m about the anchor; body_a receives the opposite)."""
     _anchor_name = "anchor"     # the name the anchor goes by in errors
     _joins_bodies = True        # joined at a point: its two bodies do not collide
 
