@@ -17,7 +17,7 @@ No stage loops over bodies or joints in Python.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -1116,12 +1116,9 @@ def _store_contacts(world, report):
     lam = uni.contact_multipliers(report.lam_b)
     world._contacts = contact_report(uni.contacts, lam, uni.frames)
     if report.impact is not None:          # (shown, not kept for the next step)
-        shown = world._contacts
-        t1, t2 = uni.frames.tangents
-        p = report.impact[0]
-        world._show(replace(shown, normal_force=shown.normal_force + p[:, 0],
-                            friction_force=shown.friction_force + p[:, 1, None] * t1
-                            + p[:, 2, None] * t2))
+        with_impact = lam.copy()
+        with_impact[:, :3] += report.impact[0]
+        world._show(contact_report(uni.contacts, with_impact, uni.frames))
     if uni.stopped is not None and uni.stopped.any():
         stopped = np.flatnonzero(uni.stopped)
         lam = lam.copy()

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .assembly import Pattern, Scatter
+from .assembly import Pattern, Scatter, inverse_mass_times
 from .bodyspace import BodySpace
 from .bounded import CONTACT_SOFTNESS, solve_bounded
 from .contact_rows import (RESTITUTION_THRESHOLD, SLOP, SPECULATIVE_TOUCH, BoundedRows,
@@ -195,13 +195,16 @@ def _user_load(world, model, kin):
     force, torque = world._force[:n], world._torque[:n]
     if not (force.any() or torque.any()):
         return None
+    inv_mass = world._inv_mass[:n]
     ang = np.zeros((n, 3))
     turned = np.flatnonzero(torque.any(axis=1))
-    if turned.size:
-        inverse = body_inverse_inertia(world, model).take(turned, axis=0)
-        Iinv = world_inverse_inertia(kin.R.take(turned, axis=0), inverse)
-        ang[turned] = np.einsum("nij,nj->ni", Iinv, torque.take(turned, axis=0))
-    return world._inv_mass[:n, None] * force, ang
+    if turned.size:         # (the world inertias of the bodies turned only)
+        Iinv = world_inverse_inertia(kin.R.take(turned, axis=0),
+                                     body_inverse_inertia(world, model).take(turned, axis=0))
+        ang[turned] = inverse_mass_times(inv_mass.take(turned), Iinv,
+                                         force.take(turned, axis=0),
+                                         torque.take(turned, axis=0))[1]
+    return inv_mass[:, None] * force, ang
 
 
 def _weight(world) -> float:
@@ -551,12 +554,12 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
                                       Iinv, factor)
         np.add.at(impulses[0][:, 0], idx, p)
         # then the contacts' friction, up to mu times the normal impulse, against the slip
-        grip = np.tile(p, 2) * block.mu.take(np.concatenate([idx + k, idx + 2 * k]))
+        rubs = np.concatenate([idx + k, idx + 2 * k])
+        grip = np.tile(p, 2) * block.mu.take(rubs)
         rubbed = np.flatnonzero(grip > 0.0)
         if rubbed.size:
-            rubs = np.concatenate([idx + k, idx + 2 * k]).take(rubbed)
-            friction = ImpactRows(contact_rows.at(rubs), np.zeros(rubbed.size),
-                                  -grip.take(rubbed), grip.take(rubbed))
+            rubs, grip = rubs.take(rubbed), grip.take(rubbed)
+            friction = ImpactRows(contact_rows.at(rubs), np.zeros(rubbed.size), -grip, grip)
             v, w, p_t, more = _impact_pass(world, model, rows, uni, friction, impulses, v, w,
                                            inv_mass, Iinv, factor)
             np.add.at(impulses[0], (rubs % k, rubs // k), p_t)
