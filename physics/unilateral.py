@@ -14,6 +14,7 @@ from .bounded import CONTACT_SOFTNESS, solve_bounded
 from .contact_rows import (RESTITUTION_THRESHOLD, SLOP, SPECULATIVE_TOUCH, BoundedRows,
                            ContactFrames, contact_rows, glide_speeds, gripping_friction,
                            positional_warm_start, projected_warm_start, with_torque_rows)
+from .feedforward import motor_feedforward, velocity_motor_rows
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
 from .limits import UPPER, bounded_joint_rows, limits_overrun
@@ -261,20 +262,22 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     bounded rows' velocity targets in place of the block's (those without their push:
     ``kept_targets``)."""
     block = uni.block
+    target = block.target if target is None else target
+    feedforward = None if cold else _velocity_motors_feedforward(
+        world, model, rows, rhs_e, uni, target, inv_mass, Iinv, free, v, w, h, factor)
     solver = world.contact_solver
     if solver == "auto":
         few = block.rows.count < DIRECT_BELOW and block.rows.count + model.m < DIRECT_ALL_BELOW
         solver = "direct" if few else "iterative"
     if solver == "iterative":
         return _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h,
-                                  factor, cold, target)
+                                  factor, cold, target, feedforward)
     all_rows = Rows.concatenate([r for r in (rows, block.rows) if r is not None])
     m_eq = 0 if rows is None else rows.count
     pattern = cached_pattern(world, all_rows.a, all_rows.b, inv_mass)
     J, JM = pattern.sides(all_rows.Ja, all_rows.Jb, inv_mass, Iinv)
     rb = block.rows
     velocity = rb.velocity(v, w)
-    target = block.target if target is None else target
     rhs_b = (target - velocity) / h - rb.velocity(*free)
     parts_rhs, parts_lo, parts_hi, parts_cfm = [rhs_b], [block.lo], [block.hi], [world.cfm + block.cfm]
     if m_eq:
@@ -284,7 +287,7 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
         parts_cfm.insert(0, np.full(m_eq, world.cfm))
     fn = np.concatenate([np.full(m_eq, -1), np.where(block.friction_normal >= 0,
                                                      block.friction_normal + m_eq, -1)])
-    lam0_b = np.zeros(rb.count) if cold else bounded_warm_start(world, uni)
+    lam0_b = np.zeros(rb.count) if cold else bounded_warm_start(world, uni, feedforward)
     lam0 = np.concatenate([np.zeros(m_eq), lam0_b])
     centre = softness_centre(uni, target, lam0_b)
     hard = _mark_stops(uni, velocity, lam0_b, h)
@@ -309,8 +312,25 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
         # the answer had neither, and the tip sank 10 mm. The iterative solve bounds each
         # friction by its normal force at every step of its descent
         return _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h,
-                                  factor, cold, target)
+                                  factor, cold, target, feedforward)
     return lam[:m_eq], lam[m_eq:]
+
+
+def _velocity_motors_feedforward(world, model, rows, rhs_e, uni, target, inv_mass, Iinv, free,
+                                 v, w, h, factor):
+    """(the velocity motors' rows in the block (k,), the force each needs to meet its speed
+    with the joints alone, clipped to its max_force (k,)) (``feedforward.motor_feedforward``),
+    or None where there are no velocity motors."""
+    motors = velocity_motor_rows(uni)
+    if motors.size == 0 or rows is None:
+        return None
+    block = uni.block
+    sub = block.rows.at(motors)
+    rhs_m = (target.take(motors) - sub.velocity(v, w)) / h - sub.velocity(*free)
+    cfm = world.cfm + np.broadcast_to(block.cfm, (block.rows.count,)).take(motors)
+    lam = motor_feedforward(model, rows, rhs_e, sub, rhs_m, cfm, inv_mass, Iinv, factor,
+                            world._n)
+    return motors, np.clip(lam, block.lo.take(motors), block.hi.take(motors))
 
 
 # the fraction of its right-hand side a row may miss in the second solve of a step with
@@ -335,20 +355,21 @@ def stops_recentred(lam0, centre, exact, lam):
     return recentred
 
 
-def bounded_warm_start(world, uni):
+def bounded_warm_start(world, uni, feedforward=None):
     """What the bounded rows' solve starts from (and centres their softness on), either
     solver: the contacts' multipliers of last step (by feature key or position), and the limit,
     servo and joint friction rows' of the same rows of the plan (0 where the row was not made;
     the world drops them when the limits change, and World.set_state a snapshot's that do not
     fit the plan).
 
-    Velocity motors start from, and centre on, no torque: a velocity motor is then a stiff
-    velocity controller (a stalled one pushes with about 1e3 times its row's stiffness times
-    the speed it misses, up to its max_force; one at speed 0 holding a 1.2 kg, 1 m rod level
-    creeps at 2.4e-4 rad/s), and motors that work against each other through other rows hold
-    a bounded load. Centred on last step's, such a load grew every step: the rear motors of a
-    four-wheeled car on rigid axles pushed and the front ones braked, 0.46 N m more each
-    step, until the wheels slid at mu N (+-103 N m at 3 m/s)."""
+    Velocity motors start from, and centre on, ``feedforward``: (their rows (k,), the force
+    each needs with the joints alone (k,)) (``feedforward.motor_feedforward``), or no force
+    where it is None (a cold solve). Beyond that force a velocity motor is a stiff velocity
+    controller (a stalled one pushes with about 1e3 times its row's stiffness times the
+    speed it misses, up to its max_force), and motors that work against each other through
+    other rows hold a bounded load. Centred on last step's, such a load grew every step: the
+    rear motors of a four-wheeled car on rigid axles pushed and the front ones braked,
+    0.46 N m more each step, until the wheels slid at mu N (+-103 N m at 3 m/s)."""
     lam0 = np.zeros(uni.block.rows.count)
     if uni.n_contact_rows:
         uni.put_contact_multipliers(uni.warm, lam0)
@@ -360,6 +381,9 @@ def bounded_warm_start(world, uni):
         # (velocity motors: none, see above)
         old[uni.limit_plan.motor[uni.limit_plan.velocity_motor]] = 0.0
         lam0[first:] = old.take(uni.limit_rows)
+    if feedforward is not None:
+        motors, force = feedforward
+        lam0[motors] = force
     return lam0
 
 
@@ -407,7 +431,7 @@ WORKING_SET_SLACK = 0.5
 
 
 def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h, factor,
-                       cold=False, target=None):
+                       cold=False, target=None, feedforward=None):
     """``bounded_multipliers`` by ``iterative.solve_iterative``: (lambda_E, lambda_B)."""
     n = world._n
     block = uni.block
@@ -418,7 +442,7 @@ def _bounded_iterative(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, 
     velocity = B.times_J(np.concatenate([v, w], axis=1).ravel())
     target = block.target if target is None else target
     rhs_b = (target - velocity) / h - free_b
-    lam0 = None if cold else bounded_warm_start(world, uni)
+    lam0 = None if cold else bounded_warm_start(world, uni, feedforward)
     exact = _mark_stops(uni, velocity, lam0, h)
     centre = None if cold else softness_centre(uni, target, lam0)
     E = None if rhs_e is None else joint_space(uni, model, rows, inv_mass, Iinv, n)

@@ -1,0 +1,80 @@
+"""What each velocity motor must push with to meet its speed through the joints alone.
+
+The bounded rows are soft (``bounded.CONTACT_SOFTNESS``: 0.1 % of a row's own stiffness, the
+diagonal of J M^-1 J^T), and a velocity motor's softness is centred on this force, not on
+last step's. Centred on no force, a motor missed its speed by the softness times the load it
+carried over its own body's inertia, whatever that body drove: a 1e-3 kg m^2 hub turning at
+0.5 rad/s against 10 N m ran at 0.333 rad/s at dt 1/60, and as fast welded to a 10 kg m^2
+flywheel; a motor turning a slider-crank against 100 N on its piston swung between 0.25 and
+0.75 rad/s (a mechanism explorer's measurement). Centred on last step's force, motors set
+against one another through contacts wound up their load every step (see
+``unilateral.bounded_warm_start``). The joints alone (no contacts, limits or other motors)
+never do that, and they carry the loads that a mechanism's own links, gravity and the user's
+forces put on its motors.
+
+The motors' rows meet their targets together with the joints: with the joints eliminated by
+their own factorisation, S lambda_m = r, the Schur complement
+
+    S = A_mm - A_me A_ee^-1 A_em,   r = rhs_m - A_me A_ee^-1 rhs_e,
+
+of A = J M^-1 J^T over the joint rows e and motor rows m (k x k, one motor row per velocity
+motor: few), solved for the least forces: motors that the joints tie together (two on one
+closed loop) share what their targets ask of them, and where those targets disagree, none is
+set against the other here (the bounded solve's softness then bounds their fight, as it did).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .assembly import apply_inverse_mass
+
+# singular values of S (scaled to a unit diagonal) below this share of its largest are
+# motions that the joints leave to no motor alone: the force is least along them
+SINGULAR = 1e-9
+
+
+def velocity_motor_rows(uni) -> np.ndarray:
+    """Indices (k,) into the bounded block's rows of its velocity motors' rows."""
+    plan = uni.limit_plan
+    if plan is None or not plan.velocity_motor.any():
+        return np.zeros(0, dtype=np.intp)
+    motors = plan.motor[plan.velocity_motor]
+    return uni.first_limit_row + np.flatnonzero(np.isin(uni.limit_rows, motors))
+
+
+def motor_feedforward(model, rows, rhs_e, motor_rows, rhs_m, cfm, inv_mass, Iinv, factor,
+                      n_bodies: int) -> np.ndarray:
+    """lambda_m (k,) (N m or N, along each motor row) that meets the velocity motors' targets
+    with the joints and no other bounded row, unclipped.
+
+    rows: the joint rows (``Rows``, m_e) whose J M^-1 J^T + cfm ``factor`` factorises (with
+    ``model.pattern``), rhs_e (m_e,) their right-hand side; motor_rows: the motors' rows
+    (``Rows``, k) and rhs_m (k,) theirs, as the bounded solve's (accelerations: m/s^2 or
+    rad/s^2); cfm (k,) their regularisation; inv_mass (N,), Iinv (N, 3, 3) world frame."""
+    J_e = _jacobian(rows.blocks, rows.a, rows.b, n_bodies)
+    J_m = _jacobian(motor_rows.blocks, motor_rows.a, motor_rows.b, n_bodies)
+    MJ_m = _jacobian(np.concatenate([
+        apply_inverse_mass(motor_rows.Ja, motor_rows.a, inv_mass, Iinv),
+        apply_inverse_mass(motor_rows.Jb, motor_rows.b, inv_mass, Iinv)], axis=1),
+        motor_rows.a, motor_rows.b, n_bodies)
+    A_em = (J_e @ MJ_m.T).toarray()                                  # (m_e, k)
+    A_mm = (J_m @ MJ_m.T).toarray()                                  # (k, k)
+    X = model.pattern.factorizer.solve(factor, A_em)                 # A_ee^-1 A_em
+    S = A_mm - A_em.T @ X
+    S[np.diag_indices_from(S)] += cfm
+    # least norm in S's own scale: a motor meets its target exactly, motors whose targets the
+    # joints make one (two on a closed loop) share it, and none is set against another
+    scale = np.sqrt(np.maximum(np.diag(S), np.finfo(float).tiny))
+    y = np.linalg.lstsq(S / np.outer(scale, scale), (rhs_m - X.T @ rhs_e) / scale,
+                        rcond=SINGULAR)[0]
+    return y / scale
+
+
+def _jacobian(blocks: np.ndarray, a: np.ndarray, b: np.ndarray, n_bodies: int) -> sp.csr_matrix:
+    """The rows' side blocks [Ja | Jb] (m, 12) as a sparse (m, 6N) matrix."""
+    columns = np.concatenate([6 * a[:, None] + np.arange(6), 6 * b[:, None] + np.arange(6)],
+                             axis=1)
+    m = blocks.shape[0]
+    return sp.csr_matrix((np.ascontiguousarray(blocks).ravel(), columns.ravel(),
+                          np.arange(0, 12 * m + 1, 12)), shape=(m, 6 * n_bodies))
