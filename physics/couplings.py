@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .joints import Hinge, Joint, Slider
+from .joints import Hinge, Joint, MadeWith, Slider
 from .limits import angular_rate_blocks
 from .math3d import cross, dot
 from .rows import Kinematics, Rows, line_rows
@@ -52,6 +52,10 @@ def _check_coordinate_joint(label: str, joint, user: str = "a coupling"):
     if not isinstance(joint, (Hinge, Slider)):
         raise ValueError(f"{label} must be a Hinge or a Slider joint ({user} works on its "
                          f"angle or position), got {joint!r}")
+
+
+_NEW_COUPLING = ("a coupling's joints and functions are fixed when it is made: make a new one "
+                 "(world.remove_joint takes this one out)")
 
 
 class Coupling(Joint):
@@ -92,8 +96,14 @@ class Coupling(Joint):
             raise ValueError("the coupled joints move no body")
         body_a = bodies[0] if len(bodies) == 2 else None
         super().__init__(body_a, bodies[-1], anchor=bodies[-1].position, name=name)
-        self.coupled = joints
-        self.phi, self.grad, self.hessian = phi, grad, hessian
+        self._coupled = joints
+        self._phi_given, self._grad_given, self._hessian_given = phi, grad, hessian
+
+    coupled = MadeWith(_NEW_COUPLING, "The coupled joints, in the order of q.")
+    phi = MadeWith(_NEW_COUPLING, "phi(q), the function held at 0.", "_phi_given")
+    grad = MadeWith(_NEW_COUPLING, "grad(q), phi's gradient.", "_grad_given")
+    hessian = MadeWith(_NEW_COUPLING, "hessian(q), grad's derivative (None: central "
+                       "differences of grad).", "_hessian_given")
 
     # a linear coupling's constant gradient (phi = weights . q), None: call the functions
     _weights = None

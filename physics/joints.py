@@ -18,6 +18,32 @@ from .validation import (check_known_attribute, check_number, check_positive,
                          check_unit_direction, check_vector, name_property, shown, warn_user)
 
 
+class MadeWith:
+    """A part of a joint given when it is made (its bodies, a coordinate's actuator, a
+    coupling's functions, a wheel's plane): read as an attribute, refused when set. The world
+    builds the joint's rows from it when the joint is added, so a new value would be
+    reported and never act (a hinge given a new body_b kept holding the old one, and that
+    body could then be removed from under it). ``remedy``, the error's sentence after the
+    attribute's name, says so and what to do instead."""
+
+    def __init__(self, remedy: str, doc: str, stored: str | None = None):
+        self._remedy, self._stored = remedy, stored      # (stored: "_" + its name)
+        self.__doc__ = doc
+
+    def __set_name__(self, owner, name):
+        self._name = name
+        self._stored = self._stored or "_" + name
+
+    def __get__(self, joint, owner=None):
+        return self if joint is None else getattr(joint, self._stored)
+
+    def __set__(self, joint, value):
+        raise ValueError(f"cannot set {type(joint).__name__}.{self._name}: {self._remedy}")
+
+
+_NEW_JOINT = "make a new joint (world.remove_joint takes this one out)"
+
+
 class Joint:
     """A constraint between ``body_a`` (a Body, or None for the fixed world frame) and
     ``body_b``, added with ``world.add_joint``. ``anchor`` (m) and any axes are given in world
@@ -39,8 +65,8 @@ class Joint:
                                  f"(or None for the world frame), got {body!r}")
         if body_a is body_b:
             raise ValueError("body_a and body_b are the same body; a joint needs two bodies")
-        self.body_a = body_a
-        self.body_b = body_b
+        self._body_a = body_a
+        self._body_b = body_b
         # the anchor as given (None: body_b's centre at each add), and as bound (_bind)
         self._anchor_given = None if anchor is None else check_vector(self._anchor_name, anchor, 3)
         self._anchor_world = self._anchor_given
@@ -50,6 +76,10 @@ class Joint:
         self._index = -1
 
     name = name_property("joint")
+    body_a = MadeWith("a joint's bodies are fixed when it is made: " + _NEW_JOINT,
+                      "The first body (None: the world frame), fixed at creation.")
+    body_b = MadeWith("a joint's bodies are fixed when it is made: " + _NEW_JOINT,
+                      "The second body, fixed at creation; forces are reported on it.")
 
     # what only a joint with a coordinate to drive has (``_Actuated``), and where to find it
     _ACTUATION = frozenset(("limits", "set_motor", "set_servo", "disable_motor", "limit_effort",
@@ -59,7 +89,12 @@ class Joint:
                     ".turning and .sliding, a Universal's .turning_a and .turning_b")
 
     def __getattr__(self, name):
-        # (only reached for a name the joint does not have)
+        # (reached for a name the joint does not have, and also when one of its properties
+        # raised AttributeError inside: "no attribute 'angle'" then hid what went wrong, so
+        # the property is read again and its own error let through)
+        attribute = getattr(type(self), name, None)
+        if hasattr(attribute, "__get__"):
+            return attribute.__get__(self, type(self))
         if name in Joint._ACTUATION:
             raise AttributeError(f"{type(self).__name__} has no {name}: {self._actuated_by}")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -377,6 +412,10 @@ class _Actuated(_Frictional):
         if np.isinf(self._limits).all() and self._motor[0] == 0 and self._friction == 0:
             return None
         return (*self._limits, np.array(self._motor), self._max_force, self._friction)
+
+
+_SET_THROUGH = ("a joint's coordinates are fixed when it is made: set their limits, friction "
+                "and motor through them (e.g. joint.turning_a.limits = (-1, 1))")
 
 
 class Actuator(_Actuated):
@@ -699,8 +738,11 @@ class Cylindrical(_Turning, _Sliding, _AxisJoint):
     def __init__(self, body_a, body_b, anchor=None, axis=(0, 0, 1), angle_limits=None,
                  position_limits=None, angle_friction=0.0, position_friction=0.0, name=None):
         super().__init__(body_a, body_b, anchor, axis, name)
-        self.turning = Actuator(self, "angle", angle_limits, angle_friction)
-        self.sliding = Actuator(self, "position", position_limits, position_friction)
+        self._turning = Actuator(self, "angle", angle_limits, angle_friction)
+        self._sliding = Actuator(self, "position", position_limits, position_friction)
+
+    turning = MadeWith(_SET_THROUGH, "The angle's limits, motor or servo and friction.")
+    sliding = MadeWith(_SET_THROUGH, "The position's limits, motor or servo and friction.")
 
     def _coordinate_specs(self):
         return self._angle_specs(self.turning) + self._position_specs(self.sliding)
@@ -798,12 +840,15 @@ class Universal(Joint):
         if abs(self._axis_a_world @ self._axis_b_world) > 1e-6:
             raise ValueError("axis_a and axis_b of a Universal joint must be perpendicular")
         friction = check_positive("friction", friction, allow_zero=True)
-        self.turning_a = Actuator(self, "angle_a", angle_a_limits,
-                                  friction if angle_a_friction is None else angle_a_friction,
-                                  wrapped=True)
-        self.turning_b = Actuator(self, "angle_b", angle_b_limits,
-                                  friction if angle_b_friction is None else angle_b_friction,
-                                  wrapped=True)
+        self._turning_a = Actuator(self, "angle_a", angle_a_limits,
+                                   friction if angle_a_friction is None else angle_a_friction,
+                                   wrapped=True)
+        self._turning_b = Actuator(self, "angle_b", angle_b_limits,
+                                   friction if angle_b_friction is None else angle_b_friction,
+                                   wrapped=True)
+
+    turning_a = MadeWith(_SET_THROUGH, "angle_a's limits, motor or servo and friction.")
+    turning_b = MadeWith(_SET_THROUGH, "angle_b's limits, motor or servo and friction.")
 
     @property
     def friction(self):

@@ -43,11 +43,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .joints import Joint
+from .joints import Joint, MadeWith
 from .math3d import cross, dot, perpendicular_pair, rotate
 from .rows import Kinematics, Rows
 from .shapes import Cylinder, Plane, Sphere
 from .validation import check_number, check_positive, check_unit_direction, check_vector, shown
+
+
+_NEW_ROLLING = ("a wheel's plane, radius and axis are fixed when its Rolling is made: make a "
+                "new Rolling (world.remove_joint takes this one out)")
 
 
 class Rolling(Joint):
@@ -78,21 +82,31 @@ class Rolling(Joint):
                 raise ValueError(f"plane must be a static body with a Plane shape, got {plane!r}")
             plane_normal, plane_offset = shape.normal, shape.offset
         self._plane_body = plane       # (kept so that it cannot be removed under the wheel)
-        self.normal = check_unit_direction("plane_normal", plane_normal)
-        self.offset = check_number("plane_offset", plane_offset)
-        self.tangents = np.array(perpendicular_pair(self.normal))
+        self._normal = check_unit_direction("plane_normal", plane_normal)
+        self._offset = check_number("plane_offset", plane_offset)
+        self._tangents = np.array(perpendicular_pair(self.normal))
         shape = wheel.shape
         if radius is None:
             if not isinstance(shape, (Sphere, Cylinder)):
                 raise ValueError(f"radius is needed: the wheel's shape {shape!r} is not a "
                                  "Sphere or a Cylinder")
             radius = shape.radius
-        self.radius = check_positive("radius", radius)
+        self._radius = check_positive("radius", radius)
         if axis is None and isinstance(shape, Cylinder):
             axis = (0.0, 0.0, 1.0)
-        self.axis = None if axis is None else check_unit_direction("axis", axis)
+        self._axis = None if axis is None else check_unit_direction("axis", axis)
         if wheel.static:
             raise ValueError("wheel must be a dynamic body")
+
+    # (the world builds the rows from them when the joint is added: a radius set later was
+    # reported and never used, and a 'big' one failed deep in the step)
+    normal = MadeWith(_NEW_ROLLING, "The plane's unit normal (3,), world frame.")
+    offset = MadeWith(_NEW_ROLLING, "The plane is {p : normal . p = offset}, m.")
+    tangents = MadeWith(_NEW_ROLLING, "(2, 3) the plane's tangent directions the grip acts "
+                        "along.")
+    radius = MadeWith(_NEW_ROLLING, "The rolling radius, m.")
+    axis = MadeWith(_NEW_ROLLING, "A disc's axis in the wheel's body frame (3,), or None "
+                    "for a sphere.")
 
     def _bind(self, world):
         height = float(self.normal @ self.body_b.position) - self.offset

@@ -427,6 +427,11 @@ class World:
             raise ValueError(f"add_joint expects a joint (Ball, Hinge, ...), got {joint!r}")
         if joint._world is not None:
             raise ValueError(f"{joint!r} is already in a world")
+        if joint.body_a is joint.body_b:
+            # (the constructor refuses it too; checked again for a joint whose bodies were
+            # changed behind its back)
+            raise ValueError(f"{joint!r} joins a body to itself: body_a and body_b must be "
+                             "two bodies")
         for label, body in (("body_a", joint.body_a), ("body_b", joint.body_b)):
             if body is not None and (body._world is not self or body._row < 0):
                 raise ValueError(f"{label} {body!r} is not a body of this world")

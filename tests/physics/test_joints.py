@@ -4,7 +4,8 @@ is. Its rows are checked against finite differences with every joint's in test_r
 import numpy as np
 import pytest
 
-from physics import Ball, Box, Capsule, Distance, Hinge, Plane, RotationLock, Sphere, World
+from physics import (Ball, Box, Capsule, Coupling, Cylinder, Cylindrical, Distance, Gear, Hinge,
+                     Plane, Rolling, RotationLock, Slider, Sphere, Universal, World)
 from physics.contacts import excluded_pairs
 from tests.physics.snapshot_helpers import assert_same_state, replay_from_snapshot
 
@@ -266,3 +267,103 @@ def test_a_joint_added_again_is_the_joint_its_arguments_make_there(kind):
         np.testing.assert_allclose(b.position, (3, 0, 0), atol=1e-9)
     if kind == "Hinge":                       # turning at 1 rad/s, it stops at the limit
         assert joint.angle == pytest.approx(0.5, abs=2e-3)
+
+
+def three_boxes():
+    """A world with a ground plane and three 1 kg boxes 1 m up, at x = 0, 0.5 and 3."""
+    world = World(gravity=(0, 0, -G))
+    world.add_body(Plane())
+    return world, *(world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(x, 0, 1))
+                    for x in (0.0, 0.5, 3.0))
+
+
+def test_a_joints_bodies_cannot_be_changed_after_it_is_made():
+    """Before, body_a and body_b were plain attributes: ``Ball(None, c)`` given body_a = c
+    was added as a joint of c with itself, a hinge given another body_b kept holding the old
+    one (and the old one could then be removed from under it), and body_b = "a" failed deep
+    in the step. Now setting either is refused and the joint keeps its bodies."""
+    world, a, b, c = three_boxes()
+    hinge = world.add_joint(Hinge(None, a, anchor=(0, 0, 1.2), axis=(0, 1, 0)))
+    slider = world.add_joint(Slider(a, b, axis=(1, 0, 0)))
+    loose = Ball(None, c, anchor=(3, 0, 1.2))
+    message = (r"cannot set \w+\.body_[ab]: a joint's bodies are fixed when it is made: make "
+               r"a new joint \(world.remove_joint takes this one out\)")
+    for joint, label, value in ((loose, "body_a", c), (hinge, "body_b", c),
+                                (hinge, "body_b", "a"), (hinge, "body_a", b),
+                                (slider, "body_b", c)):
+        with pytest.raises(ValueError, match=message):
+            setattr(joint, label, value)
+    assert (loose.body_a, hinge.body_a, hinge.body_b, slider.body_b) == (None, None, a, b)
+    with pytest.raises(ValueError, match="still has joints"):
+        world.remove_body(b)
+    world.step(60)
+    assert np.linalg.norm(hinge.anchor - (0, 0, 1.2)) < 1e-6      # a still hangs from it
+    assert c.position[2] == pytest.approx(1 - G * 0.25**2 / 2, abs=0.01)    # c falls free
+
+
+def test_add_joint_refuses_a_joint_of_a_body_with_itself_however_it_came_about():
+    world, a, b, c = three_boxes()
+    joint = Ball(None, c)
+    joint._body_a = c                       # (what no public setter can do any more)
+    with pytest.raises(ValueError, match=r"joins a body to itself: body_a and body_b must be "
+                                         "two bodies"):
+        world.add_joint(joint)
+    assert world.joints == []
+
+
+@pytest.mark.parametrize("make, part, words", [
+    (lambda w, a, b: Universal(a, b, anchor=(0.25, 0, 1)), "turning_a",
+     "a joint's coordinates are fixed when it is made: set their limits"),
+    (lambda w, a, b: Cylindrical(a, b, axis=(1, 0, 0)), "sliding",
+     "a joint's coordinates are fixed when it is made: set their limits"),
+    (lambda w, a, b: Gear(w.add_joint(Hinge(None, a)), w.add_joint(Hinge(None, b)), 2.0),
+     "phi", "a coupling's joints and functions are fixed when it is made: make a new one"),
+    (lambda w, a, b: Coupling([w.add_joint(Hinge(None, a)), w.add_joint(Hinge(None, b))],
+                              lambda q: q[1] - q[0], lambda q: np.array([-1.0, 1.0])),
+     "grad", "a coupling's joints and functions are fixed when it is made: make a new one"),
+])
+def test_the_parts_a_joint_is_made_with_are_refused_when_set(make, part, words):
+    """Before, ``universal.turning_a = None`` and ``coupling.phi = None`` were taken and the
+    next step failed with a raw AttributeError or TypeError from inside the world."""
+    world, a, b, _ = three_boxes()
+    joint = world.add_joint(make(world, a, b))
+    kept = getattr(joint, part)
+    with pytest.raises(ValueError, match=f"cannot set {type(joint).__name__}.{part}: {words}"):
+        setattr(joint, part, None)
+    assert getattr(joint, part) is kept
+    world.step(5)
+
+
+@pytest.mark.parametrize("part, value", [("radius", -1.0), ("radius", 5.0), ("radius", "big"),
+                                         ("normal", (0, 0, 0)), ("offset", np.nan),
+                                         ("axis", (1, 0, 0))])
+def test_a_rolling_wheels_plane_radius_and_axis_are_refused_when_set(part, value):
+    """Before, they were plain attributes, reported as set and never used by the step (or,
+    'big', failing deep in it once the world rebuilt its rows)."""
+    world = World(gravity=(0, 0, -G))
+    world.add_body(Plane())
+    disc = world.add_body(Cylinder(0.2, 0.02), mass=1.0, position=(0, 0, 0.2),
+                          orientation=(np.cos(np.pi / 4), np.sin(np.pi / 4), 0, 0),
+                          linear_velocity=(1, 0, 0))
+    roll = world.add_joint(Rolling(disc))
+    with pytest.raises(ValueError, match=f"cannot set Rolling.{part}: a wheel's plane, radius "
+                                         "and axis are fixed when its Rolling is made"):
+        setattr(roll, part, value)
+    assert (roll.radius, roll.offset) == (0.2, 0.0)
+    world.step(60)
+    assert abs(roll.gap) < 1e-6
+
+
+def test_an_attribute_error_inside_a_joints_property_is_not_reported_as_the_property_missing():
+    """A joint's ``__getattr__`` (its hints for misspelt names) was reached when a property
+    raised AttributeError inside, and said the joint had no such property."""
+    class Probe(Hinge):
+        @property
+        def reading(self):
+            return self.body_b.no_such_reading
+
+    world, a, _, _ = three_boxes()
+    probe = world.add_joint(Probe(None, a))
+    with pytest.raises(AttributeError, match="no_such_reading") as error:
+        probe.reading
+    assert "'reading'" not in str(error.value)
