@@ -224,6 +224,34 @@ def check_inertia(name: str, value) -> np.ndarray:
     return 0.5 * (arr + arr.T)
 
 
+# An explicit inertia may be this share of its shape's own (at the body's mass) about any axis,
+# no less. A contact row's softness is relative to its own diagonal (bounded.CONTACT_SOFTNESS),
+# which is r^2 / I for a small I: its stiffness against the body's weight falls with I, and
+# the contacts stop holding the body. Dropped 0.2 m tilted onto a plane, a 0.1 m box and a
+# capsule at 1e-4 of their inertia sank 3 and 5 cm into it (at 1e-5 the capsule fell through
+# it), a flat cylinder at 3e-5; at 3e-4 all four shapes tried (box, rod, capsule, cylinder)
+# rested within 1 mm, at 1 kg and at 100 kg alike.
+SMALLEST_INERTIA_SHARE = 1e-3
+
+
+def check_inertia_holds_contacts(shape, mass: float, inertia: np.ndarray):
+    """ValueError when ``inertia`` is below SMALLEST_INERTIA_SHARE of what ``shape`` has at
+    ``mass`` about some axis (a body without a shape has no contacts: any inertia)."""
+    if shape is None:
+        return
+    own = mass * shape.unit_inertia()
+    # (the least ratio of inertia to own about any axis: generalised eigenvalues)
+    root = np.linalg.inv(np.linalg.cholesky(own))
+    share = np.linalg.eigvalsh(root @ inertia @ root.T)[0]
+    if share < SMALLEST_INERTIA_SHARE:
+        raise ValueError(
+            f"inertia {shown(np.linalg.eigvalsh(inertia))} (principal moments, kg m^2) is "
+            f"{share:.3g} of what {shape!r} of {mass:g} kg has about some axis (its own: "
+            f"{shown(np.linalg.eigvalsh(own))}); below {SMALLEST_INERTIA_SHARE:g} of it its "
+            "contacts cannot hold it and it sinks through what it rests on: give an inertia "
+            "of at least that share, or leave inertia out for the shape's own")
+
+
 def check_integers(name: str, value):
     """ValueError naming ``name`` unless ``value`` (a snapshot's indices or keys) holds
     integers: floats such as 0.5 were cut to 0 by the conversion that follows."""

@@ -28,9 +28,9 @@ from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
 from .stages import StageClock
 from .validation import (check_array_shape, check_choice, check_count, check_flag, check_inertia,
-                         check_integers, check_mass, check_number, check_positive,
-                         check_quaternion, check_restitution, check_vector, checked_array,
-                         check_known_attribute, numbers, read_only, shown)
+                         check_inertia_holds_contacts, check_integers, check_mass, check_number,
+                         check_positive, check_quaternion, check_restitution, check_vector,
+                         checked_array, check_known_attribute, numbers, read_only, shown)
 
 INTEGRATORS = ("symplectic", "rk4")
 GYROSCOPIC = ("implicit", "explicit")
@@ -412,6 +412,7 @@ class World:
             raise ValueError("a dynamic body needs mass= or density= (or static=True)")
         if inertia is not None:
             I = check_inertia("inertia", inertia)
+            check_inertia_holds_contacts(shape, m, I)
         elif shape is None:
             raise ValueError("a body without a shape needs an explicit inertia=")
         else:
@@ -572,6 +573,8 @@ class World:
         if body.static:
             raise ValueError(f"{body!r} is static (infinite mass); to make it dynamic, remove "
                              "it and add a body with mass= or density=")
+        if inertia is not None:
+            check_inertia_holds_contacts(body.shape, self._mass[body.row], inertia)
         self._wake_touching(body)
         row = body.row
         if mass is not None:

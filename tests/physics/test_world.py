@@ -193,6 +193,30 @@ def test_bad_body_input_names_the_parameter_and_adds_no_body(kwargs, match):
     assert len(world.bodies) == 1 and world._n == 2      # (row 0 is the world frame)
 
 
+def test_an_inertia_too_small_for_the_contacts_to_hold_the_body_is_refused():
+    """A 1 kg box of half size 0.1 m (its own inertia 0.00667 kg m^2) given 1e-7 kg m^2 was
+    accepted and fell through the ground, to z = -1.41 m in a second, without an error: a
+    contact row's softness is relative to its r^2 / I. Below 1e-3 of the shape's own
+    inertia about any axis is now refused, when the body is added and when its inertia is
+    set; 1e-3 of it rests on the ground, as a 1 kg sphere bob of 1e-3 kg m^2 stays accepted."""
+    world = World(gravity=(0, 0, -9.81))
+    world.add_body(Plane())
+    message = (r"inertia \(1e-07, 1e-07, 1e-07\) \(principal moments, kg m\^2\) is 1.5e-05 of "
+               r"what Box\(half_extents=\(0.1, 0.1, 0.1\)\) of 1 kg has about some axis .*"
+               r"below 0.001 of it its contacts cannot hold it")
+    with pytest.raises(ValueError, match=message):
+        world.add_body(Box((0.1,) * 3), mass=1.0, inertia=np.eye(3) * 1e-7, position=(0, 0, 0.3))
+    assert len(world.bodies) == 1
+    box = world.add_body(Box((0.1,) * 3), mass=1.0, inertia=np.eye(3) * 6.7e-6,
+                         position=(0, 0, 0.3))
+    with pytest.raises(ValueError, match="is 0.00015 of what Box"):
+        box.inertia = (1.0, 1.0, 1e-6)           # (small about one axis is enough)
+    np.testing.assert_allclose(box.inertia, np.eye(3) * 6.7e-6)
+    world.step(240)
+    assert box.position[2] == pytest.approx(0.1, abs=1e-3)
+    world.add_body(Sphere(0.05), mass=1.0, inertia=(1e-3,) * 3, position=(1, 0, 1))
+
+
 @pytest.mark.parametrize("make, shown", [
     (lambda w: w.add_body(Sphere(0.1), mass=1.0, orientation=np.array([1.0, 1.0, 0.0, 0.0])),
      "got (1, 1, 0, 0) with norm 1.41421"),
@@ -1077,10 +1101,11 @@ def test_a_damaged_snapshot_is_refused_whole_and_changes_nothing(damage, message
 
 def test_a_singular_step_says_what_to_do_about_the_queued_forces():
     """A hand of inertia 1e-300 kg m^2 on a ball joint: the joints' matrix is singular. The
-    StepError says the queued forces stay and how to drop them (it printed '{_QUEUED}')."""
+    StepError says the queued forces stay and how to drop them (it printed '{_QUEUED}').
+    (The hand has no shape: one with a shape is refused so small an inertia.)"""
     world = World()
     arm = world.add_body(Capsule(0.05, 0.2), mass=1.0, position=(0, 0, 1))
-    hand = world.add_body(Box((0.1, 0.05, 0.05)), mass=0.5, position=(0, 0, 0.6))
+    hand = world.add_body(None, mass=0.5, inertia=(1e-3,) * 3, position=(0, 0, 0.6))
     hinge = world.add_joint(Hinge(None, arm, anchor=(0, 0, 1.2), axis=(0, 1, 0),
                                   limits=(-1, 1)))
     hinge.set_motor(velocity=1.0, max_force=5.0)
