@@ -49,6 +49,11 @@ def _setting(name: str, check, doc: str) -> property:
     return property(get, set, doc=doc)
 
 
+# kg m/N: the most a body's mass times World.cfm may be. The regularisation is absolute, beside
+# a row's own stiffness 1 / m: a resting 0.1 m box sank 0.3 mm in a second at a product of 0.1
+# (1 kg at cfm 0.1, or validation.MAX_MASS at the default 1e-9), 2 mm at 10, and fell through
+# the ground at 100; joints came apart at cfm 1e300.
+CFM_TIMES_MASS = 0.1
 MIN_DT = 1e-9     # s: shorter steps are a typo, and their Baumgarte terms 1/T^2 overflow
 MAX_DT = 10.0     # s: longer steps are a typo (dt 1e300 overflowed in the terms' T^2)
 MAX_SUBSTEPS = 1000     # (10**20 was taken, and a step never returned)
@@ -114,7 +119,8 @@ class World:
         or "rk4" (the acceleration-level seed equation fed to classical Runge-Kutta 4;
         accurate, for contact-free mechanisms).
     cfm : diagonal regularisation added to J M^-1 J^T (ODE's constraint force mixing), so that
-        redundant rows of closed loops still solve.
+        redundant rows of closed loops still solve; at most 0.1 over the heaviest dynamic
+        body's mass in kg (``CFM_TIMES_MASS``), beyond which contacts and joints give way.
     stabilization_time : T in s for the Baumgarte terms k = 1/T^2, d = 2/T (critically
         damped); default 4 sub-steps. Or give ``baumgarte=(k, d)`` directly.
     post_stabilization : project positions and velocities onto the constraints after each
@@ -372,6 +378,7 @@ class World:
         m, I = 0.0, np.zeros((3, 3))
         if not static:
             m, I = self._mass_properties(shape, mass, density, inertia)
+            self._check_mass_for_cfm(m)
         elif mass is not None or density is not None:
             raise ValueError("a static body has no mass; drop mass= and density=")
         i = self._append_row(NO_SHAPE if shape is None else shape.KIND,
@@ -575,6 +582,8 @@ class World:
                              "it and add a body with mass= or density=")
         if inertia is not None:
             check_inertia_holds_contacts(body.shape, self._mass[body.row], inertia)
+        if mass is not None:
+            self._check_mass_for_cfm(mass)
         self._wake_touching(body)
         row = body.row
         if mass is not None:
@@ -1063,7 +1072,33 @@ class World:
                           "'implicit' or 'explicit' (see the class docstring).")
     contact_solver = _setting("contact_solver", lambda n, v: check_choice(n, v, CONTACT_SOLVERS),
                               "'auto', 'iterative' or 'direct' (see the class docstring).")
-    cfm = _setting("cfm", _non_negative, "The joints' diagonal regularisation (ODE's CFM).")
+    @property
+    def cfm(self) -> float:
+        """The joints' and contacts' diagonal regularisation (ODE's CFM), m/N per unit of row:
+        at most CFM_TIMES_MASS over the heaviest dynamic body's mass (1 kg in a world of
+        lighter ones or none)."""
+        return self._cfm
+
+    @cfm.setter
+    def cfm(self, value):
+        value = check_positive("cfm", value, allow_zero=True)
+        masses = getattr(self, "_mass", np.zeros(0))
+        heaviest = max(1.0, masses[np.isfinite(masses)].max(initial=0.0))
+        if value * heaviest > CFM_TIMES_MASS:
+            raise ValueError(f"cfm must be at most {CFM_TIMES_MASS / heaviest:g} here ("
+                             f"{CFM_TIMES_MASS:g} over the heaviest dynamic body's mass, taken "
+                             f"as at least 1 kg: {heaviest:g} kg), got {value:g}: "
+                             f"beyond it the contacts and joints give way (cfm 1 let a resting "
+                             f"100 kg box sink through the ground); leave cfm at its default "
+                             f"1e-9 unless redundant joints need more")
+        self._cfm = value
+
+    def _check_mass_for_cfm(self, mass: float):
+        if mass * self._cfm > CFM_TIMES_MASS:
+            raise ValueError(f"mass {mass:g} kg is too heavy for this world's cfm "
+                             f"{self._cfm:g}: contacts and joints hold a body while mass times "
+                             f"cfm is at most {CFM_TIMES_MASS:g} (here {CFM_TIMES_MASS / self._cfm:g}"
+                             f" kg); give a lighter body or lower world.cfm first")
     @property
     def baumgarte(self) -> tuple:
         """(k, d): the joints' stabilisation terms, 1/s^2 and 1/s (see the class docstring).

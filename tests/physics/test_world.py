@@ -308,6 +308,36 @@ def test_bad_world_settings_name_the_parameter():
             World(substeps=bad)
 
 
+def test_a_cfm_that_would_let_the_constraints_give_way_is_refused():
+    """cfm had no upper bound: at 100 a box resting on the ground sank to z = -0.63 m in a
+    second, at 1e300 a hinge came apart. It is absolute, beside a row's stiffness 1 / m, so
+    its bound is 0.1 over the heaviest dynamic body's mass (1 kg at least), and a body too
+    heavy for the world's cfm is refused likewise; 0.1 with a 1 kg box still rests it."""
+    for value in (100.0, 1e300):
+        with pytest.raises(ValueError, match=r"cfm must be at most 0.1 here \(0.1 over the "
+                                             r"heaviest dynamic body's mass, taken as at least "
+                                             r"1 kg: 1 kg\), got (100|1e\+300): beyond it the "
+                                             "contacts and joints give way"):
+            World(cfm=value)
+    world = World(gravity=(0, 0, -9.81), cfm=0.1)
+    world.add_body(Plane())
+    box = world.add_body(Box((0.1,) * 3), mass=1.0, position=(0, 0, 0.1))
+    with pytest.raises(ValueError, match=r"mass 100 kg is too heavy for this world's cfm 0.1: "
+                                         r"contacts and joints hold a body while mass times "
+                                         r"cfm is at most 0.1 \(here 1 kg\)"):
+        box.mass = 100.0
+    with pytest.raises(ValueError, match="mass 2 kg is too heavy"):
+        world.add_body(Box((0.1,) * 3), mass=2.0, position=(1, 0, 0.1))
+    assert (box.mass, len(world.bodies)) == (1.0, 2)
+    world.step(240)
+    assert box.position[2] == pytest.approx(0.1, abs=5e-4)
+    world.cfm = 1e-9
+    box.mass = 100.0
+    with pytest.raises(ValueError, match=r"cfm must be at most 0.001 here .* 100 kg\), got 0.01"):
+        world.cfm = 0.01
+    assert world.cfm == 1e-9
+
+
 @pytest.mark.parametrize("name, value, message", [
     ("dt", -1.0, "dt must be positive"), ("dt", float("nan"), "dt must be finite"),
     ("dt", "0.01", "dt must be a number"), ("dt", 1e-300, "dt must be at least 1e-09 s"),
