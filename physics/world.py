@@ -880,7 +880,8 @@ class World:
                         slept = sleeping.sleep_arrays(self)
                     sleeping.wake_islands(self, woken.rows)
                     attempt = dict(vars(self))
-                except Exception:
+                except BaseException:
+                    # (Ctrl-C too: a step stopped part-way left the world half stepped)
                     self._clock.step_ended(completed=False)   # (its time counts)
                     self._step_undone(before, memory, counted, slept)
                     raise

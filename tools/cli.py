@@ -33,6 +33,11 @@ class RunStopped(Exception):
     """A run whose step failed part-way (its summary and recording are kept); exit code 1."""
 
 
+class RunInterrupted(Exception):
+    """A run stopped with Ctrl-C (its summary and recording of the steps taken are kept); exit
+    code 130, as for any command interrupted."""
+
+
 class _ControllerFailed(Exception):
     """The scene's controller raised ``error`` before a step (``_step``), not the world's
     step: told with its traceback, which leads into the scene's file."""
@@ -284,13 +289,16 @@ def cmd_run(args):
     world.reset_profile()
     start = time.perf_counter()
     stopped, planned, steps_before = None, steps, world._steps
-    in_controller = False
+    in_controller, interrupted = False, False
     recording = {"shape": (len(world.bodies), len(world.joints)), "cut": None,
                  # the bodies' shapes as built, which playback builds again and checks
                  "built_shapes": body_shapes(world) if record_path else None}
     for i in range(steps):
         try:
             _step(scene, energy)
+        except KeyboardInterrupt:    # (world.step puts back a step it was stopped in)
+            interrupted, steps = True, i
+            break
         except Exception as exc:     # a failed step (StepError: the world is as it was), or
             in_controller = isinstance(exc, _ControllerFailed)   # the scene's controller
             stopped = exc.error if in_controller else exc       # failing: what ran is kept
@@ -333,6 +341,9 @@ def cmd_run(args):
         sys.stderr.write("\n")
         rows.append(("stopped", f"after {steps} of {planned} steps: "
                                 f"{_failed(stopped, in_controller)} (below)"))
+    if interrupted:
+        sys.stderr.write("\n")
+        rows.append(("stopped", f"after {steps} of {planned} steps: interrupted (Ctrl-C)"))
     width = max(len(k) for k, _ in rows)
     print("\n".join(f"{k:<{width}}  {v}" for k, v in rows))
     if record_path and record["time"]:
@@ -348,6 +359,11 @@ def cmd_run(args):
         _write_final_frame(scene, png_path, args.frame)
     if stopped is not None:
         raise _stopped("run", stopped, world, in_controller)
+    if interrupted:
+        kept = [path for path in (record_path if record["time"] else None, png_path) if path]
+        raise RunInterrupted(f"the run was interrupted at t={world.time:.6g} s"
+                             + (f"; what it simulated is kept in {' and '.join(kept)}"
+                                if kept else ""))
 
 
 def _raiser(in_controller: bool) -> str:
@@ -940,6 +956,9 @@ def main(argv: list[str] | None = None) -> int:
     except RunStopped as exc:
         print(f"maxcoord: error: {exc}", file=sys.stderr)
         return 1
+    except RunInterrupted as exc:
+        print(f"maxcoord: {exc}", file=sys.stderr)
+        return 130
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:         # (maxcoord list | head: the reader has all it wants)

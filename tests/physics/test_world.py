@@ -1129,6 +1129,33 @@ def test_a_damaged_snapshot_is_refused_whole_and_changes_nothing(damage, message
         assert np.array_equal(saved, kept)
 
 
+def test_a_step_stopped_with_ctrl_c_leaves_the_world_as_it_was(monkeypatch):
+    """KeyboardInterrupt is no Exception: a step stopped by it part-way (here after its
+    sub-step, before its commit) kept what the attempt had changed (the step counts, the
+    stiffness and caches it carries on with); it is put back as a failed step is, and the
+    world then steps bit for bit as one never stopped."""
+    import physics.step
+    world, a, b = hanging_pair()
+    twin, _, _ = hanging_pair()
+    world.step(10)
+    twin.step(10)
+    substep = physics.step.SUBSTEPS["symplectic"]
+
+    def stopped_part_way(*args):
+        substep(*args)
+        raise KeyboardInterrupt
+
+    counted = dict(world.stats)
+    monkeypatch.setitem(physics.step.SUBSTEPS, "symplectic", stopped_part_way)
+    with pytest.raises(KeyboardInterrupt):
+        world.step()
+    monkeypatch.undo()
+    assert world.stats == counted
+    world.step(20)
+    twin.step(20)
+    assert_same_state(world.get_state(), twin.get_state())
+
+
 def test_a_singular_step_says_what_to_do_about_the_queued_forces():
     """A hand of inertia 1e-300 kg m^2 on a ball joint: the joints' matrix is singular. The
     StepError says the queued forces stay and how to drop them (it printed '{_QUEUED}').

@@ -299,6 +299,33 @@ def test_a_run_whose_step_fails_keeps_its_summary_and_recording(tmp_path, capsys
     assert np.isfinite(data["position"]).all()
 
 
+def test_a_run_stopped_with_ctrl_c_keeps_its_summary_and_recording(tmp_path, capsys,
+                                                                    monkeypatch):
+    """Ctrl-C during the 100th step (after the step has changed the world, before it ends):
+    exit code 130 as before, but the summary covers the 99 steps taken, the recording holds
+    them, and one line says so. (It returned 130 and wrote nothing.)"""
+    import physics.world
+    advance, calls = physics.world.pipeline.advance, []
+
+    def interrupted_at_the_100th(world):
+        calls.append(1)
+        advance(world)
+        if len(calls) == 100:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(physics.world.pipeline, "advance", interrupted_at_the_100th)
+    out = tmp_path / "rec.npz"
+    assert main(["run", "pendulum", "--seconds", "2", "--quiet", "--record", str(out)]) == 130
+    printed = capsys.readouterr()
+    assert re.search(r"^stopped +after 99 of 480 steps: interrupted \(Ctrl-C\)$", printed.out,
+                     re.M)
+    assert re.search(r"^sim time +0.412 s \(99 steps of", printed.out, re.M)  # (the 100th undone)
+    assert printed.err.strip() == (f"maxcoord: the run was interrupted at t=0.4125 s; what it "
+                                   f"simulated is kept in {out}")
+    data = np.load(out)
+    assert data["time"][-1] == pytest.approx(99 / 240)
+
+
 def test_a_run_whose_controller_fails_keeps_its_summary_and_says_where(tmp_path, capsys):
     """A controller's bug at 0.4 s (any exception) ends the run as a failed step does: the
     summary of the steps taken (a malformed summary row shown as such), the recording and
