@@ -1,7 +1,7 @@
 """Constraints built from other joints' coordinates, and a point held on a plane.
 
 ``Coupling(joints, phi, grad, hessian=None)`` keeps phi(q) = 0, where q are the coordinates
-of hinges (angle) and sliders (position), e.g. the example of seed 002: q2 - 2 sin q1 = 0.
+of hinges (angle) and sliders (position), e.g. Featherstone's gamma_q example: q2 - 2 sin q1 = 0.
 Its single row is sum_k dphi/dq_k times joint k's rate row, so it acts on the bodies of the
 coupled joints; it may move at most two bodies (the others must be static or the world).
 ``Gear(j1, j2, ratio)`` is the linear case q2 = ratio * q1.

@@ -7,7 +7,7 @@ the wheel's contact point P (the point of its rolling surface nearest to the pla
 {p : n . p = plane_offset}) on the plane and at rest:
 
 - 1 holonomic row (metres): C = n . P - offset, the height of the contact point above the plane.
-- 2 non-holonomic rows (000_*'s Pfaffian velocity constraints, m/s): t_i . (v + w x r) = 0,
+- 2 non-holonomic rows (Pfaffian velocity constraints, m/s): t_i . (v + w x r) = 0,
   t_1, t_2 a fixed tangent basis of the plane, r = P - x the contact offset from the centre of
   mass. They have no position-level form, so they carry C = 0 always.
 

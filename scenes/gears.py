@@ -1,5 +1,5 @@
-"""Couplings between joint coordinates: seed 002's arm with q2 = 2 sin q1, a gear pair and a
-rack and pinion."""
+"""Couplings between joint coordinates: Featherstone's gamma_q example, an arm with
+q2 = 2 sin q1, a gear pair and a rack and pinion."""
 import numpy as np
 
 from physics import Box, Coupling, Cylinder, Gear, Hinge, Plane, Slider
@@ -36,7 +36,8 @@ def build(world, torque=1.0, swing=2.5, drive_period=4.0, ratio=2.0):
         raise ValueError(f"swing must be zero or positive (rad), got {swing}")
     world.add_body(Plane(), name="ground")
     z = (0.0, 0.0, 1.0)
-    # -- seed 002: planar(2) with q2 = 2 sin q1, in a horizontal plane (gravity along the axes)
+    # -- Featherstone's gamma_q example: planar(2) with q2 = 2 sin q1, in a horizontal plane
+    # (gravity along the axes)
     o = np.array([0.0, 0.0, ARM_HEIGHT])
     link1 = world.add_body(Box((0.5, 0.04, 0.04)), mass=1.0, position=o + (0.5, 0, 0), name="link1")
     link2 = world.add_body(Box((0.5, 0.04, 0.04)), mass=1.0, position=o + (1.5, 0, 0), name="link2")

@@ -1,5 +1,5 @@
-"""An arm wiping a whiteboard (the hybrid motion-force example of seed 000_*): its eraser is
-held on the board by a PointOnPlane constraint, and the joint torques come from the
+"""An arm wiping a whiteboard (the null-space projection's hybrid motion-force example): its
+eraser is held on the board by a PointOnPlane constraint, and the joint torques come from the
 constrained inverse dynamics of the arm's joint-space view, so that the eraser follows the
 wiping path while the board pushes back with exactly the chosen force."""
 import numpy as np
@@ -12,8 +12,9 @@ from scenes.humanoid import quat_from_z
 TITLE = "Whiteboard"
 DESCRIPTION = ("A three-joint arm (turret, shoulder, elbow) wipes a figure eight on a vertical "
                "board while pressing on it with 10 N: hybrid motion-force control by constrained "
-               "inverse dynamics (000_*); a PointOnPlane constraint (frictionless, workless) keeps "
-               "the eraser on the board and reports how hard it presses.")
+               "inverse dynamics (null-space projection); a PointOnPlane constraint "
+               "(frictionless, workless) keeps the eraser on the board and reports how hard "
+               "it presses.")
 PARAMS = {"width": 0.25, "height": 0.12, "period": 5.0, "press": 10.0, "stiffness": 400.0,
           "damping": 40.0}
 CAMERA = {"target": (0.5, 0.0, 1.0), "distance": 3.0, "yaw": -140, "pitch": 15}
@@ -64,17 +65,18 @@ def wipe_motion(t, width, height, period):
 
 
 class WipingController:
-    """Hybrid motion-force control of the arm (000_*): every step, the joint accelerations
-    that move the eraser tip along the path (acceleration of the path plus a PD term on the
-    tracking error, in the board's plane) and keep it on the board, then the joint torques
-    tau = M qdd + bias - A^T lambda of ``constrained_inverse_dynamics`` with the board's
-    multiplier lambda = ``force``, applied to the bodies as joint torques for the next step.
+    """Hybrid motion-force control of the arm (null-space projection): every step, the joint
+    accelerations that move the eraser tip along the path (acceleration of the path plus a PD
+    term on the tracking error, in the board's plane) and keep it on the board, then the joint
+    torques tau = M qdd + bias - A^T lambda of ``constrained_inverse_dynamics`` with the
+    board's multiplier lambda = ``force``, applied to the bodies as joint torques for the next
+    step.
 
     Attributes after each call: ``tracking_error`` (m, eraser tip to the path point),
-    ``measured_force`` (N, the board's push reported by the constraint for the last step).
-    Over the run so far: ``worst_path_error`` (m, the largest tracking error once the path's
-    ramp is over, nan before), ``force_mean`` (N) and ``worst_force_error`` (relative to the
-    commanded ``force``) of the measured forces; ``summary()`` gives them as text lines."""
+    ``measured_force`` (N, the board's push reported by the constraint for the last step). Over
+    the run so far: ``worst_path_error`` (m, the largest tracking error once the path's ramp is
+    over, nan before), ``force_mean`` (N) and ``worst_force_error`` (relative to the commanded
+    ``force``) of the measured forces; ``summary()`` gives them as text lines."""
 
     def __init__(self, view, contact, eraser, motion, force, stiffness, damping):
         self.view, self.contact, self.eraser, self.motion = view, contact, eraser, motion

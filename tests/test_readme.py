@@ -25,8 +25,8 @@ def _run(code):
     return out.getvalue()
 
 
-def test_readme_has_its_two_examples():
-    assert len(_examples()) == 2
+def test_readme_has_its_three_examples():
+    assert len(_examples()) == 3
 
 
 def test_the_joint_example_runs_and_keeps_its_joints():
@@ -45,3 +45,11 @@ def test_the_contact_example_prints_what_readme_says():
     assert abs(carried - 2.0 * 9.81) < 0.01
     rate, torque = map(float, re.search(r"(\S+) rad/s, (\S+) N m", printed[1]).groups())
     assert abs(rate - 2.0) < 0.01 and abs(torque) < 0.01
+
+
+def test_the_joint_space_example_agrees_with_the_engine_as_readme_says():
+    code, claimed = _examples()[2]
+    printed = _run(code).splitlines()
+    assert claimed == printed
+    joint_space, engine = map(float, re.findall(r"(\S+) rad", printed[0]))
+    assert abs(joint_space - engine) < 1e-3

@@ -1,10 +1,11 @@
-"""Joint-space views of a maximal-coordinate World (seeds 000_*, 002_*, 004_*).
+"""Joint-space views of a maximal-coordinate World (the null-space projection,
+Featherstone's gamma_q and Gauss's principle).
 
 ``ArticulatedView(world)`` reads a tree of hinge / slider / cylindrical / ball / universal /
 fixed joints rooted at the world frame and gives joint coordinates q, qd (read and write), the
 joint-space mass matrix, bias forces, Jacobians, forward and inverse dynamics, and their
 constrained versions (loop-closing joints, point contacts, points on planes) with the
-projection P of 000_*, FDgq of 002_* and the KKT form of Gauss's principle of 004_*.
+null-space projection P, Featherstone's FDgq (by gamma_q) and the KKT form of Gauss's principle.
 
 Sign of the multipliers everywhere: M qdd + bias = tau + A^T lambda, lambda being the force
 the constraint applies to the mechanism, exactly the engine's lambda for the same rows.

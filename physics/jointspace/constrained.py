@@ -1,6 +1,7 @@
-"""Constraints on an ArticulatedView (000_*, 002_*, 004_*): loop-closing joints, point
-contacts and points on planes as rows C(q) = 0 made with the engine's own row primitives, and
-the constrained dynamics built on them.
+"""Constraints on an ArticulatedView (the null-space projection, Featherstone's gamma_q,
+Gauss's principle): loop-closing joints, point contacts and points on planes as rows
+C(q) = 0 made with the engine's own row primitives, and the constrained dynamics built on
+them.
 
 With A = dC/dq (in the view's velocity variables) and Cddot = A qdd + Adot_qd:
 
@@ -10,7 +11,7 @@ lambda is the engine's multiplier for the same rows: the force the constraint ap
 mechanism (to body_b of a loop joint, rows in the engine's order: by primitive kind, point
 (x, y, z), perpendicular, line, distance, as ``joint_rows`` picks them out of the world; to
 the body for a point contact; along the normal for a point on a plane), and
-tau_constraint = A^T lambda is that force as generalised joint forces. 000_*'s lambda (the
+tau_constraint = A^T lambda is that force as generalised joint forces. The projection's lambda (the
 torques the joints spend pushing against the constraints) is minus this one.
 
 Redundant rows (a planar loop closed by a hinge has 5 rows of rank 2) are allowed: the
@@ -102,7 +103,7 @@ class ConstrainedMixin:
             self.constraints.append(c)
             self._n_rows = c.rows.stop
 
-    # -- constraints (000_*) -------------------------------------------------------------
+    # -- constraints (null-space projection) ------------------------------------------------------
     def _rows_now(self, k):
         if not self.constraints:
             return None
@@ -177,7 +178,7 @@ class ConstrainedMixin:
         lam = check_vector("lam", lam, A.shape[0])
         return full - A.T @ lam
 
-    # -- 002_*: FDgq ---------------------------------------------------------------------
+    # -- Featherstone's FDgq ---------------------------------------------------------------------
     def forward_dynamics_gq(self, tau, gamma_q, q=None, qd=None) -> np.ndarray:
         """FDgq: qdd = G (G^T H G)^-1 G^T (tau - C - H gs) + gs, with
         (qn, qdn, G, gs) = gamma_q(view, q, qd) and H, C evaluated at (qn, qdn). The world is
@@ -195,7 +196,7 @@ class ConstrainedMixin:
         return G @ y + gs
 
     def least_constraint_accelerations(self, tau):
-        """004_*'s KKT form at the current state: (qdd, f) from
+        """Gauss's principle's KKT form at the current state: (qdd, f) from
         [[M, -A^T], [A, 0]] [qdd; f] = [tau - bias; -Adot_qd] (f = lambda)."""
         from .tools import least_constraint_accelerations
         tau = check_vector("tau", tau, self.n)

@@ -1,5 +1,5 @@
-"""Helpers around ArticulatedView: Gauss's principle as a KKT solve (004_*), gamma_q functions
-and the FDgq simulation (002_*), joint torques as body loads, and the engine's own
+"""Helpers around ArticulatedView: Gauss's principle as a KKT solve, gamma_q functions
+and Featherstone's FDgq simulation, joint torques as body loads, and the engine's own
 maximal-coordinate accelerations (003_*) at the current state, for cross-checks."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from ..rows import Kinematics, evaluate_tables
 from ..validation import check_positive, check_vector
 
 
-# -- 004_*: least constraint -------------------------------------------------------------------
+# -- Gauss's least constraint -------------------------------------------------------------------
 def least_constraint_accelerations(M, tau_minus_bias, J, Jdot_qd, rcond: float = 1e-12):
     """Gauss's principle: qdd = argmin 1/2 |a - qdd_free|_M^2 subject to J a + Jdot_qd = 0,
     from the KKT system
@@ -62,7 +62,7 @@ def apply_joint_torques(view, tau):
             joint.body_a.apply_torque(-W[3:])
 
 
-# -- 003_*: the engine's accelerations at the current state ---------------------------------------
+# -- 003_*: the engine's accelerations at the current state --------------------------------------
 def maximal_accelerations(world):
     """Body accelerations from the engine's seed equation at the world's current state,
     without stepping: gravity, the loads waiting in the world, the explicit gyroscopic term
@@ -94,7 +94,7 @@ def joint_rows(world, joint) -> np.ndarray:
     return np.flatnonzero(world._model().owner == joint.index)
 
 
-# -- 002_*: gamma_q and FDgq ----------------------------------------------------------------------
+# -- Featherstone's gamma_q and FDgq -------------------------------------------------------------
 def trivial_gamma_q(view, q, qd):
     """q = y: no constraint (G = 1, gs = 0); FDgq then equals forward_dynamics."""
     q = np.asarray(q, float)

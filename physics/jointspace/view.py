@@ -13,12 +13,12 @@ centre of mass as in the engine):
     bias = sum_i J_i^T (M_i Jdot_i qd + [-m_i g; w_i x I_i w_i])
     M qdd + bias = tau + A^T lambda
 
-Constraints (000_*): rows C(q) = 0 with A = dC/dq (velocity variables) and
+Constraints (null-space projection): rows C(q) = 0 with A = dC/dq (velocity variables) and
 Cddot = A qdd + Adot_qd. They are made with the engine's own row primitives (rows.py), so
 ``lambda`` is the engine's multiplier: the force the constraint applies to the mechanism
 (to body_b of a loop joint, in the engine's row order; to the body of a point contact; along
 the normal for a point on a plane; see constrained.py), and tau_constraint = A^T lambda is that force as
-generalised joint forces. 000_*'s lambda (torques the joints spend pushing against the
+generalised joint forces. The projection's lambda (torques the joints spend pushing against the
 constraints) is minus this one.
 """
 from __future__ import annotations

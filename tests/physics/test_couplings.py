@@ -1,4 +1,5 @@
-"""Couplings between joint coordinates (seed 002's q2 = 2 sin q1), gears, point on plane."""
+"""Couplings between joint coordinates (Featherstone's gamma_q example q2 = 2 sin q1), gears,
+point on plane."""
 import numpy as np
 import pytest
 

@@ -1,5 +1,6 @@
-"""Joint-space views (seeds 000_*, 002_*, 004_*) against the engine's maximal-coordinate seed
-equation (003_*): the same mechanism, four formulations, the same accelerations and forces."""
+"""Joint-space views (the null-space projection, Featherstone's gamma_q and Gauss's principle)
+against the engine's maximal-coordinate seed equation: the same mechanism, four
+formulations, the same accelerations and forces."""
 import numpy as np
 import pytest
 
@@ -109,7 +110,7 @@ def maximal_qdd(view, tau):
     return qdd, lam
 
 
-# -- coordinates and kinematics -------------------------------------------------------------------
+# -- coordinates and kinematics ------------------------------------------------------------------
 def test_arm_coordinates_read_and_write_match_the_joints():
     rng = np.random.default_rng(0)
     world, joints, _ = six_joint_arm(rng)
@@ -187,7 +188,7 @@ def test_joint_torques_as_body_loads_are_the_generalised_forces():
     np.testing.assert_allclose(view.applied_forces(), tau, atol=1e-12)
 
 
-# -- unconstrained dynamics: four formulations ----------------------------------------------------
+# -- unconstrained dynamics: four formulations ---------------------------------------------------
 @pytest.mark.parametrize("seed", [3, 4, 5])
 def test_arm_four_formulations_agree(seed):
     rng = np.random.default_rng(seed)
@@ -244,7 +245,7 @@ def test_joint_space_simulation_follows_the_engine_rk4():
     np.testing.assert_allclose(view.qd, QD[-1], atol=1e-6)
 
 
-# -- constrained dynamics ---------------------------------------------------------------------------
+# -- constrained dynamics ------------------------------------------------------------------------
 def test_four_bar_formulations_agree():
     rng = np.random.default_rng(9)
     world, joints = four_bar(rng)
@@ -410,7 +411,7 @@ def test_whiteboard_torques_press_and_follow():
     close(acc - (acc @ normal) * normal, pdd, 1e-8)
 
 
-# -- 002_*: planar2g ----------------------------------------------------------------------------------
+# -- Featherstone's gamma_q example: planar2g ----------------------------------------------------
 def test_planar2g_work_equals_kinetic_energy_and_coupling_holds():
     world = World()                                    # hinge axes vertical: gravity does no work
     link1 = world.add_body(Box((0.5, 0.05, 0.05)), mass=1.0, position=(0.5, 0, 0))
@@ -419,7 +420,7 @@ def test_planar2g_work_equals_kinetic_energy_and_coupling_holds():
     world.add_joint(Hinge(link1, link2, anchor=(1, 0, 0), axis=(0, 0, 1)))
     view = ArticulatedView(world)
 
-    def gamma_q(view, qo, qdo):                        # 002_*'s example, line for line
+    def gamma_q(view, qo, qdo):                        # Featherstone's example, line for line
         y = qo[0]
         q = np.array([y, 2 * np.sin(y)])
         G = np.array([[1.0], [2 * np.cos(y)]])
@@ -492,7 +493,7 @@ def test_rotation_locks_as_tree_joints_match_the_engine():
         close(maximal_qdd(view, tau)[0], view.forward_dynamics(tau))
 
 
-# -- bad input ----------------------------------------------------------------------------------------
+# -- bad input -----------------------------------------------------------------------------------
 def test_bad_input_is_a_clear_value_error():
     rng = np.random.default_rng(16)
     world, joints, _ = six_joint_arm(rng)

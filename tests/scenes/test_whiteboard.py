@@ -1,7 +1,7 @@
-"""Hybrid motion-force (the whiteboard of seed 000_*): the arm's joint torques come from the
-constrained inverse dynamics of its joint-space view with the board's multiplier set to the
-pushing force; simulated in the maximal-coordinate engine, the eraser follows the wiping path
-and the board pushes back with that force."""
+"""Hybrid motion-force (the null-space projection's whiteboard example): the arm's joint torques
+come from the constrained inverse dynamics of its joint-space view with the board's multiplier
+set to the pushing force; simulated in the maximal-coordinate engine, the eraser follows the
+wiping path and the board pushes back with that force."""
 import numpy as np
 import pytest
 
