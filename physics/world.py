@@ -1100,6 +1100,7 @@ class World:
                              f"{self._cfm:g}: contacts and joints hold a body while mass times "
                              f"cfm is at most {CFM_TIMES_MASS:g} (here {CFM_TIMES_MASS / self._cfm:g}"
                              f" kg); give a lighter body or lower world.cfm first")
+
     @property
     def baumgarte(self) -> tuple:
         """(k, d): the joints' stabilisation terms, 1/s^2 and 1/s (see the class docstring).
