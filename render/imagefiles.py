@@ -162,6 +162,77 @@ def gif_delays(count: int, fps: float) -> list[int]:
     return [_gif_clock(k + 1, fps) - _gif_clock(k, fps) for k in range(count)]
 
 
+# A GIF frame has at most 256 colours. One median cut over the whole frame spends nearly all of
+# them on the sky and ground shades, which cover most pixels, and merges the few coloured
+# bodies (the cradle at 400x225: two balls came out the same rose, blue turned teal; body
+# pixels were off by 16 per channel on average, up to 90). So the coloured pixels get their
+# own share of the palette.
+GIF_COLOURS = 255
+COLOURED_SHARE = 128          # palette entries for the coloured pixels, when a frame has any
+
+
+def coloured_pixels(frame: np.ndarray) -> np.ndarray:
+    """(h, w) bool: the pixels of clear colour (HSV saturation over 0.3, value over 0.2): the
+    bodies (their colours are saturated 0.55-0.7) and the axis lines, not the grey and pale
+    blue sky, ground, grid and static bodies."""
+    f = frame.astype(np.float32)
+    brightest, dimmest = f.max(axis=-1), f.min(axis=-1)
+    saturation = (brightest - dimmest) / np.maximum(brightest, 1.0)
+    return (saturation > 0.3) & (brightest > 0.2 * 255)
+
+
+def _rgb_keys(pixels: np.ndarray) -> np.ndarray:
+    """One int32 per (n, 3) uint8 pixel, 0xRRGGBB (np.unique on rows is many times slower)."""
+    pixels = pixels.astype(np.int32)
+    return (pixels[:, 0] << 16) | (pixels[:, 1] << 8) | pixels[:, 2]
+
+
+def _median_cut(pixels: np.ndarray, colours: int) -> np.ndarray:
+    """Up to ``colours`` (k, 3) uint8 palette entries for an (n, 3) set of pixels: those
+    Pillow's median cut uses (fewer where the pixels have fewer distinct colours)."""
+    from PIL import Image
+    paletted = Image.fromarray(np.ascontiguousarray(pixels[None])).quantize(
+        colors=colours, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    entries = np.asarray(paletted.getpalette(), np.uint8).reshape(-1, 3)
+    used = np.bincount(np.asarray(paletted).reshape(-1), minlength=len(entries)) > 0
+    return entries[used[:len(entries)]]
+
+
+def gif_palette(frame: np.ndarray) -> np.ndarray:
+    """A (k <= 255, 3) uint8 palette for one frame: median cuts of its coloured pixels
+    (``COLOURED_SHARE`` entries) and of the rest (the remaining entries), made apart."""
+    pixels = frame.reshape(-1, 3)
+    coloured = coloured_pixels(frame).reshape(-1)
+    parts = []
+    if coloured.any():
+        parts.append(_median_cut(pixels[coloured], COLOURED_SHARE))
+    if not coloured.all():
+        parts.append(_median_cut(pixels[~coloured], GIF_COLOURS - sum(map(len, parts))))
+    return np.concatenate(parts)
+
+
+def nearest_palette_indices(frame: np.ndarray, palette: np.ndarray) -> np.ndarray:
+    """(h, w) uint8: each pixel's nearest palette entry (squared RGB distance), worked out
+    once per distinct colour in the frame."""
+    distinct, which = np.unique(_rgb_keys(frame.reshape(-1, 3)), return_inverse=True)
+    colours = np.stack([distinct >> 16, (distinct >> 8) & 255, distinct & 255], axis=-1)
+    entries = palette.astype(np.int32)
+    nearest = np.empty(len(colours), np.uint8)
+    for start in range(0, len(colours), 4096):          # bounded (4096, k, 3) temporaries
+        block = colours[start:start + 4096, None, :] - entries[None]
+        nearest[start:start + 4096] = np.einsum("ijk,ijk->ij", block, block).argmin(axis=1)
+    return nearest[which.reshape(-1)].reshape(frame.shape[:2])
+
+
+def _paletted_frame(frame: np.ndarray):
+    """A Pillow 'P' image of ``frame`` on its ``gif_palette`` (no dithering)."""
+    from PIL import Image
+    palette = gif_palette(frame)
+    image = Image.fromarray(nearest_palette_indices(frame, palette), mode="P")
+    image.putpalette(palette.reshape(-1).tolist())
+    return image
+
+
 class GifWriter:
     """Streams frames into an animated GIF at ``fps`` frames per second (at most 50: see
     ``gif_delays``). Uses Pillow (adaptive palettes, real LZW) when it is installed;
@@ -183,9 +254,7 @@ class GifWriter:
         frame = np.ascontiguousarray(frame[:, :, :3], dtype=np.uint8)
         self.count += 1
         if self.use_pillow:
-            from PIL import Image
-            self.frames.append(Image.fromarray(frame).quantize(
-                colors=255, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE))
+            self.frames.append(_paletted_frame(frame))
             return
         h, w, _ = frame.shape
         if self._f is None:

@@ -195,3 +195,31 @@ def test_rotation_locks_are_drawn_by_the_joints_layer(gl_mode):
         else:
             assert got[0] < 90 and got[1] > 140 and got[2] > 170, got
         assert np.abs(got - plain[h - 1 - y, x, :3]).max() > 60
+
+
+def test_a_gif_keeps_the_cradle_balls_colours_apart(gl_mode, tmp_path):
+    """The cradle's five balls, 400x225: a GIF frame keeps each ball's colour close to the
+    PNG's, and the balls apart (one median cut over the whole frame left the balls 13-25
+    off per channel, balls 1 and 3 within 14 of each other)."""
+    pytest.importorskip("PIL")
+    from PIL import Image
+
+    from render import render_offscreen
+    from tools import load_scene
+    scene = load_scene("newtons_cradle")
+    size = (400, 225)
+    render_offscreen(scene, seconds=0.0, out=tmp_path / "still.png", size=size, progress=False)
+    render_offscreen(scene, seconds=0.02, fps=50, out=tmp_path / "clip.gif", size=size,
+                     progress=False)
+    png = read_png(tmp_path / "still.png").astype(int)
+    gif = np.asarray(Image.open(tmp_path / "clip.gif").convert("RGB")).astype(int)
+    ball_means = []
+    for index in range(2, 7):                           # bodies 2-6: ground, frame, ball1...
+        ball = colour_mask(png.astype(np.uint8), body_color(index))
+        assert ball.sum() > 100
+        error = np.abs(gif - png)[ball].mean()
+        assert error < 8, f"ball {index - 1}: {error:.1f} per channel off"
+        ball_means.append(gif[ball].mean(axis=0))
+    ball_means = np.array(ball_means)
+    apart = np.abs(ball_means[:, None] - ball_means[None]).max(axis=-1)
+    assert apart[~np.eye(5, dtype=bool)].min() > 40          # (were 14 apart, balls 1 and 3)
