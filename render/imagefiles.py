@@ -398,11 +398,12 @@ class FolderWriter:
     """Numbered PNGs ``frame_00000.png`` ... in a folder (created). Frames of that name
     already there are removed first (``removed`` counts them): left, a shorter render's
     frames were followed by an earlier one's, and a video of frame_*.png mixed the two.
-    Other files are left as they are."""
+    A folder holding other files is refused (``check_frames_folder``)."""
 
     def __init__(self, path):
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
+        check_frames_folder(self.path)
         stale = [f for f in self.path.iterdir() if FRAME_NAME.fullmatch(f.name) and f.is_file()]
         for frame in stale:
             frame.unlink()
@@ -431,7 +432,23 @@ def check_output(out, option: str = "out") -> str:
     folder = os.path.dirname(path)
     if not os.path.isdir(folder):
         raise ValueError(f"{option}: the folder {folder!r} does not exist")
+    if kind == "folder" and os.path.isdir(path):
+        check_frames_folder(path, option)
     return kind
+
+
+def check_frames_folder(path, option: str = "out"):
+    """Refuse (ValueError naming ``option``) a folder for frames that holds anything but an
+    earlier render's frame_NNNNN.png: frames written among other files (``--out shots``
+    for ``--out shots.gif``) mixed a thousand PNGs into someone's folder."""
+    others = sorted(entry.name for entry in os.scandir(path)
+                    if not (FRAME_NAME.fullmatch(entry.name) and entry.is_file()))
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3
+                                         else "")
+        raise ValueError(f"{option}: the folder {str(path)!r} already holds other "
+                         f"files ({shown}); give a new or empty folder for the frames, or "
+                         f"a name ending in .png, .gif or .mp4")
 
 
 def output_kind(out) -> str:

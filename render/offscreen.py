@@ -131,7 +131,8 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
     - a path ending in ``/`` or without a suffix: that many numbered PNGs in a folder, whose
       frame_NNNNN.png from before are removed first (``removed`` counts them).
 
-    The folder ``out`` goes in must exist (ValueError before any work otherwise).
+    The folder ``out`` goes in must exist, and a folder of frames must hold nothing but
+    frame_NNNNN.png (ValueError before any work otherwise).
 
     The world advances at its own dt (with ``controller`` applied before every step).
     ``camera`` is a camera spec (see ``render.camera``); by default the bodies are framed.

@@ -901,8 +901,9 @@ def _render_parser(sub):
     s.add_argument("--out", required=True, metavar="OUT",
                    help="where to write (required): a .png still, a .gif or .mp4 clip, or a "
                         "folder of numbered PNG frames (a path ending in / or without a "
-                        "suffix; its frame_NNNNN.png from before are removed first); the "
-                        "folder it goes in must exist")
+                        "suffix, new, empty or holding only an earlier render's "
+                        "frame_NNNNN.png, which are removed first); the folder it goes in "
+                        "must exist")
     s.add_argument("--fps", type=int, default=30, metavar="N",
                    help="frames per second of a clip, frame k showing t = k / N s (default "
                         "30; a GIF at most 50)")

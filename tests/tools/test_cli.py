@@ -1223,12 +1223,9 @@ def test_a_scene_file_imports_a_module_beside_it_without_leaving_sys_path_change
 def test_frames_rendered_into_a_folder_replace_an_earlier_renders(tmp_path, capsys):
     """Rendering 5 frames and then 2 into one folder left the first render's frames 2 to 4
     behind the second's, and a video made of frame_*.png mixed the two scenes. Now our own
-    frame_NNNNN.png are removed first, and said so; other files are left alone."""
+    frame_NNNNN.png are removed first, and said so."""
     folder = tmp_path / "frames"
     folder.mkdir()
-    others = ["notes.txt", "frame_1.png", "my_frame_00001.png", "frame_00001.png.bak"]
-    for name in others:
-        (folder / name).write_text("keep")
     assert main(["render", "pendulum", "--out", f"{folder}/", "--seconds", "1", "--fps", "5",
                  "--size", "32x18"]) == 0
     first = capsys.readouterr().out
@@ -1237,9 +1234,33 @@ def test_frames_rendered_into_a_folder_replace_an_earlier_renders(tmp_path, caps
                  "--fps", "20", "--size", "32x18"]) == 0
     assert "(2 frames at 20 fps: 0.10 s; removed 5 older frame_NNNNN.png first)" in \
         capsys.readouterr().out
-    assert sorted(p.name for p in folder.iterdir()) == sorted(
-        others + ["frame_00000.png", "frame_00001.png"])
-    assert all((folder / name).read_text() == "keep" for name in others)
+    assert sorted(p.name for p in folder.iterdir()) == ["frame_00000.png", "frame_00001.png"]
+
+
+@pytest.mark.parametrize("others", [["notes.txt"],
+                                    ["frame_1.png", "my_frame_00001.png", "frame_00001.png.bak",
+                                     "frame_00002.png", "sub"]])
+def test_frames_are_not_written_into_a_folder_holding_other_files(tmp_path, capsys, others):
+    """`render SCENE --out shots` (meaning shots.gif) wrote frame_NNNNN.png among whatever
+    the folder held. Now one line says which files are there and what to give instead;
+    nothing is written, the folder's files are as they were."""
+    folder = tmp_path / "shots"
+    folder.mkdir()
+    for name in others:
+        if name == "sub":
+            (folder / name).mkdir()
+        else:
+            (folder / name).write_text("keep")
+    assert main(["render", "pendulum", "--out", str(folder), "--seconds", "0.2",
+                 "--size", "32x18"]) == 2
+    captured = capsys.readouterr()
+    strays = sorted(name for name in others if name != "frame_00002.png")
+    shown = ", ".join(strays[:3]) + (f" and {len(strays) - 3} more" if len(strays) > 3 else "")
+    assert captured.err == (f"maxcoord: error: --out: the folder '{folder}' already holds "
+                            f"other files ({shown}); give a new or empty folder for the "
+                            "frames, or a name ending in .png, .gif or .mp4\n")
+    assert captured.out == ""
+    assert sorted(p.name for p in folder.iterdir()) == sorted(others)
 
 
 @pytest.mark.parametrize("command, message", [
