@@ -65,6 +65,22 @@ def test_the_hud_says_paused_instead_of_the_last_real_time_factor(make_viewer):
     assert "real time: paused" in v.hud_text() and "x0.61" not in v.hud_text()
 
 
+def test_the_slow_warning_gives_the_same_real_time_factor_as_the_line_above(make_viewer):
+    """At --time-scale 1/4 the HUD said "real time x0.12" and then "SLOWER THAN REAL TIME
+    (x0.48)", the share of the asked speed, which reads as a second real time factor. Now
+    the warning repeats the factor and says what was asked."""
+    from render_helpers import drop_world
+    v = make_viewer(drop_world())
+    v.sim.time_scale = 0.25
+    v.sim.realtime_factor = 0.12
+    lines = v.hud_text().splitlines()
+    assert "real time x0.12" in lines[2]
+    assert "SLOWER THAN ASKED (real time x0.12, asked x0.25)" in lines
+    v.sim.time_scale = 1.0
+    v.sim.realtime_factor = 0.48
+    assert "SLOWER THAN REAL TIME (real time x0.48)" in v.hud_text().splitlines()
+
+
 def test_n_then_p_brings_back_the_scene_opened_with_its_params_pause_and_time_scale(
         make_viewer, gl_mode):
     """`view pendulum --param length=0.3 --param angle=0 --paused`, then N and P: the pendulum
