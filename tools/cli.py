@@ -758,9 +758,21 @@ def _rendered(done: dict, asked: float, stopped_at: float | None = None) -> str:
     return text + ")"
 
 
+def _check_follow(world, name: str | None):
+    """render's --follow: a body of that name must be there (before any work)."""
+    if name is None:
+        return
+    try:
+        world.body(name)
+    except ValueError as exc:
+        raise UsageError(f"--follow: {exc}") from None
+
+
 def cmd_render(args):
     from render.commands import render_command
     from render.offscreen import RenderStopped
+    if args.frame and args.follow is not None:
+        raise UsageError("--frame and --follow both point the camera; give one of them")
     kind = _render_output(args.out)
     asked = None if args.seconds is None else _number(args.seconds, "--seconds")
     _check_render_numbers(asked, args.fps, kind)
@@ -774,18 +786,20 @@ def cmd_render(args):
             raise UsageError("--dt cannot be used with a recording: it plays the recorded "
                              "poses (record with run --dt)")
         scene, playback = _open_recording(args.scene, args.param, args.sleeping)
+        _check_follow(scene.world, args.follow)
         seconds = playback.duration if asked is None else asked
         if seconds > playback.duration:
             raise UsageError(f"--seconds {seconds:g} is longer than the recording "
                              f"({playback.duration:g} s)")
         done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps, size=size,
-                              playback=playback, frame=args.frame)
+                              playback=playback, frame=args.frame, follow=args.follow)
     else:
         scene = _load(args.scene, _params(args.param), dt, args.sleeping)
+        _check_follow(scene.world, args.follow)
         seconds = 5.0 if asked is None else asked
         try:
             done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps,
-                                  size=size, frame=args.frame)
+                                  size=size, frame=args.frame, follow=args.follow)
         except RenderStopped as stop:        # (what was rendered up to there is written)
             print(_rendered(stop.done, seconds, stopped_at=scene.world.time))
             raise _stopped("render", stop.error, scene.world, stop.in_controller) from None
@@ -914,6 +928,12 @@ def _render_parser(sub):
                    help="step size, in s, a number or a fraction such as 1/240 (default: the "
                         "scene's; 1/240 for the ready scenes; not with a recording)")
     _add_frame(s, "at the start (a .png: at the end)")
+    s.add_argument("--follow", default=None, metavar="NAME",
+                   help="keep the camera, its angles kept, on the body called NAME, as "
+                        "the viewer's T key follows the selected body, close enough that "
+                        "the body spans about a third of the picture's height (e.g. "
+                        "--follow chassis for the car; default: the scene's own camera); not "
+                        "with --frame")
     _add_param(s, recordings=True)
     _add_sleeping(s, drawn=True, recordings=True)
 

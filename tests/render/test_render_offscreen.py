@@ -223,3 +223,29 @@ def test_a_gif_keeps_the_cradle_balls_colours_apart(gl_mode, tmp_path):
     ball_means = np.array(ball_means)
     apart = np.abs(ball_means[:, None] - ball_means[None]).max(axis=-1)
     assert apart[~np.eye(5, dtype=bool)].min() > 40          # (were 14 apart, balls 1 and 3)
+
+
+def test_a_clip_can_follow_a_body(gl_mode, tmp_path):
+    """The car's own camera shows its whole 40 m course: the car was some 70 px wide at
+    1280x720 and left the middle. Following its chassis, every frame has it in the middle,
+    its bounding sphere a third of the picture high (the chassis 47 px wide of 320),
+    2 s down the course as at the start."""
+    from render import render_offscreen
+    from render_helpers import centroid
+    from tools import load_scene
+    scene = load_scene("car")
+    assert scene.world.bodies[1].name == "chassis"
+    w, h = 320, 180
+    r = render_offscreen(scene, seconds=2.0, fps=2, out=tmp_path / "frames", size=(w, h),
+                         follow="chassis", progress=False)
+    assert r["frames"] == 4 and scene.world.positions[1][0] > 5.0     # it drove on
+    for k in range(4):
+        chassis = colour_mask(read_png(tmp_path / "frames" / f"frame_{k:05d}.png"),
+                              body_color(1))
+        x, y = centroid(chassis)
+        assert abs(x - w / 2) < 0.08 * w and abs(y - h / 2) < 0.1 * h, (k, x, y)
+        columns = np.nonzero(chassis.any(axis=0))[0]
+        assert columns.max() - columns.min() > 0.12 * w              # (was 18 px of 320)
+    with pytest.raises(ValueError, match="no body is called 'chasis'; did you mean 'chassis'"):
+        render_offscreen(scene, seconds=0.0, out=tmp_path / "x.png", follow="chasis",
+                         progress=False)

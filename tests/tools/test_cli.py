@@ -1237,6 +1237,18 @@ def test_frames_rendered_into_a_folder_replace_an_earlier_renders(tmp_path, caps
     assert sorted(p.name for p in folder.iterdir()) == ["frame_00000.png", "frame_00001.png"]
 
 
+@pytest.mark.parametrize("extra, message", [
+    (["--follow", "chasis"], "--follow: no body is called 'chasis'; did you mean 'chassis'?"),
+    (["--follow", "chassis", "--frame"],
+     "--frame and --follow both point the camera; give one of them"),
+])
+def test_render_follow_refuses_an_unknown_body_or_frame_too(tmp_path, capsys, extra, message):
+    out = tmp_path / "car.png"
+    assert main(["render", "car", "--seconds", "0", "--out", str(out), *extra]) == 2
+    assert capsys.readouterr().err == f"maxcoord: error: {message}\n"
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("others", [["notes.txt"],
                                     ["frame_1.png", "my_frame_00001.png", "frame_00001.png.bak",
                                      "frame_00002.png", "sub"]])
