@@ -6,13 +6,17 @@ from physics import Ball, Box, Cylinder, Plane
 TITLE = "Gyroscope"
 DESCRIPTION = "A T-handle spun about its middle axis flips (Dzhanibekov effect); a spinning top precesses."
 PARAMS = {"spin": 6.0, "top_spin": 60.0}
+# half sizes (m) of the plate drawn for the T-handle: a 1 kg box of full sides
+# sqrt(12 I) for the inertias 0.02 and 0.01 about the other two axes, and thin
+PLATE_HALF_SIZE = (0.5 * np.sqrt(12 * 0.02), 0.5 * np.sqrt(12 * 0.01), 0.015)
 CAMERA = {"target": (0.5, 0, 1.0), "distance": 4.0, "yaw": 60, "pitch": 20}
 
 
 def build(world, spin=6.0, top_spin=60.0):
-    """A floating T-handle (inertia 0.01, 0.02, 0.03 kg m^2; its weight is held up by a
-    force) spun about its unstable middle axis, and a 1 kg disc-shaped top on a ball joint,
-    tilted 0.3 rad. At 60 rad/s the top is not fast enough for the gyroscope's rate
+    """A floating flat T-handle (inertia 0.01, 0.02, 0.03 kg m^2, drawn as the thin plate
+    that has it; its weight is held up by a force) spun about its unstable middle axis, and
+    a 1 kg disc-shaped top on a ball joint at the tip of a post, its disc 0.3 m up its axis
+    from there, tilted 0.3 rad. At 60 rad/s the top is not fast enough for the gyroscope's rate
     m g l / (I3 w) = 2.45 rad/s: it nutates between 17 and 35 degrees of tilt and precesses at
     3.2 rad/s on average (the slow steady root for this spin is 3.35); at top_spin=300 it
     precesses at 0.50 rad/s against 0.49 (at five times the cost a step).
@@ -23,9 +27,14 @@ def build(world, spin=6.0, top_spin=60.0):
         top_spin (rad/s): the top's start spin about its own symmetry axis.
     """
     world.add_body(Plane(), name="ground")
-    # T-handle: explicit inertia (1, 2, 3) of a handle with a cross bar; drawn as a box.
-    # It floats (gravity is compensated by the controller) so only its spin matters.
-    handle = world.add_body(Box((0.3, 0.06, 0.15)), mass=1.0, inertia=(0.01, 0.02, 0.03),
+    # T-handle: explicit inertia (1, 2, 3) of a flat handle with a cross bar (flat: the
+    # largest is the sum of the other two). It is drawn as the plate of 1 kg that has nearly
+    # that inertia, 0.49 x 0.35 x 0.03 m (0.0101, 0.0201, 0.0300), so the picture shows the
+    # axes in the physics' order: longest along x (least inertia), the middle one along y,
+    # thinnest along z; a 0.6 x 0.12 x 0.3 box had its largest inertia about y, the axis
+    # spun about as the middle one. It floats (gravity is compensated by the controller)
+    # so only its spin matters.
+    handle = world.add_body(Box(PLATE_HALF_SIZE), mass=1.0, inertia=(0.01, 0.02, 0.03),
                             position=(0, 0, 1.5), angular_velocity=(0.02, spin, 0.02), name="T-handle")
     tilt = 0.3
     axis = np.array([np.sin(tilt), 0, np.cos(tilt)])
@@ -33,6 +42,9 @@ def build(world, spin=6.0, top_spin=60.0):
                          orientation=(np.cos(tilt / 2), 0, np.sin(tilt / 2), 0),
                          angular_velocity=top_spin * axis, name="top")
     world.add_joint(Ball(None, top, anchor=(1.0, 0, 0.2)))
+    # a static post up to the ball joint, so the top is seen to stand on something (it
+    # does not touch the disc, whose rim stays over 0.3 m up, above the post's tip)
+    world.add_body(Cylinder(0.015, 0.1), static=True, position=(1.0, 0, 0.1), name="post")
     weight = -handle.mass * world.gravity
 
     def float_handle(world):

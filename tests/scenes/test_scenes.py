@@ -112,3 +112,23 @@ def test_string_parameters_are_coerced_to_the_defaults_type():
     assert scene.params["steps"] == 3 and scene.params["self_collision"] is False
     with pytest.raises(ValueError, match="self_collision"):
         scenes.load("ragdoll", self_collision="maybe")
+
+
+def test_the_gyroscope_draws_shapes_that_agree_with_its_physics():
+    """The T-handle's inertia is 0.01, 0.02, 0.03 kg m^2 about x, y, z (spun about y, the
+    middle one); it was drawn as a 0.6 x 0.12 x 0.3 m box, whose inertia (0.0087, 0.0375,
+    0.0312) is largest about y. Now the drawn box has nearly its inertia, in the same order.
+    The top's ball joint stood in mid air; now a static post reaches up to it."""
+    world = scenes.load("gyroscope").world
+    handle = world.body("T-handle")
+    a, b, c = 2 * np.asarray(handle.shape.half_extents)
+    drawn = handle.mass / 12 * np.array([b * b + c * c, a * a + c * c, a * a + b * b])
+    physical = np.diag(handle.inertia)
+    assert list(np.argsort(drawn)) == list(np.argsort(physical)) == [0, 1, 2]
+    np.testing.assert_allclose(drawn, physical, rtol=0.01)
+    post = world.body("post")
+    assert post.static
+    tip = np.asarray(post.position) + (0, 0, post.shape.half_length)
+    pivot = world.body("top").position - 0.3 * np.array([np.sin(0.3), 0, np.cos(0.3)])
+    np.testing.assert_allclose(tip, pivot, atol=1e-9)
+
