@@ -8,7 +8,7 @@ DESCRIPTION = ("A 15-capsule, 70 kg humanoid (cone/twist-limited ball joints, li
                "shoved in the back at the top of a flight of stairs.")
 PARAMS = {"steps": 8, "rise": 0.2, "run": 0.26, "push": 1.6, "friction": 0.8, "yaw": 0.0,
           "self_collision": True}
-CAMERA = {"target": (0.8, 0.0, 1.0), "distance": 6.0, "yaw": -70, "pitch": 15}
+CAMERA = {"target": (0.8, 0.0, 1.35), "distance": 6.5, "yaw": -70, "pitch": 15}
 
 
 def add_stairs(world, steps, rise, run, width=2.0, landing=1.2, friction=0.8):

@@ -132,3 +132,14 @@ def test_the_gyroscope_draws_shapes_that_agree_with_its_physics():
     pivot = world.body("top").position - 0.3 * np.array([np.sin(0.3), 0, np.cos(0.3)])
     np.testing.assert_allclose(tip, pivot, atol=1e-9)
 
+
+def test_the_ragdoll_scene_leaves_room_above_the_head():
+    """Its camera put the top of the head 2 px from the top edge at 1280x720 (on the edge
+    at 16:10); now there is a twentieth of the picture's height or more above it."""
+    from render.camera import Camera
+    scene = scenes.load("ragdoll")
+    head = scene.world.body("head")
+    top = np.asarray(head.position) + (0, 0, head.shape.bounding_radius())
+    for width, height in ((1280, 720), (1280, 800)):
+        column, row = Camera.from_spec(scene.camera).project(top[None], width, height)[0]
+        assert height - row > 0.05 * height, (width, height, row)     # (rows count up)
