@@ -579,9 +579,29 @@ class Viewer:
                                                 batch=self.timeline_batch, group=fg)
         self._layout_hud()
 
+    HUD_FONT_SIZES = (10, 9, 8, 7)           # pt, tried largest first
+    HUD_SHARE = 0.4                          # most of the window's height the HUD may cover
+
+    def _fit_hud_font(self, w, h):
+        """The largest HUD font whose box takes at most HUD_SHARE of the window's height and
+        fits its width (at 480x270 the 10 pt HUD of nine lines covered over half the view);
+        the smallest where none does. Tried again only when the window or the number of
+        lines changes."""
+        lab = self.hud_label
+        key = (w, h, lab.text.count("\n"))
+        if getattr(self, "_hud_fit", None) == key:
+            return
+        self._hud_fit = key
+        for size in self.HUD_FONT_SIZES:
+            if lab.font_size != size:
+                lab.font_size = size
+            if lab.content_height + 16 <= self.HUD_SHARE * h and lab.content_width + 24 <= w:
+                break
+
     def _layout_hud(self):
         w, h = self.window.get_size()
         lab = self.hud_label
+        self._fit_hud_font(w, h)
         lab.y = h - 8
         ch = lab.content_height
         self.hud_bg.x, self.hud_bg.y = 0, h - ch - 16

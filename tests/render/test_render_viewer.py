@@ -208,3 +208,20 @@ def test_the_hud_time_is_the_time_of_the_state_drawn(make_viewer):
         v.tick(1 / 60)
         v.draw_frame()
         assert f"t {world.time:9.3f} s" in v.hud_label.text, (world.time, v.hud_label.text)
+
+
+def test_the_hud_fits_a_small_window(make_viewer):
+    """At 480x270 the 10 pt HUD (seven lines with the slow warning) was 135 px high, half
+    the view; it now takes a smaller font there, at most 40 % of the height, and keeps
+    10 pt where there is room."""
+    heights = {}
+    for size in ((480, 270), (1280, 720)):
+        v = make_viewer(drop_world(), size=size)
+        v.sim.time_scale = 0.25
+        v.sim.realtime_factor = 0.12
+        v._update_hud(force=True)
+        assert len(v.hud_label.text.splitlines()) == 7
+        heights[size] = (v.hud_label.font_size, v.hud_bg.height)
+    font, height = heights[(480, 270)]
+    assert font < 10 and height <= 0.4 * 270, heights
+    assert heights[(1280, 720)][0] == 10, heights
