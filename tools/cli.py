@@ -724,7 +724,7 @@ def _check_render_numbers(seconds: float | None, fps: int, kind: str):
     """render's --seconds and --fps, before any work (a GIF plays at most 50 fps). A clip
     takes positive seconds, as run does; a still takes 0 too: the state at the start."""
     if seconds is not None and not (np.isfinite(seconds) and seconds >= 0):
-        raise UsageError(f"--seconds must be a number of seconds >= 0, got {seconds:g}")
+        raise UsageError(f"--seconds must be a finite number of seconds >= 0, got {seconds:g}")
     if seconds == 0 and kind != "png":
         raise UsageError("--seconds must be positive for a clip or frames, got 0; a .png "
                          "--out takes 0 (the state at the start)")
