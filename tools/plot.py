@@ -97,8 +97,15 @@ def _plot_overview(plt, path: str, rec):
     finite = energy[np.isfinite(energy)]
     axes[0].plot(t, energy - (finite[0] if finite.size else 0.0))
     axes[0].set_ylabel("energy - E0 (J)")
-    axes[1].semilogy(t, np.maximum(error, 1e-16))
+    # (a log axis has no 0: exact zeros, a mechanism without joints or one they hold
+    # exactly, are left out of the curve and said so, not drawn at a floor as if measured)
+    axes[1].semilogy(t, np.where(error > 0.0, error, np.nan))
     axes[1].set_ylabel("constraint error (m)")
+    zeros = np.count_nonzero(error == 0.0)
+    if zeros:
+        axes[1].text(0.01, 0.95, "exactly 0 throughout" if zeros == error.size else
+                     f"exactly 0 at {zeros} of {error.size} samples (not drawn)",
+                     transform=axes[1].transAxes, va="top", fontsize="small")
     if rows == 3:
         lines = axes[2].plot(t, coords)
         axes[2].set_ylabel("joint coordinates\n(rad or m, from creation)")

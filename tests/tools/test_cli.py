@@ -645,6 +645,29 @@ def test_a_recording_names_its_joint_coordinates_and_the_plot_labels_them(tmp_pa
     assert legends == [["Hinge 0 (rod1), rad", "Hinge 1 (rod2), rad"]]
 
 
+def test_plot_says_a_constraint_error_of_exactly_zero_is_zero(tmp_path, monkeypatch):
+    """A recording whose constraint error is exactly 0 (no joints) drew a line at 1e-16 on
+    the log axis, which reads as an error of 1e-16 (a viewer explorer's finding). Its zeros
+    are now left out of the curve and the panel says they are exactly 0."""
+    out = tmp_path / "rec.npz"
+    assert main(["run", "double_pendulum", "--seconds", "0.1", "--quiet",
+                 "--record", str(out)]) == 0
+    d = dict(np.load(out))
+    k = len(d["time"])
+    d["constraint_error"] = np.where(np.arange(k) < 3, 0.0, 1e-9)
+    np.savez(out, **d)
+    import matplotlib.axes
+    drawn, said = [], []
+    real_semilogy, real_text = matplotlib.axes.Axes.semilogy, matplotlib.axes.Axes.text
+    monkeypatch.setattr(matplotlib.axes.Axes, "semilogy", lambda ax, x, y, *a, **kw: drawn.append(
+        np.array(y)) or real_semilogy(ax, x, y, *a, **kw))
+    monkeypatch.setattr(matplotlib.axes.Axes, "text", lambda ax, x, y, s, *a, **kw: said.append(
+        s) or real_text(ax, x, y, s, *a, **kw))
+    assert main(["plot", str(out), "--out", str(tmp_path / "p.png")]) == 0
+    assert np.isnan(drawn[0][:3]).all() and np.all(drawn[0][3:] == 1e-9)
+    assert said == [f"exactly 0 at 3 of {k} samples (not drawn)"]
+
+
 def test_plot_warns_of_arrays_it_cannot_draw_as_recorded(tmp_path, capsys):
     """An energy that is NaN throughout drew an empty panel, and joint coordinates of another
     width than their names (or not finite) were relabelled or left out, all without a word:
