@@ -728,8 +728,9 @@ def _check_render_numbers(seconds: float | None, fps: int, kind: str):
     if seconds == 0 and kind != "png":
         raise UsageError("--seconds must be positive for a clip or frames, got 0; a .png "
                          "--out takes 0 (the state at the start)")
-    if not fps > 0:
-        raise UsageError(f"--fps must be a positive number of frames per second, got {fps}")
+    if not (np.isfinite(fps) and fps > 0):
+        raise UsageError(f"--fps must be a positive finite number of frames per second, "
+                         f"got {fps:g}")
     if kind == "gif":
         from render.imagefiles import check_gif_fps
         try:
@@ -775,7 +776,8 @@ def cmd_render(args):
         raise UsageError("--frame and --follow both point the camera; give one of them")
     kind = _render_output(args.out)
     asked = None if args.seconds is None else _number(args.seconds, "--seconds")
-    _check_render_numbers(asked, args.fps, kind)
+    fps = _number(args.fps, "--fps", "a number of frames per second", "30000/1001")
+    _check_render_numbers(asked, fps, kind)
     size, dt = _size(args.size), _dt(args.dt)
     if kind == "mp4" and (size[0] % 2 or size[1] % 2):
         even = tuple(side + side % 2 for side in size)
@@ -791,14 +793,14 @@ def cmd_render(args):
         if seconds > playback.duration:
             raise UsageError(f"--seconds {seconds:g} is longer than the recording "
                              f"({playback.duration:g} s)")
-        done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps, size=size,
+        done = render_command(scene, seconds=seconds, out=args.out, fps=fps, size=size,
                               playback=playback, frame=args.frame, follow=args.follow)
     else:
         scene = _load(args.scene, _params(args.param), dt, args.sleeping)
         _check_follow(scene.world, args.follow)
         seconds = 5.0 if asked is None else asked
         try:
-            done = render_command(scene, seconds=seconds, out=args.out, fps=args.fps,
+            done = render_command(scene, seconds=seconds, out=args.out, fps=fps,
                                   size=size, frame=args.frame, follow=args.follow)
         except RenderStopped as stop:        # (what was rendered up to there is written)
             print(_rendered(stop.done, seconds, stopped_at=scene.world.time))
@@ -918,9 +920,9 @@ def _render_parser(sub):
                         "suffix, new, empty or holding only an earlier render's "
                         "frame_NNNNN.png, which are removed first); the folder it goes in "
                         "must exist")
-    s.add_argument("--fps", type=int, default=30, metavar="N",
-                   help="frames per second of a clip, frame k showing t = k / N s (default "
-                        "30; a GIF at most 50)")
+    s.add_argument("--fps", default="30", metavar="N",
+                   help="frames per second of a clip, frame k showing t = k / N s, a number "
+                        "or a fraction a/b (default 30; a GIF at most 50)")
     s.add_argument("--size", default="1280x720", metavar="WxH",
                    help=f"picture size in pixels, each side at most {MAX_SIZE} (default "
                         "1280x720; a GIF at 640x360 takes about a third of the bytes)")

@@ -101,6 +101,8 @@ def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     (["render", "pendulum", "--out", "clip.gif", "--fps", "60"],
      "--fps must be above 0 and at most 50 for a GIF"),
     (["render", "pendulum", "--out", "clip.gif", "--fps", "0"], "--fps must be a positive"),
+    (["render", "pendulum", "--out", "clip.gif", "--fps", "fast"],
+     "--fps must be a number of frames per second or a fraction such as 30000/1001, got 'fast'"),
     (["render", "pendulum", "--out", "clip.gif", "--seconds", "-1"],
      "--seconds must be a finite number of seconds >= 0, got -1"),
     (["render", "pendulum", "--out", "clip.gif", "--seconds", "inf"],
@@ -1243,6 +1245,16 @@ def test_a_scene_file_imports_a_module_beside_it_without_leaving_sys_path_change
     assert _row(capsys.readouterr().out, "bodies / joints").strip() == "2 / 0"
     assert sys.path == path
     monkeypatch.delitem(sys.modules, "beside_the_scene")
+
+
+def test_render_takes_a_fractional_frame_rate(tmp_path, capsys):
+    """--fps took whole numbers only (2.5 got argparse's usage and "invalid int value"),
+    though the clip's clock and writers take any rate; now a number or a fraction a/b."""
+    folder = tmp_path / "frames"
+    assert main(["render", "pendulum", "--out", f"{folder}/", "--seconds", "2", "--fps", "5/2",
+                 "--size", "32x18"]) == 0
+    assert "(5 frames at 2.5 fps: 2.00 s" in capsys.readouterr().out
+    assert len(list(folder.iterdir())) == 5
 
 
 def test_frames_rendered_into_a_folder_replace_an_earlier_renders(tmp_path, capsys):
