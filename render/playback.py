@@ -159,8 +159,10 @@ def _check_shapes(recording: Recording, world):
     if other.size:
         src = f"{recording.path}: " if recording.path else ""
         i = int(other[0])
+        changed = ("1 body another shape" if other.size == 1
+                   else f"{other.size} bodies other shapes")
         raise ValueError(f"{src}scene {recording.scene!r} rebuilt with these parameters gives "
-                         f"{other.size} bodies other shapes than were recorded (body {i}: "
+                         f"{changed} than were recorded (body {i}: "
                          f"{world.bodies[i].shape!r} now): its file changed since, or it "
                          "builds at random; record it again")
 

@@ -98,9 +98,16 @@ def describe(name: str) -> dict:
     parameters = {key: {"default": value, **documented.get(key, {"unit": "", "meaning": ""})}
                   for key, value in defaults.items()}
     return {"name": name, "title": getattr(m, "TITLE", name),
-            "description": getattr(m, "DESCRIPTION", ""), "params": defaults,
+            "description": getattr(m, "DESCRIPTION", "") or _first_paragraph(m.__doc__),
+            "params": defaults,
             "parameters": parameters,
             "documented_only": [key for key in documented if key not in defaults]}
+
+
+def _first_paragraph(doc: str | None) -> str:
+    """A scene file's module docstring's first paragraph on one line (what `maxcoord list`
+    shows of a file without DESCRIPTION), or ""."""
+    return " ".join((doc or "").strip().split("\n\n")[0].split())
 
 
 # a parameter's line in a build docstring's "Parameters:" section: "name (unit): meaning",

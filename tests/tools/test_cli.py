@@ -230,6 +230,17 @@ def test_list_describes_one_scene(capsys):
     assert "unknown scene 'nosuch'" in capsys.readouterr().err
 
 
+def test_list_shows_a_scene_files_docstring_where_it_has_no_description(tmp_path, capsys):
+    """A scene file without DESCRIPTION was listed as "(no DESCRIPTION)" though its module
+    docstring said what it is (a viewer explorer's scene file); its first paragraph is shown."""
+    scene = tmp_path / "shapes_scene.py"
+    scene.write_text('"""Four shapes dropped\non a plane.\n\nMore detail."""\n'
+                     "from physics import World\n\n\ndef build():\n    return World()\n")
+    assert main(["list", str(scene)]) == 0
+    out = capsys.readouterr().out
+    assert " ".join(out.split()[1:]) == "Four shapes dropped on a plane. (no parameters)"
+
+
 def _listed_parameters(tmp_path, capsys, name, source):
     """The parameter lines `maxcoord list` prints for a scene file of this source, each with
     its runs of spaces made one."""

@@ -180,5 +180,5 @@ def test_a_scene_file_edited_since_its_recording_is_refused_at_playback(tmp_path
     capsys.readouterr()
     assert main(["view", "drop.npz"]) == 2
     err = capsys.readouterr().err
-    assert "gives 1 bodies other shapes than were recorded (body 1: Box(" in err
+    assert "gives 1 body another shape than were recorded (body 1: Box(" in err
     assert "record it again" in err and len(err.strip().splitlines()) == 1
