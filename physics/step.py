@@ -1052,9 +1052,12 @@ def advance(world):
         raise StepError(f"step at t={world.time:.6g} s failed: {exc}; the world is unchanged "
                         "(check for conflicting joints, bodies of wildly different mass, or "
                         f"forces too large for dt){_QUEUED}") from None
-    if not all(np.isfinite(s).all() for s in state):
+    finite = all(np.isfinite(s).all() for s in state)
+    if not finite or _energy_overflows(world, model, state):
         world._stiffness, world._start_cache = stiffness, None
-        raise StepError(f"step at t={world.time:.6g} s produced NaN or infinity; the world is "
+        produced = ("NaN or infinity" if not finite
+                    else "speeds so large that their kinetic energy overflows to infinity")
+        raise StepError(f"step at t={world.time:.6g} s produced {produced}; the world is "
                         f"unchanged (forces too large for dt, or an unstable configuration)"
                         f"{_QUEUED}")
     for name, value in zip(("_x", "_q", "_v", "_w"), state):
@@ -1081,6 +1084,20 @@ def advance(world):
         _store_contacts(world, report)
     else:
         substep_mean(world, parts)
+
+
+def _energy_overflows(world, model, state) -> bool:
+    """Whether the kinetic energy of ``state`` is beyond a float: finite velocities of 1e297
+    m/s square to infinity, and a world that took them reported an infinite energy from then
+    on. One bound, no rotations: sum of m v.v + tr(I) w.w over dynamic bodies (tr(I) is at
+    least the largest principal moment), at least twice the kinetic energy."""
+    n = world._n
+    v, w = state[2][model.dynamic], state[3][model.dynamic]
+    mass = world._mass[:n][model.dynamic]
+    trace = np.trace(world._inertia[:n][model.dynamic], axis1=1, axis2=2)
+    with np.errstate(over="ignore", invalid="ignore"):   # (the overflow is what is asked)
+        bound = (mass * einsum("ij,ij->i", v, v)).sum() + (trace * einsum("ij,ij->i", w, w)).sum()
+    return not np.isfinite(bound)
 
 
 def _conservative(world, report) -> bool:

@@ -952,6 +952,26 @@ def test_a_step_that_would_overflow_raises_and_leaves_the_world_unchanged():
     assert np.isfinite(world.positions).all()
 
 
+def test_a_step_whose_kinetic_energy_would_overflow_raises_and_leaves_the_world_unchanged():
+    """1e300 N on a 1 kg ball: a finite 4.2e297 m/s whose square overflows. The step was
+    taken, and world.energy() was inf from then on; now it is a StepError and the world is
+    as it was, with its energy finite."""
+    world = World()
+    world.add_body(Plane())
+    ball = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 0.1))
+    world.step(10)
+    ball.apply_force((1e300, 0, 0))
+    before = world.get_state()
+    with pytest.raises(StepError, match="produced speeds so large that their kinetic energy "
+                                        "overflows to infinity; the world is unchanged"):
+        world.step()
+    assert_same_snapshot(world.get_state(), before)
+    assert np.isfinite(world.energy()) and abs(ball.linear_velocity[0]) < 1e-6
+    world.clear_forces()
+    world.step()
+    assert np.isfinite(world.energy())
+
+
 @pytest.mark.parametrize("scene, params, before, after", [
     ("ragdoll_pile", {"count": 2}, 150, 60),      # contacts, limits, joints: iterative solve
     ("marbles", {"count": 60, "half_width": 0.15}, 120, 40),
