@@ -333,7 +333,7 @@ class World:
     # -- building ------------------------------------------------------------------------
     def add_body(self, shape: Shape | None = None, *, mass=None, density=None, inertia=None,
                  position=(0, 0, 0), orientation=(1, 0, 0, 0), linear_velocity=(0, 0, 0),
-                 angular_velocity=(0, 0, 0), static: bool = False, friction: float = 0.5,
+                 angular_velocity=(0, 0, 0), static: bool | None = None, friction: float = 0.5,
                  restitution: float = 0.0, rolling_friction: float = 0.0,
                  spin_friction: float = 0.0, linear_damping: float = 0.0,
                  angular_damping: float = 0.0, name: str | None = None) -> Body:
@@ -341,7 +341,8 @@ class World:
 
         Mass properties come from ``shape`` with ``mass`` (kg) or ``density`` (kg/m^3); an
         explicit body-frame ``inertia`` (3x3 or 3 diagonal values, kg m^2, about the centre of
-        mass) overrides the shape's. Planes, and bodies with ``static=True``, are never pushed.
+        mass) overrides the shape's. Planes, and bodies with ``static=True``, are never pushed
+        (a static body takes no mass, density or inertia, and a plane no ``static=False``).
         Planes never move; a static body stays put unless given a velocity
         (``linear_velocity`` / ``angular_velocity``), which moves it at that velocity
         (kinematic: a moving platform, a turntable, a paddle that pushes and carries dynamic
@@ -355,7 +356,12 @@ class World:
         """
         if shape is not None and not isinstance(shape, Shape):
             raise ValueError(f"shape must be a Sphere, Box, Capsule, Cylinder or Plane, got {shape!r}")
-        static = check_flag("static", static) or isinstance(shape, Plane)
+        given_static = None if static is None else check_flag("static", static)
+        if isinstance(shape, Plane) and given_static is False:
+            raise ValueError("static=False cannot hold for a Plane: a plane is always static "
+                             "(it never moves); drop static=, or give a thin Box with mass= "
+                             "for a slab that moves")
+        static = isinstance(shape, Plane) or bool(given_static)
         damping = [check_positive(label, value, allow_zero=True) for label, value in
                    (("linear_damping", linear_damping), ("angular_damping", angular_damping))]
         if static and any(damping):
@@ -381,6 +387,10 @@ class World:
             self._check_mass_for_cfm(m)
         elif mass is not None or density is not None:
             raise ValueError("a static body has no mass; drop mass= and density=")
+        elif inertia is not None:
+            # (it was dropped without a word: a static body turns as it is told, never pushed)
+            raise ValueError("a static body has no inertia (nothing turns it but the "
+                             "angular_velocity it is given); drop inertia=")
         i = self._append_row(NO_SHAPE if shape is None else shape.KIND,
                              np.zeros(4) if shape is None else shape.params, m, I, static)
         self._x[i], self._q[i], self._v[i], self._w[i] = pos, quat, vel, omega

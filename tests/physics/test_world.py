@@ -1306,6 +1306,26 @@ def test_flags_names_and_vectors_of_the_wrong_kind_are_refused_by_name():
     assert body.name == "post"
 
 
+def test_what_a_static_body_or_a_plane_cannot_take_is_refused_not_dropped():
+    """add_body(Box, static=True, inertia=(1, 1, 1)) made a body with no inertia without a
+    word (mass= and density= were refused), and add_body(Plane(), static=False) made a
+    static plane. Both are refused, naming what to drop; nothing is added."""
+    world = World()
+    with pytest.raises(ValueError, match=r"^a static body has no inertia \(nothing turns it "
+                                         r"but the angular_velocity it is given\); drop "
+                                         r"inertia=$"):
+        world.add_body(Box((1, 1, 1)), static=True, inertia=(1, 1, 1))
+    with pytest.raises(ValueError, match=r"^static=False cannot hold for a Plane: a plane is "
+                                         r"always static \(it never moves\); drop static=, "
+                                         r"or give a thin Box with mass= for a slab"):
+        world.add_body(Plane(), static=False)
+    with pytest.raises(ValueError, match="^static must be True or False, got 0"):
+        world.add_body(Plane(), static=0)
+    assert len(world.bodies) == 0
+    assert world.add_body(Plane()).static and world.add_body(Plane(), static=True).static
+    assert not world.add_body(Box((1, 1, 1)), mass=1.0).static
+
+
 def test_removing_what_is_no_body_or_joint_names_the_parameter():
     """remove_joint('x') raised AttributeError: 'str' object has no attribute '_world'."""
     world = World()
