@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse._sparsetools import csc_matvec as _csc_matvec, csr_matvec as _csr_matvec
 
-from .linsolve import make_factorizer
+from .linsolve import SingularSystemError, make_factorizer
 from .math3d import einsum
 
 
@@ -109,8 +109,14 @@ class Pattern:
 
     def factor(self, rows, inv_mass: np.ndarray, inv_inertia: np.ndarray, cfm: float):
         """The factorisation of A = J M^-1 J^T + cfm for these rows (``rows.Rows``)."""
-        return self.factorizer.factor(self.values(rows.Ja, rows.Jb, inv_mass, inv_inertia, cfm,
-                                                  blocks=rows.blocks))
+        try:
+            return self.factorizer.factor(self.values(rows.Ja, rows.Jb, inv_mass, inv_inertia,
+                                                      cfm, blocks=rows.blocks))
+        except SingularSystemError as exc:
+            if exc.row is not None and exc.pattern is None:
+                exc.pattern = self
+                exc.bodies = tuple(int(r) for r in self.side_body[2 * exc.row:2 * exc.row + 2])
+            raise
 
     def _gram_contributions(self, sides, inv_mass, inv_inertia):
         """The kept pairs' S M^-1 S^T entries from the per-side blocks ``sides`` (2m, 6) (side

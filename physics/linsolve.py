@@ -28,7 +28,14 @@ BANDED_WORK_LIMIT = 4e6
 
 
 class SingularSystemError(np.linalg.LinAlgError):
-    pass
+    """A factorisation that broke down. ``row``: the row (in the original order) where it did,
+    when the factoriser knows; ``pattern`` and ``bodies``: the ``assembly.Pattern`` whose
+    matrix it was and the two body rows of that row, when it was one (set there), so that the
+    step can name the joint or the bodies rather than a row number of a matrix nobody sees."""
+
+    def __init__(self, message, row=None):
+        super().__init__(message)
+        self.row, self.pattern, self.bodies = row, None, None
 
 
 def make_factorizer(graph: sp.csr_matrix):
@@ -78,7 +85,9 @@ class BandedCholesky:
         ab = data.reshape(self.m, self.bandwidth + 1).T
         c, info = lapack.dpbtrf(ab, lower=1, overwrite_ab=1)
         if info != 0:
-            raise SingularSystemError(f"constraint matrix is not positive definite (row {info})")
+            # (info > 0: the leading minor of that order, in the band's order, is not positive)
+            raise SingularSystemError("constraint matrix is not positive definite",
+                                      row=int(self.order[info - 1]) if info > 0 else None)
         return c
 
     def solve(self, factor, rhs: np.ndarray) -> np.ndarray:

@@ -45,8 +45,26 @@ from .unilateral import (Unilateral, bounded_impulse, bounded_multipliers, kept_
                          push_velocities, resolve_impacts, unilateral_rows, with_overrun_limits)
 
 
-# (the forces and torques applied for a failed step are part of the world left unchanged)
-_QUEUED = "; the forces applied for it stay queued: world.clear_forces() drops them"
+def _queued(world) -> str:
+    """The end of a StepError's message: the forces and torques applied for the failed step
+    are part of the world left unchanged, and the next step would fail again with them (said
+    only when there are some: a velocity set by hand has none to drop)."""
+    n = world._n
+    if not (world._force[:n].any() or world._torque[:n].any()):
+        return ""
+    return "; the forces applied for it stay queued: world.clear_forces() drops them"
+
+
+def _where_singular(world, model, exc) -> str:
+    """Whom the row where a factorisation broke down belongs to: the joint, for the joints'
+    own matrix (its rows are the model's), else the two bodies the row acts on; "" when the
+    factoriser did not say (SuperLU)."""
+    if not isinstance(exc, SingularSystemError) or exc.bodies is None:
+        return ""
+    if exc.pattern is model.pattern:
+        return f" at a row of {world._joints[int(model.owner[exc.row])]!r}"
+    a, b = (world._handles[r] for r in exc.bodies)
+    return f" at a row between {'the world' if a is None else repr(a)} and {b!r}"
 
 
 class StartCache(NamedTuple):
@@ -1049,9 +1067,10 @@ def advance(world):
         # (the last two: Python's own float arithmetic in a solver, where numpy's would
         # have given an infinity or a NaN)
         world._stiffness, world._start_cache = stiffness, None
-        raise StepError(f"step at t={world.time:.6g} s failed: {exc}; the world is unchanged "
+        raise StepError(f"step at t={world.time:.6g} s failed: {exc}"
+                        f"{_where_singular(world, model, exc)}; the world is unchanged "
                         "(check for conflicting joints, bodies of wildly different mass, or "
-                        f"forces too large for dt){_QUEUED}") from None
+                        f"forces too large for dt){_queued(world)}") from None
     finite = all(np.isfinite(s).all() for s in state)
     if not finite or _energy_overflows(world, model, state):
         world._stiffness, world._start_cache = stiffness, None
@@ -1059,7 +1078,7 @@ def advance(world):
                     else "speeds so large that their kinetic energy overflows to infinity")
         raise StepError(f"step at t={world.time:.6g} s produced {produced}; the world is "
                         f"unchanged (forces too large for dt, or an unstable configuration)"
-                        f"{_QUEUED}")
+                        f"{_queued(world)}")
     for name, value in zip(("_x", "_q", "_v", "_w"), state):
         getattr(world, name)[:n] = value
     world._force[:n] = 0.0

@@ -1176,24 +1176,50 @@ def test_a_step_stopped_with_ctrl_c_leaves_the_world_as_it_was(monkeypatch):
     assert_same_state(world.get_state(), twin.get_state())
 
 
-def test_a_singular_step_says_what_to_do_about_the_queued_forces():
+def test_a_singular_step_names_the_joint_and_says_what_to_do_about_the_queued_forces():
     """A hand of inertia 1e-300 kg m^2 on a ball joint: the joints' matrix is singular. The
-    StepError says the queued forces stay and how to drop them (it printed '{_QUEUED}').
+    StepError names the joint whose row the factorisation broke down at (it said '(row 5)'),
+    and says the queued forces stay and how to drop them only when some are queued (it said
+    so with none, and once printed '{_QUEUED}').
     (The hand has no shape: one with a shape is refused so small an inertia.)"""
     world = World()
-    arm = world.add_body(Capsule(0.05, 0.2), mass=1.0, position=(0, 0, 1))
-    hand = world.add_body(None, mass=0.5, inertia=(1e-3,) * 3, position=(0, 0, 0.6))
+    arm = world.add_body(Capsule(0.05, 0.2), mass=1.0, position=(0, 0, 1), name="arm")
+    hand = world.add_body(None, mass=0.5, inertia=(1e-3,) * 3, position=(0, 0, 0.6),
+                          name="hand")
     hinge = world.add_joint(Hinge(None, arm, anchor=(0, 0, 1.2), axis=(0, 1, 0),
                                   limits=(-1, 1)))
     hinge.set_motor(velocity=1.0, max_force=5.0)
-    world.add_joint(Ball(arm, hand, anchor=(0, 0, 0.7)))
+    world.add_joint(Ball(arm, hand, anchor=(0, 0, 0.7), name="wrist"))
     world.step(10)
     hand.inertia = (1e-300,) * 3
-    with pytest.raises(StepError, match="failed: .*the world is unchanged") as error:
+    failed = ("failed: constraint matrix is not positive definite at a row of <Ball 'wrist' "
+              "<Body 'arm' #0 Capsule> -> <Body 'hand' #1 no shape>>; the world is unchanged "
+              "(check for conflicting joints, bodies of wildly different mass, or forces too "
+              "large for dt)")
+    with pytest.raises(StepError) as error:
+        world.step()
+    assert str(error.value) == f"step at t={world.time:.6g} s {failed}"
+    hand.apply_force((1.0, 0, 0))
+    with pytest.raises(StepError) as error:
         world.step()
     assert "{" not in str(error.value)
-    assert str(error.value).endswith("the forces applied for it stay queued: "
-                                     "world.clear_forces() drops them")
+    assert str(error.value) == (f"step at t={world.time:.6g} s {failed}; the forces applied "
+                                "for it stay queued: world.clear_forces() drops them")
+
+
+def test_a_step_error_with_no_forces_queued_does_not_speak_of_them():
+    """A velocity of 1e300 m/s set by hand, nothing applied: the StepError said the forces
+    applied for the step stay queued and world.clear_forces() drops them; there are none."""
+    world = World()
+    box = world.add_body(Box((0.1,) * 3), mass=1.0, position=(0, 0, 1))
+    world.add_joint(Hinge(None, box, anchor=(0, 0, 1.2), axis=(0, 1, 0)))
+    box.linear_velocity = (1e300, 0, 0)
+    before = world.get_state()
+    with pytest.raises(StepError) as error:
+        world.step()
+    assert str(error.value) == ("step at t=0 s produced NaN or infinity; the world is unchanged "
+                                "(forces too large for dt, or an unstable configuration)")
+    assert_same_snapshot(world.get_state(), before)
 
 
 def test_queued_loads_that_would_overflow_are_refused_and_leave_the_queue_as_it_was():
