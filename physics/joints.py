@@ -267,6 +267,10 @@ def _check_limits(limits, name="limits"):
     """(lower, upper) with lower < upper; one of them may be infinite (a one-sided limit)."""
     if limits is None:
         return (-np.inf, np.inf)
+    if isinstance(limits, (set, frozenset)):
+        # (unpacked, {-1, 1} gave whichever order the set keeps, and was refused as (1, -1))
+        raise ValueError(f"{name} must be a tuple (lower, upper): a set has no order, got "
+                         f"{limits!r}")
     try:
         lo, hi = limits
     except (TypeError, ValueError):
@@ -367,7 +371,7 @@ class _Actuated(_Frictional):
             # (legal: a hinge's angle counts whole turns; but degrees typed for radians look
             # so, and would otherwise leave the joint silently unlimited)
             warn_user(f"{self._prefix}limits {shown(limits)} reach beyond a whole turn "
-                      f"({max(finite) / (2 * np.pi):.1f} turns): they are in rad; for degrees "
+                      f"({max(finite) / (2 * np.pi):.3g} turns): they are in rad; for degrees "
                       f"give np.radians({shown(limits)})")
         self._limits = limits
         self._coordinates_changed()

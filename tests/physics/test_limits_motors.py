@@ -986,7 +986,7 @@ def test_limits_typed_in_degrees_are_refused_or_pointed_out():
     ball = Ball(None, rod, anchor=(0, 0, 0), twist_limits=(-np.inf, np.pi))
     assert ball.twist_limits == (-np.inf, np.pi)
     with pytest.warns(UserWarning, match=r"limits \(-45, 45\) reach beyond a whole turn "
-                                         r"\(7.2 turns\).*np.radians") as caught:
+                                         r"\(7.16 turns\).*np.radians") as caught:
         hinge = Hinge(None, rod, anchor=(0, 0, 0), axis=(1, 0, 0), limits=(-45, 45))
     assert caught[0].filename == __file__
     assert hinge.limits == (-45, 45)                  # (kept: several turns are legal)
@@ -996,6 +996,26 @@ def test_limits_typed_in_degrees_are_refused_or_pointed_out():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         Hinge(None, rod, anchor=(0, 0, 0), axis=(1, 0, 0), limits=(-np.pi, 2 * np.pi))
+
+
+def test_limits_far_beyond_a_turn_warn_in_a_short_line_and_a_set_of_limits_is_refused():
+    """limits=(-1e300, 1e300) warned in 426 characters, the turns written out in 300
+    digits; limits={-1, 1}, a set, was unpacked in the set's own order and refused as
+    'got (1, -1)'."""
+    rod = World().add_body(Box((0.02, 0.02, 0.5)), mass=1.0)
+    with pytest.warns(UserWarning) as caught:
+        Hinge(None, rod, anchor=(0, 0, 0), axis=(1, 0, 0), limits=(-1e300, 1e300))
+    assert str(caught[0].message) == (
+        "limits (-1e+300, 1e+300) reach beyond a whole turn (1.59e+299 turns): they are in "
+        "rad; for degrees give np.radians((-1e+300, 1e+300))")
+    for limits in ({-1, 1}, frozenset({-1, 1})):
+        with pytest.raises(ValueError, match=r"^limits must be a tuple \(lower, upper\): a set "
+                                             r"has no order, got "):
+            Hinge(None, rod, anchor=(0, 0, 0), axis=(1, 0, 0), limits=limits)
+    hinge = Hinge(None, rod, anchor=(0, 0, 0), axis=(1, 0, 0), limits=[-1, 1])
+    with pytest.raises(ValueError, match=r"^limits must be a tuple \(lower, upper\)"):
+        hinge.limits = {0.5, -0.5}
+    assert hinge.limits == (-1, 1)
 
 
 @pytest.mark.parametrize("speed", [5.0, 20.0, 100.0])
