@@ -1247,6 +1247,16 @@ class World:
         if missing:
             raise ValueError(f"state must be a snapshot from World.get_state; it has no "
                              f"{', '.join(repr(k) for k in missing)}")
+        for key in ("n_bodies", "n_joints"):
+            # (a "3" compared unequal to 3 and was refused as from a world of 3 bodies)
+            count = state[key]
+            if isinstance(count, (bool, np.bool_)) or not (
+                    isinstance(count, (int, np.integer)) or (isinstance(count, np.ndarray)
+                                                             and count.shape == ()
+                                                             and count.dtype.kind in "iu")):
+                raise ValueError(f"state[{key!r}] must be a whole number (the count "
+                                 f"World.get_state wrote), got {count!r} "
+                                 f"({type(count).__name__}); pass the snapshot as taken")
         if state["n_bodies"] != self._n - 1 or state["n_joints"] != len(self._joints):
             raise ValueError(f"state was taken from a world of {state['n_bodies']} bodies and "
                              f"{state['n_joints']} joints; this one has {self._n - 1} and "

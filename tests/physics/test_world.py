@@ -1104,6 +1104,12 @@ def test_a_snapshot_is_refused_after_a_body_is_respawned_as_one_of_the_same_shap
     pytest.param(lambda s: s.__setitem__("topology", "junk"), r"topology'\] is damaged",
                  id="topology"),
     pytest.param(lambda s: s.clear(), "it has no 'n_bodies', 'n_joints', 'x', 'q'", id="empty"),
+    # (a count given as a string said "taken from a world of 5 bodies ...; this one has 5")
+    pytest.param(lambda s: s.__setitem__("n_bodies", str(s["n_bodies"])),
+                 r"^state\['n_bodies'\] must be a whole number \(the count World.get_state "
+                 r"wrote\), got '\d+' \(str\); pass the snapshot as taken$", id="n_bodies-str"),
+    pytest.param(lambda s: s.__setitem__("n_joints", float(s["n_joints"])),
+                 r"^state\['n_joints'\] must be a whole number .*\(float\)", id="n_joints-float"),
     # (a string for w said only "could not convert string to float")
     pytest.param(lambda s: s.__setitem__("w", "abc"), r"state\['w'\] must be an array of "
                  r"shape \(6, 3\) of numbers, got 'abc'", id="w-string"),
