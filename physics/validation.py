@@ -54,12 +54,20 @@ def numbers(name: str, value, what: str) -> np.ndarray:
     if value is not None:
         try:
             arr = np.asarray(value)
-            # (kind "O": a ragged or odd sequence, whose entries must still be real numbers)
-            if arr.dtype.kind in "iufO":
+            # (kind "O": a ragged or odd sequence, whose entries must still be real numbers:
+            # a None among them became NaN, refused as "must be finite")
+            if arr.dtype.kind in "iuf" or (arr.dtype.kind == "O" and _all_real(arr)):
                 return arr.astype(float)
         except (TypeError, ValueError, OverflowError):
             pass
     raise ValueError(f"{name} must be {what}, got {value!r}")
+
+
+def _all_real(arr: np.ndarray) -> bool:
+    """Whether every entry of an object array is a real number (a Python or numpy int or
+    float, not a bool, None or a string)."""
+    return all(isinstance(x, (int, float, np.integer, np.floating))
+               and not isinstance(x, (bool, np.bool_)) for x in arr.flat)
 
 
 def check_vector(name: str, value, size: int) -> np.ndarray:

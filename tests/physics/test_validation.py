@@ -1,4 +1,6 @@
 """The shared checks of user input (physics.validation): each refuses by the parameter's name."""
+import re
+
 import numpy as np
 import pytest
 
@@ -85,3 +87,16 @@ def test_a_box_of_the_heaviest_mass_allowed_rests_on_the_ground():
     world.step(240)
     assert 0.1 - box.position[2] < 5e-4
 
+
+
+def test_a_vector_with_none_or_a_list_among_its_numbers_is_refused_as_not_numbers():
+    """Box([1, None, 3]) said half_extents 'must be finite (no NaN or infinity)': the None
+    had become NaN. Any entry that is not a real number is now refused as such; numpy's
+    own numbers among Python ones are still taken."""
+    for value in ([1, None, 3], [1, [2], 3], (0, "1", 0)):
+        with pytest.raises(ValueError, match=rf"^half_extents must be 3 real numbers, got "
+                                             rf"{re.escape(repr(value))}$"):
+            Box(value)
+    with pytest.raises(ValueError, match=r"^position must be 3 real numbers, got \(0, None, 1\)$"):
+        World().add_body(Sphere(0.1), mass=1.0, position=(0, None, 1))
+    assert Box((np.float32(0.5), 1, np.int64(2))).half_extents == (0.5, 1.0, 2.0)
