@@ -62,6 +62,9 @@ class Recording:
         """Read and check a ``.npz`` written by ``maxcoord run --record``; any problem raises
         a ``ValueError`` whose message is one line naming the file."""
         path = str(path)
+        if Path(path).is_dir():
+            raise ValueError(f"recording {path!r} is a folder, not a file: give the .npz "
+                             "file that maxcoord run --record wrote")
         if not Path(path).is_file():
             raise ValueError(f"recording {path!r} does not exist")
         try:

@@ -186,6 +186,16 @@ def test_bad_recordings_are_refused_with_one_line(tmp_path, change, message):
     assert str(path) in str(info.value) and "\n" not in str(info.value)
 
 
+def test_a_folder_given_as_a_recording_is_called_a_folder(tmp_path):
+    """A folder named x.npz was reported as a recording that 'does not exist'."""
+    (tmp_path / "x.npz").mkdir()
+    with pytest.raises(ValueError, match=r"^recording '.*x.npz' is a folder, not a file: give "
+                                         r"the .npz file that maxcoord run --record wrote$"):
+        Recording.load(tmp_path / "x.npz")
+    with pytest.raises(ValueError, match=r"^recording '.*y.npz' does not exist$"):
+        Recording.load(tmp_path / "y.npz")
+
+
 # -- a real recording ------------------------------------------------------------------------
 
 SCENE_FILE = """
