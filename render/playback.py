@@ -103,12 +103,12 @@ class Recording:
             raise ValueError(f"params is not JSON: {exc}") from None
         if not isinstance(params, dict):
             raise ValueError("params is not a JSON object")
-        t = np.asarray(arrays["time"], dtype=float)
+        t = _floats(arrays, "time")
         if t.ndim != 1 or len(t) == 0:
             raise ValueError(f"time must be a non-empty 1-D array, got shape {t.shape}")
         k = len(t)
-        x = np.asarray(arrays["position"], dtype=float)
-        q = np.asarray(arrays["orientation"], dtype=float)
+        x = _floats(arrays, "position")
+        q = _floats(arrays, "orientation")
         if x.ndim != 3 or x.shape[0] != k or x.shape[2] != 3:
             raise ValueError(f"position must have shape ({k}, n, 3), got {x.shape}")
         n = x.shape[1]
@@ -125,7 +125,7 @@ class Recording:
         for name in ("linear_velocity", "angular_velocity"):
             v = arrays.get(name)
             if v is not None:
-                v = np.asarray(v, dtype=float)
+                v = _floats(arrays, name)
                 if v.shape != (k, n, 3) or not np.all(np.isfinite(v)):
                     v = None                     # optional: ignore rather than refuse
             vel[name] = v
@@ -133,7 +133,7 @@ class Recording:
         for name in _SERIES:
             s = arrays.get(name)
             if s is not None and np.shape(s) == (k,):
-                series[name] = np.asarray(s, dtype=float)
+                series[name] = _floats(arrays, name)
         dt = arrays.get("dt")
         dt = float(dt) if dt is not None and np.size(dt) == 1 else float("nan")
         if not (dt > 0 and math.isfinite(dt)):
@@ -143,6 +143,16 @@ class Recording:
             shapes = None                        # optional: ignore rather than refuse
         return cls(scene, params, dt, t, x, q, vel["linear_velocity"], vel["angular_velocity"],
                    series, path, None if shapes is None else np.asarray(shapes, dtype=str))
+
+
+def _floats(arrays: dict, name: str) -> np.ndarray:
+    """The recording's array ``name`` as floats, or ValueError naming it (numpy's own
+    "could not convert string to float: 'abc'" did not say which array held it)."""
+    try:
+        return np.asarray(arrays[name], dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"its {name} array holds something other than numbers "
+                         f"({_one_line(exc, 80)})") from None
 
 
 def body_shapes(world) -> np.ndarray:

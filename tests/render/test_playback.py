@@ -173,6 +173,13 @@ def test_a_recording_needs_the_scenes_body_count():
     (lambda d: d.update(orientation=2 * d["orientation"]), "not unit length"),
     (lambda d: d.update(params=np.array("{not json")), "params is not JSON"),
     (lambda d: d.update(time=np.zeros(0)), "non-empty"),
+    # (it said only "could not convert string to float", not which array)
+    (lambda d: d.update(energy=np.array(["a"] * len(d["time"]))),
+     r"is not a valid maxcoord recording \(its energy array holds something other than "
+     r"numbers \(could not convert string to float"),
+    (lambda d: d.update(position=np.where(np.arange(3) == 1, "x", d["position"].astype(str))),
+     r"its position array holds something other than numbers \(could not convert string to "
+     r"float: np.str_\('x'\)\)"),
 ])
 def test_bad_recordings_are_refused_with_one_line(tmp_path, change, message):
     rec = synthetic_recording()
