@@ -25,6 +25,17 @@ def read_only(array: np.ndarray) -> np.ndarray:
     return np.asarray(memoryview(array).toreadonly())
 
 
+def close_names(name: str, names) -> list[str]:
+    """Up to three of ``names`` close to ``name`` (a misspelt or mis-cased one), closest
+    first, for a "did you mean" hint: compared ignoring case (PENDULUM is pendulum), each
+    returned as spelt in ``names``."""
+    by_folded = {}
+    for known in names:
+        by_folded.setdefault(str(known).casefold(), str(known))
+    close = difflib.get_close_matches(str(name).casefold(), list(by_folded), n=3)
+    return [by_folded[folded] for folded in close]
+
+
 def check_known_attribute(obj, name: str):
     """AttributeError for setting a public attribute ``name`` that obj's class does not have
     and that its constructor did not make: a misspelt setting (``world.gravty = ...``,
@@ -35,7 +46,7 @@ def check_known_attribute(obj, name: str):
     if maker.f_code.co_name == "__init__" and maker.f_locals.get("self") is obj:
         return
     known = sorted(n for n in set(dir(type(obj))) | set(obj.__dict__) if not n.startswith("_"))
-    close = difflib.get_close_matches(name, known, n=3)
+    close = close_names(name, known)
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
     raise AttributeError(f"{type(obj).__name__} has no attribute {name!r}{hint}: set, it would "
                          "be kept and never act")

@@ -7,7 +7,6 @@ of ``world.bodies``.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 
 import numpy as np
 
@@ -30,7 +29,8 @@ from .stages import StageClock
 from .validation import (check_array_shape, check_choice, check_count, check_flag, check_inertia,
                          check_inertia_holds_contacts, check_integers, check_mass, check_number,
                          check_positive, check_quaternion, check_restitution, check_vector,
-                         checked_array, check_known_attribute, numbers, read_only, shown)
+                         checked_array, check_known_attribute, close_names, numbers, read_only,
+                         shown)
 
 INTEGRATORS = ("symplectic", "rk4")
 GYROSCOPIC = ("implicit", "explicit")
@@ -1487,7 +1487,7 @@ def _named(items, name, what):
                          f"{name!r} ({found}); give them names of their own, or take one by "
                          "its index")
     names = sorted({item.name for item in items if item.name})
-    close = difflib.get_close_matches(str(name), names, n=3)
+    close = close_names(name, names)
     hint = (f"; did you mean {' or '.join(map(repr, close))}?" if close
             else f"; the names are {', '.join(map(repr, names))}" if names
             else "; none has a name (add_body/Joint(..., name=...))")

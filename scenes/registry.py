@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from physics import World
+from physics.validation import close_names
 
 SCENES = ("pendulum", "double_pendulum", "chain", "fourbar", "gyroscope", "newtons_cradle", "box_pyramid", "dominoes", "marbles", "ragdoll", "ragdoll_pile", "humanoid_box", "car", "stewart", "gears", "whiteboard", "wrecking_ball")
 
@@ -69,7 +70,9 @@ def _module(name: str):
         if not hasattr(module, "build"):
             raise ValueError(f"scene file {name!r} defines no build(world) function")
         return module
-    raise ValueError(f"unknown scene {name!r}; choose one of: {', '.join(names())} "
+    close = close_names(name, names())
+    hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
+    raise ValueError(f"unknown scene {name!r}; {hint}choose one of: {', '.join(names())} "
                      "(or give a .py file that defines build(world))")
 
 

@@ -1405,6 +1405,8 @@ def test_bodies_and_joints_are_found_by_name():
     neck = world.add_joint(Ball(hand, head, anchor=(0.5, 0, 0), name="neck"))
     assert world.body("hand") is hand and world.body("head") is head
     assert world.joint("neck") is neck
+    with pytest.raises(ValueError, match="no body is called 'HAND'; did you mean 'hand'"):
+        world.body("HAND")              # (compared ignoring case, as scene names are)
     with pytest.raises(ValueError, match="no body is called 'hnd'; did you mean 'hand'"):
         world.body("hnd")
     with pytest.raises(ValueError, match="no joint is called 'x'; the names are 'neck'"):

@@ -63,7 +63,12 @@ def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["run", "nosuch"], "unknown scene 'nosuch'"),
+    (["run", "nosuch"], "unknown scene 'nosuch'; choose one of: box_pyramid, car,"),
+    # (no suggestion, though world.body('hnd') gives one; and none ignoring case)
+    (["run", "PENDULUM"], "unknown scene 'PENDULUM'; did you mean 'pendulum' or "
+                          "'double_pendulum'? choose one of: box_pyramid,"),
+    (["render", "ragdol", "--out", "x.gif"], "unknown scene 'ragdol'; did you mean 'ragdoll' or "
+                                             "'ragdoll_pile'? choose one of:"),
     (["run", "chain", "--param", "foo=1"], "has no parameter 'foo'"),
     (["run", "chain", "--param", "links=abc"], "links='abc'"),
     (["run", "chain", "--param", "links"], "expects key=value"),
