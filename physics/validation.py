@@ -65,9 +65,14 @@ def numbers(name: str, value, what: str) -> np.ndarray:
     if value is not None:
         try:
             arr = np.asarray(value)
-            # (kind "O": a ragged or odd sequence, whose entries must still be real numbers:
-            # a None among them became NaN, refused as "must be finite")
-            if arr.dtype.kind in "iuf" or (arr.dtype.kind == "O" and _all_real(arr)):
+            # every entry must be a real number, and numpy's reading hides some that are not:
+            # (True, 1, 1) reads as integers (the True was taken as 1), [1.5, True] as floats,
+            # [1, None, 3] as objects (the None became NaN, refused as "must be finite"). A
+            # numeric array holds nothing else; a sequence is looked at entry by entry.
+            numeric = arr.dtype.kind in "iuf"
+            if (numeric and isinstance(value, np.ndarray)) or (
+                    (numeric or arr.dtype.kind == "O")
+                    and _all_real(np.asarray(value, dtype=object))):
                 return arr.astype(float)
         except (TypeError, ValueError, OverflowError):
             pass

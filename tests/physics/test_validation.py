@@ -100,3 +100,23 @@ def test_a_vector_with_none_or_a_list_among_its_numbers_is_refused_as_not_number
     with pytest.raises(ValueError, match=r"^position must be 3 real numbers, got \(0, None, 1\)$"):
         World().add_body(Sphere(0.1), mass=1.0, position=(0, None, 1))
     assert Box((np.float32(0.5), 1, np.int64(2))).half_extents == (0.5, 1.0, 2.0)
+
+
+def test_a_bool_among_a_vectors_numbers_is_refused():
+    """(True, False, True) was refused, but Box((True, 1, 1)) and position=(True, 0, 0) were
+    taken as 1: numpy reads a bool among ints as an int (and among floats as a float)."""
+    for value in ((True, 1, 1), [1.5, True, 3], (np.True_, 0, 0)):
+        with pytest.raises(ValueError, match=rf"^half_extents must be 3 real numbers, got "
+                                             rf"{re.escape(repr(value))}$"):
+            Box(value)
+    world = World()
+    for kwargs, message in (
+            (dict(position=(True, 0, 0)), r"^position must be 3 real numbers, got \(True, 0, 0\)"),
+            (dict(linear_velocity=[0.5, False, 0]), r"^linear_velocity must be 3 real numbers"),
+            (dict(inertia=[[1, 0, 0], [0, True, 0], [0, 0, 1]]),
+             r"^inertia must be a 3x3 matrix or 3 diagonal values, got \[\[1, 0, 0\], \[0, True")):
+        with pytest.raises(ValueError, match=message):
+            world.add_body(Sphere(0.1), mass=1.0, **kwargs)
+    assert len(world.bodies) == 0
+    body = world.add_body(Sphere(0.1), mass=1.0, position=(1, 0.5, np.int64(2)))
+    assert body.position.tolist() == [1.0, 0.5, 2.0]
