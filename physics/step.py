@@ -140,10 +140,15 @@ def compile_model(world) -> Model:
     if _is_diagonal(world._inertia[:n]) and _is_diagonal(world._inv_inertia[:n]):
         principal = einsum("nii->ni", world._inertia[:n]).copy()
         principal_inv = einsum("nii->ni", world._inv_inertia[:n]).copy()
+    # (an anchor beyond 1e154 m, accepted as finite, overflows its length here, and that
+    # times the world frame's zero reach is a NaN; the step fails on that anchor with its
+    # own StepError, without numpy's warnings first)
+    with np.errstate(over="ignore", invalid="ignore"):
+        sides = anchor_sides(tables, world._inv_inertia[:n])
     return Model(tables, a, b, owner, pattern, scatter, dynamic,
                  joint_links(world)[:, 1].copy(),
                  np.array([j._lb for j in joints]).reshape(-1, 3),
-                 shaped >= 2, anchor_sides(tables, world._inv_inertia[:n]),
+                 shaped >= 2, sides,
                  principal, principal_inv, spinning, _tumbling(spinning, jointed, n),
                  PairCache(world._kind[:n], world._params[:n], excluded_pairs(world)),
                  jointed, _mechanisms(a, b, inv_mass),
@@ -1014,6 +1019,15 @@ SUBSTEPS = {"symplectic": symplectic_substep, "rk4": rk4_substep}
 @one_blas_thread
 def advance(world):
     """One step of world.dt: sub-steps, then a finiteness check, then commit."""
+    # (all of it, not only the sub-steps: the model's anchors, the placement and the new
+    # joints' projection work on the state as the user left it, and a body placed or an
+    # anchor put at 1e300 m overflows there; the step then raises its own StepError, and
+    # numpy's RuntimeWarnings before it said nothing more)
+    with np.errstate(all=world._errstate):
+        _advance(world)
+
+
+def _advance(world):
     model = world._model()
     n = world._n
     h = world.dt / world.substeps

@@ -661,10 +661,15 @@ class Renderer:
         proj = camera.projection_matrix(aspect)
         vp = proj @ view
         eye = camera.eye
-        inst = geometry.instances(opt.highlight)
-        center, radius = viewed_sphere(geometry, camera)
+        # (a body far beyond float32's range, 3.4e38 m, from a recording of a run that blew
+        # up, packs to an infinite position and depth: an outlier out of reach and clipped
+        # by the GPU, not drawn, as any far out of view is; numpy's overflow and invalid-value
+        # warnings each frame would say nothing more)
+        with np.errstate(over="ignore", invalid="ignore"):
+            inst = geometry.instances(opt.highlight)
+            center, radius = viewed_sphere(geometry, camera)
+            meshes_used = self._upload_lod(inst, camera, eye, height)
         n_total = sum(len(v) for v in inst.values())
-        meshes_used = self._upload_lod(inst, camera, eye, height)
         d_cam = float(np.linalg.norm(eye - center))
         fog = (d_cam + 4.0 * radius + 4.0 * camera.distance,
                d_cam + 14.0 * radius + 14.0 * camera.distance)
