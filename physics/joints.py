@@ -965,9 +965,16 @@ class Distance(_Actuated, Joint):
     def limits(self, value):
         if value is not None:
             self._check_free("limits")
-            if _check_limits(value)[1] <= 0:
+            lower, upper = _check_limits(value)
+            if upper <= 0:
                 raise ValueError(f"limits' upper bound must be > 0 m (a distance), got "
                                  f"{shown(value)}")
+            # (-5 was taken and reported back, though no length is ever below 0; -inf is
+            # the one-sided limit any coordinate takes)
+            if lower < 0 and lower != -np.inf:
+                raise ValueError(f"limits' lower bound must be 0 m or more (a distance is "
+                                 f"never negative), got {shown(value)}; give 0, or -inf for "
+                                 "no lower bound")
         _Actuated.limits.fset(self, value)
 
     @_Actuated.friction.setter

@@ -193,6 +193,9 @@ def test_a_rigid_distance_refuses_what_only_a_free_length_takes(change, words):
     ({"length": 1.0, "limits": (0.0, 2.0)}, "either length= .* or limits="),
     ({"limits": (-1.0, 0.0)}, "upper bound must be > 0"),
     ({"limits": (2.0, 1.0)}, "lower < upper"),
+    # (taken, and reported back by d.limits, though a distance is never negative)
+    ({"limits": (-5.0, 1.0)}, r"^limits' lower bound must be 0 m or more \(a distance is never "
+                              r"negative\), got \(-5, 1\); give 0, or -inf for no lower bound$"),
     ({"limits": (0.0, float("nan"))}, "limits must be finite"),
 ])
 def test_bad_distance_limits_are_refused_by_name(kwargs, words):
@@ -200,6 +203,17 @@ def test_bad_distance_limits_are_refused_by_name(kwargs, words):
     ball = world.add_body(Sphere(0.1), mass=1.0, position=(1, 0, 0))
     with pytest.raises(ValueError, match=words):
         Distance(None, ball, anchor_a=(0, 0, 0), anchor_b=(1, 0, 0), **kwargs)
+
+
+def test_a_negative_lower_limit_set_later_is_refused_and_the_limits_kept():
+    """d.limits = (-5, 1) was taken and reported back as (-5, 1)."""
+    world, ball, rope = hung_ball(position=(0, 0, 0.6))
+    before = rope.limits
+    with pytest.raises(ValueError, match=r"^limits' lower bound must be 0 m or more"):
+        rope.limits = (-5, 1)
+    assert rope.limits == before
+    rope.limits = (-np.inf, 1.5)               # (one-sided, as any coordinate's may be)
+    assert rope.limits == (-np.inf, 1.5)
 
 
 def test_a_rope_set_to_no_limits_leaves_its_bodies_free():
