@@ -284,6 +284,17 @@ def _check_limits(limits, name="limits"):
     return (lo, hi)
 
 
+def _motor_force(max_force, allow_inf=False) -> float:
+    """A motor's or servo's max_force: positive. 0, as one might try to switch a motor off,
+    is refused pointing to disable_motor()."""
+    zero = isinstance(max_force, (int, float, np.integer, np.floating)) \
+        and not isinstance(max_force, bool) and max_force == 0
+    if zero:
+        raise ValueError(f"max_force must be positive, got {max_force!r}: a motor of no force "
+                         "drives nothing; to switch it off, call disable_motor()")
+    return check_positive("max_force", max_force, allow_inf=allow_inf)
+
+
 class _Frictional:
     """Dry friction in the joint: its relative motion is resisted with up to ``friction``
     (N m for rotation, N for sliding), as a bounded row aiming at no motion (MuJoCo's
@@ -381,7 +392,7 @@ class _Actuated(_Frictional):
         ``max_force`` (N m or N)."""
         self._check_settable()
         v = check_number("velocity", velocity)
-        f = check_positive("max_force", max_force)
+        f = _motor_force(max_force)
         # (both checked before either is kept: a refused call changes nothing)
         self._motor = (1.0, v, 0.0, 0.0)
         self._max_force = f
@@ -402,7 +413,7 @@ class _Actuated(_Frictional):
         if k == 0 and d == 0:
             raise ValueError("stiffness and damping are both 0: give a stiffness for a servo, "
                              "or a damping (with stiffness 0) for a damper")
-        f = check_positive("max_force", max_force, allow_inf=True)
+        f = _motor_force(max_force, allow_inf=True)
         self._motor = (2.0, t, k, d)
         self._max_force = f
         self._coordinates_changed()

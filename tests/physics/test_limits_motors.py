@@ -1018,6 +1018,23 @@ def test_limits_far_beyond_a_turn_warn_in_a_short_line_and_a_set_of_limits_is_re
     assert hinge.limits == (-1, 1)
 
 
+def test_a_motor_of_no_force_is_refused_pointing_to_disable_motor():
+    """set_motor(1, 0), as one might switch a motor off, said only 'max_force must be
+    positive, got 0'; a negative force is refused as before. The motor is left as it was."""
+    world, door, hinge = swinging_door(None)
+    hinge.set_motor(velocity=1.0, max_force=5.0)
+    for call in (lambda: hinge.set_motor(1, 0), lambda: hinge.set_servo(0.5, 10.0, max_force=0.0)):
+        with pytest.raises(ValueError, match=r"^max_force must be positive, got 0(\.0)?: a motor "
+                                             r"of no force drives nothing; to switch it off, call "
+                                             r"disable_motor\(\)$"):
+            call()
+    with pytest.raises(ValueError, match=r"^max_force must be positive, got -1$"):
+        hinge.set_motor(1, -1)
+    world.step(60)
+    assert hinge.rate == pytest.approx(1.0, abs=1e-3)
+    hinge.disable_motor()
+
+
 @pytest.mark.parametrize("speed", [5.0, 20.0, 100.0])
 def test_a_rod_slammed_into_a_hinge_limit_stops_there(speed):
     """A 1 kg, 1 m rod turning at 5-100 rad/s in zero gravity hits its hinge's limit at 0.5
