@@ -10,6 +10,8 @@ body_a receives the opposite.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .limits import EFFORT_KINDS, TURNED, WRAPPED_LIMIT, angle_about
@@ -42,6 +44,21 @@ class MadeWith:
 
 
 _NEW_JOINT = "make a new joint (world.remove_joint takes this one out)"
+
+
+def _once_added(measure):
+    """For what a joint measures from the frames it fixes in its bodies when it is added
+    (its anchors, axes and coordinates, and the loads along them): before that a ValueError
+    saying to add it first (it was an AttributeError for an attribute made there, such as
+    'Hinge' object has no attribute '_axis_a'). A removed joint keeps its frames."""
+    @functools.wraps(measure)
+    def checked(self, *args, **kwargs):
+        if self._world is None and not self._removed:
+            raise ValueError(f"{self!r} is not in a world yet: add it with world.add_joint "
+                             "first (its anchors and axes are fixed in its bodies there, and "
+                             "what it measures is taken from them)")
+        return measure(self, *args, **kwargs)
+    return checked
 
 
 class Joint:
@@ -224,6 +241,7 @@ class Joint:
         return self._index
 
     @property
+    @_once_added
     def anchor(self) -> np.ndarray:
         """Current world position of the anchor on body_b (3,), metres."""
         return self.body_b.position + self.body_b.rotation @ self._lb
@@ -554,6 +572,7 @@ class Ball(_Frictional, Joint):
     def _instances(self, owner):
         return [self._point(owner)]
 
+    @_once_added
     def _swing_twist(self):
         from .limits import twist_coordinate
         if self._ta is None:
@@ -600,6 +619,7 @@ class _AxisJoint(Joint):
         self._keep_axis(self._axis_world)
 
     @property
+    @_once_added
     def axis(self) -> np.ndarray:
         """Current world direction of the axis (fixed in body_a) (3,)."""
         return self._frame(self.body_a)[1] @ self._axis_a
@@ -896,6 +916,7 @@ class Universal(Joint):
         return (("cardan_a", self.turning_a, (self._ua, self._ra, self._vb)),
                 ("cardan_b", self.turning_b, (self._vb, self._ua, self._rb)))
 
+    @_once_added
     def _coordinates(self):
         """(angle_a, angle_b) now, and the world axes their rates are taken about."""
         R = (self._frame(self.body_a)[1], self.body_b.rotation)
@@ -1027,6 +1048,7 @@ class Distance(_Actuated, Joint):
         return self._length
 
     @property
+    @_once_added
     def anchor_a(self) -> np.ndarray:
         """Current world position of the anchor on body_a (3,), metres."""
         x, r = self._frame(self.body_a)

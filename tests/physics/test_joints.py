@@ -367,3 +367,33 @@ def test_an_attribute_error_inside_a_joints_property_is_not_reported_as_the_prop
     with pytest.raises(AttributeError, match="no_such_reading") as error:
         probe.reading
     assert "'reading'" not in str(error.value)
+
+
+@pytest.mark.parametrize("make, use", [
+    (lambda a, b: Hinge(None, a, axis=(0, 1, 0)), lambda j: j.apply_torque(1.0)),
+    (lambda a, b: Hinge(None, a, axis=(0, 1, 0)), lambda j: j.rate),
+    (lambda a, b: Slider(a, b, axis=(1, 0, 0)), lambda j: j.apply_force(1.0)),
+    (lambda a, b: Slider(a, b, axis=(1, 0, 0)), lambda j: j.position),
+    (lambda a, b: Cylindrical(None, a, axis=(0, 0, 1)), lambda j: j.angle_rate),
+    (lambda a, b: Universal(a, b, anchor=(0.25, 0, 1)), lambda j: j.angle_a),
+    (lambda a, b: Distance(a, b, limits=(0.1, 1.0)), lambda j: j.distance),
+    (lambda a, b: Ball(a, b, anchor=(0.25, 0, 1)), lambda j: j.anchor),
+    (lambda a, b: Ball(None, a, anchor=(0, 0, 1.5)), lambda j: j.swing),
+])
+def test_a_joint_not_yet_added_says_to_add_it_before_measuring_or_loading_it(make, use):
+    """Hinge(...).apply_torque(1) raised "AttributeError: 'Hinge' object has no attribute
+    'axis'" (the frames it measures from are made by add_joint), and a Ball's swing said it
+    had no twist axis as if its body's centre had been at the anchor. A removed joint keeps
+    its frames and still answers."""
+    world, a, b, _ = three_boxes()
+    joint = make(a, b)
+    with pytest.raises(ValueError, match=rf"^<{type(joint).__name__} .*> is not in a world yet: "
+                                         r"add it with world.add_joint first \(its anchors and "
+                                         r"axes are fixed in its bodies there"):
+        use(joint)
+    world.add_joint(joint)
+    added = use(joint)
+    world.clear_forces()
+    world.remove_joint(joint)
+    if added is not None:                                     # (a removed joint keeps
+        np.testing.assert_allclose(use(joint), added)         # its frames)
