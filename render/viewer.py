@@ -93,6 +93,7 @@ PLAYBACK_HELP = {
 }
 
 TIMELINE_HEIGHT = 30        # px, the playback timeline along the bottom of the window
+SCREENSHOT_NOTICE = 4.0     # s the HUD names the screenshot just saved
 
 MOUSE_BINDINGS = (
     ("Left drag", "orbit"),
@@ -178,6 +179,7 @@ class Viewer:
         self.selected: int | None = None
         self.follow = False
         self.last_screenshot: Path | None = None
+        self._screenshot_at = -np.inf            # (time.monotonic() of the last one)
         self._drag_plane = None
         self._frames = []
         self._hud_time = 0.0
@@ -371,8 +373,9 @@ class Viewer:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         write_png(path, self.draw_frame(read=True))
-        self.last_screenshot = path
+        self.last_screenshot, self._screenshot_at = path, time.monotonic()
         print(f"screenshot: {path}")
+        self._update_hud(force=True)
         return path
 
     def quit(self):
@@ -766,6 +769,9 @@ class Viewer:
                          + ("  (following)" if self.follow else ""))
         if sim.error:
             lines.append(f"ERROR: {sim.error}  (traceback on stderr)")
+        if time.monotonic() - self._screenshot_at < SCREENSHOT_NOTICE:
+            # (S printed the path on stdout only: nothing in the window said it had worked)
+            lines.append(f"screenshot saved: {self.last_screenshot}")
         if self.scenes:
             at = "-" if self.scene_index is None else self.scene_index + 1
             lines.append(f"scene {at}/{len(self.scenes)} (N/P)")

@@ -107,6 +107,20 @@ def test_help_lists_every_binding_and_only_bound_keys_are_handled(make_viewer, k
     assert v.window.context is None or v.window.has_exit
 
 
+def test_a_screenshot_is_named_on_the_hud_for_a_few_seconds(make_viewer, key, monkeypatch):
+    """S printed the screenshot's path on stdout only, and nothing in the window said it had
+    worked (a viewer explorer's finding); the HUD now names it for SCREENSHOT_NOTICE s."""
+    import render.viewer as viewer_module
+    v = make_viewer(drop_world(body="box", position=(0.0, 0.0, 0.5)))
+    assert "screenshot" not in v.hud_text()
+    v.on_key_press(key.S, 0)
+    assert v.last_screenshot.exists()
+    assert f"screenshot saved: {v.last_screenshot}" in v.hud_text()
+    later = viewer_module.time.monotonic() + viewer_module.SCREENSHOT_NOTICE + 0.1
+    monkeypatch.setattr(viewer_module.time, "monotonic", lambda: later)
+    assert "screenshot" not in v.hud_text()
+
+
 def test_z_turns_sleeping_on_and_off_and_the_hud_counts_the_sleepers(make_viewer, key):
     world = drop_world(body="box", position=(0.0, 0.0, 0.5))     # resting on the ground
     v = make_viewer(world)
