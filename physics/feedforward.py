@@ -30,8 +30,11 @@ import scipy.sparse as sp
 from .assembly import apply_inverse_mass
 
 # singular values of S (scaled to a unit diagonal) below this share of its largest are
-# motions that the joints leave to no motor alone: the force is least along them
-SINGULAR = 1e-9
+# motions that the joints leave to no motor alone: the force is least along them. Well above
+# what the joints' own regularisation (World.cfm, 1e-9) leaves there: two motors on one
+# parallelogram four-bar left 8.5e-10 of S's largest, and at 1e-9 one step in a few set
+# them against each other with 2e8 N m (their max forces, 50 N m, held it)
+SINGULAR = 1e-6
 
 
 def velocity_motor_rows(uni) -> np.ndarray:

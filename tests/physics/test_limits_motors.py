@@ -1187,6 +1187,36 @@ def test_a_velocity_motor_turns_a_loaded_slider_crank_at_its_speed():
     assert np.abs(misses).max() < 0.01                 # N m, of up to 10.5
 
 
+def test_two_motors_on_one_four_bar_share_its_load_and_bound_their_fight():
+    """Both cranks of a parallelogram four-bar driven (50 N m each): at the same speed they
+    share the load alike; at speeds the loop cannot both meet (1.0 and 1.1 rad/s) they meet
+    halfway, 1.05, holding a bounded fight of about 20 N m as the bounded rows' softness
+    gives it. The motors' feedforward (feedforward.motor_feedforward) is least-norm along
+    the loop: solved exactly, it set them against each other with 2e8 N m, clipped to
+    their max forces, one step in a few."""
+    def run(speed_2):
+        world = World()
+        y = (0, 1, 0)
+        crank_1 = world.add_body(Box((0.01, 0.01, 0.1)), mass=0.5, position=(0, 0, 0.1))
+        crank_2 = world.add_body(Box((0.01, 0.01, 0.1)), mass=0.5, position=(0.5, 0, 0.1))
+        coupler = world.add_body(Box((0.25, 0.01, 0.01)), mass=0.5, position=(0.25, 0, 0.2))
+        motor_1 = world.add_joint(Hinge(None, crank_1, anchor=(0, 0, 0), axis=y))
+        motor_2 = world.add_joint(Hinge(None, crank_2, anchor=(0.5, 0, 0), axis=y))
+        world.add_joint(Hinge(crank_1, coupler, anchor=(0, 0, 0.2), axis=y))
+        world.add_joint(Hinge(crank_2, coupler, anchor=(0.5, 0, 0.2), axis=y))
+        motor_1.set_motor(1.0, 50.0)
+        motor_2.set_motor(speed_2, 50.0)
+        world.step(240)
+        return motor_1, motor_2
+
+    motor_1, motor_2 = run(1.0)
+    assert motor_1.rate == pytest.approx(1.0, abs=1e-6)
+    assert motor_1.motor_effort == pytest.approx(motor_2.motor_effort, abs=1e-6)
+    motor_1, motor_2 = run(1.1)
+    assert motor_1.rate == pytest.approx(1.05, abs=1e-3)
+    assert abs(motor_1.motor_effort) < 25.0 and abs(motor_2.motor_effort) < 25.0
+
+
 def test_four_driven_wheels_on_rigid_axles_do_not_fight():
     """A 100 kg car on four 10 kg wheels, each driven by its own motor at the same speed,
     cruises at 3 m/s. Its rear wheels carry more load while it speeds up, and the small
