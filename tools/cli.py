@@ -720,7 +720,7 @@ def _render_output(path: str) -> str:
     return kind
 
 
-def _check_render_numbers(seconds: float | None, fps: int, kind: str):
+def _check_render_numbers(seconds: float | None, fps: float, kind: str):
     """render's --seconds and --fps, before any work (a GIF plays at most 50 fps). A clip
     takes positive seconds, as run does; a still takes 0 too: the state at the start."""
     if seconds is not None and not (np.isfinite(seconds) and seconds >= 0):
