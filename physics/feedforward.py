@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .assembly import apply_inverse_mass
+from .assembly import Scatter, apply_inverse_mass
 
 # singular values of S (scaled to a unit diagonal) below this share of its largest are
 # motions that the joints leave to no motor alone: the force is least along them. Well above
@@ -55,12 +55,12 @@ def motor_feedforward(model, rows, rhs_e, motor_rows, rhs_m, cfm, inv_mass, Iinv
     ``model.pattern``), rhs_e (m_e,) their right-hand side; motor_rows: the motors' rows
     (``Rows``, k) and rhs_m (k,) theirs, as the bounded solve's (accelerations: m/s^2 or
     rad/s^2); cfm (k,) their regularisation; inv_mass (N,), Iinv (N, 3, 3) world frame."""
-    J_e = _jacobian(rows.blocks, rows.a, rows.b, n_bodies)
-    J_m = _jacobian(motor_rows.blocks, motor_rows.a, motor_rows.b, n_bodies)
-    MJ_m = _jacobian(np.concatenate([
+    J_e = _sparse(model.scatter, rows.blocks)
+    motors = Scatter(motor_rows.a, motor_rows.b, n_bodies)
+    J_m = _sparse(motors, motor_rows.blocks)
+    MJ_m = _sparse(motors, np.concatenate([
         apply_inverse_mass(motor_rows.Ja, motor_rows.a, inv_mass, Iinv),
-        apply_inverse_mass(motor_rows.Jb, motor_rows.b, inv_mass, Iinv)], axis=1),
-        motor_rows.a, motor_rows.b, n_bodies)
+        apply_inverse_mass(motor_rows.Jb, motor_rows.b, inv_mass, Iinv)], axis=1))
     A_em = (J_e @ MJ_m.T).toarray()                                  # (m_e, k)
     A_mm = (J_m @ MJ_m.T).toarray()                                  # (k, k)
     X = model.pattern.factorizer.solve(factor, A_em)                 # A_ee^-1 A_em
@@ -74,10 +74,8 @@ def motor_feedforward(model, rows, rhs_e, motor_rows, rhs_m, cfm, inv_mass, Iinv
     return y / scale
 
 
-def _jacobian(blocks: np.ndarray, a: np.ndarray, b: np.ndarray, n_bodies: int) -> sp.csr_matrix:
-    """The rows' side blocks [Ja | Jb] (m, 12) as a sparse (m, 6N) matrix."""
-    columns = np.concatenate([6 * a[:, None] + np.arange(6), 6 * b[:, None] + np.arange(6)],
-                             axis=1)
-    m = blocks.shape[0]
-    return sp.csr_matrix((np.ascontiguousarray(blocks).ravel(), columns.ravel(),
-                          np.arange(0, 12 * m + 1, 12)), shape=(m, 6 * n_bodies))
+def _sparse(scatter: Scatter, blocks: np.ndarray) -> sp.csr_matrix:
+    """Side blocks (m, 12) in ``scatter``'s layout ([Ja | Jb], J in CSR) as a sparse (m, 6N)
+    matrix."""
+    return sp.csr_matrix((np.ascontiguousarray(blocks).ravel(), scatter.indices, scatter.indptr),
+                         shape=(scatter.m, 6 * scatter.n_bodies))
