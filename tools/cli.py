@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 import traceback
@@ -821,8 +822,20 @@ def cmd_plot(args):
     print(f"wrote {plot_recording(args.recording, out, bodies, series)}")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, taking any word that starts with '-' and a digit or a point as a
+    value, as it already takes -3 and -0.5: `--size -640x360` or `--dt -1/240` are then
+    refused by the option's own check, which says what it takes, rather than by argparse's
+    'expected one argument'. (No option of maxcoord's is spelt that way; subcommands'
+    parsers are made of this class too.)"""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-[\d.]")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="maxcoord", description="maximal-coordinate rigid-body "
+    p = _Parser(prog="maxcoord", description="maximal-coordinate rigid-body "
                                 "physics: scenes, runs, benchmarks, a viewer and rendering "
                                 "(`maxcoord COMMAND --help` for each command's options)")
     sub = p.add_subparsers(dest="command", required=True)

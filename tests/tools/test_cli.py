@@ -919,10 +919,16 @@ def test_a_bad_size_is_one_line_naming_size(size, message, tmp_path, capsys, mon
     monkeypatch.setattr(tools.cli, "_load", lambda *a, **k: pytest.fail("the scene was built"))
     for command in (["render", "pendulum", "--out", str(tmp_path / "c.gif")],
                     ["view", "pendulum"]):
-        assert main(command + [f"--size={size}"]) == 2
-        assert capsys.readouterr().err == f"maxcoord: error: {message}\n"
+        for spelt in ([f"--size={size}"], ["--size", size]):
+            assert main(command + spelt) == 2
+            assert capsys.readouterr().err == f"maxcoord: error: {message}\n"
     assert main(["render", "pendulum", "--dt", "0", "--out", str(tmp_path / "c.gif")]) == 2
     assert "--dt must be a positive number, got 0" in capsys.readouterr().err
+    # (a value starting with '-' and a digit is the option's to refuse, not argparse's)
+    assert main(["render", "pendulum", "--dt", "-1/240", "--out", str(tmp_path / "c.gif")]) == 2
+    assert "--dt must be a positive number, got -1/240" in capsys.readouterr().err
+    assert main(["render", "pendulum", "--fps", "-.5", "--out", str(tmp_path / "c.gif")]) == 2
+    assert "--fps" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("text, value", [
