@@ -1133,6 +1133,27 @@ def test_a_steady_torque_into_a_limit_is_held_at_the_limit(torque, dt):
     assert hinge.limit_effort == pytest.approx(torque, rel=1e-3)
 
 
+@pytest.mark.parametrize("dt", [1 / 240, 1 / 60])
+def test_a_velocity_motor_holds_its_speed_against_its_own_bodys_damping(dt):
+    """A wheel with angular_damping 20 /s on a hinge driven at 2 rad/s, and a block with
+    linear_damping 20 /s on a slider driven at 1 m/s: each runs at its speed and pushes the
+    damping's c I w (0.8 N m) and c m v (40 N). The damping was applied after the solve, so
+    they ran at speed / (1 + c dt): 1.85 rad/s at dt 1/240, 1.50 at dt 1/60."""
+    world = World(gravity=(0, 0, 0), dt=dt)
+    wheel = world.add_body(Cylinder(0.2, 0.03), mass=1.0, angular_damping=20.0)
+    hinge = world.add_joint(Hinge(None, wheel, anchor=(0, 0, 0), axis=(0, 0, 1)))
+    hinge.set_motor(velocity=2.0, max_force=50.0)
+    block = world.add_body(Box((0.1, 0.1, 0.1)), mass=2.0, position=(5, 0, 0),
+                           linear_damping=20.0)
+    slider = world.add_joint(Slider(None, block, anchor=(5, 0, 0), axis=(1, 0, 0)))
+    slider.set_motor(velocity=1.0, max_force=500.0)
+    world.step(int(round(1 / dt)))
+    assert hinge.rate == pytest.approx(2.0, abs=1e-6)
+    assert slider.rate == pytest.approx(1.0, abs=1e-6)
+    assert abs(hinge.motor_effort) == pytest.approx(20.0 * wheel.inertia[2, 2] * 2.0, rel=1e-6)
+    assert abs(slider.motor_effort) == pytest.approx(20.0 * 2.0 * 1.0, rel=1e-6)
+
+
 @pytest.mark.parametrize("solver", ["direct", "iterative"])
 @pytest.mark.parametrize("flywheel", [None, 10.0])
 def test_a_velocity_motor_holds_its_speed_under_load_whatever_its_own_body_weighs(solver,
