@@ -248,12 +248,17 @@ class Joint:
 
     @property
     def force(self) -> np.ndarray:
-        """Constraint force on body_b, world frame, N (3,), from the last step."""
+        """Constraint force on body_b (body_a takes the opposite), world frame, N (3,): the
+        last step's multiplier, solved at the state that step started from, so it lags the
+        state read after it by about a step (a link on a turntable at w reads its force
+        turned back by w dt)."""
         return self.world._joint_wrenches()[self.index, :3].copy()
 
     @property
     def torque(self) -> np.ndarray:
-        """Constraint torque on body_b about the anchor, world frame, N m (3,)."""
+        """Constraint torque on body_b about the anchor, world frame, N m (3,), from the last
+        step as ``force`` is (a Ball's swing and twist limits' torques are in it; a Rolling
+        joint's anchor is the wheel's centre)."""
         return self.world._joint_wrenches()[self.index, 3:6].copy()
 
     def _load_both_sides(self, force=None, torque=None, point=None):
@@ -477,6 +482,28 @@ class Actuator(_Actuated):
 
     def __repr__(self):
         return f"<Actuator of {self._joint!r}'s {self._coordinate}>"
+
+    # read as a Hinge's or a Slider's coordinate is read, so one control loop serves them all
+    @property
+    def angle(self) -> float:
+        """The angle this acts on, now (rad): the joint's ``angle``, ``angle_a`` or
+        ``angle_b``."""
+        if self._coordinate == "position":
+            raise AttributeError(f"{self!r} acts on a position (m): read .position")
+        return getattr(self._joint, self._coordinate)
+
+    @property
+    def position(self) -> float:
+        """The position this acts on, now (m): the joint's ``position``."""
+        if self._coordinate != "position":
+            raise AttributeError(f"{self!r} acts on an angle (rad): read .angle")
+        return self._joint.position
+
+    @property
+    def rate(self) -> float:
+        """The time derivative of the coordinate this acts on (rad/s or m/s): the joint's
+        ``angle_rate``, ``position_rate``, ``angle_a_rate`` or ``angle_b_rate``."""
+        return getattr(self._joint, self._coordinate + "_rate")
 
 
 class Ball(_Frictional, Joint):

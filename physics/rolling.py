@@ -57,6 +57,9 @@ _NEW_ROLLING = ("a wheel's plane, radius and axis are fixed when its Rolling is 
 class Rolling(Joint):
     """A wheel rolls without slipping on a fixed plane (3 rows: 1 holonomic, 2 velocity-only).
 
+    Its anchor is the wheel's centre: ``force`` is the plane's push and grip on the wheel and
+    ``torque`` is their moment about the centre (a grip f at the contact reads f r).
+
     Parameters
     ----------
     wheel : the rolling body (a Sphere or a Cylinder body, or any body with ``radius`` and,

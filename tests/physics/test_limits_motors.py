@@ -708,6 +708,33 @@ def test_cylindrical_motor_and_servo_drive_each_coordinate_and_saturate():
     assert joint.angle_rate == pytest.approx(rate, rel=1e-9)
 
 
+def test_a_coordinates_actuator_reads_its_coordinate_as_a_hinge_or_slider_does():
+    """A Cylindrical's ``turning`` and ``sliding`` and a Universal's ``turning_a`` read their
+    angle or position and rate, so a control loop written for a Hinge (``.angle``,
+    ``.rate``) runs on them (they raised AttributeError)."""
+    world, block, joint = carriage_on_a_post()
+    world.gravity = (0, 0, 0)
+    joint.turning.set_motor(velocity=2.0, max_force=10.0)
+    joint.sliding.set_motor(velocity=0.1, max_force=100.0)
+    world.step(120)
+    assert joint.turning.angle == joint.angle == pytest.approx(1.0, abs=0.02)
+    assert joint.turning.rate == joint.angle_rate == pytest.approx(2.0, rel=1e-6)
+    assert joint.sliding.position == joint.position == pytest.approx(0.05, abs=1e-3)
+    assert joint.sliding.rate == joint.position_rate == pytest.approx(0.1, rel=1e-6)
+    with pytest.raises(AttributeError, match=r"position \(m\): read .position"):
+        joint.sliding.angle
+    with pytest.raises(AttributeError, match=r"angle \(rad\): read .angle"):
+        joint.turning.position
+    box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(3, 0, 0))
+    cross = world.add_joint(Universal(None, box, anchor=(3, 0, 0), axis_a=(1, 0, 0),
+                                      axis_b=(0, 1, 0)))
+    cross.turning_a.set_motor(velocity=-1.0, max_force=10.0)
+    world.step(60)
+    assert cross.turning_a.angle == cross.angle_a == pytest.approx(-0.25, abs=0.01)
+    assert cross.turning_a.rate == cross.angle_a_rate == pytest.approx(-1.0, rel=1e-6)
+    assert cross.turning_b.angle == cross.angle_b
+
+
 @pytest.mark.parametrize("solver", ["direct", "iterative"])
 def test_cylindrical_friction_brakes_turning_and_sliding_each_by_its_own(solver):
     """No gravity: spinning at 5 rad/s and sliding at 1 m/s along the axis, the block slows
