@@ -334,18 +334,18 @@ def restore_arrays(world, saved):
 
 
 def wake_touching(world, row):
-    """Wake the island body ``row`` fell asleep with, and those of the sleeping bodies that
-    rest on it or are jointed to it (a static body moved, made slippery or set to collide no
-    more must not leave them hanging in the air)."""
-    rows = [np.array([row])]
+    """Wake the island body ``row`` (or rows: an int array) fell asleep with, and those of
+    the sleeping bodies that rest on it or are jointed to it (a static body moved, made
+    slippery or set to collide no more must not leave them hanging in the air)."""
+    rows = [np.atleast_1d(np.asarray(row, dtype=np.intp))]
     held = world._held_contacts
     if held is not None:
         a, b = held[0].body_a + 1, held[0].body_b + 1        # (the report's are indices)
-        touching = (a == row) | (b == row)
+        touching = np.isin(a, rows[0]) | np.isin(b, rows[0])
         rows += [a[touching], b[touching]]
     links = joint_links(world)
     if links.size:
-        rows.append(links[(links == row).any(axis=1)].ravel())
+        rows.append(links[np.isin(links, rows[0]).any(axis=1)].ravel())
     wake_islands(world, np.concatenate(rows))
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import sleeping
 from . import step as pipeline
-from .body import Body, check_plane_still
+from .body import Body, check_plane_still, impulse_response
 from .collision import Manifolds, checked_manifolds, manifold_snapshot
 from .contacts import (ContactReport, checked_contact_snapshot, checked_report, contact_snapshot,
                        manifolds_without_body, report_snapshot, report_without_body,
@@ -152,7 +152,9 @@ class World:
     sleeping : let islands of bodies that have stayed still sleep until something touches
         them (off by default; see ``physics.sleeping``): a settled pile then costs next to
         nothing. ``sleep_speed`` (m/s), ``sleep_spin`` (rad/s) and ``sleep_time`` (s): how
-        slow, for how long (defaults 0.02, 0.05, 0.5).
+        slow, for how long (defaults 0.02, 0.05, 0.5). Spheres touch at points and roll or
+        spin in place for a long time without ``rolling_friction`` and ``spin_friction``
+        (see ``Body.rolling_friction``): give a pile of them both to let it sleep.
 
     Attributes worth knowing: ``geometric_stiffness`` (default True) lets bodies pulled by
     more joint tension than the step can resolve (a long chain or a heavy load hanging from
@@ -839,13 +841,50 @@ class World:
 
     @property
     def linear_velocities(self) -> np.ndarray:
-        """(n, 3) velocities of the centres of mass, m/s, world frame, a read-only view."""
+        """(n, 3) velocities of the centres of mass, m/s, world frame, in ``bodies`` order.
+        Read: a read-only view (it follows the steps; valid until bodies are added or
+        removed; ``.copy()`` it to keep or edit it). Set: assign a whole (n, 3) array
+        (``v = world.linear_velocities.copy(); v[k] = ...; world.linear_velocities = v``),
+        which is copied in and checked as ``Body.linear_velocity`` checks one row; each body
+        whose row changes is treated as if set alone (it and what rests on it wake, a static
+        one moves kinematically, a jointed one has what its joints forbid projected at the
+        next step keeping momentum); a body whose row is unchanged is left as it is (asleep,
+        if it sleeps). A plane's row stays zero."""
         return self._readonly("_v")
+
+    @linear_velocities.setter
+    def linear_velocities(self, value):
+        self._set_velocities("linear_velocities", "_v", value, "m/s")
 
     @property
     def angular_velocities(self) -> np.ndarray:
-        """(n, 3) angular velocities, rad/s, world frame, a read-only view."""
+        """(n, 3) angular velocities, rad/s, world frame, in ``bodies`` order: a read-only
+        view; set a whole (n, 3) array, as ``linear_velocities``."""
         return self._readonly("_w")
+
+    @angular_velocities.setter
+    def angular_velocities(self, value):
+        self._set_velocities("angular_velocities", "_w", value, "rad/s")
+
+    def _set_velocities(self, name, field, value, unit):
+        """Every body's velocity or spin (``field`` "_v" or "_w") from ``value`` (n, 3)."""
+        from .shapes import PLANE
+        shape = (self._n - 1, 3)
+        new = numbers(name, value, f"{shape} numbers ({unit}), one row per body")
+        check_array_shape(name, new, shape, f"finite numbers ({unit}), one row per body")
+        old = getattr(self, field)[1: self._n]
+        changed = (new != old).any(axis=1)
+        plane = changed & (self._kind[1: self._n] == PLANE) & new.any(axis=1)
+        if plane.any():
+            k = int(np.flatnonzero(plane)[0])
+            raise ValueError(f"{name}[{k}] is for {self._handles[k + 1]!r}, a Plane, which does "
+                             "not move: give it a zero row (for a moving floor use a static "
+                             "Box given a velocity)")
+        rows = np.flatnonzero(changed) + 1
+        if not rows.size:
+            return
+        getattr(self, field)[rows] = new[rows - 1]
+        self._velocities_changed(rows)
 
     def _readonly(self, name):
         return read_only(getattr(self, name)[1: self._n])
@@ -863,9 +902,11 @@ class World:
         return self._time_origin + self._steps * self.dt
 
     def step(self, n: int = 1):
-        """Advance ``n`` steps of ``dt``. On failure (a non-finite result or a singular
-        system) raises and leaves the world as it was before the failing step."""
-        for _ in range(check_count("n", n, minimum=0)):
+        """Advance ``n`` steps (a whole number, default 1) of ``world.dt`` each: the step size
+        is the world's, not an argument (``World(dt=...)`` or ``world.dt = ...``). On failure
+        (a non-finite result or a singular system) raises and leaves the world as it was
+        before the failing step."""
+        for _ in range(self._step_count(n)):
             # what a failed step puts back: the attributes an attempt may replace (contacts,
             # warm starts, the compiled step, the joints' report ...: references, no
             # copies), the solver's memory, the counts, and the sleep arrays a wake changes
@@ -899,6 +940,18 @@ class World:
             if self._sleeping:
                 sleeping.update_sleep(self)
             self._clock.step_ended()
+
+    def _step_count(self, n) -> int:
+        """``step``'s n, a whole number >= 0; a step size passed instead (``step(1 / 60)``, as
+        Box2D's and pymunk's step take) is refused with what to do."""
+        try:
+            return check_count("n", n, minimum=0)
+        except ValueError as exc:
+            if isinstance(n, (float, np.floating)) and np.isfinite(n) and 0 < n <= MAX_DT:
+                raise ValueError(f"{exc}: step(n) takes a number of steps, not a step size; "
+                                 f"each step is world.dt ({self.dt:g} s) long. For steps of "
+                                 f"{n:g} s set world.dt = {n!r}, then call step()") from None
+            raise
 
     # what an attempt at a step replaces before it may find a sleeping island in reach (the
     # velocities' bookkeeping, and the contacts, limits and reports each sub-step keeps)
@@ -945,6 +998,55 @@ class World:
         # wake: a field applied every step, zero on most bodies, kept every one awake
         self._wake(rows[f.any(axis=1)])
         self._force[rows] = total[rows]
+
+    def apply_impulses(self, impulses, bodies=None, points=None):
+        """Strike many bodies at once, as ``Body.apply_impulse`` strikes one: ``impulses``
+        (k, 3) N s, world frame, on ``bodies`` (k,) (Body handles of this world or their
+        indices in world.bodies; default: every body, k = len(world.bodies)) at world
+        ``points`` (k, 3) m (default: their centres of mass). A body named twice takes both.
+        Velocities and spins change now (not at the next step), and the next step projects
+        what joints forbid onto them, keeping momentum. A zero row leaves a sleeping body
+        asleep; a static body's row must be zero."""
+        rows = np.arange(1, self._n) if bodies is None else self._rows_of(bodies)
+        shape = (rows.size, 3)
+        J = numbers("impulses", impulses, f"{shape} numbers (N s), one row per body")
+        check_array_shape("impulses", J, shape, "finite numbers (N s), one row per body")
+        P = None
+        if points is not None:
+            P = numbers("points", points, f"{shape} numbers (m), one row per body")
+            check_array_shape("points", P, shape, "finite world points (m), one row per body")
+        static = np.isinf(self._mass[rows]) & J.any(axis=1)
+        if static.any():
+            k = int(np.flatnonzero(static)[0])
+            raise ValueError(f"impulses[{k}] is on {self._handles[rows[k]]!r}, which is static: "
+                             "nothing pushes a static body, so an impulse on it has no "
+                             "effect. Give it a zero row, or leave it out of bodies")
+        struck = J.any(axis=1)
+        rows, J = rows[struck], J[struck]
+        if not rows.size:
+            return
+        dv, dw = impulse_response(self, rows, J, None if P is None else P[struck])
+        v, w = self._v[: self._n].copy(), self._w[: self._n].copy()
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.add.at(v, rows, dv)
+            np.add.at(w, rows, dw)
+        bad = ~(np.isfinite(v[rows]).all(axis=1) & np.isfinite(w[rows]).all(axis=1))
+        if bad.any():
+            k = int(np.flatnonzero(struck)[np.flatnonzero(bad)[0]])
+            raise ValueError(f"impulses[{k}] (with any other row for the same body) gives "
+                             f"{self._handles[rows[bad][0]]!r} a velocity or spin past the "
+                             "largest float; apply smaller impulses, nearer the centres")
+        # (all checked: a refused call changes nothing)
+        self._v[rows], self._w[rows] = v[rows], w[rows]
+        self._velocities_changed(np.unique(rows))
+
+    def _velocities_changed(self, rows):
+        """The user changed the velocities of body rows ``rows`` (int array) together: as
+        setting each one's (``Body._touched``, ``_velocity_set``), in one go."""
+        if self._sleeping:
+            sleeping.wake_touching(self, rows)
+        self._state_changed()
+        self._velocity_set(rows)
 
     def _rows_of(self, bodies) -> np.ndarray:
         """Body rows (k,) of ``bodies``: Body handles of this world or integer indices into
@@ -1260,7 +1362,7 @@ class World:
         if state["n_bodies"] != self._n - 1 or state["n_joints"] != len(self._joints):
             raise ValueError(f"state was taken from a world of {state['n_bodies']} bodies and "
                              f"{state['n_joints']} joints; this one has {self._n - 1} and "
-                             f"{len(self._joints)}")
+                             f"{len(self._joints)}. {self._count_remedy(state)}")
         self._check_topology(state.get("topology"))
         arrays = {name: checked_array(state, name[1:], self._view(name).shape, required=True)
                   for name in self._STATE}
@@ -1341,6 +1443,22 @@ class World:
         # only its sleeping joints', which the sleep part holds)
         self._report = None
         self._wrench_cache = wrenches
+
+    def _count_remedy(self, state) -> str:
+        """What to do about a snapshot whose body or joint counts are not this world's: a
+        snapshot restores the state of the bodies and joints it was taken with and adds or
+        removes none."""
+        bodies, joints = state["n_bodies"] - (self._n - 1), state["n_joints"] - len(self._joints)
+        if bodies > 0:
+            return ("Bodies removed since cannot be restored (one added again is another "
+                    "body): take a new snapshot (get_state) of the world as it is")
+        steps = [f"remove the {what} added since (world.{how})" for what, how, missing in
+                 (("joints", "remove_joint", joints), ("bodies", "remove_body", bodies))
+                 if missing < 0]
+        if joints > 0:
+            steps.insert(0, "add back the joints removed since (world.add_joint)")
+        return (f"To restore it, {' and '.join(steps)}, or take a new snapshot (get_state) of "
+                "the world as it is now")
 
     def _topology(self) -> dict:
         """What a snapshot must find again to fit: every body (which of the world's bodies it

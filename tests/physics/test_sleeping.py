@@ -575,8 +575,10 @@ def test_a_static_wall_moved_or_made_solid_inside_a_sleeping_stack_wakes_and_pus
     wall = world.add_body(Box((0.05, 0.3, 1.0)), static=True, position=(0.3, 0, 1.0))
     if change == "collision_mask":
         wall.collision_mask = 0
-    elif change == "collision_group":
-        wall.collision_group = 0
+    elif change == "collision_group":        # (group 0 is refused: a group the boxes mask out)
+        for box in stack:
+            box.collision_mask = ~2
+        wall.collision_group = 2
     elif change == "allow_collision":
         for box in stack:
             world.ignore_collision(wall, box)
@@ -645,3 +647,37 @@ def test_zero_loads_applied_every_step_let_boxes_sleep_and_a_push_wakes_only_its
     assert [box.asleep for box in boxes] == [True, True, False, True, True]
     world.step()
     assert boxes[2].linear_velocity[0] > 0 and not boxes[0].linear_velocity.any()
+
+
+@pytest.mark.parametrize("how", ["apply_impulse", "apply_impulses", "linear_velocities"])
+def test_an_impulse_or_a_batch_velocity_wakes_the_body_struck_and_no_other(how):
+    """Two sleeping stacks of three boxes 2 m apart: an impulse of 0.5 N s along x on the top
+    box of one (or its row of world.linear_velocities set to 0.5 m/s) wakes its stack and sends
+    the box off at 0.5 m/s; the other stack sleeps on. Zero impulses, and the batch setter
+    given the velocities the bodies have, wake nothing."""
+    world = World(sleeping=True)
+    world.add_body(Plane(), friction=0.6)
+    stacks = [[world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(x, 0, 0.1 + 0.2 * i),
+                              friction=0.6) for i in range(3)] for x in (0.0, 2.0)]
+    world.step(240)
+    assert world.asleep[1:].all()
+    top = stacks[0][-1]
+    # nothing
+    stacks[1][0].apply_impulse((0, 0, 0))
+    world.apply_impulses(np.zeros((7, 3)))
+    world.linear_velocities = world.linear_velocities.copy()
+    world.angular_velocities = np.zeros((7, 3))
+    assert world.asleep[1:].all()
+    if how == "apply_impulse":
+        top.apply_impulse((0.5, 0, 0))
+    elif how == "apply_impulses":
+        world.apply_impulses([(0.5, 0, 0)], bodies=[top])
+    else:
+        v = world.linear_velocities.copy()
+        v[top.index] = (0.5, 0, 0)
+        world.linear_velocities = v
+    assert top.linear_velocity == pytest.approx((0.5, 0, 0))
+    assert not any(b.asleep for b in stacks[0]) and all(b.asleep for b in stacks[1])
+    world.step()
+    assert top.linear_velocity[0] > 0.4
+    assert all(b.asleep for b in stacks[1])

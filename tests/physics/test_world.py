@@ -1493,3 +1493,134 @@ def test_a_load_on_an_accelerating_kinematic_lift_reports_m_times_g_plus_a(dt, h
         lift.linear_velocity = (0, 0, 2.0 * (i + 1) * dt)
         world.step()
     assert_same_state(world.get_state(), end)
+
+
+def test_bad_impulses_are_refused_by_name_and_change_nothing():
+    """apply_impulse and apply_impulses check their input as apply_force does: NaN, the wrong
+    shape, a static body (unless zero), and velocities past the largest float are refused
+    with a ValueError naming the parameter, and leave every velocity as it was."""
+    world = World()
+    ground = world.add_body(Plane())
+    ledge = world.add_body(Box((0.5, 0.5, 0.1)), static=True, position=(3, 0, 0.1))
+    ball = world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 0.1))
+    before = world.get_state()
+    for make, message in (
+            (lambda: ball.apply_impulse((np.nan, 0, 0)), r"^impulse must be finite"),
+            (lambda: ball.apply_impulse((1, 0)), r"^impulse must have 3 components"),
+            (lambda: ball.apply_impulse((1, 0, 0), point=(0, "a", 0)), r"^point must be 3 real"),
+            (lambda: ledge.apply_impulse((1, 0, 0)), r"^impulse on <Body #1 Box>, which is "
+             r"static: nothing pushes a static body, so a impulse on it has no effect"),
+            (lambda: ball.apply_impulse((1e308, 0, 0), point=(0, 1e308, 0)),
+             r"^impulse \(1e\+308, 0, 0\) N s at point \(0, 1e\+308, 0\) gives <Body #2 "
+             r"Sphere> a velocity or spin past the largest float"),
+            (lambda: world.apply_impulses(np.zeros((2, 3))),
+             r"^impulses must be \(3, 3\) finite numbers \(N s\)"),
+            (lambda: world.apply_impulses([(0, 0, 1)], bodies=[ball], points=[(0, 0, np.inf)]),
+             r"^points\[0, 2\] is inf"),
+            (lambda: world.apply_impulses([(0, 0, 0), (0, 0, 1)], bodies=[ball, ground]),
+             r"^impulses\[1\] is on <Body #0 Plane>, which is static"),
+            (lambda: world.apply_impulses([(0, 0, 1)], bodies=[7]),
+             r"bodies must be indices into world.bodies")):
+        with pytest.raises(ValueError, match=message):
+            make()
+    assert_same_state(world.get_state(), before)
+    ledge.apply_impulse((0, 0, 0))                    # a zero one is nothing, as a zero force
+    world.apply_impulses([(0, 0, 0), (0, 0, 0), (1.0, 0, 0)])
+    assert ball.linear_velocity == pytest.approx((1.0, 0, 0))
+    world.apply_impulses([(0, 0, 0.5), (0, 0, 0.5)], bodies=[2, ball])     # named twice: both
+    assert ball.linear_velocity == pytest.approx((1.0, 0, 1.0))
+
+
+def test_every_bodys_velocity_may_be_set_at_once_as_one_by_one():
+    """world.linear_velocities and angular_velocities take a whole (n, 3) array: the same
+    bodies moving the same way as when set one by one (bitwise, after 20 steps of a hinged
+    pair with a ball on the ground), checked as Body.linear_velocity checks one (shape, NaN,
+    a plane that would move). The explorer found them read-only with no batch setter."""
+    def scene():
+        world = World()
+        world.add_body(Plane())
+        ball = world.add_body(Sphere(0.1), mass=1.0, position=(0, 1, 0.1))
+        a = world.add_body(Box((0.1, 0.1, 0.3)), mass=1.0, position=(0, 0, 1.7))
+        b = world.add_body(Box((0.1, 0.1, 0.3)), mass=1.0, position=(0, 0, 1.1))
+        world.add_joint(Hinge(None, a, anchor=(0, 0, 2.0), axis=(0, 1, 0)))
+        world.add_joint(Hinge(a, b, anchor=(0, 0, 1.4), axis=(0, 1, 0)))
+        world.step(5)
+        return world, [ball, a, b]
+    v = np.array([[0, 0, 0], [2.0, 0, 0.5], [0.3, 0, 0], [0, 1.0, 0]])
+    w = np.array([[0, 0, 0], [0, 0, 4.0], [0, 2.0, 0], [1.0, 0, 0]])
+    one, bodies = scene()
+    for body, vk, wk in zip(bodies, v[1:], w[1:]):
+        body.linear_velocity, body.angular_velocity = vk, wk
+    one.step(20)
+    batch, _ = scene()
+    batch.linear_velocities = v
+    batch.angular_velocities = w.tolist()
+    np.testing.assert_array_equal(batch.linear_velocities, v)        # set now
+    batch.step(20)
+    assert_same_state(batch.get_state(), one.get_state())
+    assert batch.bodies[1].position[0] == pytest.approx(2.0 * 20 / 240, abs=1e-9)  # flying
+    assert batch.constraint_error() < 1e-6     # the pair's velocities projected on its hinges
+    for value, message in ((np.zeros((3, 3)), r"^linear_velocities must be \(4, 3\) finite "
+                            r"numbers \(m/s\), one row per body, got shape \(3, 3\)"),
+                           (np.full((4, 3), np.nan), r"^linear_velocities\[0, 0\] is nan"),
+                           ([[0, 0, 1.0]] + [[0, 0, 0]] * 3, r"^linear_velocities\[0\] is for "
+                            r"<Body #0 Plane>, a Plane, which does not move")):
+        before = batch.get_state()
+        with pytest.raises(ValueError, match=message):
+            batch.linear_velocities = value
+        assert_same_state(batch.get_state(), before)
+    with pytest.raises(ValueError, match=r"^angular_velocities must be \(4, 3\) numbers "
+                       r"\(rad/s\), one row per body, got 'fast'"):
+        batch.angular_velocities = "fast"
+
+
+def test_step_given_a_step_size_says_that_it_takes_a_number_of_steps():
+    """world.step(0.016), a Box2D and pymunk habit, said only "n must be a whole number"."""
+    world = World(dt=1 / 60)
+    with pytest.raises(ValueError, match=r"^n must be a whole number >= 0, got 0\.016: step\(n\) "
+                       r"takes a number of steps, not a step size; each step is world.dt "
+                       r"\(0\.0166667 s\) long. For steps of 0\.016 s set world.dt = 0\.016"):
+        world.step(0.016)
+    with pytest.raises(ValueError, match=r"^n must be a whole number >= 0, got -1$"):
+        world.step(-1)
+    assert world.time == 0.0
+    world.step(2.0)
+    assert world.time == pytest.approx(2 / 60)
+
+
+def test_collision_group_zero_is_refused_saying_how_to_turn_collisions_off():
+    """A group of no bits was taken silently and the body then collided with nothing; the
+    way to do that is collision_mask = 0, which the refusal names."""
+    world = World()
+    world.add_body(Plane())
+    crate = world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(0, 0, 0.2))
+    with pytest.raises(ValueError, match=r"^collision_group 0 puts <Body #1 Box> in no group, "
+                       r"so nothing would collide with it: .* set collision_mask = 0"):
+        crate.collision_group = 0
+    assert crate.collision_group == 1
+    world.step(60)
+    assert crate.position[2] == pytest.approx(0.2, abs=1e-3)      # still on the ground
+    crate.collision_mask = 0
+    world.step(240)
+    assert crate.position[2] < -4.0                               # falls through (-4.7 m)
+
+
+def test_a_snapshot_of_fewer_bodies_says_to_remove_those_added_or_take_a_new_one():
+    """set_state after spawning said only the counts ("a world of 5 bodies ...; this one has
+    11"); now it says what to do."""
+    world = World()
+    world.add_body(Plane())
+    world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(0, 0, 0.2))
+    snapshot = world.get_state()
+    spawned = [world.add_body(Sphere(0.1), mass=1.0, position=(k, 0, 1)) for k in range(1, 3)]
+    with pytest.raises(ValueError, match=r"^state was taken from a world of 2 bodies and 0 "
+                       r"joints; this one has 4 and 0. To restore it, remove the bodies added "
+                       r"since \(world.remove_body\), or take a new snapshot \(get_state\)"):
+        world.set_state(snapshot)
+    for ball in spawned:
+        world.remove_body(ball)
+    world.set_state(snapshot)
+    world.remove_body(world.bodies[1])
+    with pytest.raises(ValueError, match=r"this one has 1 and 0. Bodies removed since cannot be "
+                       r"restored .* take a new snapshot"):
+        world.set_state(snapshot)
