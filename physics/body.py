@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .math3d import cross
+from .math3d import cross, quat_to_matrix
 from .validation import (check_bits, check_inertia, check_mass, check_positive, check_quaternion,
                          check_restitution, check_vector, name_property, shown)
 
@@ -60,7 +60,6 @@ def impulse_response(world, rows, impulses, points=None):
         dv = impulses / world._mass[rows][:, None]
         if points is None:
             return dv, np.zeros_like(dv)
-        from .math3d import quat_to_matrix
         R = quat_to_matrix(world._q[rows])
         moment = cross(points - world._x[rows], impulses)
         # I_world^-1 m = R I^-1 R^T m, solved in the body frame
