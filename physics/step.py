@@ -39,8 +39,8 @@ from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotati
 from .sleeping import joint_links, joints_with_rows, linked_labels
 from .rows import (Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables,
                    velocity_products)
-from .stiffness import (anchor_sides, augmented_inverse_inertia, stiffness_carries,
-                        unresolved_stiffness)
+from .stiffness import (STIFFNESS_DRIFT, anchor_sides, augmented_inverse_inertia,
+                        stiffness_carries, unresolved_stiffness)
 from .unilateral import (Unilateral, bounded_impulse, bounded_multipliers, kept_targets,
                          push_velocities, resolve_impacts, unilateral_rows, with_overrun_limits)
 
@@ -572,6 +572,16 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         factor = cache.factor if same_metric else model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
     kick_lin = kick_ang = 0.0
     lam_b = K_found = impact = None
+    stabilize = model.m and world.post_stabilization
+    # the metric the velocities are in (the last projection's) and the one this step kicks in
+    held, metric = _velocity_metric(world, n), _metric(K, h)
+    if stabilize and not _same_metric(held, metric):
+        # (a split's halves, a step after one, a changed dt, a velocity set by the user, a
+        # stiffness the last step did not hand on: see _between_metrics)
+        endpoint = _at_endpoint(_verlet_first_kick(world, n) if uni is None else first, n)
+        v, w, kin, rows = _between_metrics(world, model, kin, rows, factor, Iinv, held, metric,
+                                           endpoint)
+        T, T_kick = _with_gyroscopic(world, model, R, w, world._torque[:n])
     clock.lap("rows")
     kick = None
     if uni is not None:
@@ -591,13 +601,22 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     elif model.m:
         lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
         if world.geometric_stiffness:
-            K_found = unresolved_stiffness(model, kin, lam, h)
+            K_found = unresolved_stiffness(
+                model, kin, _tension_at_own_spins(world, model, kin, rows, factor, lam, metric,
+                                                  true_inverse_inertia), h)
         if not stiffness_carries(K, K_found):
-            # newly stiff, no longer stiff, or the stiffness moved: take the one found here
-            K = K_found
+            # newly stiff, no longer stiff, or the stiffness moved: take the one found here,
+            # and the velocities into its metric (one more solve with the new factor)
+            K, before = K_found, metric
+            metric = _metric(K, h)
             Iinv = (true_inverse_inertia() if K is None
                     else augmented_inverse_inertia(R, inertia, K, h, model.dynamic))
             factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
+            if stabilize:
+                endpoint = _at_endpoint(_verlet_first_kick(world, n), n)
+                v, w, kin, rows = _between_metrics(world, model, kin, rows, factor, Iinv,
+                                                   before, metric, endpoint)
+                T, T_kick = _with_gyroscopic(world, model, R, w, world._torque[:n])
             lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
         if K is not None:
             world.stats["stiff_steps"] += 1
@@ -640,7 +659,9 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     if not kick.damped:
         v_half, w_half = damped_velocities(world, v_half, w_half, h)
     if uni is not None and world.geometric_stiffness and lam.size:
-        K_found = unresolved_stiffness(model, kin, lam, h)
+        K_found = unresolved_stiffness(
+            model, kin, _tension_at_own_spins(world, model, kin, rows, factor, lam, metric,
+                                              true_inverse_inertia), h)
     if uni is not None and model.m and _turns_more_than(model, w_half, h, MAX_KICKED_TURN) and \
             _may_split(world, depth, uni):
         end = _split(world, model, x, q, v_start, w_start, h, depth)
@@ -655,7 +676,6 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     drifted = w_half
     carry_angle_reference(world, q1, w_half, h)
     x1 = x + h * v_half
-    stabilize = model.m and world.post_stabilization
     shaken = q1                              # (the orientations before SHAKE)
     if stabilize:
         drift = (_corrected_drift(world, model, q, R, inertia, w_half, rotation, h)
@@ -687,6 +707,21 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
                                  near=rotation)
     w_drift = (end_spin(R1, w_half, rotation, model.spinning) if flow
                else carry_with_bodies(R, R1, w_half))
+    w_moved = w_drift                       # the spins the bodies turned with
+    Iinv_end = Iinv_stiff = None            # the true (stiff) I^-1 at R1, if made here
+    # the bodies that end the step at a state's velocity (Verlet's) rather than a drift's
+    ending = None if uni is None else unbounded
+    ends_in = _metric(K_found, h)           # the metric of the projection below
+    if stabilize and not _same_metric(metric, ends_in) and (ending is None or ending.any()):
+        # from this step's metric into the projection's, each body keeping its angular
+        # momentum (the projection then takes it onto the joints there: _between_metrics)
+        if K_found is None:
+            Iinv_end = world_inverse_inertia(R1, body_inverse_inertia(world, model))
+        else:
+            Iinv_stiff = augmented_inverse_inertia(R1, inertia, K_found, h, model.dynamic)
+        change = _metric_change(metric, ends_in, ending)
+        w_drift = w_drift + einsum("nij,nj->ni", Iinv_stiff if Iinv_end is None else Iinv_end,
+                                   _stiff_moment(R1, change, w_drift))
     # second half kick with the applied loads (the velocity projection supplies the joints');
     # with bounded rows, for the mechanisms they do not act on (see _to_drift)
     if uni is None:
@@ -696,16 +731,18 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         second = 0.5 * unbounded[:, None] if unbounded.any() else 0.0
     kick_v = second * h * inv_mass[:, None] * F if np.any(second) else 0.0
     kick_w = 0.0
-    Iinv_end = Iinv_stiff = None            # the true (stiff) I^-1 at R1, if made here
     if np.any(second) and np.any(T_kick):    # user torques (and the explicit gyroscopic term)
         if stabilize and K_found is not None:
             # in the projection's metric: it keeps the impulse I_aug dw, so a kick made with
             # the true inertia came out I_aug / I times too strong (a 2 N m torque on a small
             # sphere on a 1 m hinge put in 23.7 J for 8.8 J of work)
-            Iinv_stiff = augmented_inverse_inertia(R1, inertia, K_found, h, model.dynamic)
+            if Iinv_stiff is None:
+                Iinv_stiff = augmented_inverse_inertia(R1, inertia, K_found, h, model.dynamic)
             Iinv_kick = Iinv_stiff
-        elif flow:
-            Iinv_end = Iinv_kick = world_inverse_inertia(R1, body_inverse_inertia(world, model))
+        elif flow or (stabilize and K is not None):
+            if Iinv_end is None:
+                Iinv_end = world_inverse_inertia(R1, body_inverse_inertia(world, model))
+            Iinv_kick = Iinv_end
         else:
             Iinv_kick = Iinv
         kick_w = second * h * einsum("nij,nj->ni", Iinv_kick, T_kick)
@@ -717,13 +754,16 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
                                     Iinv_stiff)
         if depth == 0:
             world._stiffness = K_found
+    # the metric the velocities are in now
+    world._velocity_metric = ends_in if stabilize else None
     if uni is None:
-        world._to_drift = (v1 - v_half, w1 - w_drift)
+        world._to_drift = (v1 - v_half, w1 - w_moved)
         world._drift_only = None
     elif not unbounded.any():
         world._to_drift = None        # (nothing added: every body ends at its drift's velocity)
     else:
-        kick_w = kick_w + np.zeros_like(w1)
+        # (and, where the metric changed, the spins' change into the projection's)
+        kick_w = kick_w + (w_drift - w_moved) + np.zeros_like(w1)
         # the projection is linear: the next step's start, P(drift velocities), is the end
         # less the projected kick
         world._to_drift = (_projected(world, model, kick_v, kick_w) if stabilize
@@ -959,6 +999,138 @@ def _may_split(world, depth, uni):
     return True
 
 
+def _at_endpoint(first, n):
+    """(N,) bool: the bodies whose velocities at a sub-step's start are a state's (Verlet's,
+    at the step's instant) rather than the last drift's, by the share of the kick they take
+    before the drift (``first``: 0.5, 1.0 or (N, 1) of those; see _verlet_first_kick and
+    _verlet_where_unbounded)."""
+    return np.broadcast_to(np.asarray(first).reshape(-1) == 0.5, (n,))
+
+
+def _metric(K, h):
+    """The metric a sub-step of size h kicks in with the tension stiffness K (N, 3, 3), body
+    frame (inertias I + h^2 K / 4): (K, h), or None for the true one (K None)."""
+    return None if K is None else (K, h)
+
+
+def _same_metric(a, b) -> bool:
+    """Whether two metrics (see _metric) are one (the same stiffness array and h)."""
+    if a is None or b is None:
+        return a is b
+    return a[0] is b[0] and a[1] == b[1]
+
+
+def _velocity_metric(world, n):
+    """The metric the world's velocities are in (see _metric): the last velocity
+    projection's, or, for bodies whose velocity the user set since, the true one."""
+    held = world._velocity_metric
+    if held is None or held[0].shape[0] != n:
+        return None
+    return held
+
+
+def _metric_change(source, target, only=None):
+    """(N, 3, 3) body frame: the inertia of metric ``source`` less that of ``target`` (the
+    true inertia cancels: h_s^2 K_s / 4 - h_t^2 K_t / 4), zero outside ``only`` ((N,) bool,
+    None for every body)."""
+    change = 0.0
+    if source is not None:
+        change = (0.25 * source[1] * source[1]) * source[0]
+    if target is not None:
+        change = change - (0.25 * target[1] * target[1]) * target[0]
+    if only is not None:
+        change = change * only[:, None, None]
+    return change
+
+
+def _stiff_moment(R, change, w):
+    """R change R^T w (N, 3): the angular momentum that the inertia ``change`` (N, 3, 3), body
+    frame, adds to the spins w (N, 3) at orientations R."""
+    turned = einsum("nij,njk->nik", change, einsum("nji,nj->ni", R, w)[:, :, None])[:, :, 0]
+    return einsum("nij,nj->ni", R, turned)    # (three products: one einsum of four was 1.5 ms)
+
+
+def _between_metrics(world, model, kin, rows, factor, Iinv, source, target, endpoint):
+    """The velocities of ``kin`` (Kinematics), in metric ``source``, taken into metric
+    ``target`` (see _metric; inverse inertias Iinv, A factorised with them as ``factor``):
+    each body keeps its angular momentum, and the change is projected onto the joints in the
+    target metric. That is the one velocity there whose momentum differs from the source's
+    by joint impulses alone; the velocities being on the joints already, only the change is
+    projected. Returns (v, w, their Kinematics, the rows with their velocity products).
+
+    Verlet's step with the inertia I + h^2 K / 4 is the trapezoidal rule (exactly, on a
+    linear system) where its velocity stands for momentum over that inertia: a stiff step's
+    velocities are not the bodies' own. Kept as they were from one metric to another (a step
+    stiff or not, K taken anew, h halved by a split), each change scaled a stiff mode's
+    energy by up to 1 + h^2 K / 4 I or its inverse, depending on its phase, and the changes
+    did not cancel: a 10 kg ball swung at 2 m/s on 10 links of 0.01 kg (0.1 m), whose steps
+    stiffened and split at random, folded its links to 60 degrees at dt 1/1000 (rk4 at
+    1/4000: 11.4), and to 172 degrees at dt 1/240 before a StepError at 1.53 s. The
+    velocities stay in the metric the last step ended in and are carried straight from one
+    metric to the next where it changes (going through the true one gives the same, at the
+    same positions, for one more factorisation a step).
+
+    Only the bodies ``endpoint`` (N,) bool: those whose velocities are a state's (Verlet's,
+    at the step's instant). A velocity a step with bounded rows left a mechanism at is its
+    drift's, the turn over that step, which leapfrog's kicks carry on in either metric: it is
+    no momentum over an inertia. Converted all the same (through the true metric), a
+    tumbling ragdoll's hand landing at dt 1/60 had its spin scaled at each contact step with
+    the stiffness, was turned against its forearm, and went 0.194 rad past its wrist's cone
+    (0.079 before any conversion)."""
+    change = _metric_change(source, target, endpoint)
+    if not np.any(change):
+        return kin.v, kin.w, kin, rows
+    dw = einsum("nij,nj->ni", Iinv, _stiff_moment(kin.R, change, kin.w))
+    dv = np.zeros_like(kin.v)
+    nu = model.pattern.factorizer.solve(factor, model.scatter.velocity_of(rows.blocks, dv, dw))
+    ev, ew = model.scatter.response(rows.blocks, -nu, world._inv_mass[:world._n], Iinv)
+    v, w = kin.v + ev, kin.w + dw + ew
+    kin = Kinematics(kin.x, kin.R, v, w)
+    return v, w, kin, rows.with_velocity_products(velocity_products(model.tables, rows, kin))
+
+
+# The share of the largest joint multiplier by which the tension at the bodies' own spins may
+# differ from the stiff metric's before it is found exactly (see _tension_at_own_spins): the
+# share by which a carried stiffness may drift (stiffness.STIFFNESS_DRIFT). The 1000-link
+# hanging chain of the benchmark, pushed at 0.05 m/s, sits at 0.02.
+OWN_SPIN_TENSION = STIFFNESS_DRIFT
+
+
+def _tension_at_own_spins(world, model, kin, rows, factor, lam, metric, true_inverse_inertia):
+    """The joints' multipliers lam (m,), solved at the velocities of ``kin`` in ``metric``
+    (see _metric; A factorised in it as ``factor``), with the velocity products (Jdot u)
+    taken at the bodies' own velocities instead: the true metric's (true_inverse_inertia()
+    (N, 3, 3)) that carry the same momenta up to joint impulses (_between_metrics). The
+    tension the stiffness is found from. A light link's spin in a stiff metric is a fraction
+    of its own, and a straight rope's links whipping pull on its load by their own spins'
+    centripetal terms: at dt 1/240 the rope of _between_metrics's note pulled with 242 N
+    where the stiff metric's spins (7 rad/s for 13) gave 161; found from those, the
+    stiffness came out too low where the rope whipped, and its steps split 770 times in 3 s.
+
+    The own velocities cost a factorisation in the true metric, made only where they
+    matter: where the spins the momenta give each body alone (an upper bound of the own
+    ones, in energy) change some multiplier by more than OWN_SPIN_TENSION of the largest
+    (not a hanging chain's swaying, whose links barely turn: 2 % of its tension)."""
+    if metric is None or not lam.size:
+        return lam
+    # R I^-1 (h^2 K / 4) R^T w, the change of spin, made in the body frame
+    R, change = kin.R, _metric_change(metric, None)
+    moment = einsum("nij,njk->nik", change, einsum("nji,nj->ni", R, kin.w)[:, :, None])[:, :, 0]
+    alone = einsum("nij,nj->ni", R, inertia_times(body_inverse_inertia(world, model), moment))
+    jdu = velocity_products(model.tables, rows, Kinematics(kin.x, kin.R, kin.v, kin.w + alone))
+    solve = model.pattern.factorizer.solve
+    shift = solve(factor, jdu - rows.Jdu)
+    if np.abs(shift).max() <= OWN_SPIN_TENSION * np.abs(lam).max():
+        return lam
+    inv_mass = world._inv_mass[:world._n]
+    Iinv_true = true_inverse_inertia()
+    true_factor = model.pattern.factor(rows, inv_mass, Iinv_true, world.cfm)
+    nu = solve(true_factor, model.scatter.velocity_of(rows.blocks, np.zeros_like(kin.v), alone))
+    ev, ew = model.scatter.response(rows.blocks, -nu, inv_mass, Iinv_true)
+    own = Kinematics(kin.x, kin.R, kin.v + ev, kin.w + alone + ew)
+    return lam - solve(factor, velocity_products(model.tables, rows, own) - rows.Jdu)
+
+
 def _split(world, model, x, q, v, w, h, depth):
     """The sub-step from (x, q, v, w) as two of h / 2: the end state."""
     world.stats["splits"] += 1
@@ -1089,10 +1261,14 @@ def _advance(world):
         x, q, v, w = state
         state = (x, q, *project_velocities(world, model, x, q, v, w))
         world._energy_reference = None
+        world._velocity_metric = None     # (projected in the true metric: taken as true ones)
+    if world.integrator != "symplectic":
+        world._velocity_metric = None     # (rk4 takes them as true ones)
     world._carrier_change = _carrier_change(world, model, state[2], state[3])
     substep = SUBSTEPS[world.integrator]
     world._contact_splits_left = CONTACT_SPLITS
     start, reference, stiffness = state, world._energy_reference, world._stiffness
+    metric = world._velocity_metric
     if world._start_cache is not None:  # left by the last step; a user's change drops it
         world._start_cache = world._start_cache._replace(x=state[0], q=state[1])
     fallbacks = world.stats["projections"] + world.stats["splits"] + world.stats["stiff_steps"]
@@ -1126,6 +1302,7 @@ def _advance(world):
         # (the last two: Python's own float arithmetic in a solver, where numpy's would
         # have given an infinity or a NaN)
         world._stiffness, world._start_cache = stiffness, None
+        world._velocity_metric = metric
         raise StepError(f"step at t={world.time:.6g} s failed: {exc}"
                         f"{_where_singular(world, model, exc)}; the world is unchanged "
                         "(check for conflicting joints, bodies of wildly different mass, or "
@@ -1133,6 +1310,7 @@ def _advance(world):
     finite = all(np.isfinite(s).all() for s in state)
     if not finite or _energy_overflows(world, model, state):
         world._stiffness, world._start_cache = stiffness, None
+        world._velocity_metric = metric
         produced = ("NaN or infinity" if not finite
                     else "speeds so large that their kinetic energy overflows to infinity")
         raise StepError(f"step at t={world.time:.6g} s produced {produced}; the world is "

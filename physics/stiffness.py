@@ -3,8 +3,12 @@
 A body pulled at an anchor by a tensioned joint is stiff against turning: the force's arm
 turns with it. Explicit steps (Verlet, RATTLE) are stable only while h w < 2 for those
 modes; the top of a 1000-link hanging chain (980 N) is far beyond. There the stiffness K is
-added to the body's inertia as h^2 K / 4 in the kick, SHAKE and the velocity projection: the
-step is then stable for any h and keeps a modified energy, and the slow motion is unchanged.
+added to the body's inertia as h^2 K / 4 in the kick and SHAKE: the step is then stable for
+any h, and the slow motion is unchanged. That step is the trapezoidal rule (on a linear
+system, exactly) when its velocities stand for momentum over the augmented inertia: a stiff
+sub-step takes the true velocities into that metric and back keeping each body's angular
+momentum (step._into_stiff_metric), so that steps stiff or not, and split ones, follow
+each other without pumping the stiff modes.
 """
 from __future__ import annotations
 
@@ -24,12 +28,15 @@ RESOLVED_STIFFNESS = 3.0
 
 def unresolved_stiffness(model, kin, lam, h):
     """The geometric stiffness of the joints' tension that the step cannot follow explicitly,
-    per body (N, 3, 3), world frame, N m / rad; None when no body is that stiff.
+    per body (N, 3, 3), body frame, N m / rad; None when no body is that stiff.
 
     A body pulled at an anchor r from its centre by a force f with f.r > 0 feels a restoring
     torque -(f.r) (1 - r r^T / r.r) dtheta when it turns by dtheta. Compression (f.r < 0)
     destabilises and is left out, so K is positive semi-definite. Bodies are weighted in
-    smoothly from rho = RESOLVED_STIFFNESS to twice that."""
+    smoothly from rho = RESOLVED_STIFFNESS to twice that. K is kept in the body frame, so
+    that it turns with the body as its anchors do: a link spinning about its own axis, which
+    its tension does not resist, stays free to spin in the steps K carries (held in the
+    world frame, K's free direction stayed where the axis was when K was found)."""
     sides = model.anchor_sides
     if sides is None:
         return None
@@ -51,8 +58,9 @@ def unresolved_stiffness(model, kin, lam, h):
     scale = pull * weight[body]         # zero for the sides that do not count
     if not scale.any():
         return None
-    length = np.sqrt(einsum("ij,ij->i", r, r))
-    u = r / np.where(length > 0, length, 1.0)[:, None]
+    local = sides.local
+    length = np.sqrt(einsum("ij,ij->i", local, local))
+    u = local / np.where(length > 0, length, 1.0)[:, None]
     blocks = np.eye(3) - u[:, :, None] * u[:, None, :]
     blocks *= scale[:, None, None]
     return sides.sum_per_body(blocks.reshape(-1, 9), n).reshape(n, 3, 3)
@@ -117,12 +125,17 @@ def stiffness_carries(K_used, K_found):
 
 
 def augmented_inverse_inertia(R, inertia_body, stiffness, h, dyn):
-    """(R I R^T + h^2 / 4 K)^-1 per body (N, 3, 3), zero for static bodies; ``inertia_body``
-    (N, 3, 3) or its diagonals (N, 3). Verlet with the
+    """R (I + h^2 / 4 K)^-1 R^T per body (N, 3, 3), zero for static bodies; ``inertia_body``
+    (N, 3, 3) or its diagonals (N, 3), and the stiffness K (N, 3, 3), body frame. Verlet with the
     stiffness K added to the inertia this way is stable for any step (its modes of frequency
     w see w^2 / (1 + h^2 w^2 / 4) < 4 / h^2) and conserves a modified energy, so joints under
     high tension (the top of a long hanging chain) turn no faster than the step resolves."""
     out = np.zeros_like(stiffness)
-    I_world = in_world_frame(R[dyn], inertia_body[dyn])
-    out[dyn] = inverse3(I_world + 0.25 * h * h * stiffness[dyn])
+    body = 0.25 * h * h * stiffness[dyn]
+    if inertia_body.ndim == 2:
+        diagonal = np.arange(3)
+        body[:, diagonal, diagonal] += inertia_body[dyn]
+    else:
+        body += inertia_body[dyn]
+    out[dyn] = in_world_frame(R[dyn], inverse3(body))
     return out

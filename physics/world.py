@@ -231,6 +231,9 @@ class World:
         self._pattern_cache = {}
         self._start_cache = None
         self._stiffness = None          # stiffness.unresolved_stiffness handed to the next step
+        # the metric the velocities are in: (K (N, 3, 3) body frame, h) or None for the true
+        # one (see step._between_metrics)
+        self._velocity_metric = None
         self._after_euler = False       # the last sub-step had bounded rows (step._to_drift)
         self._to_drift = None           # what it added after its drift (step._to_drift)
         self._drift_only = None         # (N,) bodies left with the drift's velocity by it
@@ -782,6 +785,12 @@ class World:
         if self._velocity_given is None or self._velocity_given.shape[0] != n:
             self._velocity_given = np.zeros(n, dtype=bool)
         self._velocity_given[row] = True
+        held = self._velocity_metric
+        if held is not None and held[0].shape[0] == n:
+            # a velocity set is a true one (not a stiff step's: step._between_metrics)
+            K = held[0].copy()
+            K[row] = 0.0
+            self._velocity_metric = (K, held[1])
 
     def _step_caches_dropped(self):
         """What the last step left for the next that the bodies' rows or masses fix. (Not
@@ -957,7 +966,7 @@ class World:
     # velocities' bookkeeping, and the contacts, limits and reports each sub-step keeps)
     _ATTEMPTED = ("_after_euler", "_to_drift", "_drift_only", "_velocity_given", "_contacts",
                   "_shown", "_warm", "_limit_warm", "_manifolds", "_report", "_wrench_cache",
-                  "_angle_reference", "_turned_unreferenced")
+                  "_angle_reference", "_turned_unreferenced", "_velocity_metric")
 
     def _step_undone(self, before, memory, counted, slept):
         """A step failed: the world as it was before it, bit for bit. (Without this, a step
@@ -1313,6 +1322,8 @@ class World:
         state["joint_angles"] = self._joint_angle.copy()
         state["energy_reference"] = self._energy_reference
         state["stiffness"] = None if self._stiffness is None else self._stiffness.copy()
+        held = self._velocity_metric      # (K, h) the velocities' metric (step._between_metrics)
+        state["velocity_metric"] = None if held is None else (held[0].copy(), float(held[1]))
         state["after_euler"] = self._after_euler
         state["joined_since_step"] = self._joined_since_step
         state["carried_velocities"] = self._view("_carried").copy()
@@ -1379,6 +1390,7 @@ class World:
         angles = checked_array(state, "joint_angles", self._joint_angle.shape)
         joint_errors = checked_array(state, "joint_errors", (len(self._joints),))
         stiffness = checked_array(state, "stiffness", (self._n, 3, 3))
+        held = _checked_velocity_metric(state.get("velocity_metric"), self._n, stiffness)
         norm_vector = checked_array(state, "norm_vector", (6 * self._n,))
         clock = _checked_clock(state, self.dt)
         settled = check_flag("state['solve_settled']", state.get("solve_settled", True))
@@ -1419,6 +1431,7 @@ class World:
         # the energy level a conservative system holds through fallback steps (step.advance)
         self._energy_reference = reference
         self._stiffness = stiffness
+        self._velocity_metric = held
         self._after_euler = after_euler
         self._joined_since_step = joined      # (a joint added since: its velocities projected)
         # (a snapshot without them, from an older version: no change measured at the next step)
@@ -1551,6 +1564,22 @@ class World:
     def __repr__(self):
         return (f"<World t={self.time:.4g} s, {self._n - 1} bodies, {len(self._joints)} joints, "
                 f"dt={self.dt:g}, {self.integrator}>")
+
+
+def _checked_velocity_metric(held, n, stiffness):
+    """A snapshot's velocity_metric, (K (n, 3, 3), h) or None (older snapshots: None, the true
+    metric), checked; K is the snapshot's stiffness itself where equal to it, as the step
+    that took it held them (step._same_metric compares them by identity)."""
+    if held is None:
+        return None
+    if not (isinstance(held, (tuple, list)) and len(held) == 2):
+        raise ValueError(f"state['velocity_metric'] must be None or the pair (K, h) "
+                         f"World.get_state wrote, got {held!r}")
+    K = checked_array({"velocity_metric": held[0]}, "velocity_metric", (n, 3, 3))
+    h = check_positive("state['velocity_metric'][1]", held[1])
+    if stiffness is not None and np.array_equal(K, stiffness):
+        K = stiffness
+    return K, h
 
 
 def _checked_clock(state, dt):
