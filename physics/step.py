@@ -699,8 +699,13 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         x1, q1 = held_at_limits(world, model, uni.limit_found.C, x1, q1, v_half, w_half,
                                 shaken)
     if uni is not None and target is not None:
+        unpushed = q1
         x1, q1 = _pushed(world, model, rows, uni, inv_mass, Iinv, factor, x1, q1, v_half,
                          w_half, h)
+        if stabilize and uni.limit_found is not None and q1 is not unpushed:
+            # the push's own projection onto the joints turns a light body as SHAKE does
+            x1, q1 = held_at_limits(world, model, uni.limit_found.C, x1, q1, v_half, w_half,
+                                    unpushed)
     R1 = quat_to_matrix(q1)
     if flow and w_half is not drifted:   # velocities at the end of the drift SHAKE corrected
         rotation = free_rotation(R, inertia, w_half, h, model.spinning, model.tumbling,
