@@ -215,7 +215,9 @@ def held_at_limits(world, model, start_C, x, q, v, w, shaken):
     # a limit past its bound at the start is held where SHAKE took it 0.01 rad (2 mm)
     # deeper; one within it, where SHAKE took it past by its margin
     already = start_C < -plan.slop
-    deepened = np.where(already, start_C - SETTLED_TURN * (plan.margin / ANGULAR_LIMIT_MARGIN),
+    settled = SETTLED_TURN * (plan.margin / ANGULAR_LIMIT_MARGIN)
+    deep = C < -settled
+    deepened = np.where(already, start_C - np.where(deep, plan.slop, settled),
                         np.minimum(start_C, 0.0) - plan.margin)
     if not np.any(limit & (C < -plan.slop) & (C < deepened)):
         return x, q
