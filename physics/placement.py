@@ -194,7 +194,12 @@ def held_at_limits(world, model, start_C, x, q, v, w, shaken):
     spinning ragdoll's elbow 0.043 rad further past its limit every step, which the push
     took back only in half: spun at 10 rad/s at dt 1/60 its elbows stood 0.23 rad past for
     seconds. Held 0.01 rad past from within, a 10-ragdoll pile held five times as often
-    and took 10 % longer a step.)
+    and took 10 % longer a step.) A limit more than SETTLED_TURN past at the end is held
+    where it is any deeper (by its slop) than at the start: spun so, a shoulder's twist crept
+    0.004 rad a step under the 0.01 trigger, SHAKE undoing the limit row's turn back and
+    more, from 0.008 to 0.055 rad past in 13 steps. The step's push is followed by this too
+    (step._pushed: its projection onto the joints turned a landing hand 0.15 rad past its
+    cone).
 
     Bounded rows act at the start of the step; SHAKE then puts the joints back together
     without them, M-nearest: it turns a light body rather than move a heavy one, and a
