@@ -698,10 +698,10 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     if stabilize and uni is not None and uni.limit_found is not None:
         x1, q1 = held_at_limits(world, model, uni.limit_found.C, x1, q1, v_half, w_half,
                                 shaken)
-    if uni is not None and target is not None:
+    if uni is not None and (target is not None or uni.impact_shift is not None):
         unpushed = q1
         x1, q1 = _pushed(world, model, rows, uni, inv_mass, Iinv, factor, x1, q1, v_half,
-                         w_half, h)
+                         w_half, h, target is not None)
         if stabilize and uni.limit_found is not None and q1 is not unpushed:
             # the push's own projection onto the joints turns a light body as SHAKE does
             x1, q1 = held_at_limits(world, model, uni.limit_found.C, x1, q1, v_half, w_half,
@@ -823,9 +823,10 @@ def _carrier_change(world, model, v, w):
     return change[:, :3], change[:, 3:]
 
 
-def _pushed(world, model, rows, uni, inv_mass, Iinv, factor, x1, q1, v, w, h):
+def _pushed(world, model, rows, uni, inv_mass, Iinv, factor, x1, q1, v, w, h, pushing=True):
     """The drift's end x1 (N, 3), q1 (N, 4) moved by the push the bodies do not keep
-    (unilateral.push_velocities, over the step), then put back onto the joints by positions
+    (unilateral.push_velocities, over the step; pushing False: none) and by the impacts'
+    moves to their meeting times (``Unilateral.impact_shift``), then put back onto the joints by positions
     alone (project_positions): they keep no speed of it. (Added to the drift's velocities
     and taken back after it, SHAKE's correction of the pushed drift stayed in them: a
     5-link chain laid 5 cm into the ground left it at 2.8 m/s with 25 J. Not put back, the
@@ -833,13 +834,19 @@ def _pushed(world, model, rows, uni, inv_mass, Iinv, factor, x1, q1, v, w, h):
     pile.) The push meets the joints to first order, so the projection moves the bodies
     less than the push did; one that would move them further, or fails, is not taken, and
     the next step's SHAKE takes what the push missed."""
-    dv, dw = push_velocities(world, model, rows, uni, inv_mass, Iinv, factor)
-    pushed_x, pushed_q = x1 + h * dv, rotate_quat(q1, h * dw)
+    if pushing:
+        dv, dw = push_velocities(world, model, rows, uni, inv_mass, Iinv, factor)
+        dx, dq = h * dv, h * dw
+    else:
+        dx = dq = np.zeros_like(x1)
+    if uni.impact_shift is not None:
+        dx, dq = dx + uni.impact_shift[0], dq + uni.impact_shift[1]
+    pushed_x, pushed_q = x1 + dx, rotate_quat(q1, dq)
     if not (model.m and world.post_stabilization):
         return pushed_x, pushed_q
     _, x2, q2 = project_positions(world, model, pushed_x, pushed_q, v, w)
     moved = np.abs(x2 - pushed_x).max(initial=0.0)     # (NaN where it failed: not taken)
-    if moved <= h * np.abs(dv).max(initial=0.0) and np.isfinite(q2).all():
+    if moved <= np.abs(dx).max(initial=0.0) and np.isfinite(q2).all():
         return x2, q2
     return pushed_x, pushed_q
 

@@ -47,6 +47,9 @@ class Unilateral:
     stopped: np.ndarray | None = None   # (K,) bool: ``stopped_by_the_solve`` (by the solve)
     weight: float = 0.0                 # N: the weight of every dynamic body (softness_centre)
     limit_found: object = None          # limits.PlanRows: every plan row at the step's start
+    # (dx, dtheta) (N, 3) each, m and rad, or None: where the impacts met within the step
+    # move the bodies at the drift's end (``resolve_impacts``: each jump at its meeting time)
+    impact_shift: tuple | None = None
 
     @property
     def first_limit_row(self) -> int:
@@ -516,21 +519,31 @@ class ImpactRows:
 
 def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=None, load=None,
                     max_passes=32):
-    """Impacts as a sequence of velocity jumps before the step's solve.
+    """Impacts as a sequence of velocity jumps before the step's solve, each made where the
+    bodies meet within the step.
 
-    Each pass takes the touching contacts that still approach faster than the restitution
-    threshold and solves for the impulses (lambda >= 0, with the joints' velocity rows) that
-    send them apart at e times their approach speed (``rebound_speed``: the speed they meet
-    at, carried back across the gap they start the step with). A contact that was at rest
-    when the pass began takes no part in it, so a Newton's cradle passes its momentum ball by
-    ball, as the real one does through its tiny gaps, unless it is one of restitution 0 that
-    the struck bodies rest on something through (``_supports``: a crate on the floor, which
-    the floor holds). h: the sub-step; factor: the
-    factorisation of the joints' A + cfm at ``Iinv`` (the step's own); load (n, 3): the
-    bodies' accelerations by the applied loads (m/s^2; None: none). Returns the new
-    velocities and the impulses (N s) that made them, or None without impacts: the contacts'
-    (K, 3), along the normal, then the two friction rows of ``uni.frames``, and the joint
-    rows' (m,) (None without joints), which the step reports with its forces.
+    Each pass takes the contacts that still approach faster than the restitution threshold
+    and meet within the step, and solves for the impulses (lambda >= 0, with the joints'
+    velocity rows) that send them apart at e times the speed they meet at
+    (``rebound_speed``). A contact meets its surface t* into the step (its gap closed under
+    its approach and the loads); its jump is made at t*, not at the step's start: the
+    bodies move by the jump times -t* at the drift's end (``Unilateral.impact_shift``), so
+    that they end the step where the reflected motion puts them, having turned at the face
+    (a jump made at the step's start turned them up to a step's travel before they
+    touched). Later passes see the gaps as those moves leave them (a Newton's cradle's
+    second ball is struck at the time the first meets it), and the step's solve aims the
+    contacts' rows at the gaps they leave at the drift's end.
+
+    A contact that was at rest when the pass began takes no part in it, so a Newton's cradle
+    passes its momentum ball by ball, as the real one does through its tiny gaps, unless it
+    is one of restitution 0 that the struck bodies rest on something through (``_supports``:
+    a crate on the floor, which the floor holds; it takes its blow when the crate is
+    struck). h: the sub-step; factor: the factorisation of the joints' A + cfm at ``Iinv``
+    (the step's own); load (n, 3): the bodies' accelerations by the applied loads (m/s^2;
+    None: none). Returns the new velocities and the impulses (N s) that made them, or None
+    without impacts: the contacts' (K, 3), along the normal, then the two friction rows of
+    ``uni.frames``, and the joint rows' (m,) (None without joints), which the step reports
+    with its forces.
 
     An impact's friction is Coulomb's over the impulse: after each pass's bounce, a pass of
     its contacts' friction rows, each up to mu times its normal impulse (the bounce's part
@@ -553,29 +566,54 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     depth = uni.contacts.depth
     joints = rows is not None and rows.count
     # the normal rows' velocities once, then again only for the rows of bodies a pass moved
-    # (a pass is a handful of hits among thousands of contacts)
+    # (a pass is a handful of hits among thousands of contacts); likewise how far the
+    # jumps' moves (``shift``) close each contact's gap (m)
     vn = normal.velocity(v, w)
-    closing = impulses = None
+    closing = impulses = shift = closed = None
+    missed = np.zeros(k, dtype=bool)    # (contacts found not to meet within the step)
     for _ in range(max_passes):
-        hit = _meeting(depth, vn, h) & bouncy & (vn < -RESTITUTION_THRESHOLD)
+        gap = -depth if closed is None else closed - depth
+        hit = bouncy & (vn < -RESTITUTION_THRESHOLD) & ~missed
         if not hit.any():
             break
-        if closing is None and load is not None:    # (once, and only when something hits)
+        if closing is None and load is not None:    # (once, and only when something closes)
             pulled = load + _held_by_contacts(world, inv_mass)
             closing = normal.velocity(pulled, np.zeros_like(pulled))
+        # (meeting within the step with the loads' kick: a ball that the kick alone brought
+        # to the face by the step's end was stopped there by the step's solve, losing the
+        # kick's speed, and bounced the next step off the stop's force taken for support: it
+        # rose 17 % short of e^2 at dt 1/60)
+        hit &= _meeting(-gap, vn if closing is None else vn + h * closing, h)
+        if not hit.any():
+            break
         idx = np.flatnonzero(hit)
-        target = rebound_speed(uni.restitution[idx], vn[idx], -depth[idx],
-                               None if closing is None else closing[idx], h)
-        held = _supports(normal, depth, hit, uni.restitution, inv_mass, n)
+        pull = None if closing is None else closing[idx]
+        when = meeting_time(vn[idx], gap[idx], pull, h)
+        meets = ~np.isnan(when)
+        if not meets.all():
+            missed[idx[~meets]] = True
+            hit[idx[~meets]] = False
+            if not meets.any():
+                continue
+            idx, when = idx[meets], when[meets]
+            pull = None if pull is None else pull[meets]
+        if when.size > 1 and np.ptp(when) > 0.0:
+            when = _earliest_in_islands(normal.a.take(idx), normal.b.take(idx), when,
+                                        inv_mass > 0, model.mechanism)
+        target = rebound_speed(uni.restitution[idx], vn[idx], gap[idx], pull, h, when)
+        held, held_when = _supports(normal, depth, hit, uni.restitution, inv_mass, n, when)
         if held.size:
             idx = np.concatenate([idx, held])
             target = np.concatenate([target, np.zeros(held.size)])
+            when = np.concatenate([when, held_when])
         if impulses is None:
             impulses = (np.zeros((k, 3)), np.zeros(rows.count) if joints else None)
+            shift = (np.zeros((n, 3)), np.zeros((n, 3)))
+            closed = np.zeros(k)
         c = idx.size
         bounce = ImpactRows(normal.at(idx), target, np.zeros(c), np.full(c, np.inf))
         v, w, p, moved = _impact_pass(world, model, rows, uni, bounce, impulses, v, w, inv_mass,
-                                      Iinv, factor)
+                                      Iinv, factor, when, shift)
         np.add.at(impulses[0][:, 0], idx, p)
         # then the contacts' friction, up to mu times the normal impulse, against the slip
         rubs = np.concatenate([idx + k, idx + 2 * k])
@@ -585,25 +623,77 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
             rubs, grip = rubs.take(rubbed), grip.take(rubbed)
             friction = ImpactRows(contact_rows.at(rubs), np.zeros(rubbed.size), -grip, grip)
             v, w, p_t, more = _impact_pass(world, model, rows, uni, friction, impulses, v, w,
-                                           inv_mass, Iinv, factor)
+                                           inv_mass, Iinv, factor, np.tile(when, 2).take(rubbed),
+                                           shift)
             np.add.at(impulses[0], (rubs % k, rubs // k), p_t)
             moved = np.union1d(moved, more)
         vn = _normal_velocity_update(normal, vn, v, w, moved, n)
+        closed = _normal_velocity_update(normal, closed, *shift, moved, n)
+    if closed is not None and closed.any():
+        # the step's solve aims each contact at its gap at the drift's end, moves included
+        uni.impact_shift = shift
+        target = block.target.copy()
+        target[:k] -= closed / h
+        block.target = target
     return v, w, impulses
 
 
-def _impact_pass(world, model, rows, uni, impact, impulses, v, w, inv_mass, Iinv, factor):
-    """One impact pass on the ``impact`` rows (ImpactRows): the velocities after it, the
-    rows' impulses (c,) (N s), and the bodies whose velocity changed; the joint rows'
-    impulses are added to ``impulses[1]``."""
+def _impact_pass(world, model, rows, uni, impact, impulses, v, w, inv_mass, Iinv, factor,
+                 when, shift):
+    """One impact pass on the ``impact`` rows (ImpactRows) whose jumps are made when (c,) s
+    into the step: the velocities after it, the rows' impulses (c,) (N s), and the bodies
+    whose velocity changed; the joint rows' impulses are added to ``impulses[1]``, and the
+    moves that make each jump at its time (the velocity change it gives times -when) to
+    ``shift`` ((N, 3) each, m and rad, in place)."""
     if world.contact_solver != "direct" and impulses[1] is None:
-        return _impact_among_bodies(world, impact, inv_mass, Iinv, v, w)
+        return _impact_among_bodies(world, impact, inv_mass, Iinv, v, w, when, shift)
     dv, dw, p, p_e = _velocity_jump(world, model, rows, uni, impact.rows, impact.target, v, w,
                                     inv_mass, Iinv, factor, IMPACT_SOFTNESS, IMPACT_TOLERANCE,
                                     bounds=(impact.lo, impact.hi))
     if p_e is not None:
         impulses[1][:] += p_e
-    return v + dv, w + dw, p, _moved(dv, dw)
+    moved = _moved(dv, dw)
+    if moved.size:
+        if np.ptp(when) == 0.0:         # (one time: the jump itself, joints' part and all)
+            sx, sw = -when[0] * dv, -when[0] * dw
+        else:
+            sx, sw = _jointed_response(model, rows, impact.rows, -when * p, inv_mass, Iinv,
+                                       factor, world._n)
+        shift[0][:] += sx
+        shift[1][:] += sw
+    return v + dv, w + dw, p, moved
+
+
+def _earliest_in_islands(a, b, when, dynamic, mechanism):
+    """(c,) the time of each of a pass's rows (bodies a, b (c,); their meeting times when
+    (c,) s): the earliest of those of the rows on its island (the bodies that the pass's
+    rows between dynamic bodies and the joints (``mechanism`` (N,) labels) link). A body
+    takes its pass's blows at one time, when its first contact meets: the others,
+    met later, are met then (their gaps at that time are not closed). Each at its own time,
+    the moves of a box landing on two corners met 5 ms apart at dt 1/60 put it into the
+    ground and gave it up to 22 J of its 12 in a step."""
+    la, lb = mechanism.take(a), mechanism.take(b)
+    both = dynamic.take(a) & dynamic.take(b)
+    if both.any():
+        m = int(mechanism.max()) + 1
+        island = linked_labels(la[both], lb[both], m)
+        la, lb = island.take(la), island.take(lb)
+    row = np.where(dynamic.take(a), la, lb)
+    first = np.full(int(row.max()) + 1, np.inf)
+    np.minimum.at(first, row, when)
+    return first.take(row)
+
+
+def _jointed_response(model, rows, sub, p, inv_mass, Iinv, factor, n):
+    """The velocity changes (N, 3) each that impulses p (s,) on the rows ``sub`` give the
+    bodies with the joints' rows (``rows``, None without; ``factor``: their A + cfm's
+    factorisation at Iinv) kept: M^-1 J^T p made to meet the joints."""
+    dv, dw = Scatter(sub.a, sub.b, n).response(sub.blocks, p, inv_mass, Iinv)
+    if rows is None or not rows.count:
+        return dv, dw
+    nu = model.pattern.factorizer.solve(factor, model.scatter.velocity_of(rows.blocks, dv, dw))
+    ev, ew = model.scatter.response(rows.blocks, -nu, inv_mass, Iinv)
+    return dv + ev, dw + ew
 
 
 def _velocity_jump(world, model, rows, uni, sub, target, v, w, inv_mass, Iinv, factor, softness,
@@ -703,50 +793,89 @@ def _held_by_contacts(world, inv_mass):
     return out * inv_mass[:, None]
 
 
-def _supports(normal, depth, hit, restitution, inv_mass, n):
-    """(s,) the touching contacts of restitution 0 through which the bodies of this impact
+def _supports(normal, depth, hit, restitution, inv_mass, n, when):
+    """(the touching contacts (s,) of restitution 0 through which the bodies of this impact
     pass's ``hit`` contacts (K,) bool rest on something (a crate on the floor, a stack of
-    them): they take part in the pass, pushing only to keep from closing, so the impact
-    meets the floor through the crate. Left out, a ball with e = 0.8 dropped 1 m onto a 20 kg
+    them), the time (s,) s into the step each takes its blow at: the latest of the hits'
+    ``when`` (their meeting times, (hits,)) among the bodies it links). They take part in the
+    pass, pushing only to keep from closing, so the impact meets the floor through the
+    crate. Left out, a ball with e = 0.8 dropped 1 m onto a 20 kg
     crate on the floor rose to 0.566 m (0.544 at dt 1/60), as off a crate floating free,
     instead of 0.64; the crate's blow into the floor was lost. (Touching contacts that
     bounce stay out, so a Newton's cradle passes its momentum ball by ball.)"""
     resting = ~hit & (restitution == 0) & (depth > -SPECULATIVE_TOUCH)
     if not resting.any():
-        return np.zeros(0, dtype=np.intp)
+        return np.zeros(0, dtype=np.intp), np.zeros(0)
     a, b = normal.a, normal.b
     dynamic = inv_mass > 0
     # bodies linked through resting contacts between dynamic bodies (a static floor links
     # nothing: it does not carry a blow from one crate to the next)
     linked = resting & dynamic.take(a) & dynamic.take(b)
     label = linked_labels(a[linked], b[linked], n)
+    ends = np.concatenate([a[hit], b[hit]])
     struck = np.zeros(n, dtype=bool)
-    struck[label[np.concatenate([a[hit], b[hit]])]] = True
+    struck[label[ends]] = True
     reached = struck.take(label) & dynamic
-    return np.flatnonzero(resting & (reached.take(a) | reached.take(b)))
+    held = np.flatnonzero(resting & (reached.take(a) | reached.take(b)))
+    if not held.size:
+        return held, np.zeros(0)
+    # (the struck dynamic bodies' labels keep the latest time they are struck at)
+    at = np.zeros(n)
+    struck_ends = dynamic.take(ends)
+    np.maximum.at(at, label[ends[struck_ends]], np.tile(when, 2)[struck_ends])
+    at_label = np.where(dynamic, at.take(label), 0.0)
+    return held, np.maximum(at_label.take(a.take(held)), at_label.take(b.take(held)))
 
 
-def rebound_speed(e, vn, gap, acceleration, h):
+def meeting_time(vn, gap, acceleration, h):
+    """(k,) s: when within the step h contacts approaching at vn (k,) (m/s, negative; drift
+    velocities, see rebound_speed) across a gap (k,) (m; negative: overlapping, taken as
+    touching) meet, where the loads accelerate them apart at ``acceleration`` (k,) (m/s^2;
+    None: no loads); NaN for those that do not meet within it (the loads part them, or a
+    touching one's gap outlasts the step)."""
+    gap = np.maximum(gap, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if acceleration is None:
+            when = np.where(gap > 0.0, gap / -vn, 0.0)
+            return np.where(when <= h, when, np.nan)
+        start = vn + 0.5 * h * acceleration     # the normal velocity at the step's start
+        speed = np.sqrt(np.maximum(start * start - 2.0 * gap * acceleration, 0.0))
+        # (gap + start t + acceleration t^2 / 2 = 0, in the form that keeps its digits)
+        closes = speed - start
+        when = np.where(gap > 0.0, 2.0 * gap / closes, 0.0)
+    met = (closes > 0.0) & (when <= h * (1.0 + 1e-9))
+    return np.where(met, np.minimum(when, h), np.nan)
+
+
+def rebound_speed(e, vn, gap, acceleration, h, when):
     """The normal velocities (k,) m/s that contacts approaching at vn (k,) (m/s, negative)
-    across a gap (k,) (m; negative: overlapping) leave at, for restitution e (k,), where the
-    loads accelerate them apart at ``acceleration`` (k,) (m/s^2; gravity pulls a ball onto
-    the ground at -g; None: no loads). vn and the result are drift velocities (a step with
-    bounded rows takes the whole kick first): the velocity at the step's start is h / 2 of
-    the loads' kick further on.
+    across a gap (k,) (m; negative: overlapping, taken as touching) leave at, for
+    restitution e (k,), their jump made ``when`` (k,) s into the step h (at or before they
+    meet: ``meeting_time``), where the loads accelerate them apart at ``acceleration`` (k,)
+    (m/s^2; gravity pulls a ball onto the ground at -g; None: no loads). vn and the result
+    are drift velocities (a step with bounded rows takes the whole kick first): the velocity
+    at the step's start is h / 2 of the loads' kick further on; and the result is the
+    velocity the bodies leave with carried back from ``when`` to the step's start under the
+    loads (``resolve_impacts`` moves them by the jump times -when at the drift's end, so
+    that with the step's kick they end it where the motion after the jump puts them).
 
-    The impact is resolved at the start of the step, where the bodies are still the gap
-    apart: e times vn would leave a ball dropped onto the ground with the energy it had at
-    that height, not e^2 of what it meets the ground with, and it rose above e^2 of its drop
-    by its gap's (1 - e^2): by 0.3-3.7 % over five bounces from 1 m at dt 1/240, up to 7 % at
-    1/60, by where in a step the ball landed. So the rebound is e times the speed met at the
-    surface, (vn^2 - 2 a gap)^(1/2), carried back across the gap under the same loads: the
-    ball then rises to e^2 of its drop (a rebound too slow to cross back leaves at rest)."""
+    The rebound is e times the speed s they meet at; made where they meet, they leave the
+    surface at e s, and a ball rises to e^2 of its drop. Made earlier, at a gap (the later
+    contacts of a body's blow, made when its first meets), it is e s carried back across
+    that gap under the loads (a rebound too slow to cross back leaves at rest). (Made at the
+    step's start as e times vn, a ball dropped onto the ground rose above e^2 of its drop by
+    its gap's (1 - e^2): by 0.3-3.7 % over five bounces from 1 m at dt 1/240, up to 7 % at
+    1/60, by where in a step it landed.)"""
     if acceleration is None:
         return -e * vn
+    gap = np.maximum(gap, 0.0)
     lead = 0.5 * h * acceleration
-    reach = np.maximum(gap, 0.0) * acceleration
-    met = (vn + lead) ** 2 - 2.0 * reach
-    return np.sqrt(np.maximum(e * e * met + 2.0 * reach, 0.0)) - lead
+    start = vn + lead                       # the normal velocity at the step's start
+    at = start + acceleration * when        # ... at the jump
+    left = np.maximum(gap + (start + 0.5 * acceleration * when) * when, 0.0)   # its gap then
+    reach = left * acceleration
+    met = at * at - 2.0 * reach
+    return np.sqrt(np.maximum(e * e * met + 2.0 * reach, 0.0)) - acceleration * when - lead
 
 
 def _meeting(depth, vn, h):
@@ -830,7 +959,7 @@ def _moved(dv, dw):
     return np.flatnonzero((dv != 0).any(axis=1) | (dw != 0).any(axis=1))
 
 
-def _impact_among_bodies(world, impact, inv_mass, Iinv, v, w):
+def _impact_among_bodies(world, impact, inv_mass, Iinv, v, w, when, shift):
     """One impact pass on the rows ``impact`` (ImpactRows) without joints, solved among the
     bodies of those rows only: the solve's products run over body-space vectors of those
     few bodies rather than of the whole world (a product of seven rows over 1000 bodies is
@@ -857,6 +986,10 @@ def _impact_among_bodies(world, impact, inv_mass, Iinv, v, w):
     # v + 0. where nothing acts (as adding the whole world's zero impulse did: -0. -> 0.)
     v, w = v + 0.0, w + 0.0
     v[bodies], w[bodies] = vb + dv, wb + dw
+    if when.any():
+        sx, sw = B.impulse(-when * p)
+        shift[0][bodies] += sx
+        shift[1][bodies] += sw
     return v, w, p, bodies.take(_moved(dv, dw))
 
 
