@@ -986,14 +986,7 @@ class World:
         body, k = len(world.bodies); a static body's row must be zero). A zero row leaves a
         sleeping body asleep."""
         rows = np.arange(1, self._n) if bodies is None else self._rows_of(bodies)
-        f = numbers("forces", forces, f"({rows.size}, 3) numbers (N), one row per body")
-        check_array_shape("forces", f, (rows.size, 3), "finite numbers (N), one row per body")
-        static = np.isinf(self._mass[rows]) & f.any(axis=1)
-        if static.any():
-            k = int(np.flatnonzero(static)[0])
-            raise ValueError(f"forces[{k}] is on {self._handles[rows[k]]!r}, which is static: "
-                             "nothing pushes a static body, so a force on it has no effect. "
-                             "Give it a zero row, or leave it out of bodies")
+        f = self._rows_on_bodies("forces", forces, rows, "N", "a force")
         total = self._force[: self._n].copy()
         with np.errstate(over="ignore", invalid="ignore"):
             np.add.at(total, rows, f)
@@ -1017,19 +1010,12 @@ class World:
         what joints forbid onto them, keeping momentum. A zero row leaves a sleeping body
         asleep; a static body's row must be zero."""
         rows = np.arange(1, self._n) if bodies is None else self._rows_of(bodies)
-        shape = (rows.size, 3)
-        J = numbers("impulses", impulses, f"{shape} numbers (N s), one row per body")
-        check_array_shape("impulses", J, shape, "finite numbers (N s), one row per body")
+        J = self._rows_on_bodies("impulses", impulses, rows, "N s", "an impulse")
         P = None
         if points is not None:
+            shape = (rows.size, 3)
             P = numbers("points", points, f"{shape} numbers (m), one row per body")
             check_array_shape("points", P, shape, "finite world points (m), one row per body")
-        static = np.isinf(self._mass[rows]) & J.any(axis=1)
-        if static.any():
-            k = int(np.flatnonzero(static)[0])
-            raise ValueError(f"impulses[{k}] is on {self._handles[rows[k]]!r}, which is static: "
-                             "nothing pushes a static body, so an impulse on it has no "
-                             "effect. Give it a zero row, or leave it out of bodies")
         struck = J.any(axis=1)
         rows, J = rows[struck], J[struck]
         if not rows.size:
@@ -1048,6 +1034,21 @@ class World:
         # (all checked: a refused call changes nothing)
         self._v[rows], self._w[rows] = v[rows], w[rows]
         self._velocities_changed(np.unique(rows))
+
+    def _rows_on_bodies(self, name, value, rows, unit, what):
+        """``value`` (k, 3) in ``unit`` for the body rows ``rows`` (k,), checked: finite
+        numbers, one row per body, zero on a static body (``what``: "a force" ...), each
+        refusal a ValueError naming ``name``."""
+        shape = (rows.size, 3)
+        out = numbers(name, value, f"{shape} numbers ({unit}), one row per body")
+        check_array_shape(name, out, shape, f"finite numbers ({unit}), one row per body")
+        static = np.isinf(self._mass[rows]) & out.any(axis=1)
+        if static.any():
+            k = int(np.flatnonzero(static)[0])
+            raise ValueError(f"{name}[{k}] is on {self._handles[rows[k]]!r}, which is static: "
+                             f"nothing pushes a static body, so {what} on it has no effect. "
+                             "Give it a zero row, or leave it out of bodies")
+        return out
 
     def _velocities_changed(self, rows):
         """The user changed the velocities of body rows ``rows`` (int array) together: as
