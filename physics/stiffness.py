@@ -3,12 +3,13 @@
 A body pulled at an anchor by a tensioned joint is stiff against turning: the force's arm
 turns with it. Explicit steps (Verlet, RATTLE) are stable only while h w < 2 for those
 modes; the top of a 1000-link hanging chain (980 N) is far beyond. There the stiffness K is
-added to the body's inertia as h^2 K / 4 in the kick and SHAKE: the step is then stable for
-any h, and the slow motion is unchanged. That step is the trapezoidal rule (on a linear
-system, exactly) when its velocities stand for momentum over the augmented inertia: a stiff
-sub-step takes the true velocities into that metric and back keeping each body's angular
-momentum (step._into_stiff_metric), so that steps stiff or not, and split ones, follow
-each other without pumping the stiff modes.
+added to the body's inertia as h^2 K / 4 in the kick, SHAKE and the velocity projection:
+the step is then stable for any h, and the slow motion is unchanged. That step is the
+trapezoidal rule (on a linear system, exactly) when its velocities stand for momentum over
+the augmented inertia: the velocities stay in the metric of the step that made them, and
+where the next step's differs they are carried into it keeping each body's angular momentum
+(step._between_metrics), so that steps stiff or not, and split ones, follow each other
+without pumping the stiff modes.
 """
 from __future__ import annotations
 
