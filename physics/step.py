@@ -574,7 +574,9 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     lam_b = K_found = impact = None
     stabilize = model.m and world.post_stabilization
     # the metric the velocities are in (the last projection's) and the one this step kicks in
-    held, metric = _velocity_metric(world, n), _metric(K, h)
+    # (kept as the world's: a split's halves start from the same velocities)
+    held = world._velocity_metric = _velocity_metric(world, n, given)
+    metric = _metric(K, h)
     if stabilize and not _same_metric(held, metric):
         # (a split's halves, a step after one, a changed dt, a velocity set by the user, a
         # stiffness the last step did not hand on: see _between_metrics)
@@ -1032,13 +1034,16 @@ def _same_metric(a, b) -> bool:
     return a[0] is b[0] and a[1] == b[1]
 
 
-def _velocity_metric(world, n):
+def _velocity_metric(world, n, given):
     """The metric the world's velocities are in (see _metric): the last velocity
-    projection's, or, for bodies whose velocity the user set since, the true one."""
+    projection's, but the true one for the bodies whose velocity the user set since
+    (``given`` (N,) bool or None: World._velocity_set's record)."""
     held = world._velocity_metric
     if held is None or held[0].shape[0] != n:
         return None
-    return held
+    if given is None or given.shape[0] != n or not given.any():
+        return held
+    return held[0] * ~given[:, None, None], held[1]
 
 
 def _metric_change(source, target, only=None):

@@ -785,12 +785,6 @@ class World:
         if self._velocity_given is None or self._velocity_given.shape[0] != n:
             self._velocity_given = np.zeros(n, dtype=bool)
         self._velocity_given[row] = True
-        held = self._velocity_metric
-        if held is not None and held[0].shape[0] == n:
-            # a velocity set is a true one (not a stiff step's: step._between_metrics)
-            K = held[0].copy()
-            K[row] = 0.0
-            self._velocity_metric = (K, held[1])
 
     def _step_caches_dropped(self):
         """What the last step left for the next that the bodies' rows or masses fix. (Not
