@@ -1063,8 +1063,13 @@ def _metric_change(source, target, only=None):
 def _stiff_moment(R, change, w):
     """R change R^T w (N, 3): the angular momentum that the inertia ``change`` (N, 3, 3), body
     frame, adds to the spins w (N, 3) at orientations R."""
-    turned = einsum("nij,njk->nik", change, einsum("nji,nj->ni", R, w)[:, :, None])[:, :, 0]
-    return einsum("nij,nj->ni", R, turned)    # (three products: one einsum of four was 1.5 ms)
+    return einsum("nij,nj->ni", R, _body_moment(R, change, w))
+
+
+def _body_moment(R, change, w):
+    """change R^T w (N, 3): _stiff_moment in the body frame."""
+    # (three products: one einsum of four was 1.5 ms)
+    return einsum("nij,njk->nik", change, einsum("nji,nj->ni", R, w)[:, :, None])[:, :, 0]
 
 
 def _between_metrics(world, model, kin, rows, factor, Iinv, source, target, endpoint):
@@ -1132,8 +1137,8 @@ def _tension_at_own_spins(world, model, kin, rows, factor, lam, metric, true_inv
         return lam
     # R I^-1 (h^2 K / 4) R^T w, the change of spin, made in the body frame
     R, change = kin.R, _metric_change(metric, None)
-    moment = einsum("nij,njk->nik", change, einsum("nji,nj->ni", R, kin.w)[:, :, None])[:, :, 0]
-    alone = einsum("nij,nj->ni", R, inertia_times(body_inverse_inertia(world, model), moment))
+    alone = einsum("nij,nj->ni", R, inertia_times(body_inverse_inertia(world, model),
+                                                  _body_moment(R, change, kin.w)))
     jdu = velocity_products(model.tables, rows, Kinematics(kin.x, kin.R, kin.v, kin.w + alone))
     solve = model.pattern.factorizer.solve
     shift = solve(factor, jdu - rows.Jdu)
