@@ -229,6 +229,17 @@ def inverse_mass_times(inv_mass: np.ndarray, inv_inertia: np.ndarray, F: np.ndar
 _LANES12 = np.tile(np.arange(6, dtype=np.int32), 2)
 
 
+def onto_rows(pattern, scatter, factor, blocks, v, w, inv_mass, inv_inertia):
+    """Velocities v, w (N, 3) each, less what the rows (side blocks ``blocks`` in ``scatter``'s
+    layout) forbid, taken out M-orthogonally: v + M^-1 J^T nu with (J M^-1 J^T + cfm) nu =
+    -J v, ``factor`` being ``pattern``'s factorisation of that matrix at these inverse masses
+    and inertias (inv_mass (N,), inv_inertia (N, 3, 3) world frame). RATTLE's velocity
+    projection; given a change of velocity, the change made to meet the rows."""
+    nu = pattern.factorizer.solve(factor, scatter.velocity_of(blocks, v, w))
+    dv, dw = scatter.response(blocks, -nu, inv_mass, inv_inertia)
+    return v + dv, w + dw
+
+
 def _columns(a, b, out):
     """out (k, 12) <- the columns in J (m x 6N) of rows on bodies a, b (k,): body a's six
     lanes, then body b's."""

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .assembly import Pattern, Scatter, inverse_mass_times
+from .assembly import Pattern, Scatter, inverse_mass_times, onto_rows
 from .blas_threads import one_blas_thread
 from .collision.broadphase import PairCache
 from .contacts import ContactReport, detect, excluded_pairs, kinematic, report as contact_report
@@ -478,9 +478,7 @@ def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None,
     factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
     # the next sub-step starts here: it may reuse R, I^-1 and (with this stiffness) the factor
     world._start_cache = StartCache(x, q, R, Iinv_true, factor, world.cfm, stiffness, Iinv, h, rows)
-    nu = model.pattern.factorizer.solve(factor, model.scatter.velocity_of(rows.blocks, v, w))
-    dv, dw = model.scatter.response(rows.blocks, -nu, inv_mass, Iinv)
-    return v + dv, w + dw
+    return onto_rows(model.pattern, model.scatter, factor, rows.blocks, v, w, inv_mass, Iinv)
 
 
 def carry_with_bodies(R0, R1, vectors):
@@ -857,11 +855,8 @@ def _projected(world, model, dv, dw):
     """The velocity changes dv, dw (N, 3) each projected onto the joints as the last
     project_velocities projected (its rows, factorisation and metric)."""
     cache = world._start_cache
-    nu = model.pattern.factorizer.solve(cache.factor,
-                                        model.scatter.velocity_of(cache.rows.blocks, dv, dw))
-    ev, ew = model.scatter.response(cache.rows.blocks, -nu, world._inv_mass[:world._n],
-                                    cache.metric)
-    return dv + ev, dw + ew
+    return onto_rows(model.pattern, model.scatter, cache.factor, cache.rows.blocks, dv, dw,
+                     world._inv_mass[:world._n], cache.metric)
 
 
 def _to_drift(world):
@@ -1103,10 +1098,9 @@ def _between_metrics(world, model, kin, rows, factor, Iinv, source, target, endp
     if not np.any(change):
         return kin.v, kin.w, kin, rows
     dw = einsum("nij,nj->ni", Iinv, _stiff_moment(kin.R, change, kin.w))
-    dv = np.zeros_like(kin.v)
-    nu = model.pattern.factorizer.solve(factor, model.scatter.velocity_of(rows.blocks, dv, dw))
-    ev, ew = model.scatter.response(rows.blocks, -nu, world._inv_mass[:world._n], Iinv)
-    v, w = kin.v + ev, kin.w + dw + ew
+    dv, dw = onto_rows(model.pattern, model.scatter, factor, rows.blocks, np.zeros_like(kin.v),
+                       dw, world._inv_mass[:world._n], Iinv)
+    v, w = kin.v + dv, kin.w + dw
     kin = Kinematics(kin.x, kin.R, v, w)
     return v, w, kin, rows.with_velocity_products(velocity_products(model.tables, rows, kin))
 
@@ -1147,9 +1141,9 @@ def _tension_at_own_spins(world, model, kin, rows, factor, lam, metric, true_inv
     inv_mass = world._inv_mass[:world._n]
     Iinv_true = true_inverse_inertia()
     true_factor = model.pattern.factor(rows, inv_mass, Iinv_true, world.cfm)
-    nu = solve(true_factor, model.scatter.velocity_of(rows.blocks, np.zeros_like(kin.v), alone))
-    ev, ew = model.scatter.response(rows.blocks, -nu, inv_mass, Iinv_true)
-    own = Kinematics(kin.x, kin.R, kin.v + ev, kin.w + alone + ew)
+    dv, dw = onto_rows(model.pattern, model.scatter, true_factor, rows.blocks,
+                       np.zeros_like(kin.v), alone, inv_mass, Iinv_true)
+    own = Kinematics(kin.x, kin.R, kin.v + dv, kin.w + dw)
     return lam - solve(factor, velocity_products(model.tables, rows, own) - rows.Jdu)
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .assembly import Pattern, Scatter, inverse_mass_times
+from .assembly import Pattern, Scatter, inverse_mass_times, onto_rows
 from .bodyspace import BodySpace
 from .bounded import CONTACT_SOFTNESS, solve_bounded
 from .contact_rows import (RESTITUTION_THRESHOLD, SLOP, SPECULATIVE_TOUCH, BoundedRows,
@@ -689,9 +689,7 @@ def _jointed_response(model, rows, sub, p, inv_mass, Iinv, factor, n):
     dv, dw = Scatter(sub.a, sub.b, n).response(sub.blocks, p, inv_mass, Iinv)
     if rows is None or not rows.count:
         return dv, dw
-    nu = model.pattern.factorizer.solve(factor, model.scatter.velocity_of(rows.blocks, dv, dw))
-    ev, ew = model.scatter.response(rows.blocks, -nu, inv_mass, Iinv)
-    return dv + ev, dw + ew
+    return onto_rows(model.pattern, model.scatter, factor, rows.blocks, dv, dw, inv_mass, Iinv)
 
 
 def _velocity_jump(world, model, rows, uni, sub, target, v, w, inv_mass, Iinv, factor, softness,
