@@ -298,7 +298,11 @@ def _check_limits(limits, name="limits"):
         lo, hi = limits
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be (lower, upper), two numbers, got {limits!r}") from None
-    # (each a number, not a string or a bool; infinite is allowed: a one-sided limit)
+    # (each a number, not a string or a bool; infinite is allowed: a one-sided limit, so a
+    # NaN is not told "must be finite" by check_number)
+    if any(isinstance(x, (float, np.floating)) and np.isnan(x) for x in (lo, hi)):
+        raise ValueError(f"{name} must be numbers, not NaN (an infinite bound is a one-sided "
+                         f"limit), got {shown((lo, hi))}")
     lo, hi = (x if isinstance(x, (float, np.floating)) and np.isinf(x)
               else check_number(name, x) for x in (lo, hi))
     if np.isnan(lo) or np.isnan(hi) or lo == np.inf or hi == -np.inf or not lo < hi:

@@ -196,7 +196,7 @@ def test_a_rigid_distance_refuses_what_only_a_free_length_takes(change, words):
     # (taken, and reported back by d.limits, though a distance is never negative)
     ({"limits": (-5.0, 1.0)}, r"^limits' lower bound must be 0 m or more \(a distance is never "
                               r"negative\), got \(-5, 1\); give 0, or -inf for no lower bound$"),
-    ({"limits": (0.0, float("nan"))}, "limits must be finite"),
+    ({"limits": (0.0, float("nan"))}, "limits must be numbers, not NaN"),
 ])
 def test_bad_distance_limits_are_refused_by_name(kwargs, words):
     world = World()

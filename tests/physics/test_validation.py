@@ -40,6 +40,9 @@ def test_a_direction_with_huge_components_keeps_its_direction():
      "limits must be finite"),
     (lambda w, b: setattr(w.add_joint(Hinge(None, b)), "limits", ("-1", "1")),
      "limits must be a number"),
+    # (an infinite bound is a one-sided limit: "must be finite" said the opposite)
+    (lambda w, b: setattr(w.add_joint(Hinge(None, b)), "limits", (float("nan"), 1)),
+     r"limits must be numbers, not NaN \(an infinite bound is a one-sided limit\)"),
     (lambda w, b: setattr(w.add_joint(Hinge(None, b)), "limits", (False, True)),
      "limits must be a number"),
     (lambda w, b: w.apply_forces([[1.0, 0, 0]], bodies=10 ** 400), r"bodies\[0\] is 1000"),

@@ -1509,7 +1509,7 @@ def test_bad_impulses_are_refused_by_name_and_change_nothing():
             (lambda: ball.apply_impulse((1, 0)), r"^impulse must have 3 components"),
             (lambda: ball.apply_impulse((1, 0, 0), point=(0, "a", 0)), r"^point must be 3 real"),
             (lambda: ledge.apply_impulse((1, 0, 0)), r"^impulse on <Body #1 Box>, which is "
-             r"static: nothing pushes a static body, so a impulse on it has no effect"),
+             r"static: nothing pushes a static body, so an impulse on it has no effect"),
             (lambda: ball.apply_impulse((1e308, 0, 0), point=(0, 1e308, 0)),
              r"^impulse \(1e\+308, 0, 0\) N s at point \(0, 1e\+308, 0\) gives <Body #2 "
              r"Sphere> a velocity or spin past the largest float"),

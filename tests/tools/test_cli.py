@@ -646,6 +646,17 @@ def test_a_run_measures_the_energy_its_controller_puts_in(tmp_path, capsys):
     assert float(_row(text, "energy change").split()[0]) == pytest.approx(2.55, rel=0.01)
 
 
+def test_a_run_with_motors_does_not_call_the_change_without_its_controller_drift(capsys):
+    """The gears' drive is a servo, whose work the summary does not measure: the 48 J it puts
+    in read "the drift without it: +48.2 J", the integrator's error to a reader. It now says
+    what else changes the energy."""
+    assert main(["run", "gears", "--seconds", "0.5", "--quiet"]) == 0
+    put_in = _row(capsys.readouterr().out, "controller put in")
+    change = float(re.search(r"the change without it: ([-+][0-9.e+-]+) J, not all drift: "
+                             r"motors do work$", put_in).group(1))
+    assert change > 10.0 and "drift without it" not in put_in
+
+
 def test_a_recording_names_its_joint_coordinates_and_the_plot_labels_them(tmp_path,
                                                                           monkeypatch):
     out = tmp_path / "rec.npz"
