@@ -12,6 +12,7 @@ import numpy as np
 
 from . import sleeping
 from . import step as pipeline
+from .binding import binding_message
 from .body import Body, check_plane_still, impulse_response
 from .collision import Manifolds, checked_manifolds, manifold_snapshot
 from .contacts import (ContactReport, checked_contact_snapshot, checked_report, contact_snapshot,
@@ -30,7 +31,7 @@ from .validation import (check_array_shape, check_choice, check_count, check_fla
                          check_inertia_holds_contacts, check_integers, check_mass, check_number,
                          check_positive, check_quaternion, check_restitution, check_vector,
                          checked_array, check_known_attribute, close_names, numbers, read_only,
-                         shown)
+                         shown, warn_user)
 
 INTEGRATORS = ("symplectic", "rk4")
 GYROSCOPIC = ("implicit", "explicit")
@@ -481,6 +482,9 @@ class World:
         # (added mid-run, its velocities are projected at the next step: step.advance; a
         # world being built keeps the velocities it is given, as they are)
         self._joined_since_step = self._steps > 0
+        binds = binding_message(joint, self._joints)
+        if binds:
+            warn_user(binds)
         return joint
 
     def remove_joint(self, joint: Joint):
