@@ -3,6 +3,7 @@ solver. Never imports a display or OpenGL library."""
 from .allocator import freeze_built_objects, keep_freed_memory
 from .body import Body
 from .couplings import Coupling, Gear, PointOnPlane
+from .raycast import RayHit, RayHits
 from .rolling import Rolling
 from .joints import (Ball, Cylindrical, Distance, Fixed, Hinge, Joint, RotationLock, Slider,
                      Universal)
@@ -16,4 +17,5 @@ __all__ = ["World", "Body", "Shape", "Sphere", "Box", "Capsule", "Cylinder", "Pl
            "Joint", "Ball", "Hinge", "Slider", "Fixed", "RotationLock", "Universal", "Cylindrical",
            "Distance",
            "Coupling", "Gear", "PointOnPlane", "Rolling", "ArticulatedView", "StepError",
+           "RayHit", "RayHits",
            "keep_freed_memory", "freeze_built_objects"]

@@ -23,6 +23,7 @@ from .iterative import MAX_ITERATIONS, SolverMemory
 from .joints import Joint
 from .limits import WRENCH_WIDTH
 from .math3d import cross, quat_to_matrix
+from .raycast import RayHit, world_ray_casts
 from .rows import Kinematics, evaluate_tables
 from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
@@ -1263,6 +1264,26 @@ class World:
     def potential_energy(self) -> float:
         """Gravitational potential energy, J, zero at the world origin."""
         return potential_energy(self, self._view("_x"))
+
+    def ray_cast(self, origin, direction, max_distance=np.inf, mask=-1, ignore=()):
+        """The first body a ray from ``origin`` (3,) m along ``direction`` (3,) (any length
+        but zero) meets within ``max_distance`` m, as a RayHit (body, point (3,) m, normal
+        (3,), distance m; world frame, the normal outward from the body's surface), or None.
+        Only bodies whose ``collision_group`` shares a bit with ``mask`` are met, and none of
+        ``ignore`` (a body or a list of them: the shooter). A ray that starts inside a body
+        meets it at distance 0, its normal against the ray. Reads the present poses; moves
+        nothing."""
+        hits = self.ray_casts(origin, direction, max_distance, mask, ignore)
+        if hits.body[0] < 0:
+            return None
+        return RayHit(self.bodies[hits.body[0]], hits.point[0], hits.normal[0],
+                      float(hits.distance[0]))
+
+    def ray_casts(self, origins, directions, max_distance=np.inf, mask=-1, ignore=()):
+        """R rays at once (``origins``, ``directions`` (R, 3); ``max_distance`` one number or
+        (R,)), as ``ray_cast``: a RayHits of arrays, ``body`` (R,) indices into ``bodies``
+        (-1: nothing met), ``distance`` (R,) m (inf), ``point`` and ``normal`` (R, 3) (NaN)."""
+        return world_ray_casts(self, origins, directions, max_distance, mask, ignore)
 
     def energy(self) -> float:
         """J: kinetic plus gravitational potential energy of all dynamic bodies (potential
