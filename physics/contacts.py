@@ -255,7 +255,7 @@ def detect(world, model, x, R, v, h, moving, w=None):
                                           group=world._group[:n], mask=world._mask[:n],
                                           margin=world.contact_margin, velocity=v, dt=h,
                                           spin=w, steered=jointed_bodies(world))
-    moving = fast_bodies(world, model, v * h)
+    moving = fast_bodies(world, model, v * h, w, h)
     if moving is not None:
         cs, *world._passing = passing_pairs(cs, moving, world.contact_margin,
                                             model.pair_cache, x, R, v, h)

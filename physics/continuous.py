@@ -38,11 +38,16 @@ FAST_FRACTION = 0.5     # of a body's core radius moved within a sub-step: fast
 TURNED_NORMAL = 1e-3
 
 
-def fast_bodies(world, model, moved):
-    """The fast free bodies (N,) bool and how far all bodies move (N,) m (moved (N, 3) m
-    within the sub-step), or None where no body is fast and free."""
+def fast_bodies(world, model, moved, spin, h):
+    """The fast free bodies (N,) bool and how far all bodies' surfaces move (N,) m (moved
+    (N, 3) m within the sub-step h s, and the sweep of their farthest surface by their spin
+    (N, 3) rad/s), or None where no body is fast and free. (By its path alone, a bar turning
+    0.5 rad a step about its centre moved less than half as far as a ball it struck, and the
+    ball was put back where its path met the bar's end pose: behind the bar, which passed
+    through it.)"""
     distance = row_norms(moved)
     fast = (distance > FAST_FRACTION * model.pair_cache.core_radius)
+    distance = distance + row_norms(spin) * model.pair_cache.turning_arm * h
     fast &= world._inv_mass[:world._n] > 0.0
     if not fast.any():
         return None
@@ -116,16 +121,17 @@ def passing_pairs(cs, moving, margin, cache, x, R, v, h):
             b.compress(turned))
 
 
-def stopped_at_first_touch(world, model, start_x, state, contacts, passing):
+def stopped_at_first_touch(world, model, start_x, state, contacts, passing, h):
     """The sub-step's end state (x, q, v, w) with its fast free bodies put back where they
     first touched a body moving less than half as far (see the module). start_x (N, 3) m:
-    the positions at the sub-step's start; contacts: the sub-step's ContactSet (or None);
+    the positions at the sub-step's start, h s its length; contacts: the sub-step's
+    ContactSet (or None);
     passing: the pairs (a, b) (P,) each that its contacts left out (``passing_pairs``)."""
     if passing[0].size == 0 and (contacts is None or not len(contacts)):
         return state
     x, q, v, w = state
     moved = x - start_x
-    moving = fast_bodies(world, model, moved)
+    moving = fast_bodies(world, model, moved, w, h)
     if moving is None:
         return state
     a, b = passing

@@ -1296,7 +1296,7 @@ def _advance(world):
                 state, report = substep(world, model, *state, h)
                 state = stopped_at_first_touch(
                     world, model, start_x, state,
-                    None if report.uni is None else report.uni.contacts, world._passing)
+                    None if report.uni is None else report.uni.contacts, world._passing, h)
                 world._carrier_change = None        # (the first sub-step meets it)
                 if parts is not None:
                     parts.append(_substep_done(world, report))

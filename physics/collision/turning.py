@@ -19,6 +19,11 @@ is deep now), as a contact of the step's start:
   started with would be pushed out over the stabilisation time;
 - it is kept only where the pair has a contact at the start, facing the deepest one's way: a
   turn that takes a body deep into the other finds the other's far side the nearer.
+A pair apart at the start (its deepest contact a speculative one) is also looked at where
+its turn first brings it to touch, sampled every SAMPLED_SWEEP of its farthest surface's
+sweep: the turn's end may have taken a thin body past what it met (a bar turning 0.5 rad a
+step found a ball it met late in the step behind its face, and passed through it), and the
+contacts of the touch, carried back as above, meet it there.
 A spin about a cylinder's or capsule's own axis turns no shape (``shape_turning``): a wheel
 rolling on the ground keeps the contacts of the step's start; and the caller leaves out
 bodies whose turn something else sets as much as their spin (``contacts.detect``: bodies on
@@ -40,6 +45,12 @@ TURNING = 0.02
 # added to the feature ids of the contacts found at the turned poses, so that they warm start
 # from their own kind
 TURNED_FEATURES = 1 << 16
+FIRST_TOUCH_FEATURES = 2 << 16
+# m: a pair apart at the step's start, turning, is looked at where it is after this much of
+# its farthest surface's sweep within the step (the thinnest things met, a 4 cm flipper and
+# a 10 cm ball, are not passed over), but at no more than MAX_TOUCH_SAMPLES points
+SAMPLED_SWEEP = 0.03
+MAX_TOUCH_SAMPLES = 16
 
 
 def shape_turning(kind, rot, spin):
@@ -67,27 +78,77 @@ def with_turned_contacts(narrowphase, a: Shapes, b: Shapes, margin, motion_a, mo
         return at_start
     keep = turns[:, None]
     w_a, turn_a, w_b, turn_b = (np.where(keep, x, 0.0) for x in (w_a, turn_a, w_b, turn_b))
-    point, normal, depth, feature, valid = narrowphase(_turned(a, turn_a, dt),
-                                                       _turned(b, turn_b, dt), margin)
-    closing = dot(normal, cross(w_b[:, None, :], point - b.pos[:, None, :])
-                  - cross(w_a[:, None, :], point - a.pos[:, None, :]))
-    depth = depth + dt * closing
-    # what the turn adds: the depth beyond the pair's deepest at the start (or beyond touching
-    # for a pair apart then), which a row must meet within the step, not push out over time
     s_point, s_normal, s_depth, s_feature, s_valid = at_start
     deepest, start_depth = deepest_candidates(s_depth, s_valid)
-    lead = depth - np.minimum(depth, np.maximum(start_depth, 0.0)[:, None])
+    moved = (w_a, turn_a, w_b, turn_b)
+    point, normal, depth, feature, valid = _carried_back(narrowphase, a, b, margin, moved, dt,
+                                                         1.0)
+    # what the turn adds: the depth beyond the pair's deepest at the start (or beyond touching
+    # for a pair apart then), which a row must meet within the step, not push out over time
+    floor = np.maximum(start_depth, 0.0)[:, None]
     # only where the pair has a contact at the start, and along its deepest one's side: a
     # turn that takes a body deep into the other finds the other's far side the nearer (a
     # pole's end swung past a wall's middle was pushed out through the far face)
     facing = dot(normal, np.take_along_axis(s_normal, deepest[:, None, None], axis=1)) > 0.0
     m = point.shape[0]
-    both = lambda x, y: np.concatenate([np.broadcast_to(z, (m,) + z.shape[1:]) for z in (x, y)],
-                                       axis=1)
-    return (both(s_point, point), both(s_normal, normal), both(s_depth, depth),
-            both(s_feature, feature + TURNED_FEATURES),
-            both(s_valid, valid & keep & facing & np.isfinite(start_depth)[:, None]),
-            both(np.zeros_like(s_depth), lead))
+    sets = [(s_point, s_normal, s_depth, s_feature, s_valid, np.zeros_like(s_depth)),
+            (point, normal, depth, feature + TURNED_FEATURES,
+             valid & keep & facing & np.isfinite(start_depth)[:, None],
+             depth - np.minimum(depth, floor))]
+    # and a pair apart at the start where its turn first brings it to touch: a bar turning
+    # 0.5 rad a step met a ball late in the step, whose turn's end found the ball behind its
+    # face, and passed through it
+    apart = turns & (start_depth < 0.0)
+    part = _first_touch(narrowphase, a, b, margin, turn_a, turn_b, dt, apart)
+    touched = part < 1.0
+    if touched.any():
+        point, normal, depth, feature, valid = _carried_back(narrowphase, a, b, margin, moved,
+                                                             dt, part[:, None])
+        sets.append((point, normal, depth, feature + FIRST_TOUCH_FEATURES,
+                     valid & touched[:, None], depth - np.minimum(depth, floor)))
+    return tuple(np.concatenate([np.broadcast_to(x, (m,) + x.shape[1:]) for x in parts], axis=1)
+                 for parts in zip(*sets))
+
+
+def _carried_back(narrowphase, a: Shapes, b: Shapes, margin, moved, dt, part):
+    """The candidates of the pairs turned about their centres by ``part`` (M, 1) (or a
+    number) of the step's turn, their depths less the closing their points' turning makes
+    over that part of the step (contacts of the step's start: see the module)."""
+    w_a, turn_a, w_b, turn_b = moved
+    point, normal, depth, feature, valid = narrowphase(_turned(a, turn_a * part, dt),
+                                                       _turned(b, turn_b * part, dt), margin)
+    closing = dot(normal, cross(w_b[:, None, :], point - b.pos[:, None, :])
+                  - cross(w_a[:, None, :], point - a.pos[:, None, :]))
+    return point, normal, depth + part * dt * closing, feature, valid
+
+
+def _first_touch(narrowphase, a: Shapes, b: Shapes, margin, turn_a, turn_b, dt, apart):
+    """The part (M,) of the step (0, 1] at which each of the ``apart`` pairs' turns first
+    bring them to touch, sampled at least every SAMPLED_SWEEP of the farthest surface's
+    sweep (1 where they do not touch within the step or are not ``apart``)."""
+    part = np.ones(apart.shape[0])
+    if not apart.any():
+        return part
+    sweep = (row_norms(turn_a) * _reach(a) + row_norms(turn_b) * _reach(b)) * dt
+    samples = int(min(MAX_TOUCH_SAMPLES, np.ceil((sweep * apart).max() / SAMPLED_SWEEP)))
+    found = ~apart
+    for k in range(1, samples):
+        s = k / samples
+        depth, valid = narrowphase(_turned(a, turn_a * s, dt), _turned(b, turn_b * s, dt),
+                                   margin)[2:5:2]
+        touch = ~found & (np.where(valid, depth, -np.inf).max(axis=1) >= 0.0)
+        part[touch] = s
+        found |= touch
+        if found.all():
+            break
+    return part
+
+
+def _reach(side: Shapes):
+    """(M,) a bound on how far each shape's surface reaches from its centre (m; a sphere's
+    radius, a box's hx + hy + hz, a capsule's or cylinder's radius + half length: see
+    shapes.SHAPE_PARAMS; a plane, which never turns, its normal's sum)."""
+    return np.abs(side.params[:, :3]).sum(axis=1)
 
 
 def _turned(side: Shapes, w, dt):
