@@ -23,6 +23,7 @@ from .iterative import MAX_ITERATIONS, SolverMemory
 from .joints import Joint
 from .limits import WRENCH_WIDTH
 from .math3d import cross, quat_to_matrix
+from .overlap import overlapping_bodies
 from .raycast import RayHit, world_ray_casts
 from .rows import Kinematics, evaluate_tables
 from .shapes import NO_SHAPE, Plane, Shape
@@ -1284,6 +1285,15 @@ class World:
         (R,)), as ``ray_cast``: a RayHits of arrays, ``body`` (R,) indices into ``bodies``
         (-1: nothing met), ``distance`` (R,) m (inf), ``point`` and ``normal`` (R, 3) (NaN)."""
         return world_ray_casts(self, origins, directions, max_distance, mask, ignore)
+
+    def overlapping(self, shape, position, orientation=(1.0, 0.0, 0.0, 0.0), mask=-1):
+        """The bodies (a list, in ``bodies`` order) that ``shape`` (Sphere, Box, Capsule or
+        Cylinder) placed at ``position`` (3,) m with ``orientation`` (4,) (scalar first,
+        body to world) would touch or overlap, among those whose ``collision_group`` shares a
+        bit with ``mask``: a trigger volume's occupants, whether a spawn point is clear. The
+        shape is not added; nothing moves."""
+        bodies = self.bodies
+        return [bodies[i] for i in overlapping_bodies(self, shape, position, orientation, mask)]
 
     def energy(self) -> float:
         """J: kinetic plus gravitational potential energy of all dynamic bodies (potential
