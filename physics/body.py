@@ -257,6 +257,19 @@ class Body:
         """Wake this body and the island it fell asleep with (nothing if awake)."""
         self._world._wake([self.row])
 
+    @property
+    def touching(self) -> list:
+        """The bodies this one touched in the last step, in ``world.bodies`` order: those of
+        its contacts (``world.contacts``) that pushed or overlapped, not the speculative
+        ones still apart. "Is it on the ground", and, compared with the last step's list,
+        what it began or stopped touching."""
+        c = self._world.contacts
+        pressed = (c.normal_force > 0.0) | (c.depth >= 0.0)
+        mine = pressed & ((c.body_a == self.index) | (c.body_b == self.index))
+        others = np.unique(np.where(c.body_a == self.index, c.body_b, c.body_a)[mine])
+        bodies = self._world.bodies
+        return [bodies[i] for i in others]
+
     # -- material and filtering ----------------------------------------------------------
     friction = _material("friction", "_friction", """Coulomb friction coefficient (the
         pair's is the geometric mean of the two bodies').""")

@@ -1593,3 +1593,25 @@ def test_the_contacts_handed_out_are_read_only():
         forces.flags.writeable = True
     kilonewtons = world.contacts.normal_force / 1000.0      # (a copy is the user's own)
     assert kilonewtons.sum() == pytest.approx(9.81e-3)
+
+
+def test_a_body_names_what_it_touches_from_the_step_it_lands():
+    """A ball (r 0.1 m) dropped from 1 m onto a 0.4 m crate on the ground touches it from the
+    step that holds its landing, sqrt(2 g^-1 0.5 m) = 0.3193 s, and nothing before; the
+    speculative contacts that came first are not touches."""
+    world = World(dt=1 / 240)
+    ground = world.add_body(Plane())
+    crate = world.add_body(Box((0.2, 0.2, 0.2)), mass=2.0, position=(0, 0, 0.2))
+    ball = world.add_body(Sphere(0.1), mass=0.5, position=(0, 0, 1.0))
+    landed, speculative = None, 0
+    while landed is None and world.time < 1.0:
+        world.step()
+        assert crate.touching[0] is ground
+        if ball.touching:
+            landed = world.time
+            assert ball.touching == [crate] and crate.touching == [ground, ball]
+        else:
+            c = world.contacts
+            speculative += np.count_nonzero((c.body_b == ball.index) | (c.body_a == ball.index))
+    assert landed - world.dt < np.sqrt(2 * 0.5 / 9.81) <= landed
+    assert speculative > 0
