@@ -16,7 +16,7 @@ from .backend import load_pyglet, make_window, renderer_info
 from .camera import Camera
 from .imagefiles import (FolderWriter, GifWriter, Mp4Writer, check_gif_fps, check_output,
                          write_png)
-from .scenedata import WorldGeometry
+from .scenedata import WorldGeometry, initial_camera
 from .sim import Simulation, as_scene
 
 _CONTEXT = {}
@@ -88,15 +88,6 @@ def aim_at_followed(camera: Camera, geometry, index: int, aspect: float):
     camera.frame_spheres(geometry.world.positions[index], FOLLOW_ROOM * radius, aspect)
 
 
-def initial_camera(spec_camera, geometry, aspect: float, frame: bool = False) -> Camera:
-    """The scene's camera; pointed (its angles kept) so that every shaped body is in view
-    where the scene gives none, or with ``frame`` (the viewer's F key)."""
-    cam = Camera.from_spec(spec_camera)
-    if cam.frame_on_load or frame:
-        geometry.frame(cam, aspect)
-    return cam
-
-
 class _Progress:
     def __init__(self, total: int, enabled: bool, label: str):
         self.total, self.enabled, self.label = total, enabled, label
@@ -155,7 +146,10 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
     frame_NNNNN.png (ValueError before any work otherwise).
 
     The world advances at its own dt (with ``controller`` applied before every step).
-    ``camera`` is a camera spec (see ``render.camera``); by default the bodies are framed.
+    ``camera`` is a camera spec (see ``render.camera``); where it gives no target and
+    distance, the camera frames the bodies and the ground under each falling one at the
+    start and stays there (a still too), as the viewer's first view does
+    (``scenedata.initial_camera``).
     ``frame``: the camera (its angles kept) frames every body at the start (a still: at the
     end), as the viewer's F key does, whatever the spec's target and distance.
     ``follow``: the name of a body the camera (its angles kept) stays on, as the viewer's T
@@ -215,7 +209,8 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
         if kind == "png":
             bar = _Progress(1, progress, "render")
             failed = _advance(sim, t0 + seconds)
-            cam = camera_now()                                       # at the end
+            if frame or followed is not None:
+                cam = camera_now()          # pointed at the end; else the start's, as a clip
             write_png(out, off.render(geometry, cam, opts))
             bar.update(1, spec.world.time - t0)
             bar.close()

@@ -215,6 +215,25 @@ class WorldGeometry:
         else:
             camera.frame(np.zeros(3), 2.0, aspect)
 
+    def frame_with_ground(self, camera, aspect: float):
+        """Point ``camera`` (keeping its angles) at every shaped body and the ground under
+        each dynamic one, so a body dropped from a height stays in view as it falls: the
+        first view of a scene that gives no camera, in the viewer and in ``render``."""
+        self.refresh()
+        shaped = self.has_shape
+        if not np.any(shaped):
+            self.frame(camera, aspect)
+            return
+        x = np.asarray(self.world.positions)
+        levels = [offset / n[2] for n, offset in self.planes if n[2] > 0.99]
+        centres, radii = [x[shaped]], [self.radius[shaped]]
+        for i in np.flatnonzero(shaped & self.dynamic):
+            under = [z for z in levels if z <= x[i, 2]]
+            if under:
+                centres.append([(x[i, 0], x[i, 1], max(under))])
+                radii.append([self.radius[i]])
+        camera.frame_spheres(np.concatenate(centres), np.concatenate(radii), aspect)
+
     def typical_size(self) -> float:
         """Median bounding radius of the shaped bodies (for overlay sizes), metres."""
         self.refresh()
@@ -310,3 +329,20 @@ def _ray_cylinders(o, d, r, a, caps: bool):
                 ok = np.isfinite(t) & (t >= 0) & (px * px + py * py <= r * r)
             best = np.where(ok & (t < best), t, best)
     return best
+
+
+def initial_camera(spec_camera, geometry: WorldGeometry, aspect: float,
+                   frame: bool = False):
+    """The first camera on a scene, the same in the viewer, ``render`` and ``run --png``: the
+    scene's camera spec (see ``render.camera``); where it gives no target and distance, its
+    angles kept and pointed at the bodies and the ground under each falling one
+    (``WorldGeometry.frame_with_ground``); with ``frame``, at every body alone (the viewer's
+    F key), whatever the spec's target and distance."""
+    from .camera import Camera
+    cam = Camera.from_spec(spec_camera)
+    if frame:
+        geometry.frame(cam, aspect)
+    elif cam.frame_on_load:
+        geometry.frame_with_ground(cam, aspect)
+    cam.frame_on_load = False            # pointed now: given again as a spec, it stays put
+    return cam

@@ -26,9 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from .backend import load_pyglet, make_window
-from .camera import Camera
 from .imagefiles import write_png
-from .scenedata import WorldGeometry
+from .scenedata import WorldGeometry, initial_camera
 from .sim import Simulation, as_scene, resolve_scene
 
 pyglet = load_pyglet()
@@ -216,9 +215,8 @@ class Viewer:
             self.sim = Simulation(self.world, spec.controller, **self._sim_opts)
         self._layout_hud()          # (the help's text differs for a recording)
         self.geometry = WorldGeometry(self.world)
-        self.camera = Camera.from_spec(spec.camera)
-        if self.camera.frame_on_load:
-            self.frame_scene_and_ground()
+        w, h = self.window.get_size()
+        self.camera = initial_camera(spec.camera, self.geometry, w / max(h, 1))
         self.initial_camera = self.camera.copy()
         self.selected = None
         self.follow = False
@@ -341,27 +339,6 @@ class Viewer:
         self.follow = False
         w, h = self.window.get_size()
         self.geometry.frame(self.camera, w / max(h, 1))
-
-    def frame_scene_and_ground(self):
-        """The first view of a scene that gives no camera: its bodies and the ground under
-        each dynamic one, so a body dropped from a height stays in view as it falls."""
-        geo = self.geometry
-        geo.refresh()
-        x = np.asarray(self.world.positions)
-        shaped = geo.has_shape
-        falling = shaped & geo.dynamic
-        levels = [offset / n[2] for n, offset in geo.planes if n[2] > 0.99]
-        centres, radii = [x[shaped]], [geo.radius[shaped]]
-        for i in np.flatnonzero(falling):
-            under = [z for z in levels if z <= x[i, 2]]
-            if under:
-                centres.append([(x[i, 0], x[i, 1], max(under))])
-                radii.append([geo.radius[i]])
-        if not np.any(shaped):
-            self.frame_scene()
-            return
-        w, h = self.window.get_size()
-        self.camera.frame_spheres(np.concatenate(centres), np.concatenate(radii), w / max(h, 1))
 
     def screenshot(self, path=None) -> Path:
         """Draw a frame and save the window's pixels (HUD included) as a PNG; returns the

@@ -278,6 +278,9 @@ def cmd_run(args):
     if steps > MAX_RUN_STEPS:
         raise UsageError(f"--seconds {args.seconds} at steps of {world.dt:g} s would take "
                          f"{steps:.3g} steps (at most {MAX_RUN_STEPS:.0e})")
+    # --png's camera is pointed at the start, as render's and the viewer's first view are
+    # (a box dropped from 10 m framed at the end was a close-up of it on the ground)
+    png_camera = _start_camera(scene) if png_path and not args.frame else scene.camera
     energy = _EnergyLog(world)
     worst_error, max_contacts = world.constraint_error(), 0
     record = {"time": [], "position": [], "orientation": [], "linear_velocity": [],
@@ -357,7 +360,7 @@ def cmd_run(args):
                             **{k: np.array(v) for k, v in record.items()})
         print(f"recorded {len(record['time'])} samples to {record_path}")
     if png_path:
-        _write_final_frame(scene, png_path, args.frame)
+        _write_final_frame(scene, png_path, args.frame, png_camera)
     if stopped is not None:
         raise _stopped("run", stopped, world, in_controller)
     if interrupted:
@@ -622,14 +625,24 @@ def _energy_note(scene, max_contacts: int, gained: bool) -> str:
     return ""
 
 
-def _write_final_frame(scene, out: str, frame: bool = False):
-    """The last state, drawn from the scene's camera (``frame``: pointed at every body), as a
-    PNG (needs the [viewer] extra and an OpenGL driver: EGL without a display, or any X
-    server)."""
+PNG_SIZE = (1280, 720)
+
+
+def _start_camera(scene):
+    """The camera the viewer and render first show ``scene`` with (numpy only, no OpenGL)."""
+    from render.scenedata import WorldGeometry, initial_camera
+    return initial_camera(scene.camera, WorldGeometry(scene.world), PNG_SIZE[0] / PNG_SIZE[1])
+
+
+def _write_final_frame(scene, out: str, frame: bool = False, camera=None):
+    """The last state, drawn from ``camera`` (default the scene's; ``frame``: pointed at every
+    body), as a PNG (needs the [viewer] extra and an OpenGL driver: EGL without a display, or
+    any X server)."""
     try:
         from render.imagefiles import write_png
         from render.offscreen import render_image
-        image = render_image(scene.world, camera=scene.camera, size=(1280, 720), frame=frame)
+        image = render_image(scene.world, camera=scene.camera if camera is None else camera,
+                             size=PNG_SIZE, frame=frame)
     except ImportError as exc:
         raise UsageError(f"--png needs the viewer extra (pip install -e '.[viewer]'): {exc}") from None
     except Exception as exc:

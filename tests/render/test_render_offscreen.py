@@ -6,7 +6,7 @@ from render.camera import Camera
 from render.imagefiles import (GifWriter, gif_frame_count, gif_frame_delays, read_png,
                                write_png)
 from render.scenedata import body_color
-from render_helpers import colour_mask, drop_world, polygon_mask
+from render_helpers import centroid, colour_mask, drop_world, polygon_mask
 
 CAMERA = {"eye": (3.5, -4.5, 3.0), "target": (0.0, 0.0, 0.8)}
 
@@ -249,3 +249,31 @@ def test_a_clip_can_follow_a_body(gl_mode, tmp_path):
     with pytest.raises(ValueError, match="no body is called 'chasis'; did you mean 'chassis'"):
         render_offscreen(scene, seconds=0.0, out=tmp_path / "x.png", follow="chasis",
                          progress=False)
+
+
+def test_a_box_dropped_from_10_m_stays_in_every_frame_and_the_still_matches_the_clip(
+        gl_mode, tmp_path):
+    """A scene with no camera: a 0.4 m box dropped from 10 m onto the ground. The clip's
+    camera, as the viewer's first view, frames the box and the ground under it, so the box
+    is in every frame (framed on the box alone, frame 0 was a close-up, 28,000 of 130,000
+    pixels, and from 0.75 s on the box was out of the picture); a still of the end is drawn from that same camera (it was
+    framed again, on the box at rest, a close-up), so it shows the box where the clip's last
+    frame does."""
+    from render import render_offscreen
+    w, h = 480, 270
+    world = drop_world(body="box", position=(0.0, 0.0, 10.0))
+    render_offscreen(world, seconds=1.75, out=str(tmp_path / "frames") + "/", fps=4,
+                     size=(w, h), samples=0, progress=False)
+    frames = sorted((tmp_path / "frames").glob("frame_*.png"))     # t = 0, 0.25, ... 1.5 s
+    assert len(frames) == 7
+    blobs = [colour_mask(read_png(f), body_color(1)) for f in frames]
+    pixels = [int(b.sum()) for b in blobs]
+    # the box is seen in each (500 to 740 pixels at this size), small (not a close-up)
+    assert all(20 < p < 0.02 * w * h for p in pixels), pixels
+    rows = [centroid(b)[1] for b in blobs]
+    assert rows[-1] - rows[0] > 0.4 * h, rows               # it falls down the picture
+    still = render_offscreen(drop_world(body="box", position=(0.0, 0.0, 10.0)), seconds=1.5,
+                             out=tmp_path / "end.png", size=(w, h), samples=0, progress=False)
+    assert still["kind"] == "png"
+    end = colour_mask(read_png(tmp_path / "end.png"), body_color(1))
+    assert np.abs(centroid(end) - centroid(blobs[-1])).max() < 1    # both at t = 1.5 s
