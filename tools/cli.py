@@ -802,10 +802,16 @@ def cmd_render(args):
         even = tuple(side + side % 2 for side in size)
         print(f"maxcoord: note: --size {size[0]}x{size[1]} is padded to {even[0]}x{even[1]} "
               "in the .mp4 (its H.264 video takes even sides only)", file=sys.stderr)
+    drawing = dict(frame=args.frame, follow=args.follow, contacts=args.contacts,
+                   joints=args.joints, shadows=args.shadows, quality=args.quality,
+                   progress=not args.quiet)
     if _is_recording(args.scene):
         if dt is not None:
             raise UsageError("--dt cannot be used with a recording: it plays the recorded "
                              "poses (record with run --dt)")
+        if args.contacts:
+            raise UsageError("--contacts cannot be used with a recording: it holds no "
+                             "contacts (the viewer's C key is off in playback too)")
         scene, playback = _open_recording(args.scene, args.param, args.sleeping)
         _check_follow(scene.world, args.follow)
         seconds = playback.duration if asked is None else asked
@@ -813,14 +819,14 @@ def cmd_render(args):
             raise UsageError(f"--seconds {seconds:g} is longer than the recording "
                              f"({playback.duration:g} s)")
         done = render_command(scene, seconds=seconds, out=args.out, fps=fps, size=size,
-                              playback=playback, frame=args.frame, follow=args.follow)
+                              playback=playback, **drawing)
     else:
         scene = _load(args.scene, _params(args.param), dt, args.sleeping)
         _check_follow(scene.world, args.follow)
         seconds = 5.0 if asked is None else asked
         try:
             done = render_command(scene, seconds=seconds, out=args.out, fps=fps,
-                                  size=size, frame=args.frame, follow=args.follow)
+                                  size=size, **drawing)
         except RenderStopped as stop:        # (what was rendered up to there is written)
             print(_rendered(stop.done, seconds, stopped_at=scene.world.time))
             raise _stopped("render", stop.error, scene.world, stop.in_controller) from None
@@ -967,6 +973,22 @@ def _render_parser(sub):
                         "the body spans about a third of the picture's height (e.g. "
                         "--follow chassis for the car; default: the scene's own camera); not "
                         "with --frame")
+    s.add_argument("--contacts", action="store_true",
+                   help="draw the contact points and normals, as the viewer's C key (default: "
+                        "off; not with a recording, which holds no contacts)")
+    s.add_argument("--joints", action="store_true",
+                   help="draw the joints' anchors and axes, as the viewer's J key (default: "
+                        "off)")
+    s.add_argument("--shadows", action=argparse.BooleanOptionalAction, default=True,
+                   help="draw shadows (default: on; --no-shadows leaves them out)")
+    s.add_argument("--quality", choices=("fast", "full"), default=None,
+                   help="fast: contact shadows and a vertex-coloured sky; full: a shadow map "
+                        "and per-pixel fog, grid and sky, as the viewer's Q key (default: "
+                        "MAXCOORD_RENDER_QUALITY if set, else fast on a software rasteriser "
+                        "and full on a GPU)")
+    s.add_argument("--quiet", action="store_true",
+                   help="no progress bar on stderr (default: a bar on a terminal, a line per "
+                        "quarter otherwise)")
     _add_param(s, recordings=True)
     _add_sleeping(s, drawn=True, recordings=True)
 

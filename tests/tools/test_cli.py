@@ -1389,3 +1389,54 @@ def test_a_still_takes_seconds_0_and_an_odd_mp4_size_is_noted(tmp_path, capsys, 
     assert main(["render", "pendulum", "--seconds", "0.1", "--size", "1280x720",
                  "--out", str(tmp_path / "a.mp4")]) == 0
     assert capsys.readouterr().err == ""
+
+
+RESTING_SCENE = '''
+from physics import Hinge, Plane, Sphere
+CAMERA = {"eye": (0.0, -3.0, 1.2), "target": (0.0, 0.0, 0.5)}
+def build(world):
+    world.add_body(Plane(), name="ground")
+    world.add_body(Sphere(0.3), mass=1.0, position=(-0.6, 0.0, 0.3), name="ball")
+    bob = world.add_body(Sphere(0.15), mass=1.0, position=(0.6, 0.0, 0.6), name="bob")
+    world.add_joint(Hinge(None, bob, anchor=(0.6, 0.0, 1.0), axis=(0, 1, 0)))
+'''
+
+
+def test_render_draws_contacts_joints_shadows_and_quality_as_asked(tmp_path, capsys):
+    """render's --contacts, --joints, --no-shadows and --quality reach the renderer (they were
+    render_command options with no flag): a ball resting on the ground and a bob on a hinge,
+    320x180. The contact marker is red (11 px), the hinge's anchor yellow (24 px), neither in
+    the plain picture; without shadows the picture is lighter (2.7 levels on average), and
+    full quality changes some 3,300 pixels. --quiet leaves stderr empty."""
+    from render.imagefiles import read_png
+    scene = tmp_path / "resting.py"
+    scene.write_text(RESTING_SCENE)
+
+    def render(*extra):
+        out = tmp_path / f"still{len(list(tmp_path.glob('*.png')))}.png"
+        assert main(["render", str(scene), "--seconds", "0.05", "--size", "320x180",
+                     "--quiet", "--out", str(out), *extra]) == 0
+        assert capsys.readouterr().err == ""
+        return read_png(out).astype(int)
+
+    def red(img):
+        return int(np.sum((img[..., 0] > 200) & (img[..., 1] < 90) & (img[..., 2] < 90)))
+
+    def yellow(img):
+        return int(np.sum((img[..., 0] > 200) & (img[..., 1] > 160) & (img[..., 2] < 90)))
+
+    plain = render()
+    assert red(plain) == 0 and yellow(plain) == 0
+    assert red(render("--contacts")) >= 5
+    assert yellow(render("--joints")) >= 10
+    assert (render("--no-shadows") - plain).sum(2).mean() > 1.0
+    full = render("--quality", "full")
+    assert np.sum(np.abs(full - plain).max(2) > 8) > 1000
+    # a recording has no contacts to draw: refused in one line, as the viewer's C key is off
+    assert main(["run", str(scene), "--seconds", "0.05", "--quiet", "--record",
+                 str(tmp_path / "rec.npz")]) == 0
+    capsys.readouterr()
+    assert main(["render", str(tmp_path / "rec.npz"), "--contacts", "--out",
+                 str(tmp_path / "x.png")]) == 2
+    assert "--contacts cannot be used with a recording" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
