@@ -554,7 +554,7 @@ class Renderer:
             f = {"mesh": _program(shaders.FAST_MESH_VS, shaders.FAST_MESH_FS),
                  "ground": _program(shaders.FAST_GROUND_VS, shaders.FAST_GROUND_FS),
                  "blob": _program(shaders.BLOB_VS, shaders.BLOB_FS),
-                 "sky": _program(shaders.FAST_SKY_VS, shaders.FLAT_FS),
+                 "sky": _program(shaders.FAST_SKY_VS, shaders.FAST_SKY_FS),
                  "lines": _program(shaders.LINE_VS, shaders.LINE_FS),
                  "lines_buf": InstanceStream()}
             tris = ground_grid_vertices()
@@ -839,7 +839,7 @@ class Renderer:
             gl.glEnable(gl.GL_CLIP_DISTANCE0)
             f["sky"].use()
             set_uniforms(f["sky"], u_inv_viewproj=_mat(inv_vp), u_clip=(*clip, 0.0),
-                         u_horizon=SKY_HORIZON, u_zenith=SKY_ZENITH, u_nadir=SKY_NADIR)
+                         u_eye=eye_t, u_horizon=SKY_HORIZON, u_zenith=SKY_ZENITH, u_nadir=SKY_NADIR)
             gl.glBindVertexArray(self.empty_vao)
             gl.glDrawArrays(gl.GL_TRIANGLES, 0, 6 * 8 * 8)
             gl.glDisable(gl.GL_CLIP_DISTANCE0)

@@ -194,21 +194,28 @@ void main() {
 }
 """
 
+# The sky's colour for a unit view direction d (z up): horizon to zenith above, horizon to
+# nadir below; one function for both qualities' skies.
+SKY_COLOR = """
+uniform vec3 u_horizon;
+uniform vec3 u_zenith;
+uniform vec3 u_nadir;
+vec3 sky_color(vec3 d) {
+    return d.z >= 0.0 ? mix(u_horizon, u_zenith, pow(d.z, 0.6))
+                      : mix(u_horizon, u_nadir, pow(-d.z, 0.5));
+}
+"""
+
 SKY_FS = """
 #version 330 core
 in vec2 v_ndc;
 out vec4 frag;
 uniform mat4 u_inv_viewproj;
-uniform vec3 u_horizon;
-uniform vec3 u_zenith;
-uniform vec3 u_nadir;
+""" + SKY_COLOR + """
 void main() {
     vec4 a = u_inv_viewproj * vec4(v_ndc, -1.0, 1.0);
     vec4 b = u_inv_viewproj * vec4(v_ndc, 1.0, 1.0);
-    vec3 d = normalize(b.xyz / b.w - a.xyz / a.w);
-    vec3 c = d.z >= 0.0 ? mix(u_horizon, u_zenith, pow(d.z, 0.6))
-                        : mix(u_horizon, u_nadir, pow(-d.z, 0.5));
-    frag = vec4(c, 1.0);
+    frag = vec4(sky_color(normalize(b.xyz / b.w - a.xyz / a.w)), 1.0);
 }
 """
 
@@ -486,17 +493,19 @@ void main() {
 }
 """
 
-# The sky as an 8 x 8 grid of cells over the screen, coloured per vertex from the view
-# direction, at the far plane (drawn last, where nothing else is), clipped to the part of the
-# screen above the horizon when a ground plane covers the rest.
+# The sky as an 8 x 8 grid of cells over the screen at the far plane (drawn last, where
+# nothing else is), clipped to the part of the screen above the horizon when a ground plane
+# covers the rest. The colour is per pixel: a colour per vertex, interpolated across the cell
+# the horizon crosses, mixed in the nadir's grey from its vertices below the horizon and left
+# a step of 13 levels, (206, 215, 228) to the horizon's (219, 227, 237), along the horizon.
+# The view direction is interpolated instead: b.xyz - eye b.w, with b the far-plane point
+# before its division by w, is affine in screen position, so interpolating it is exact.
 FAST_SKY_VS = """
 #version 330 core
 uniform mat4 u_inv_viewproj;
+uniform vec3 u_eye;
 uniform vec4 u_clip;             // gl_ClipDistance[0] = dot(u_clip, (x, y, 1, 0)) in NDC
-uniform vec3 u_horizon;
-uniform vec3 u_zenith;
-uniform vec3 u_nadir;
-out vec3 v_color;
+out vec3 v_dir;
 const int N = 8;
 void main() {
     int cell = gl_VertexID / 6, corner = gl_VertexID % 6;
@@ -504,19 +513,17 @@ void main() {
     int dx = (corner == 1 || corner == 2 || corner == 4) ? 1 : 0;
     int dy = (corner == 2 || corner == 4 || corner == 5) ? 1 : 0;
     vec2 p = vec2(float(ci + dx), float(cj + dy)) * (2.0 / float(N)) - 1.0;
-    vec4 a = u_inv_viewproj * vec4(p, -1.0, 1.0);
     vec4 b = u_inv_viewproj * vec4(p, 1.0, 1.0);
-    vec3 d = normalize(b.xyz / b.w - a.xyz / a.w);
-    v_color = d.z >= 0.0 ? mix(u_horizon, u_zenith, pow(d.z, 0.6))
-                         : mix(u_horizon, u_nadir, pow(-d.z, 0.5));
+    v_dir = (b.xyz - u_eye * b.w) * sign(b.w);
     gl_ClipDistance[0] = dot(u_clip.xyz, vec3(p, 1.0));
     gl_Position = vec4(p, 1.0, 1.0);
 }
 """
 
-FLAT_FS = """
+FAST_SKY_FS = """
 #version 330 core
-in vec3 v_color;
+in vec3 v_dir;
 out vec4 frag;
-void main() { frag = vec4(v_color, 1.0); }
+""" + SKY_COLOR + """
+void main() { frag = vec4(sky_color(normalize(v_dir)), 1.0); }
 """

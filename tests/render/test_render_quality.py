@@ -129,3 +129,28 @@ def test_viewer_toggles_quality(make_viewer, gl_mode):
     assert v.draw_frame(read=True).std() > 5
     v.on_key_press(key.Q, 0)
     assert v.renderer.quality == "fast"
+
+
+@pytest.mark.parametrize("quality", ["fast", "full"])
+def test_the_sky_runs_smoothly_into_the_horizon(gl_mode, quality):
+    """Down a column of sky from the top of the picture to the horizon no row differs
+    from the next by more than 4 levels, and just above the horizon the sky is the horizon's
+    colour that the fogged ground fades into. The fast sky, coloured per vertex of an 8 x 8
+    grid, mixed the nadir's grey into the cell the horizon crosses: a step of 13 levels,
+    (206, 215, 228) to (219, 227, 237), along the horizon (pendulum at 1280x720, y 207)."""
+    from render.renderer import SKY_HORIZON
+    w, h = 640, 360
+    camera = {"target": (0.0, 0.0, 1.0), "distance": 5.0, "yaw": -90.0, "pitch": 4.0}
+    world = drop_world(body="box", position=(1.5, 0.0, 0.5))
+    img = _image(world, quality, camera, size=(w, h))
+    cam = Camera.from_spec(camera)
+    far = cam.eye + 1e4 * np.array([0.0, 1.0, 0.0])          # straight ahead, level
+    horizon_row = int(round(h - cam.project(far, w, h)[0, 1]))
+    assert 100 < horizon_row < 260
+    column = img[:horizon_row + 2, 20]          # (below, the ground's fog and grid begin)
+    steps = np.abs(np.diff(column, axis=0)).max(axis=1)
+    # (full: 4 at the horizon, into 3 rows of far ground up to 6 levels darker than the sky)
+    assert steps.max() <= 4, (steps.max(), steps.argmax())
+    horizon = np.round(np.array(SKY_HORIZON) * 255)
+    assert np.abs(column[horizon_row - 2] - horizon).max() <= 3, column[horizon_row - 2]
+    assert np.abs(column[0] - horizon).max() > 20           # (the zenith's blue at the top)
