@@ -36,6 +36,18 @@ def close_names(name: str, names) -> list[str]:
     return [by_folded[folded] for folded in close]
 
 
+# how many names an error lists before "and N more" (marbles' 1001 bodies made an error one
+# line of 13,000 characters)
+LISTED_NAMES = 10
+
+
+def listed(names, limit: int = LISTED_NAMES) -> str:
+    """``names`` joined by ", ", the first ``limit`` of them and then "and N more"."""
+    names = [str(name) for name in names]
+    shown = ", ".join(names[:limit])
+    return shown if len(names) <= limit else f"{shown} and {len(names) - limit} more"
+
+
 def check_known_attribute(obj, name: str):
     """AttributeError for setting a public attribute ``name`` that obj's class does not have
     and that its constructor did not make: a misspelt setting (``world.gravty = ...``,

@@ -32,8 +32,8 @@ from .stages import StageClock
 from .validation import (check_array_shape, check_choice, check_count, check_flag, check_inertia,
                          check_inertia_holds_contacts, check_integers, check_mass, check_number,
                          check_positive, check_quaternion, check_restitution, check_vector,
-                         checked_array, check_known_attribute, close_names, numbers, read_only,
-                         shown, warn_user)
+                         checked_array, check_known_attribute, close_names, listed, numbers,
+                         read_only, shown, warn_user)
 
 INTEGRATORS = ("symplectic", "rk4")
 GYROSCOPIC = ("implicit", "explicit")
@@ -1666,6 +1666,6 @@ def _named(items, name, what):
     names = sorted({item.name for item in items if item.name})
     close = close_names(name, names)
     hint = (f"; did you mean {' or '.join(map(repr, close))}?" if close
-            else f"; the names are {', '.join(map(repr, names))}" if names
+            else f"; the names are {listed(map(repr, names))}" if names
             else "; none has a name (add_body/Joint(..., name=...))")
     raise ValueError(f"no {what} is called {name!r}{hint}")

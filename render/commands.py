@@ -63,8 +63,8 @@ def render_command(target, seconds: float, out, fps: float = 30, size=(1280, 720
     """Render ``seconds`` of ``target`` offscreen to ``out`` (.png still of the final state,
     .gif, .mp4, or a folder of PNGs when ``out`` ends in '/' or has no suffix).
 
-    Options: ``camera``, ``frame``, ``follow`` (a body's name), ``controller``, ``progress`` (stderr bar, default True), ``samples``
-    (MSAA, default 4), ``contacts``, ``joints``, ``shadows``, ``quality`` ("fast"/"full"),
+    Options: ``camera``, ``frame``, ``follow`` (a body's name or index), ``controller``,
+    ``progress`` (stderr bar, default True), ``samples`` (MSAA, default 4), ``contacts``, ``joints``, ``shadows``, ``quality`` ("fast"/"full"),
     ``playback`` (a ``render.playback.Playback``: render the recording instead of
     simulating; frame k shows k / fps after its first sample). A clip of n frames plays
     n / fps s; a GIF takes at most 50 fps. Returns a JSON-able summary ``{"out", "kind",

@@ -74,10 +74,17 @@ def _shared_window():
 FOLLOW_ROOM = 3.0
 
 
-def followed_body(world, name: str | None) -> int | None:
-    """The index of the body called ``name`` (None for None); ValueError naming the bodies'
-    names where none or several are called that."""
-    return None if name is None else world.body(name).index
+def followed_body(world, body: int | str | None) -> int | None:
+    """The index of the body to follow (None for None): ``body`` is its index in
+    ``world.bodies`` or its name; ValueError naming what there is where none is."""
+    if body is None:
+        return None
+    if isinstance(body, (int, np.integer)) and not isinstance(body, bool):
+        if not 0 <= body < len(world.bodies):
+            raise ValueError(f"follow: body index must be from 0 to {len(world.bodies) - 1}, "
+                             f"got {body}")
+        return int(body)
+    return world.body(body).index
 
 
 def aim_at_followed(camera: Camera, geometry, index: int, aspect: float):
@@ -129,7 +136,7 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
                      camera=None, controller=None, progress: bool = True, samples: int = 4,
                      contacts: bool = False, joints: bool = False, shadows: bool = True,
                      quality: str | None = None, playback=None, frame: bool = False,
-                     follow: str | None = None) -> dict:
+                     follow: int | str | None = None) -> dict:
     """Simulate ``world`` (a World or a scene object with ``.world``) for ``seconds`` and
     write what it looks like to ``out``:
 
@@ -152,7 +159,8 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
     (``scenedata.initial_camera``).
     ``frame``: the camera (its angles kept) frames every body at the start (a still: at the
     end), as the viewer's F key does, whatever the spec's target and distance.
-    ``follow``: the name of a body the camera (its angles kept) stays on, as the viewer's T
+    ``follow``: a body (its name, or its index in ``world.bodies``) the camera (its angles
+    kept) stays on, as the viewer's T
     key does, close enough that its bounding sphere takes about a third of the picture's
     height (the car at 1280x720 was 70 px wide on its 40 m course; followed, 190 px); not
     with ``frame``.

@@ -778,14 +778,17 @@ def _rendered(done: dict, asked: float, stopped_at: float | None = None) -> str:
     return text + ")"
 
 
-def _check_follow(world, name: str | None):
-    """render's --follow: a body of that name must be there (before any work)."""
-    if name is None:
-        return
+def _followed(world, text: str | None, source: str) -> int | None:
+    """render's --follow: the index of the body it names, by name or index as plot --body
+    takes it (before any work)."""
+    if text is None:
+        return None
+    from tools.bodies import body_index
     try:
-        world.body(name)
+        return body_index("--follow", text, [b.name for b in world.bodies], len(world.bodies),
+                          source)
     except ValueError as exc:
-        raise UsageError(f"--follow: {exc}") from None
+        raise UsageError(str(exc)) from None
 
 
 def cmd_render(args):
@@ -813,7 +816,7 @@ def cmd_render(args):
             raise UsageError("--contacts cannot be used with a recording: it holds no "
                              "contacts (the viewer's C key is off in playback too)")
         scene, playback = _open_recording(args.scene, args.param, args.sleeping)
-        _check_follow(scene.world, args.follow)
+        drawing["follow"] = _followed(scene.world, args.follow, args.scene)
         seconds = playback.duration if asked is None else asked
         if seconds > playback.duration:
             raise UsageError(f"--seconds {seconds:g} is longer than the recording "
@@ -822,7 +825,7 @@ def cmd_render(args):
                               playback=playback, **drawing)
     else:
         scene = _load(args.scene, _params(args.param), dt, args.sleeping)
-        _check_follow(scene.world, args.follow)
+        drawing["follow"] = _followed(scene.world, args.follow, args.scene)
         seconds = 5.0 if asked is None else asked
         try:
             done = render_command(scene, seconds=seconds, out=args.out, fps=fps,
@@ -967,8 +970,9 @@ def _render_parser(sub):
                    help="step size, in s, a number or a fraction such as 1/240 (default: the "
                         "scene's; 1/240 for the ready scenes; not with a recording)")
     _add_frame(s, "at the start (a .png: at the end)")
-    s.add_argument("--follow", default=None, metavar="NAME",
-                   help="keep the camera, its angles kept, on the body called NAME, as "
+    s.add_argument("--follow", default=None, metavar="BODY",
+                   help="keep the camera, its angles kept, on this body (its name, or its "
+                        "index in world.bodies, as plot --body takes it), as "
                         "the viewer's T key follows the selected body, close enough that "
                         "the body spans about a third of the picture's height (e.g. "
                         "--follow chassis for the car; default: the scene's own camera); not "

@@ -8,6 +8,8 @@ import sys
 
 import numpy as np
 
+from tools.bodies import body_index
+
 MAX_LEGEND_ENTRIES = 12     # beyond this a legend covers the curves it names
 
 # what --series may name: the recorded array, its component (None: the vector's length), and
@@ -122,7 +124,7 @@ def _plot_bodies(plt, path: str, rec, bodies: list[str], series: list[str]):
     angular velocity), a curve per body and series."""
     with np.load(path, allow_pickle=False) as data:
         recorded = [str(n) for n in data["body_name"]] if "body_name" in data.files else None
-    chosen = [_body_index(path, text, recorded, rec.n_bodies) for text in bodies]
+    chosen = [body_index("--body", text, recorded, rec.n_bodies, path) for text in bodies]
     panels = list(dict.fromkeys(BODY_SERIES[name][0] for name in series))
     for array in panels:
         if getattr(rec, array) is None:
@@ -148,24 +150,6 @@ def _body_series(values: np.ndarray, name: str) -> np.ndarray:
     length (speed)."""
     component = BODY_SERIES[name][1]
     return np.linalg.norm(values, axis=1) if component is None else values[:, component]
-
-
-def _body_index(path: str, text: str, recorded: list[str] | None, n: int) -> int:
-    """--body: a body's name (as given to add_body) or its index in world.bodies."""
-    if recorded is not None and text in recorded:
-        matches = [k for k, name in enumerate(recorded) if name == text]
-        if len(matches) > 1:
-            raise ValueError(f"--body {text!r}: {len(matches)} bodies of {path} have that name "
-                             f"(indices {', '.join(map(str, matches))}): give an index")
-        return matches[0]
-    if text.isdigit() and int(text) < n:
-        return int(text)
-    named = [name for name in recorded or [] if name]
-    known = (f"its named bodies: {', '.join(named[:10])}{', ...' if len(named) > 10 else ''}; "
-             if named else "" if recorded is not None else
-             "it keeps no body names (recorded before they were kept); ")
-    raise ValueError(f"--body {text!r}: no such body in {path} ({known}or an index from 0 to "
-                     f"{n - 1})")
 
 
 def _warn(path: str, text: str):

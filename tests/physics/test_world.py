@@ -1444,6 +1444,14 @@ def test_bodies_and_joints_are_found_by_name():
     world.add_body(Sphere(0.1), mass=1.0, position=(3, 0, 0), name="hand")
     with pytest.raises(ValueError, match="2 bodies are called 'hand'.*by its index"):
         world.body("hand")
+    # many names: the first 10 and how many more (1001 marbles listed all, 13,000 characters)
+    for k in range(20):
+        world.add_body(Sphere(0.1), mass=1.0, position=(5 + k, 0, 0), name=f"ball{k:02d}")
+    with pytest.raises(ValueError) as refused:
+        world.body("xyz")
+    assert str(refused.value) == ("no body is called 'xyz'; the names are 'ball00', 'ball01', "
+                                  "'ball02', 'ball03', 'ball04', 'ball05', 'ball06', 'ball07', "
+                                  "'ball08', 'ball09' and 12 more")
 
 
 @pytest.mark.parametrize("dt", [1 / 240, 1 / 60])

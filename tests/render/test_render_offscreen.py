@@ -251,14 +251,34 @@ def test_a_clip_can_follow_a_body(gl_mode, tmp_path):
                          progress=False)
 
 
+def test_a_clip_follows_a_body_given_by_its_index(gl_mode, tmp_path):
+    """A chain's links have no names: followed by its index (5), the fifth link is in the
+    middle of every frame as the chain swings (by name it could not be followed)."""
+    from render import render_offscreen
+    from tools import load_scene
+    scene = load_scene("chain")
+    assert scene.world.bodies[5].name is None
+    w, h = 320, 180
+    render_offscreen(scene, seconds=1.5, fps=2, out=tmp_path / "frames", size=(w, h),
+                     follow=5, samples=0, progress=False)
+    for k in range(3):
+        link = colour_mask(read_png(tmp_path / "frames" / f"frame_{k:05d}.png"),
+                           body_color(5))
+        x, y = centroid(link)
+        assert abs(x - w / 2) < 0.08 * w and abs(y - h / 2) < 0.1 * h, (k, x, y)
+    with pytest.raises(ValueError, match="follow: body index must be from 0 to 30, got 31"):
+        render_offscreen(scene, seconds=0.0, out=tmp_path / "x.png", follow=31,
+                         progress=False)
+
+
 def test_a_box_dropped_from_10_m_stays_in_every_frame_and_the_still_matches_the_clip(
         gl_mode, tmp_path):
     """A scene with no camera: a 0.4 m box dropped from 10 m onto the ground. The clip's
     camera, as the viewer's first view, frames the box and the ground under it, so the box
     is in every frame (framed on the box alone, frame 0 was a close-up, 28,000 of 130,000
-    pixels, and from 0.75 s on the box was out of the picture); a still of the end is drawn from that same camera (it was
-    framed again, on the box at rest, a close-up), so it shows the box where the clip's last
-    frame does."""
+    pixels, and from 0.75 s on the box was out of the picture); a still of the end is drawn
+    from that same camera (it was framed again, on the box at rest, a close-up), so it shows
+    the box where the clip's last frame does."""
     from render import render_offscreen
     w, h = 480, 270
     world = drop_world(body="box", position=(0.0, 0.0, 10.0))

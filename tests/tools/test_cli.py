@@ -1023,8 +1023,8 @@ def test_plot_draws_a_bodys_height_and_velocity(bounce_recording, tmp_path, monk
 
 
 @pytest.mark.parametrize("options, message", [
-    (["--body", "bal"], "--body 'bal': no such body in REC (its named bodies: ground, ball; "
-                        "or an index from 0 to 1)"),
+    (["--body", "bal"], "--body 'bal': no such body in REC (did you mean 'ball'? or an "
+                        "index from 0 to 1)"),
     (["--body", "2"], "--body '2': no such body in REC (its named bodies: ground, ball; "
                       "or an index from 0 to 1)"),
     (["--body", "ball", "--series", "z,height"],
@@ -1308,7 +1308,12 @@ def test_frames_rendered_into_a_folder_replace_an_earlier_renders(tmp_path, caps
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--follow", "chasis"], "--follow: no body is called 'chasis'; did you mean 'chassis'?"),
+    (["--follow", "chasis"], "--follow 'chasis': no such body in car (did you mean "
+                             "'chassis'? or an index from 0 to 21)"),
+    (["--follow", "22"], "--follow '22': no such body in car (its named bodies: ground, "
+                         "chassis, wheel_front_l, knuckle_l, hub_front_l, wheel_front_r, "
+                         "knuckle_r, hub_front_r, wheel_rear_l, hub_rear_l and 12 more; or an "
+                         "index from 0 to 21)"),
     (["--follow", "chassis", "--frame"],
      "--frame and --follow both point the camera; give one of them"),
 ])
@@ -1440,3 +1445,20 @@ def test_render_draws_contacts_joints_shadows_and_quality_as_asked(tmp_path, cap
                  str(tmp_path / "x.png")]) == 2
     assert "--contacts cannot be used with a recording" in capsys.readouterr().err
     assert not (tmp_path / "x.png").exists()
+
+
+def test_render_follows_a_body_by_its_index_as_plot_takes_it(tmp_path, capsys):
+    """A chain's links have no names: --follow 5 follows the fifth link (it was refused, "no
+    body is called '5'"), as plot --body 5 plots it; the lookup is plot's (tools.bodies).
+    Marbles' unknown name lists the first 10 of its 1005 bodies' names and how many more in a
+    201-character line (it listed all: 13,000 characters)."""
+    from render.imagefiles import read_png
+    out = tmp_path / "link5.png"
+    assert main(["render", "chain", "--follow", "5", "--seconds", "0.5", "--size", "160x90",
+                 "--quiet", "--out", str(out)]) == 0
+    assert read_png(out).shape == (90, 160, 3)
+    capsys.readouterr()
+    assert main(["render", "marbles", "--follow", "nosuch", "--seconds", "0", "--out",
+                 str(tmp_path / "m.png")]) == 2
+    err = capsys.readouterr().err
+    assert len(err) < 300 and err.endswith("and 995 more; or an index from 0 to 1004)\n"), err
