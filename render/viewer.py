@@ -19,6 +19,8 @@ on the recording, +/- change the playback speed).
 from __future__ import annotations
 
 import atexit
+import re
+import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,6 +134,33 @@ def help_text(playback: bool = False) -> str:
     return "\n".join(lines)
 
 
+def _wrap_help(line: str, chars: int) -> list[str]:
+    """A help line wrapped to at most ``chars`` characters, continuing under its own
+    description ("  Space  pause / ..." under "pause"), not in the column of keys."""
+    chars = max(int(chars), 12)
+    key = re.match(r" +\S+(?: \S+)*? {2,}| +\S+ ", line)
+    if len(line) <= chars or key is None:
+        return textwrap.wrap(line, chars, subsequent_indent="  ") or [line]
+    if len(key.group(0)) <= chars // 2:
+        return textwrap.wrap(line, chars, subsequent_indent=" " * len(key.group(0)))
+    # a long key ("Right or middle drag"): what it does on the lines below
+    return [key.group(0).rstrip()] + textwrap.wrap(line[len(key.group(0)):], chars,
+                                                   initial_indent=" " * 6,
+                                                   subsequent_indent=" " * 6)
+
+
+def _split_columns(entries: list[list[str]], columns: int) -> list[list[str]]:
+    """Help entries (each a line and its wrapped continuation) into ``columns`` (1 or 2)
+    columns of lines as even as can be, never splitting an entry between two columns."""
+    lines = [line for entry in entries for line in entry]
+    if columns == 1:
+        return [lines]
+    sizes = np.cumsum([len(entry) for entry in entries])
+    cut = int(np.argmin(np.maximum(sizes, len(lines) - sizes))) + 1
+    return [[line for entry in entries[:cut] for line in entry],
+            [line for entry in entries[cut:] for line in entry]]
+
+
 class Viewer:
     """A window that runs and shows a world in real time (see the module docstring).
 
@@ -175,6 +204,7 @@ class Viewer:
         self.options = DrawOptions()
         self.show_help = False
         self.show_hud = True
+        self._help_over_hud = False      # the help fits only over the HUD: the HUD not drawn
         self.selected: int | None = None
         self.follow = False
         self.last_screenshot: Path | None = None
@@ -305,6 +335,7 @@ class Viewer:
 
     def toggle_hud(self):
         self.show_hud = not self.show_hud
+        self._layout_hud()             # (the help may take the room the HUD leaves)
 
     def reset_camera(self):
         """Back to the view the scene was first shown with (R resets only the bodies)."""
@@ -402,7 +433,7 @@ class Viewer:
         self.renderer.draw(self.geometry, self.camera, fw, fh, self.options, target_fbo=0)
         gl.glDisable(gl.GL_DEPTH_TEST)
         gl.glViewport(0, 0, fw, fh)
-        if self.show_hud:
+        if self.show_hud and not (self.show_help and self._help_over_hud):
             if self._hud_state_time != self._state_time():
                 # the text is refreshed only a few times a second, but its time must be
                 # the drawn state's (it lagged the pose and the timeline by up to 0.25 s)
@@ -530,7 +561,7 @@ class Viewer:
         self.hud_bg = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(20, 24, 30, 150),
                                               batch=self.hud_batch, group=bg)
         self.hud_label = pyglet.text.Label("", font_name=fonts, font_size=10, multiline=True,
-                                           width=420, x=10, y=0, anchor_y="top",
+                                           width=1000, x=10, y=0, anchor_y="top",
                                            color=(235, 238, 242, 255), batch=self.hud_batch,
                                            group=fg)
         self.help_bg = pyglet.shapes.Rectangle(0, 0, 10, 10, color=(20, 24, 30, 205),
@@ -581,6 +612,10 @@ class Viewer:
     def _layout_hud(self):
         w, h = self.window.get_size()
         lab = self.hud_label
+        if lab.width != max(w - 24, 50):
+            # lines wrap only where the window is narrower than them (at a fixed 420 px,
+            # "screenshot saved: <path>" and a controller's error wrapped in any window)
+            lab.width = max(w - 24, 50)
         self._fit_hud_font(w, h)
         lab.y = h - 8
         ch = lab.content_height
@@ -593,28 +628,61 @@ class Viewer:
     HELP_FONT_SIZES = (11, 10, 9, 8, 7)      # pt, tried largest first
     HELP_PAD = 16                            # px around the help text
 
-    def _layout_help(self, w, h):
-        """Fit the help overlay into a w x h window: the largest font that fits, in one
-        column, else in two; where not even two columns of the smallest fit, as many lines as
-        do and a last line saying to enlarge the window. Laid out again only when the window
-        or the text changes."""
-        text = help_text(self.playback is not None)
-        if getattr(self, "_help_fit", None) == (w, h, text):
-            return
-        self._help_fit = (w, h, text)
-        lines = text.split("\n")
-        room_w, room_h = w - 2 * self.HELP_PAD - 8, h - 2 * self.HELP_PAD - 8
+    HUD_STEP = 40        # px: the HUD's width as the help sees it, rounded up to this, so
+                         # the help does not move as the HUD's numbers change length
+
+    def _help_regions(self, w, h) -> list[tuple[int, int, int, int]]:
+        """Where the help may go, (x, y, width, height) from the bottom left: beside the HUD
+        and below it, so that it hides none of the HUD (it covered the "screenshot saved"
+        line); the whole window where the HUD is hidden."""
+        if not self.show_hud:
+            return [(0, 0, w, h)]
+        hud_w = min(-(-self.hud_bg.width // self.HUD_STEP) * self.HUD_STEP, w)
+        hud_h = self.hud_bg.height
+        return [(hud_w, 0, w - hud_w, h), (0, 0, w, h - hud_h)]
+
+    def _fit_help(self, lines, room_w, room_h) -> tuple[int, int] | None:
+        """The (font size, columns) of the largest help that fits room_w x room_h px, one
+        column before two at a size; None where not even two columns of the smallest do."""
         for columns in (1, 2):
             # two columns side by side wrap their long lines to share the width
             wrap = 4000 if columns == 1 else max((room_w - 24) // 2, 50)
             for size in self.HELP_FONT_SIZES:
                 cw, ch = self._set_help_columns(lines, columns, size, wrap)
                 if cw <= room_w and ch <= room_h:
-                    break
-            else:
-                continue
-            break
-        else:                              # too small for all of it: say so
+                    return size, columns
+        return None
+
+    def _layout_help(self, w, h):
+        """Fit the help overlay into the part of a w x h window the HUD leaves (beside it or
+        below it, whichever takes the larger font): the largest font that fits, in one
+        column, else in two. Where it fits in neither, the whole window, over the HUD; where
+        not even two columns of the smallest font fit that, as many lines as do and a last
+        line saying to enlarge the window. Laid out again only when the window, the HUD's
+        box or the text changes."""
+        text = help_text(self.playback is not None)
+        regions = self._help_regions(w, h)
+        if getattr(self, "_help_fit", None) == (w, h, text, regions):
+            return
+        self._help_fit = (w, h, text, regions)
+        lines = text.split("\n")
+        pad = 2 * self.HELP_PAD + 8
+        best = None
+        for region in regions:
+            fit = self._fit_help(lines, region[2] - pad, region[3] - pad)
+            if fit is not None and (best is None or (fit[0], -fit[1]) > (best[1][0], -best[1][1])):
+                best = region, fit
+        if best is not None:
+            region, (size, columns) = best
+            room_w = region[2] - pad
+            self._set_help_columns(lines, columns, size,
+                                   4000 if columns == 1 else max((room_w - 24) // 2, 50))
+            self._place_help(*region)
+            self._help_over_hud = False
+            return
+        self._help_over_hud = self.show_hud      # (drawn instead of the HUD, not over it)
+        room_w, room_h = w - pad, h - pad
+        if self._fit_help(lines, room_w, room_h) is None:      # too small for all: say so
             size = self.HELP_FONT_SIZES[-1]
             keep = len(lines)
             while keep > 1:
@@ -623,31 +691,41 @@ class Viewer:
                 cw, ch = self._set_help_columns(shown, 1, size, wrap=max(room_w, 50))
                 if ch <= room_h:
                     break
-        self._place_help(w, h)
+        self._place_help(0, 0, w, h)
 
     def _set_help_columns(self, lines, columns: int, size: int,
                           wrap: int = 4000) -> tuple[int, int]:
         """Put ``lines`` into ``columns`` help labels at ``size`` pt, wrapping lines longer
-        than ``wrap`` px; returns the (width, height) in px they take together (columns side
-        by side, 24 px apart)."""
-        per = -(-len(lines) // columns)
-        parts = [lines[k * per:(k + 1) * per] for k in range(columns)]
+        than ``wrap`` px under their own description (not under the keys); returns the
+        (width, height) in px they take together (columns side by side, 24 px apart)."""
         labels = (self.help_label, self.help_label2)
+        chars = wrap // self._help_char_width(size) if wrap < 4000 else None
+        entries = [[line] if chars is None else _wrap_help(line, chars) for line in lines]
+        parts = _split_columns(entries, columns)
         for k, lab in enumerate(labels):
             lab.visible = k < columns
             lab.font_size = size
-            lab.width = wrap
             lab.text = "\n".join(parts[k]) if k < columns else ""
         used = labels[:columns]
         return (sum(lab.content_width for lab in used) + 24 * (columns - 1),
                 max(lab.content_height for lab in used))
 
-    def _place_help(self, w, h):
+    def _help_char_width(self, size: int) -> float:
+        """Width in px of one character of the help's monospace font at ``size`` pt."""
+        widths = self.__dict__.setdefault("_help_char_widths", {})
+        if size not in widths:
+            lab = self.help_label2
+            lab.font_size, lab.text = size, "0" * 40
+            widths[size] = max(lab.content_width / 40, 1.0)
+        return widths[size]
+
+    def _place_help(self, x0, y0, w, h):
+        """Centre the help's labels and their box in the region (x0, y0, w, h)."""
         labels = [lab for lab in (self.help_label, self.help_label2) if lab.visible]
         total = sum(lab.content_width for lab in labels) + 24 * (len(labels) - 1)
         height = max(lab.content_height for lab in labels)
-        x = max((w - total) // 2, self.HELP_PAD)
-        top = min((h + height) // 2, h - self.HELP_PAD)
+        x = x0 + max((w - total) // 2, self.HELP_PAD)
+        top = y0 + min((h + height) // 2, h - self.HELP_PAD)
         for lab in labels:
             lab.x, lab.y = x, top
             x += lab.content_width + 24

@@ -59,5 +59,69 @@ def test_the_help_overlay_fits_the_window_or_says_to_enlarge_it(make_viewer, key
     if size == (500, 300):               # all of it, in two columns with long lines wrapped
         assert " ".join(v.help_text_shown().split()) == " ".join(help_text().split())
     else:
-        assert v.help_text_shown().splitlines()[-1].startswith("... enlarge the window")
+        # (the last line, wrapped under itself where the window is narrower than it)
+        assert " ".join(v.help_text_shown().split()).endswith(
+            "... enlarge the window to see the rest (H closes)")
     v.draw_frame()
+
+
+def _unwrapped_height(lab) -> int:
+    """The height of ``lab``'s text laid out with no wrapping at all."""
+    from render.backend import load_pyglet
+    pyglet = load_pyglet()
+    clone = pyglet.text.Label(lab.text, font_name=lab.font_name, font_size=lab.font_size,
+                              multiline=True, width=100000)
+    return clone.content_height
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (800, 450)])
+def test_the_help_leaves_the_hud_uncovered_where_there_is_room(make_viewer, key, size,
+                                                               tmp_path):
+    """The help box was centred on the window and covered the HUD's lower lines ("screenshot
+    saved: ..."): at 1280x720 its top 51 px lay under the HUD's box. Now it goes beside the HUD
+    (1280x720: 11 pt, one column) or below it (800x450: two columns)."""
+    v = make_viewer(drop_world(), size=size, screenshot_dir=tmp_path / "a_folder_with_a_name")
+    v.on_key_press(key.S, 0)
+    v.on_key_press(key.H, 0)
+    hud, helpbox = v.hud_bg, v.help_bg
+    apart_x = helpbox.x >= hud.x + hud.width or hud.x >= helpbox.x + helpbox.width
+    apart_y = helpbox.y + helpbox.height <= hud.y or hud.y + hud.height <= helpbox.y
+    assert apart_x or apart_y, ((hud.x, hud.y, hud.width, hud.height),
+                                (helpbox.x, helpbox.y, helpbox.width, helpbox.height))
+    w, h = v.window.get_size()
+    assert helpbox.x >= 0 and helpbox.x + helpbox.width <= w and helpbox.y >= 0
+    assert v.help_label.font_size >= 9
+    img = v.draw_frame(read=True)
+    assert img.std() > 5
+
+
+@pytest.mark.parametrize("size", [(480, 270), (800, 450)])
+def test_wrapped_help_lines_continue_under_their_description(make_viewer, key, size):
+    """In two columns the help's long lines wrap. pyglet wrapped them at the label's edge,
+    so "(still islands sleep; drawn paler)" went on at the left, under the keys; the help
+    now wraps them itself, each under its own description, and pyglet wraps nothing."""
+    from render.viewer import help_text
+    v = make_viewer(drop_world(), size=size)
+    v.on_key_press(key.H, 0)
+    shown = [lab for lab in (v.help_label, v.help_label2) if lab.visible]
+    assert len(shown) == 2
+    for lab in shown:
+        assert lab.content_height == _unwrapped_height(lab)
+    starts = tuple(line for line in help_text().splitlines() if line.strip())
+    continued = [line for line in v.help_text_shown().splitlines()
+                 if line.strip() and not any(s.startswith(line.rstrip()) for s in starts)]
+    assert continued, "nothing wrapped: the test shows nothing"
+    assert all(line.startswith(" " * 6) for line in continued), continued
+
+
+def test_the_hud_wraps_no_line_the_window_has_room_for(make_viewer, key, tmp_path):
+    """The HUD's text was laid out 420 px wide whatever the window: a screenshot's path or a
+    long body name wrapped onto a second line in a 1280 px window. Now it wraps only at the
+    window's width."""
+    folder = tmp_path / "shots"
+    v = make_viewer(drop_world(), size=(1280, 720), screenshot_dir=folder)
+    v.on_key_press(key.S, 0)
+    v._update_hud(force=True)
+    assert 80 < len(f"screenshot saved: {v.last_screenshot}") < 150, v.last_screenshot
+    assert v.hud_label.content_width > 420
+    assert v.hud_label.content_height == _unwrapped_height(v.hud_label)
