@@ -64,7 +64,8 @@ def render_command(target, seconds: float, out, fps: float = 30, size=(1280, 720
     .gif, .mp4, or a folder of PNGs when ``out`` ends in '/' or has no suffix).
 
     Options: ``camera``, ``frame``, ``follow`` (a body's name or index), ``controller``,
-    ``progress`` (stderr bar, default True), ``samples`` (MSAA, default 4), ``contacts``, ``joints``, ``shadows``, ``quality`` ("fast"/"full"),
+    ``progress`` (stderr bar, default True), ``samples`` (MSAA, default
+    ``render.offscreen.RENDER_SAMPLES``, 4), ``contacts``, ``joints``, ``shadows``, ``quality`` ("fast"/"full"),
     ``playback`` (a ``render.playback.Playback``: render the recording instead of
     simulating; frame k shows k / fps after its first sample). A clip of n frames plays
     n / fps s; a GIF takes at most 50 fps. Returns a JSON-able summary ``{"out", "kind",
@@ -77,14 +78,16 @@ def render_command(target, seconds: float, out, fps: float = 30, size=(1280, 720
 
 
 def bench_render(n_bodies=(100, 1000, 5000), size=(1280, 720), frames: int = 60,
-                 quality: str | None = None) -> dict:
+                 quality: str | None = None, samples: int | None = None) -> dict:
     """The render benchmark: ms per frame and fps for scenes of 100, 1000 and 5000 mixed
-    bodies (render only, no physics). ``quality``: "fast", "full" or None (the renderer's
-    default: fast on a software rasteriser, or ``MAXCOORD_RENDER_QUALITY``). JSON-able:
+    bodies (render only, no physics), drawn as ``render`` draws them (``samples``: None for
+    its multisampling, ``render.offscreen.RENDER_SAMPLES``). ``quality``: "fast", "full" or
+    None (the renderer's default: fast on a software rasteriser, or
+    ``MAXCOORD_RENDER_QUALITY``). JSON-able:
     ``{"size", "frames", "samples", "quality", "mode", "renderer", "results": {"100":
     {"ms_per_frame", "fps", "readback_ms"}, ...}}``."""
-    from .offscreen import frame_times
+    from .offscreen import RENDER_SAMPLES, frame_times
     r = frame_times(tuple(n_bodies), size=parse_size(size), frames=int(frames),
-                    quality=quality)
+                    quality=quality, samples=RENDER_SAMPLES if samples is None else samples)
     r["results"] = {str(k): v for k, v in r["results"].items()}
     return r

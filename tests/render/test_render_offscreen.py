@@ -168,6 +168,13 @@ def test_frame_times_and_bench_render(gl_mode):
     import json
     b = bench_render((5,), size="64x48", frames=2)
     assert json.loads(json.dumps(b))["results"]["5"]["fps"] > 0
+    # it draws as render does: 4x multisampling (it drew none, and reported 2-3 times less
+    # than render spends on llvmpipe); asked, with none
+    import inspect
+    from render import render_offscreen
+    assert b["samples"] == inspect.signature(render_offscreen).parameters["samples"].default
+    assert b["samples"] == 4
+    assert bench_render((5,), size="64x48", frames=1, samples=0)["samples"] == 0
 
 
 def test_rotation_locks_are_drawn_by_the_joints_layer(gl_mode):
