@@ -20,6 +20,7 @@ PARAMS = {"width": 0.25, "height": 0.12, "period": 5.0, "press": 10.0, "stiffnes
 CAMERA = {"target": (0.5, 0.0, 1.0), "distance": 3.0, "yaw": -140, "pitch": 15}
 
 BASE = np.array([0.0, 0.0, 1.0])     # shoulder centre (m)
+TURRET_HALF_HEIGHT = 0.04            # m: the turret, a cylinder centred on the shoulder
 L1, L2 = 0.55, 0.55                  # upper arm, forearm (forearm ends at the eraser face)
 BOARD_X = 0.8                        # the board's surface: the plane x = BOARD_X
 NORMAL = np.array([-1.0, 0.0, 0.0])  # the board's normal, towards the arm
@@ -163,8 +164,11 @@ def build(world, width=0.25, height=0.12, period=5.0, press=10.0, stiffness=400.
     world.add_body(Plane(), name="ground")
     board = world.add_body(Box((0.02, 0.6, 0.4)), static=True, position=(BOARD_X + 0.02, 0, 1.0),
                            friction=0.0, name="board")
-    world.add_body(Cylinder(0.08, BASE[2] / 2 - 0.05), static=True,
-                   position=(0, 0, BASE[2] / 2 - 0.05), name="pillar")
+    # the pillar reaches up to the turret's underside (it stopped 6 cm short: the turret
+    # floated above it); the turret turns on it without touching it (no contact, no friction)
+    top = BASE[2] - TURRET_HALF_HEIGHT
+    pillar = world.add_body(Cylinder(0.08, top / 2), static=True, position=(0, 0, top / 2),
+                            name="pillar")
     yaw0, el0, bend0 = inverse_kinematics(wipe_point(0.0, width, height, period))
     d = np.array([np.cos(yaw0), np.sin(yaw0), 0.0])
     pitch_axis = np.cross(d, (0.0, 0.0, 1.0))          # a positive turn raises the arm
@@ -174,7 +178,9 @@ def build(world, width=0.25, height=0.12, period=5.0, press=10.0, stiffness=400.
     up2 = np.cos(el2) * d + np.sin(el2) * np.array([0, 0, 1.0])
     elbow = BASE + L1 * up1
     tip = elbow + L2 * up2
-    turret = world.add_body(Cylinder(0.07, 0.04), mass=2.0, position=BASE, name="turret")
+    turret = world.add_body(Cylinder(0.07, TURRET_HALF_HEIGHT), mass=2.0, position=BASE,
+                            name="turret")
+    world.ignore_collision(turret, pillar)
     upper = world.add_body(Capsule(0.035, L1 / 2 - 0.035), mass=1.5, position=BASE + 0.5 * L1 * up1,
                            orientation=quat_from_z(up1), name="upper_arm")
     fore = world.add_body(Capsule(0.03, L2 / 2 - 0.06), mass=1.0,

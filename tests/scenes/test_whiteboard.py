@@ -57,3 +57,20 @@ def test_pushing_force_is_the_chosen_multiplier():
         forces.append(scene.controller.contact.force @ NORMAL)
     assert np.asarray(forces[24:]) == pytest.approx(4.0, rel=0.02)
     assert scene.controller.measured_force == pytest.approx(4.0, rel=0.02)
+
+
+def test_the_turret_sits_on_its_pillar_and_turns_without_touching_it():
+    """The pillar's top was at 0.90 m and the turret's underside at 0.96 m: the turret
+    floated 6 cm above it. Now they meet at 0.96 m, and no contact between them ever forms
+    (friction there would fight the turret's turning) over a second of wiping."""
+    scene = scenes.load("whiteboard")
+    world = scene.world
+    pillar, turret = world.body("pillar"), world.body("turret")
+    top = pillar.position[2] + pillar.shape.half_length
+    underside = turret.position[2] - turret.shape.half_length
+    assert top == pytest.approx(0.96, abs=1e-12) and underside == pytest.approx(top, abs=1e-12)
+    pair = {pillar.index, turret.index}
+    for _ in range(240):
+        scene.step()
+        c = world.contacts
+        assert not any({int(a), int(b)} == pair for a, b in zip(c.body_a, c.body_b))
