@@ -149,6 +149,12 @@ def _wrap_help(line: str, chars: int) -> list[str]:
                                                    subsequent_indent=" " * 6)
 
 
+def _help_wrap(columns: int, room_w: int) -> int:
+    """The px the help's lines may take: all the room in one column; two columns side by
+    side, 24 px apart, wrap their long lines to share it."""
+    return 4000 if columns == 1 else max((room_w - 24) // 2, 50)
+
+
 def _split_columns(entries: list[list[str]], columns: int) -> list[list[str]]:
     """Help entries (each a line and its wrapped continuation) into ``columns`` (1 or 2)
     columns of lines as even as can be, never splitting an entry between two columns."""
@@ -332,6 +338,7 @@ class Viewer:
 
     def toggle_help(self):
         self.show_help = not self.show_help
+        self._layout_hud()
 
     def toggle_hud(self):
         self.show_hud = not self.show_hud
@@ -621,7 +628,8 @@ class Viewer:
         ch = lab.content_height
         self.hud_bg.x, self.hud_bg.y = 0, h - ch - 16
         self.hud_bg.width, self.hud_bg.height = min(lab.content_width + 24, w), ch + 16
-        self._layout_help(w, h)
+        if self.show_help:       # (laid out when shown: it takes 0.1 to 2 s on llvmpipe)
+            self._layout_help(w, h)
         if self.playback is not None:
             self._layout_timeline()
 
@@ -643,15 +651,20 @@ class Viewer:
 
     def _fit_help(self, lines, room_w, room_h) -> tuple[int, int] | None:
         """The (font size, columns) of the largest help that fits room_w x room_h px, one
-        column before two at a size; None where not even two columns of the smallest do."""
-        for columns in (1, 2):
-            # two columns side by side wrap their long lines to share the width
-            wrap = 4000 if columns == 1 else max((room_w - 24) // 2, 50)
-            for size in self.HELP_FONT_SIZES:
-                cw, ch = self._set_help_columns(lines, columns, size, wrap)
+        column before two at a size; None where not even two columns of the smallest do.
+        Remembered: each try lays out the labels again (tens of ms each in llvmpipe's
+        pyglet), and the HUD's box, which the room depends on, changes back and forth."""
+        fits = self.__dict__.setdefault("_help_fits", {})
+        key = (tuple(lines), room_w, room_h)
+        if key not in fits:
+            fits[key] = None
+            for columns, size in ((c, s) for c in (1, 2) for s in self.HELP_FONT_SIZES):
+                cw, ch = self._set_help_columns(lines, columns, size,
+                                                _help_wrap(columns, room_w))
                 if cw <= room_w and ch <= room_h:
-                    return size, columns
-        return None
+                    fits[key] = size, columns
+                    break
+        return fits[key]
 
     def _layout_help(self, w, h):
         """Fit the help overlay into the part of a w x h window the HUD leaves (beside it or
@@ -667,31 +680,27 @@ class Viewer:
         self._help_fit = (w, h, text, regions)
         lines = text.split("\n")
         pad = 2 * self.HELP_PAD + 8
-        best = None
-        for region in regions:
-            fit = self._fit_help(lines, region[2] - pad, region[3] - pad)
-            if fit is not None and (best is None or (fit[0], -fit[1]) > (best[1][0], -best[1][1])):
-                best = region, fit
-        if best is not None:
-            region, (size, columns) = best
-            room_w = region[2] - pad
-            self._set_help_columns(lines, columns, size,
-                                   4000 if columns == 1 else max((room_w - 24) // 2, 50))
-            self._place_help(*region)
-            self._help_over_hud = False
-            return
-        self._help_over_hud = self.show_hud      # (drawn instead of the HUD, not over it)
-        room_w, room_h = w - pad, h - pad
-        if self._fit_help(lines, room_w, room_h) is None:      # too small for all: say so
-            size = self.HELP_FONT_SIZES[-1]
-            keep = len(lines)
+        whole = (0, 0, w, h)
+        fits = [(region, self._fit_help(lines, region[2] - pad, region[3] - pad))
+                for region in regions]
+        fits = [(region, fit) for region, fit in fits if fit is not None]
+        if not fits and whole not in regions:            # over the HUD, then
+            fit = self._fit_help(lines, w - pad, h - pad)
+            fits = [(whole, fit)] if fit is not None else []
+        if fits:            # the largest font, one column before two, the first on a tie
+            region, (size, columns) = max(fits, key=lambda rf: (rf[1][0], -rf[1][1]))
+            self._set_help_columns(lines, columns, size, _help_wrap(columns, region[2] - pad))
+        else:                              # too small for all of it: say so
+            region, size, keep = whole, self.HELP_FONT_SIZES[-1], len(lines)
             while keep > 1:
                 keep -= 1
                 shown = lines[:keep] + ["... enlarge the window to see the rest (H closes)"]
-                cw, ch = self._set_help_columns(shown, 1, size, wrap=max(room_w, 50))
-                if ch <= room_h:
+                cw, ch = self._set_help_columns(shown, 1, size, wrap=max(w - pad, 50))
+                if ch <= h - pad:
                     break
-        self._place_help(0, 0, w, h)
+        # (where it takes the whole window, the HUD is not drawn under it)
+        self._help_over_hud = self.show_hud and region == whole
+        self._place_help(*region)
 
     def _set_help_columns(self, lines, columns: int, size: int,
                           wrap: int = 4000) -> tuple[int, int]:
@@ -734,7 +743,9 @@ class Viewer:
         self.help_bg.width, self.help_bg.height = total + 2 * pad, height + 2 * pad
 
     def help_text_shown(self) -> str:
-        """The help overlay's text as laid out (columns one after the other)."""
+        """The help overlay's text as laid out for the window (columns one after the other),
+        whether or not it is shown now."""
+        self._layout_help(*self.window.get_size())
         return "\n".join(lab.text for lab in (self.help_label, self.help_label2)
                          if lab.visible)
 

@@ -263,9 +263,9 @@ def test_the_viewer_plays_and_scrubs_a_recording(make_viewer, key, recording):
     data = np.load(recording)
     times = data["time"]
     v = make_viewer(scene, playback=pb)
-    assert v.sim is pb and "Keys (playing a recording)" in v.help_label.text
+    assert v.sim is pb and "Keys (playing a recording)" in v.help_text_shown()
     for b in PLAYBACK_KEY_BINDINGS:
-        assert b.help in v.help_label.text
+        assert b.help in v.help_text_shown()
     w, h = v.window.get_framebuffer_size()
     rgb = body_color(1)
 
@@ -354,7 +354,7 @@ def test_a_recording_renders_offscreen(recording, tmp_path, gl_mode, capsys):
 def test_playback_does_not_offer_contacts_it_cannot_draw(make_viewer, key, recording):
     scene, pb = open_recording(recording)
     v = make_viewer(scene, playback=pb)
-    assert "show contacts" not in v.help_label.text
+    assert "show contacts" not in v.help_text_shown()
     v.on_key_press(key.C, 0)
     assert not v.options.contacts
     assert "(recorded count, not drawn)" in v.hud_text()
