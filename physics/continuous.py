@@ -47,7 +47,8 @@ def fast_bodies(world, model, moved, spin, h):
     through it.)"""
     distance = row_norms(moved)
     fast = (distance > FAST_FRACTION * model.pair_cache.core_radius)
-    distance = distance + row_norms(spin) * model.pair_cache.turning_arm * h
+    if spin is not None:
+        distance = distance + row_norms(spin) * model.pair_cache.turning_arm * h
     fast &= world._inv_mass[:world._n] > 0.0
     if not fast.any():
         return None
