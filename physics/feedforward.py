@@ -55,6 +55,21 @@ def motor_feedforward(model, rows, rhs_e, motor_rows, rhs_m, cfm, inv_mass, Iinv
     ``model.pattern``), rhs_e (m_e,) their right-hand side; motor_rows: the motors' rows
     (``Rows``, k) and rhs_m (k,) theirs, as the bounded solve's (accelerations: m/s^2 or
     rad/s^2); cfm (k,) their regularisation; inv_mass (N,), Iinv (N, 3, 3) world frame."""
+    X, S, _ = joints_schur(model, rows, motor_rows, inv_mass, Iinv, factor, n_bodies)
+    S[np.diag_indices_from(S)] += cfm
+    # least norm in S's own scale: a motor meets its target exactly, motors whose targets the
+    # joints make one (two on a closed loop) share it, and none is set against another
+    scale = np.sqrt(np.maximum(np.diag(S), np.finfo(float).tiny))
+    y = np.linalg.lstsq(S / np.outer(scale, scale), (rhs_m - X.T @ rhs_e) / scale,
+                        rcond=SINGULAR)[0]
+    return y / scale
+
+
+def joints_schur(model, rows, motor_rows, inv_mass, Iinv, factor, n_bodies: int):
+    """(X = A_ee^-1 A_em (m_e, k), S = A_mm - A_me X (k, k), A_em (m_e, k)) of
+    A = J M^-1 J^T over the joint rows e (``rows``, whose A_ee + cfm ``factor`` factorises with
+    ``model.pattern``) and the rows m (``motor_rows``), inv_mass (N,), Iinv (N, 3, 3) world
+    frame: the k x k system of rows m with the joints eliminated (S without their cfm)."""
     J_e = _sparse(model.scatter, rows.blocks)
     motors = Scatter(motor_rows.a, motor_rows.b, n_bodies)
     J_m = _sparse(motors, motor_rows.blocks)
@@ -64,14 +79,7 @@ def motor_feedforward(model, rows, rhs_e, motor_rows, rhs_m, cfm, inv_mass, Iinv
     A_em = (J_e @ MJ_m.T).toarray()                                  # (m_e, k)
     A_mm = (J_m @ MJ_m.T).toarray()                                  # (k, k)
     X = model.pattern.factorizer.solve(factor, A_em)                 # A_ee^-1 A_em
-    S = A_mm - A_em.T @ X
-    S[np.diag_indices_from(S)] += cfm
-    # least norm in S's own scale: a motor meets its target exactly, motors whose targets the
-    # joints make one (two on a closed loop) share it, and none is set against another
-    scale = np.sqrt(np.maximum(np.diag(S), np.finfo(float).tiny))
-    y = np.linalg.lstsq(S / np.outer(scale, scale), (rhs_m - X.T @ rhs_e) / scale,
-                        rcond=SINGULAR)[0]
-    return y / scale
+    return X, A_mm - A_em.T @ X, A_em
 
 
 def _sparse(scatter: Scatter, blocks: np.ndarray) -> sp.csr_matrix:

@@ -33,6 +33,7 @@ from .errors import StepError
 from .linsolve import SingularSystemError
 from .placement import Alignments, held_at_limits, newton_move, placed_on_joints
 from .limits import DRIVE, UPPER, WRENCH_WIDTH
+from .motor_hold import held_motors, held_positions, held_velocities
 from .math3d import cross, einsum, quat_multiply, quat_to_matrix, rotate_quat, turn_quat
 from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation, inertia_times,
                        gyroscopic_torque_explicit, midpoint_rotation, world_inverse_inertia)
@@ -695,6 +696,12 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         if err > world.projection_tolerance and np.isfinite(err):
             world.stats["projections"] += 1
             err, x1, q1 = project_positions(world, model, x1, q1, v_half, w_half)
+    # unsaturated velocity motors: SHAKE turned their joints off h w (see motor_hold)
+    motors_held = held_motors(world, model, uni, lam_b) if stabilize else None
+    if motors_held is not None:
+        x1, q1, v_half, w_half, motors_held, motor_move = held_positions(
+            world, model, rows, factor, uni, motors_held, x1, q1, v_half, w_half, inv_mass, Iinv, h,
+            lam_b)
     if stabilize and uni is not None and uni.limit_found is not None:
         x1, q1 = held_at_limits(world, model, uni.limit_found.C, x1, q1, v_half, w_half,
                                 shaken)
@@ -757,6 +764,14 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         # kicks with: its factorisation is then the next one's (the stiffness lags one step)
         v1, w1 = project_velocities(world, model, x1, q1, v1, w1, K_found, h, R1, Iinv_end,
                                     Iinv_stiff)
+        if motors_held is not None:
+            # and onto the held motors' speeds; their efforts take both corrections
+            lam_b = lam_b.copy()
+            lam_b[motors_held.block_rows] += motor_move
+            v1, w1, motor_push = held_velocities(world, model, motors_held, x1, R1, v1, w1,
+                                                 lam_b.take(motors_held.block_rows), h)
+            if motor_push is not None:
+                lam_b[motors_held.block_rows] += motor_push
         if depth == 0:
             world._stiffness = K_found
     # the metric the velocities are in now
