@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .feedforward import SINGULAR, joints_schur, velocity_motor_rows
+from .feedforward import joints_schur, least_solve, velocity_motor_rows
 from .limits import LINEAR, UPPER, plan_rows, wrap_near
 from .math3d import quat_to_matrix, rotate_quat
 from .assembly import Scatter
@@ -38,6 +38,7 @@ from .rows import Kinematics, Rows, evaluate_tables
 # quasi-Newton steps of the positions' hold (each contracts the error by about the turn the
 # bodies make within h, as SHAKE's own)
 HOLD_ITERATIONS = 30
+SHAKE_TRUST = 10.0      # as step.SHAKE_TRUST
 # a motor whose solved force is within this share of its max_force is saturated: a force
 SATURATED = 1e-6
 
@@ -91,10 +92,18 @@ def held_motors(world, model, uni, lam_b) -> Held | None:
         return None
     motors, lo, hi = motors[free], lo[free], hi[free]
     in_plan = uni.limit_rows.take(motors - first)
-    tables = world._limit_tables()
-    linear = np.concatenate([np.full(t.owner.size, t.kind in LINEAR) for t in tables])
     return Held(motors, in_plan, block.target.take(motors), uni.limit_found.c.take(in_plan),
-                ~linear.take(plan.entry.take(in_plan)), lo, hi)
+                ~_linear(world._limit_tables()).take(plan.entry.take(in_plan)), lo, hi)
+
+
+def _linear(tables) -> np.ndarray:
+    """(K,) bool over the tables' stacked coordinates: in metres (not an angle). Made once
+    per tables (they change with the topology or when rows come or go)."""
+    linear = getattr(tables, "_linear_coordinates", None)
+    if linear is None:
+        linear = np.concatenate([np.full(t.owner.size, t.kind in LINEAR) for t in tables])
+        tables._linear_coordinates = linear
+    return linear
 
 
 def _motor_rows(world, held, x, R, v, w):
@@ -120,13 +129,6 @@ def _advance_miss(world, held, x, R, v, w, h):
     return advance - aim
 
 
-def _lstsq(S, r):
-    """S^-1 r in S's own scale, least norm along motions no motor alone drives (as
-    feedforward.motor_feedforward)."""
-    scale = np.sqrt(np.maximum(np.diag(S), np.finfo(float).tiny))
-    return np.linalg.lstsq(S / np.outer(scale, scale), r / scale, rcond=SINGULAR)[0] / scale
-
-
 def held_positions(world, model, rows, factor, uni, held, x1, q1, v, w, inv_mass, Iinv, h,
                    lam_b):
     """SHAKE's result x1 (N, 3), q1 (N, 4), v, w (N, 3) moved so that each held motor's
@@ -145,26 +147,41 @@ def held_positions(world, model, rows, factor, uni, held, x1, q1, v, w, inv_mass
         x, q = x1, q1
         lin = ang = 0.0
         moved = np.zeros(held.block_rows.size)
-        err = best = np.inf
+        # SHAKE left the joints met: the first step moves the motors alone (their misses
+        # measured), and each after it the joints alone (their C measured), the motors'
+        # coordinates kept where the last step put them: its move (~1e-4 rad) meets them to
+        # its second order (the misses measured after it were ~1e-14 rad). Measuring both
+        # every step cost the four-bar's motor a third more time a step.
+        miss = _advance_miss(world, held, x, quat_to_matrix(q), v, w, h)
+        err = np.abs(miss).max()
+        if err <= world.position_tolerance:            # (the velocities may still miss)
+            return x1, q1, v, w, held, moved
+        C = None
         for _ in range(HOLD_ITERATIONS):
-            R = quat_to_matrix(q)
-            kin = Kinematics(x, R, v, w, velocity_terms=False)
-            C = evaluate_tables(model.tables, kin, c_only=True)
-            miss = _advance_miss(world, held, x, R, v, w, h)
-            err = max(np.abs(C).max(initial=0.0), np.abs(miss).max())
-            if err <= world.position_tolerance or not err < best:
-                break
-            best = err
             # [A_ee A_em; A_me A_mm] (dl_e, dl_m) = -(C, miss), the joints eliminated
-            y = model.pattern.factorizer.solve(factor, C)
-            dl_m = _lstsq(S, A_em.T @ y - miss)
-            dl_e = -y - X @ dl_m
+            if C is None:
+                dl_m = least_solve(S, -miss)
+                dl_e = -(X @ dl_m)
+            else:
+                y = model.pattern.factorizer.solve(factor, C)
+                dl_m = least_solve(S, A_em.T @ y)
+                dl_e = -y - X @ dl_m
             dv_e, dw_e = model.scatter.response(rows.blocks, dl_e, inv_mass, Iinv)
             dv_m, dw_m = motors.response(start.blocks, dl_m, inv_mass, Iinv)
             dx, dtheta = dv_e + dv_m, dw_e + dw_m
             x, q = x + dx, rotate_quat(q, dtheta)
             lin, ang, moved = lin + dx, ang + dtheta, moved + dl_m
-        if not min(err, best) <= world.projection_tolerance:
+            if err <= SHAKE_TRUST * world.position_tolerance:
+                # (as SHAKE: one more step from this close contracts the error by about the
+                # turn within h; taken without measuring it again)
+                err = 0.0
+                break
+            kin = Kinematics(x, quat_to_matrix(q), v, w, velocity_terms=False)
+            C = evaluate_tables(model.tables, kin, c_only=True)
+            last, err = err, np.abs(C).max(initial=0.0)
+            if err <= world.position_tolerance or not err < last:
+                break
+        if not err <= world.projection_tolerance:
             return x1, q1, v, w, None, None
         force = lam_b.take(held.block_rows) + moved / (h * h)
         past = (force > held.hi) | (force < held.lo)
@@ -193,7 +210,7 @@ def held_velocities(world, model, held, x, R, v, w, lam_b, h):
     while keep.any():
         on = np.flatnonzero(keep)
         mu = np.zeros(keep.size)
-        mu[on] = _lstsq(S[np.ix_(on, on)], miss[on])
+        mu[on] = least_solve(S[np.ix_(on, on)], miss[on])
         force = lam_b + mu / h
         past = keep & ((force > held.hi) | (force < held.lo))
         if not past.any():
