@@ -151,7 +151,8 @@ def held_positions(world, model, rows, factor, uni, held, x1, q1, v, w, inv_mass
         # measured), and each after it the joints alone (their C measured), the motors'
         # coordinates kept where the last step put them: its move (~1e-4 rad) meets them to
         # its second order (the misses measured after it were ~1e-14 rad). Measuring both
-        # every step cost the four-bar's motor a third more time a step.
+        # every step took 2.9 evaluations of the motors' coordinates a step on a four-bar at
+        # 6 rad/s, dt 1/240, for 1 now.
         miss = _advance_miss(world, held, x, quat_to_matrix(q), v, w, h)
         err = np.abs(miss).max()
         if err <= world.position_tolerance:            # (the velocities may still miss)
