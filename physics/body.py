@@ -420,8 +420,9 @@ class Body:
         (its load was dropped, silently)."""
         if self.static and load.any():
             raise ValueError(f"{name} on {self!r}, which is static: nothing pushes a static "
-                             f"body, so {'an' if name[0] in 'aeiou' else 'a'} {name} on it has no effect. Apply it to a dynamic "
-                             "body, or remove this one and add it with mass= or density=")
+                             f"body, so {'an' if name[0] in 'aeiou' else 'a'} {name} on it has no "
+                             "effect. Apply it to a dynamic body, or remove this one and add it "
+                             "with mass= or density=")
 
     def __repr__(self):
         label = f" {self.name!r}" if self.name else ""

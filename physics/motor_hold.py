@@ -87,7 +87,8 @@ def held_motors(world, model, uni, lam_b) -> Held | None:
             bodies = side[other]
             touched[label.take(bodies[dynamic.take(bodies)])] = True
         free &= ~touched.take(label.take(rows.b.take(motors)))
-        free &= ~(dynamic.take(rows.a.take(motors)) & touched.take(label.take(rows.a.take(motors))))
+        body_a = rows.a.take(motors)
+        free &= ~(dynamic.take(body_a) & touched.take(label.take(body_a)))
     if not free.any():
         return None
     motors, lo, hi = motors[free], lo[free], hi[free]

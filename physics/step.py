@@ -700,8 +700,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     motors_held = held_motors(world, model, uni, lam_b) if stabilize else None
     if motors_held is not None:
         x1, q1, v_half, w_half, motors_held, motor_move = held_positions(
-            world, model, rows, factor, uni, motors_held, x1, q1, v_half, w_half, inv_mass, Iinv, h,
-            lam_b)
+            world, model, rows, factor, uni, motors_held, x1, q1, v_half, w_half, inv_mass, Iinv,
+            h, lam_b)
     if stabilize and uni is not None and uni.limit_found is not None:
         x1, q1 = held_at_limits(world, model, uni.limit_found.C, x1, q1, v_half, w_half,
                                 shaken)

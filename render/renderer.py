@@ -839,7 +839,8 @@ class Renderer:
             gl.glEnable(gl.GL_CLIP_DISTANCE0)
             f["sky"].use()
             set_uniforms(f["sky"], u_inv_viewproj=_mat(inv_vp), u_clip=(*clip, 0.0),
-                         u_eye=eye_t, u_horizon=SKY_HORIZON, u_zenith=SKY_ZENITH, u_nadir=SKY_NADIR)
+                         u_eye=eye_t, u_horizon=SKY_HORIZON, u_zenith=SKY_ZENITH,
+                         u_nadir=SKY_NADIR)
             gl.glBindVertexArray(self.empty_vao)
             gl.glDrawArrays(gl.GL_TRIANGLES, 0, 6 * 8 * 8)
             gl.glDisable(gl.GL_CLIP_DISTANCE0)
