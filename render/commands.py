@@ -65,11 +65,11 @@ def render_command(target, seconds: float, out, fps: float = 30, size=(1280, 720
 
     Options: ``camera``, ``frame``, ``follow`` (a body's name or index), ``controller``,
     ``progress`` (stderr bar, default True), ``samples`` (MSAA, default
-    ``render.offscreen.RENDER_SAMPLES``, 4), ``contacts``, ``joints``, ``shadows``,
-    ``quality`` ("fast"/"full"), ``playback`` (a ``render.playback.Playback``: render the
-    recording instead of simulating; frame k shows k / fps after its first sample). A clip of n frames plays
-    n / fps s; a GIF takes at most 50 fps. Returns a JSON-able summary ``{"out", "kind",
-    "frames", "fps", "duration" (s the clip plays), "sim_time" (s), "size", "seconds_wall"}``
+    ``render.offscreen.RENDER_SAMPLES``, 4), ``contacts``, ``joints``, ``shadows``, ``quality``
+    ("fast"/"full"), ``playback`` (a ``render.playback.Playback``: render the recording instead
+    of simulating; frame k shows k / fps after its first sample). A clip of n frames plays n /
+    fps s; a GIF takes at most 50 fps. Returns a JSON-able summary ``{"out", "kind", "frames",
+    "fps", "duration" (s the clip plays), "sim_time" (s), "size", "seconds_wall"}``
     (see ``render.offscreen.render_offscreen``).
     """
     from .offscreen import render_offscreen
