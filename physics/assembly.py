@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse._sparsetools import csc_matvec as _csc_matvec, csr_matvec as _csr_matvec
+from scipy.sparse._sparsetools import csr_matvecs as _csr_matvecs
 
 from .linsolve import SingularSystemError, make_factorizer
 from .math3d import einsum
@@ -294,6 +295,13 @@ class Scatter:
         or any matrix of the same pattern)."""
         out = np.zeros(self.m)
         _csr_matvec(self.m, 6 * self.n_bodies, self.indptr, self.indices, blocks.reshape(-1), u, out)
+        return out
+
+    def times_columns(self, blocks: np.ndarray, G: np.ndarray) -> np.ndarray:
+        """J G (m, k) for a dense G (6N, k) (``times`` of each column at once)."""
+        out = np.zeros((self.m, G.shape[1]))
+        _csr_matvecs(self.m, 6 * self.n_bodies, G.shape[1], self.indptr, self.indices,
+                     np.ascontiguousarray(blocks).reshape(-1), G, out)
         return out
 
     def transpose_times(self, blocks: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -25,7 +25,6 @@ set against the other here (the bounded solve's softness then bounds their fight
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse._sparsetools import csr_matvecs as _csr_matvecs
 
 from .assembly import Scatter, apply_inverse_mass
 
@@ -89,16 +88,8 @@ def joints_schur(model, rows, motor_rows, inv_mass, Iinv, factor, n_bodies: int)
     G = np.zeros((6 * n_bodies, k))
     # (a row's two bodies differ: no column is set twice)
     G[motors.indices, np.repeat(np.arange(k), 12)] = MJ_m.ravel()
-    A_em = _times(model.scatter, rows.blocks, G)                     # (m_e, k)
-    A_mm = _times(motors, motor_rows.blocks, G)                      # (k, k)
+    A_em = model.scatter.times_columns(rows.blocks, G)               # (m_e, k)
+    A_mm = motors.times_columns(motor_rows.blocks, G)                # (k, k)
     X = model.pattern.factorizer.solve(factor, A_em)                 # A_ee^-1 A_em
     return X, A_mm - A_em.T @ X, A_em
 
-
-def _times(scatter: Scatter, blocks: np.ndarray, G: np.ndarray) -> np.ndarray:
-    """J G (m, k) for the rows' side blocks (m, 12) in ``scatter``'s layout and a dense G
-    (6N, k)."""
-    out = np.zeros((scatter.m, G.shape[1]))
-    _csr_matvecs(scatter.m, 6 * scatter.n_bodies, G.shape[1], scatter.indptr, scatter.indices,
-                 np.ascontiguousarray(blocks).reshape(-1), G, out)
-    return out
