@@ -92,4 +92,3 @@ def joints_schur(model, rows, motor_rows, inv_mass, Iinv, factor, n_bodies: int)
     A_mm = motors.times_columns(motor_rows.blocks, G)                # (k, k)
     X = model.pattern.factorizer.solve(factor, A_em)                 # A_ee^-1 A_em
     return X, A_mm - A_em.T @ X, A_em
-

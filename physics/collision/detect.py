@@ -134,7 +134,7 @@ def _find(pair_cache: PairCache, manifolds, position, rotation, *, static, group
                 turn[steered] = 0.0
             # (no pair turns against itself by TURNING where no body turns by half of it)
             if (row_norms(turn) * float(dt) > 0.5 * TURNING).any():
-                motion = (spin, turn, float(dt))
+                motion = (spin, turn, pair_cache.turning_arm, float(dt))
     else:
         vel, reach = np.zeros((n, 3)), np.zeros(n)
 

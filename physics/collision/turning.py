@@ -70,8 +70,9 @@ def with_turned_contacts(narrowphase, a: Shapes, b: Shapes, margin, motion_a, mo
     for the pairs whose shapes turn against each other by more than TURNING (rad) within dt,
     with those found where the step's turn takes them (see the module's docstring) and their
     lead. motion_a, motion_b: each side's (angular velocity (M, 3) rad/s, the part of it that
-    turns its shape (``shape_turning``)), world frame, zero for static bodies."""
-    (w_a, turn_a), (w_b, turn_b) = motion_a, motion_b
+    turns its shape (``shape_turning``), world frame, zero for static bodies; how far its
+    surface moves a turn (M,) m/rad, ``broadphase.turning_arm``)."""
+    (w_a, turn_a, arm_a), (w_b, turn_b, arm_b) = motion_a, motion_b
     turns = row_norms(turn_b - turn_a) * dt > TURNING
     at_start = narrowphase(a, b, margin)
     if not turns.any():
@@ -99,7 +100,7 @@ def with_turned_contacts(narrowphase, a: Shapes, b: Shapes, margin, motion_a, mo
     # 0.5 rad a step met a ball late in the step, whose turn's end found the ball behind its
     # face, and passed through it
     apart = turns & (start_depth < 0.0)
-    part = _first_touch(narrowphase, a, b, margin, turn_a, turn_b, dt, apart)
+    part = _first_touch(narrowphase, a, b, margin, (turn_a, arm_a), (turn_b, arm_b), dt, apart)
     touched = part < 1.0
     if touched.any():
         point, normal, depth, feature, valid = _carried_back(narrowphase, a, b, margin, moved,
@@ -122,14 +123,16 @@ def _carried_back(narrowphase, a: Shapes, b: Shapes, margin, moved, dt, part):
     return point, normal, depth + part * dt * closing, feature, valid
 
 
-def _first_touch(narrowphase, a: Shapes, b: Shapes, margin, turn_a, turn_b, dt, apart):
+def _first_touch(narrowphase, a: Shapes, b: Shapes, margin, turning_a, turning_b, dt, apart):
     """The part (M,) of the step (0, 1] at which each of the ``apart`` pairs' turns first
-    bring them to touch, sampled at least every SAMPLED_SWEEP of the farthest surface's
-    sweep (1 where they do not touch within the step or are not ``apart``)."""
+    bring them to touch, sampled at least every SAMPLED_SWEEP of their surfaces' sweep
+    (turning_a, turning_b: each side's turn (M, 3) rad/s and turning arm (M,) m/rad; 1 where
+    they do not touch within the step or are not ``apart``)."""
+    (turn_a, arm_a), (turn_b, arm_b) = turning_a, turning_b
     part = np.ones(apart.shape[0])
     if not apart.any():
         return part
-    sweep = (row_norms(turn_a) * _reach(a) + row_norms(turn_b) * _reach(b)) * dt
+    sweep = (row_norms(turn_a) * arm_a + row_norms(turn_b) * arm_b) * dt
     samples = int(min(MAX_TOUCH_SAMPLES, np.ceil((sweep * apart).max() / SAMPLED_SWEEP)))
     found = ~apart
     for k in range(1, samples):
@@ -142,13 +145,6 @@ def _first_touch(narrowphase, a: Shapes, b: Shapes, margin, turn_a, turn_b, dt, 
         if found.all():
             break
     return part
-
-
-def _reach(side: Shapes):
-    """(M,) a bound on how far each shape's surface reaches from its centre (m; a sphere's
-    radius, a box's hx + hy + hz, a capsule's or cylinder's radius + half length: see
-    shapes.SHAPE_PARAMS; a plane, which never turns, its normal's sum)."""
-    return np.abs(side.params[:, :3]).sum(axis=1)
 
 
 def _turned(side: Shapes, w, dt):
