@@ -299,6 +299,7 @@ class BoundedPlan:
     slop: np.ndarray        # (mb,) an overshoot a limit row leaves alone (rad or m)
     wrapped: np.ndarray     # (mm,) the motor rows on a wrapped angle (WRAPPED)
     slot: np.ndarray        # (mb,) the row's coordinate kind in EFFORT_KINDS (-1: not one)
+    linear: np.ndarray      # (mb,) bool: the row's coordinate is a length (m), not an angle
     # values, from the tables (values_from)
     bound: np.ndarray = None    # (mb,) the limit (0 for motors)
     mode: np.ndarray = None     # (mm,) 1 velocity motor (or friction), 2 servo
@@ -329,7 +330,7 @@ class BoundedPlan:
 
 def bounded_plan(tables) -> BoundedPlan | None:
     """The rows bounded_joint_rows makes from these tables, or None when there are none."""
-    entry, group, sign, owner, margin, slop, wrapped, slot = [], [], [], [], [], [], [], []
+    entry, group, sign, owner, margin, slop, wrapped, slot, lengths = ([] for _ in range(9))
     start = 0
     for t in tables:
         kind_slot = EFFORT_KINDS.index(t.kind) if t.kind in EFFORT_KINDS else -1
@@ -348,6 +349,7 @@ def bounded_plan(tables) -> BoundedPlan | None:
             margin.append(np.full(on.size, unit))
             slop.append(np.full(on.size, left))
             slot.append(np.full(on.size, kind_slot))
+            lengths.append(np.full(on.size, linear))
             if g >= DRIVE:
                 wrapped.append(np.full(on.size, t.kind in WRAPPED))
         start += len(t.a)
@@ -362,7 +364,7 @@ def bounded_plan(tables) -> BoundedPlan | None:
                        np.concatenate(owner).astype(np.intp), np.concatenate(margin),
                        np.concatenate(slop),
                        np.concatenate(wrapped) if wrapped else np.zeros(0, dtype=bool),
-                       np.concatenate(slot))
+                       np.concatenate(slot), np.concatenate(lengths))
     plan.values_from(tables)
     return plan
 

@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .feedforward import joints_schur, least_solve, velocity_motor_rows
-from .limits import LINEAR, UPPER, plan_rows, wrap_near
+from .limits import UPPER, plan_rows, wrap_near
 from .math3d import quat_to_matrix, rotate_quat
 from .assembly import Scatter
 from .rows import Kinematics, Rows, evaluate_tables
@@ -94,17 +94,7 @@ def held_motors(world, model, uni, lam_b) -> Held | None:
     motors, lo, hi = motors[free], lo[free], hi[free]
     in_plan = uni.limit_rows.take(motors - first)
     return Held(motors, in_plan, block.target.take(motors), uni.limit_found.c.take(in_plan),
-                ~_linear(world._limit_tables()).take(plan.entry.take(in_plan)), lo, hi)
-
-
-def _linear(tables) -> np.ndarray:
-    """(K,) bool over the tables' stacked coordinates: in metres (not an angle). Made once
-    per tables (they change with the topology or when rows come or go)."""
-    linear = getattr(tables, "_linear_coordinates", None)
-    if linear is None:
-        linear = np.concatenate([np.full(t.owner.size, t.kind in LINEAR) for t in tables])
-        tables._linear_coordinates = linear
-    return linear
+                ~plan.linear.take(in_plan), lo, hi)
 
 
 def _motor_rows(world, held, x, R, v, w):
