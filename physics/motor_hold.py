@@ -34,6 +34,7 @@ from .limits import UPPER, plan_rows, wrap_near
 from .math3d import quat_to_matrix, rotate_quat
 from .assembly import Scatter
 from .rows import Kinematics, Rows, evaluate_tables
+from .sleeping import labels_reached
 
 # quasi-Newton steps of the positions' hold (each contracts the error by about the turn the
 # bodies make within h, as SHAKE's own)
@@ -82,10 +83,8 @@ def held_motors(world, model, uni, lam_b) -> Held | None:
         n = world._n
         dynamic = world._inv_mass[:n] > 0
         label = model.mechanism
-        touched = np.zeros(label.max(initial=-1) + 1, dtype=bool)
-        for side in (rows.a, rows.b):
-            bodies = side[other]
-            touched[label.take(bodies[dynamic.take(bodies)])] = True
+        acting = np.concatenate([rows.a[other], rows.b[other]])
+        touched = labels_reached(label, acting[dynamic.take(acting)])
         free &= ~touched.take(label.take(rows.b.take(motors)))
         body_a = rows.a.take(motors)
         free &= ~(dynamic.take(body_a) & touched.take(label.take(body_a)))

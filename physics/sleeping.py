@@ -140,6 +140,14 @@ def linked_labels(a, b, n) -> np.ndarray:
     return connected_components(graph, directed=False)[1]
 
 
+def labels_reached(labels, rows) -> np.ndarray:
+    """(labels.max() + 1,) bool: which of the labels (``linked_labels``) some of the ``rows``
+    carry."""
+    reached = np.zeros(labels.max(initial=0) + 1, dtype=bool)
+    reached[labels.take(rows)] = True
+    return reached
+
+
 def update_sleep(world):
     """After a step: count still time, put the islands that stayed still long enough to
     sleep. (The islands are only found when some body has been still long enough.)"""

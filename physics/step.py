@@ -37,7 +37,7 @@ from .motor_hold import held_motors, held_positions, held_velocities
 from .math3d import cross, einsum, quat_multiply, quat_to_matrix, rotate_quat, turn_quat
 from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation, inertia_times,
                        gyroscopic_torque_explicit, midpoint_rotation, world_inverse_inertia)
-from .sleeping import joint_links, joints_with_rows, linked_labels
+from .sleeping import joint_links, joints_with_rows, labels_reached, linked_labels
 from .rows import (Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables,
                    velocity_products)
 from .stiffness import (STIFFNESS_DRIFT, anchor_sides, augmented_inverse_inertia,
@@ -977,10 +977,9 @@ def _free_of(uni, model, inv_mass):
     rows = uni.block.rows
     # (a contact's friction rows act on the bodies of its normal row: those and the limits')
     k, contact_rows = uni.n_contact_rows // 3, uni.n_contact_rows
-    acted = model.mechanism.take(np.concatenate([rows.a[:k], rows.b[:k], rows.a[contact_rows:],
-                                                 rows.b[contact_rows:]]))
-    hit = np.zeros(model.mechanism.max(initial=0) + 1, dtype=bool)
-    hit[acted] = True
+    hit = labels_reached(model.mechanism, np.concatenate([rows.a[:k], rows.b[:k],
+                                                          rows.a[contact_rows:],
+                                                          rows.b[contact_rows:]]))
     return ~hit.take(model.mechanism) & (inv_mass > 0)
 
 
