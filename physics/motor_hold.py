@@ -34,12 +34,12 @@ from .limits import UPPER, plan_rows, wrap_near
 from .math3d import quat_to_matrix, rotate_quat
 from .assembly import Scatter
 from .rows import Kinematics, Rows, evaluate_tables
+from .placement import SHAKE_TRUST
 from .sleeping import labels_reached
 
 # quasi-Newton steps of the positions' hold (each contracts the error by about the turn the
 # bodies make within h, as SHAKE's own)
 HOLD_ITERATIONS = 30
-SHAKE_TRUST = 10.0      # as step.SHAKE_TRUST
 # a motor whose solved force is within this share of its max_force is saturated: a force
 SATURATED = 1e-6
 
@@ -99,8 +99,9 @@ def held_motors(world, model, uni, lam_b) -> Held | None:
 def _motor_rows(world, held, x, R, v, w):
     """The held motors' rows (Rows, k) at positions x and rotations R, and their coordinates
     (k,)."""
-    plan = world._limit_tables().plan
-    c, J, _ = plan_rows(world._limit_tables(), Kinematics(x, R, v, w, velocity_terms=False))
+    tables = world._limit_tables()
+    plan = tables.plan
+    c, J, _ = plan_rows(tables, Kinematics(x, R, v, w, velocity_terms=False))
     p = held.plan_rows
     J = J.take(p, axis=0)
     return Rows(plan.a.take(p), plan.b.take(p), np.zeros(p.size), J[:, :6], J[:, 6:],

@@ -31,6 +31,11 @@ def newton_move(world, model, R, rows, inv_mass, pattern=None, scatter=None):
     return scatter.response(rows.blocks, -mu, inv_mass, Iinv)
 
 
+# A quasi-Newton correction along the step's start Jacobians (SHAKE's, the motors' hold)
+# within this many position tolerances of its target is one step from meeting it: that step
+# contracts the error by about the turn within h (~0.01), so it is taken without measuring
+SHAKE_TRUST = 10.0
+
 # Newton steps (each halved up to PLACING_HALVINGS times until it lowers the joints' error)
 # that put bodies placed off their joints back on them
 PLACING_STEPS = 300

@@ -31,7 +31,7 @@ from .continuous import stopped_at_first_touch
 from .energy import kinetic_energy, restore_energy, state_energy
 from .errors import StepError
 from .linsolve import SingularSystemError
-from .placement import Alignments, held_at_limits, newton_move, placed_on_joints
+from .placement import SHAKE_TRUST, Alignments, held_at_limits, newton_move, placed_on_joints
 from .limits import DRIVE, UPPER, WRENCH_WIDTH
 from .motor_hold import held_motors, held_positions, held_velocities
 from .math3d import cross, einsum, quat_multiply, quat_to_matrix, rotate_quat, turn_quat
@@ -331,9 +331,6 @@ def generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T):
 
 
 # -- stage 5: post-stabilisation -------------------------------------------------------------
-SHAKE_TRUST = 10.0      # see correct_to_manifold
-
-
 def correct_to_manifold(world, model, rows, factor, x1, q1, v_half, w_half, inv_mass, Iinv, h,
                         drift=None):
     """SHAKE: correct lambda so that the positions reached after the half kick and the drift
