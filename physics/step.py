@@ -656,7 +656,13 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         lam, lam_b, v_half, w_half = solved_again(cold=True)
     if not kick.damped:
         v_half, w_half = damped_velocities(world, v_half, w_half, h)
-    if uni is not None and world.geometric_stiffness and lam.size:
+    # (a split's halves with bounded rows kick in the true metric, the stiffness being handed
+    # on between whole steps only, and so will the next half: they project in it too.
+    # Projected in a stiffness found here, their bodies' velocities, a drift's never carried
+    # between metrics, were taken on by the next half's true kick as they were: after the
+    # 10 kg ball on 10 light links landed, 50 degrees out at dt 1/60, each such half put
+    # energy into the links whipping on the ground, and a StepError followed at 1.35 s)
+    if uni is not None and depth == 0 and world.geometric_stiffness and lam.size:
         K_found = unresolved_stiffness(
             model, kin, _tension_at_own_spins(world, model, kin, rows, factor, lam, metric,
                                               _at_endpoint(first, n), true_inverse_inertia), h)
@@ -720,15 +726,6 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     Iinv_end = Iinv_stiff = None            # the true (stiff) I^-1 at R1, if made here
     # the bodies that end the step at a state's velocity (Verlet's) rather than a drift's
     ending = None if uni is None else unbounded
-    if depth > 0 and uni is not None:
-        # a split's halves with bounded rows kick in the true metric (the stiffness is handed
-        # on between whole steps only), and so will the next half: they project in it too.
-        # Projected in the stiffness found here, their bodies' velocities (a drift's, never
-        # carried between metrics) were taken on by the next half's true kick as they were:
-        # after the 10 kg ball on 10 light links landed (50 degrees out, dt 1/60) each such
-        # half put energy into the links whipping on the ground, and a StepError followed at
-        # 1.35 s
-        K_found = None
     ends_in = _metric(K_found, h)           # the metric of the projection below
     if stabilize and not _same_metric(metric, ends_in) and (ending is None or ending.any()):
         # from this step's metric into the projection's, each body keeping its angular
