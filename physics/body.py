@@ -218,8 +218,9 @@ class Body:
         new = check_vector(name, value, 3)
         if np.array_equal(new, array[self.row]):
             return
-        self._set(array, name, new, 3)
-        self._world._velocity_set(self.row)
+        self._check_not_plane(name, new.any())
+        array[self.row] = new
+        self._world._velocities_changed(np.array([self.row]))
 
     def point_velocity(self, point) -> np.ndarray:
         """Velocity of the material point at world position ``point`` (3,), m/s."""
