@@ -319,6 +319,11 @@ def _motor_force(max_force, allow_inf=False) -> float:
     if zero:
         raise ValueError(f"max_force must be positive, got {max_force!r}: a motor of no force "
                          "drives nothing; to switch it off, call disable_motor()")
+    if not allow_inf and isinstance(max_force, (float, np.floating)) and max_force == np.inf:
+        raise ValueError("max_force must be finite for a velocity motor, got inf: give the most "
+                         "it can push (N m or N); held against a limit or a stalled load, it "
+                         "pushes with all of it (a servo may have max_force=inf: its spring "
+                         "pulls with a force that grows with its miss)")
     return check_positive("max_force", max_force, allow_inf=allow_inf)
 
 

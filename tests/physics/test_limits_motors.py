@@ -609,6 +609,18 @@ def test_a_servo_refuses_a_bad_max_force_and_takes_an_unbounded_one(value):
     hinge.set_servo(target=0.3, stiffness=10.0, damping=1.0)
 
 
+def test_velocity_motor_of_unbounded_force_is_refused_saying_why():
+    """A servo may pull without bound (its spring's pull grows with its miss), a velocity
+    motor may not: the error says so and what to give instead."""
+    world = World()
+    body = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0)
+    hinge = world.add_joint(Hinge(None, body, anchor=(0, 0, 0), axis=(0, 1, 0)))
+    with pytest.raises(ValueError, match="max_force must be finite for a velocity motor.*"
+                                         "give the most it can push"):
+        hinge.set_motor(velocity=1.0, max_force=float("inf"))
+    assert hinge.motor_effort == 0.0
+
+
 @pytest.mark.parametrize("value", [-1.0, float("inf"), "sticky"])
 def test_bad_joint_friction_is_refused_by_name(value):
     world = World()
