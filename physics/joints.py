@@ -759,7 +759,9 @@ class Hinge(_Turning, _AxisJoint, _Actuated):
 
     @property
     def rate(self) -> float:
-        """d angle / dt (rad/s)."""
+        """d angle / dt (rad/s). In a step that bounded rows (contacts, a limit) act on, the
+        rate the joint moved with over that step: in the step a limit stops it, up to its
+        approach speed (the angle is at the limit already)."""
         return self._angle_rate()
 
 
