@@ -12,7 +12,7 @@ import numpy as np
 
 from . import sleeping
 from . import step as pipeline
-from .binding import binding_message
+from .binding import binding_message, share_lines
 from .body import Body, check_plane_still, impulse_response
 from .collision import Manifolds, checked_manifolds, manifold_snapshot
 from .contacts import (ContactReport, checked_contact_snapshot, checked_report, contact_snapshot,
@@ -475,6 +475,7 @@ class World:
             vars(joint).clear()
             vars(joint).update(unbound)
             raise
+        share_lines(joint, self._joints)
         joint._index = len(self._joints)
         self._joints.append(joint)
         self._joint_angle = np.append(self._joint_angle, 0.0)   # hinge angles start at zero
