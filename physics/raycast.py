@@ -2,10 +2,11 @@
 
 A ray is an origin and a direction in the world frame (m); it meets a shape where it first
 enters it, at a distance t >= 0 along the unit direction. A ray that starts inside a shape
-meets it at t = 0, its normal against the ray (there is no surface between). Each shape is
-met in its body's frame, one function per kind over all the (ray, body) pairs that the
-bodies' bounding spheres let through, so the cost is one pass over the rays and bodies,
-with no Python loop over either.
+meets it at t = 0, its normal against the ray (there is no surface between); one that starts
+on a shape's surface meets it at 0 only if it goes in, and not at all if it leaves the
+surface or runs along it (``rayshapes``). The bodies' bounding boxes pick each ray's
+candidates (``raycull``), and each shape is met exactly in its body's frame, one function
+per kind over all the (ray, body) pairs, with no Python loop over rays or bodies.
 """
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ import numpy as np
 
 from .collision.broadphase import bounding_radius
 from .math3d import quat_to_matrix
-from .shapes import BOX, CAPSULE, CYLINDER, NO_SHAPE, PLANE, SPHERE
+from .raycull import ray_box_pairs
+from .rayshapes import MISS, SURFACE_TOLERANCE, meet
+from .shapes import NO_SHAPE, PLANE
 from .validation import check_bits, numbers
 
-MISS = np.inf
 # ray-body pairs tested at once (each a few dozen bytes of temporaries)
 PAIRS_AT_ONCE = 1 << 20
 
@@ -43,8 +45,8 @@ class RayHit(NamedTuple):
     distance: float
 
 
-def world_ray_casts(world, origins, directions, max_distance=np.inf, mask=-1,
-                    ignore=()) -> RayHits:
+def world_ray_casts(world, origins, directions, max_distance=np.inf, mask=-1, ignore=(),
+                    ignore_each=None) -> RayHits:
     """R rays cast into ``world`` (see World.ray_casts)."""
     origins = _rows("origins", origins)
     directions = _rows("directions", directions)
@@ -55,25 +57,94 @@ def world_ray_casts(world, origins, directions, max_distance=np.inf, mask=-1,
     if np.any(length == 0.0):
         raise ValueError(f"directions must not be zero: row {int(np.argmin(length))} is "
                          f"{directions[np.argmin(length)].tolist()}")
-    reach = _reach(max_distance, origins.shape[0])
+    r = origins.shape[0]
+    reach = _reach(max_distance, r)
     mask = check_bits("mask", mask)
     n = world._n
     kind, params = world._kind[1:n], world._params[1:n]
     candidate = (kind != NO_SHAPE) & ((world._group[1:n] & mask) != 0)
-    for body in ([ignore] if not isinstance(ignore, (list, tuple, set)) else ignore):
-        if body is None or getattr(body, "_world", None) is not world or body.row < 1:
-            raise ValueError(f"ignore must be bodies of this world, got {body!r}")
-        candidate[body.index] = False
-    radius = np.where(kind == PLANE, np.inf, bounding_radius(kind, params))
-    position, rotation = world._x[1:n], quat_to_matrix(world._q[1:n])
+    candidate[_indices(world, "ignore", ignore)] = False
+    own = None if ignore_each is None else _ignore_each(world, ignore_each, r)
+    position = world._x[1:n]
     directions = directions / length[:, None]
-    # (rays in batches of about a million ray-body pairs: the bounding test is dense)
+    planes = np.flatnonzero(candidate & (kind == PLANE))
+    bounded = np.flatnonzero(candidate & (kind != PLANE))
+    # (cubes about the bounding spheres need no rotations: only the candidates' are made;
+    # grown by twice the farthest an origin counts as on a surface (rayshapes), so that
+    # every pair whose ray starts on the surface is a candidate)
+    centre, radius = position[bounded], world_radii(world, kind, params)[bounded]
+    size = max(np.abs(origins).max(), np.abs(centre).max(initial=0.0)
+               + radius.max(initial=0.0))
+    radius = (radius + 4.0 * SURFACE_TOLERANCE * max(size, 1.0))[:, None]
+    lo, hi = centre - radius, centre + radius
+    # (rays in batches of about a million ray-body pairs at most)
     batch = max(1, PAIRS_AT_ONCE // max(n - 1, 1))
-    parts = [cast_rays(kind, params, position, rotation, radius, origins[i:i + batch],
-                       directions[i:i + batch], reach[i:i + batch],
-                       np.broadcast_to(candidate, (min(batch, origins.shape[0] - i), n - 1)))
-             for i in range(0, origins.shape[0], batch)]
+    parts = []
+    for i in range(0, r, batch):
+        o, d, far = origins[i:i + batch], directions[i:i + batch], reach[i:i + batch]
+        ray, box = ray_box_pairs(lo, hi, o, d, far)
+        ray, body = _with_planes(ray, bounded[box], planes, o.shape[0])
+        if own is not None:
+            keep = body != own[i:i + batch][ray]
+            ray, body = ray[keep], body[keep]
+        parts.append(cast_pairs(kind, params, position, world._q[1:n], o, d, far, ray, body))
     return RayHits(*(np.concatenate(arrays) for arrays in zip(*parts)))
+
+
+def world_radii(world, kind, params):
+    """(N,) m the bounding radii of the world's bodies' shapes: those the step's broadphase
+    keeps (its PairCache, made with the compiled model), or made afresh before a step has
+    compiled them."""
+    compiled = world._compiled
+    if compiled is not None:
+        return compiled.pair_cache.radius[1:world._n]
+    return bounding_radius(kind, params)
+
+
+def _row_max(a):
+    """(M,) the largest of each row of a (M, 3) (reductions along an axis of 3 are slow)."""
+    return np.maximum(np.maximum(a[:, 0], a[:, 1]), a[:, 2])
+
+
+def _with_planes(ray, body, planes, r):
+    """The pairs (ray, body) and every ray with every plane (planes are unbounded), sorted
+    by ray then body."""
+    ray = np.concatenate([ray, np.repeat(np.arange(r), planes.size)])
+    body = np.concatenate([body, np.tile(planes, r)])
+    order = np.lexsort((body, ray))
+    return ray[order], body[order]
+
+
+def _indices(world, name, bodies):
+    """(K,) int: the indices into ``world.bodies`` of ``bodies`` (a Body or an index, or a
+    list of them)."""
+    items = bodies if isinstance(bodies, (list, tuple, set, np.ndarray)) else [bodies]
+    return np.array([_index(world, name, b) for b in items], dtype=np.int64)
+
+
+def _index(world, name, body):
+    """The index of one body given as a Body of ``world`` or an index into its bodies."""
+    count = world._n - 1
+    if isinstance(body, (int, np.integer)) and not isinstance(body, (bool, np.bool_)):
+        if 0 <= body < count:
+            return int(body)
+        raise ValueError(f"{name} must be bodies of this world or their indices (0 to "
+                         f"{count - 1}), got index {body}")
+    if getattr(body, "_world", None) is not world or getattr(body, "_row", -1) < 1:
+        raise ValueError(f"{name} must be bodies of this world or their indices, got "
+                         f"{body!r}")
+    return body._row - 1
+
+
+def _ignore_each(world, value, r):
+    """(r,) int: the body each ray leaves out (-1: none), from one index or Body (or -1 or
+    None) per ray."""
+    items = list(value) if not isinstance(value, np.ndarray) else value.tolist()
+    if len(items) != r:
+        raise ValueError(f"ignore_each must give one body (or -1 or None) per ray ({r}), got "
+                         f"{len(items)}")
+    return np.array([-1 if b is None or (isinstance(b, (int, np.integer)) and b == -1)
+                     else _index(world, "ignore_each", b) for b in items], dtype=np.int64)
 
 
 def _reach(max_distance, r):
@@ -100,41 +171,38 @@ def _rows(name, value):
     return arr
 
 
-def cast_rays(kind, params, position, rotation, radius, origins, directions, reach, candidate):
+def cast_pairs(kind, params, position, orientation, origins, directions, reach, ray, body):
     """The first of N bodies (shape ``kind`` (N,), ``params`` (N, 4) as in ``shapes``, centre
-    ``position`` (N, 3) m, ``rotation`` (N, 3, 3) body to world, bounding ``radius`` (N,) m,
-    inf for planes) that each of R rays (``origins`` (R, 3) m, unit ``directions`` (R, 3))
-    meets within ``reach`` (R,) m, among the bodies ``candidate`` (R, N) bool lets it meet.
-    Returns RayHits with ``body`` indexing the N bodies."""
+    ``position`` (N, 3) m, ``orientation`` (N, 4) quaternions, body to world) that each of R rays
+    (``origins`` (R, 3) m, unit ``directions`` (R, 3)) meets within ``reach`` (R,) m, among
+    the pairs (``ray``, ``body``) (P,) each; the others are not looked at. Returns RayHits
+    with ``body`` indexing the N bodies."""
     r = origins.shape[0]
-    to_centre = position[None, :, :] - origins[:, None, :]                  # (R, N, 3)
-    along = np.einsum("rnk,rk->rn", to_centre, directions)
-    across = np.einsum("rnk,rnk->rn", to_centre, to_centre) - along ** 2
-    # (a bounding sphere the ray's line misses, or that lies behind it or beyond its reach)
-    near = candidate & (across <= radius ** 2) & (along + radius >= 0.0) \
-        & (along - radius <= reach[:, None])
-    ray, body = np.nonzero(near)
     t = np.full(ray.size, MISS)
-    local_normal = np.zeros((ray.size, 3))
-    rot = rotation[body]
-    o = np.einsum("pji,pj->pi", rot, origins[ray] - position[body])         # body frame
-    d = np.einsum("pji,pj->pi", rot, directions[ray])
+    normal = np.zeros((ray.size, 3))
+    rot = quat_to_matrix(orientation[body])
+    o_world, d_world = origins[ray], directions[ray]
+    centre = position[body]
+    # (how near a surface an origin counts as on it: rounding grows with the coordinates)
+    tol = SURFACE_TOLERANCE * np.maximum(_row_max(np.abs(o_world)), _row_max(np.abs(centre)))
+    tol = np.maximum(tol, SURFACE_TOLERANCE)
+    o = np.einsum("pji,pj->pi", rot, o_world - centre)                   # body frame
+    d = np.einsum("pji,pj->pi", rot, d_world)
     k, p = kind[body], params[body]
-    for shape, meet in ((SPHERE, _sphere), (BOX, _box), (CAPSULE, _capsule),
-                        (CYLINDER, _cylinder)):
+    inside = np.zeros(ray.size, dtype=bool)
+    for shape in np.unique(k):
         pick = np.flatnonzero(k == shape)
-        if pick.size:
-            t[pick], local_normal[pick] = meet(o[pick], d[pick], p[pick])
-    normal = np.einsum("pij,pj->pi", rot, local_normal)
-    pick = np.flatnonzero(k == PLANE)
-    if pick.size:                          # (planes are given in the world frame)
-        t[pick], normal[pick] = _plane(origins[ray[pick]], directions[ray[pick]], p[pick])
-    # a hit met from inside faces back along the ray
-    inside = t == 0.0
-    normal[inside] = -directions[ray[inside]]
+        if shape == PLANE:                  # (planes are given in the world frame)
+            t[pick], normal[pick], inside[pick] = meet(shape, o_world[pick], d_world[pick],
+                                                       p[pick], tol[pick])
+        elif shape != NO_SHAPE:
+            t[pick], local, inside[pick] = meet(shape, o[pick], d[pick], p[pick], tol[pick])
+            normal[pick] = np.einsum("pij,pj->pi", rot[pick], local)
+    # (met from inside: no surface between, the normal faces back along the ray)
+    normal[inside] = -d_world[inside]
     t = np.where(t <= reach[ray], t, MISS)
-    # each ray's nearest: sort the pairs by (ray, t) and take each ray's first
-    order = np.lexsort((t, ray))
+    # each ray's nearest: sort the pairs by (ray, t, body) and take each ray's first
+    order = np.lexsort((body, t, ray))
     first = order[np.flatnonzero(np.r_[True, np.diff(ray[order]) != 0])] if ray.size else order
     first = first[np.isfinite(t[first])]
     hits = RayHits(np.full(r, -1), np.full(r, MISS), np.full((r, 3), np.nan),
@@ -145,104 +213,3 @@ def cast_rays(kind, params, position, rotation, radius, origins, directions, rea
     hits.point[rays] = origins[rays] + t[first, None] * directions[rays]
     hits.normal[rays] = normal[first]
     return hits
-
-
-def _entry(t_near, t_far):
-    """The distance where a ray enters a convex region it is inside of between t_near and
-    t_far along its line (0 where it starts inside; MISS where the region is empty or behind
-    it)."""
-    return np.where((t_near <= t_far) & (t_far >= 0.0), np.maximum(t_near, 0.0), MISS)
-
-
-def _sphere(o, d, p):
-    """Rays o + t d (P, 3) in a sphere's frame against radius p[:, 0]: (t (P,), normal)."""
-    b = np.einsum("pk,pk->p", o, d)
-    c = np.einsum("pk,pk->p", o, o) - p[:, 0] ** 2
-    root = np.sqrt(np.maximum(b * b - c, 0.0))
-    t = np.where(b * b - c >= 0.0, _entry(-b - root, -b + root), MISS)
-    return t, _unit(o + np.where(np.isfinite(t), t, 0.0)[:, None] * d)
-
-
-def _box(o, d, p):
-    """Rays against boxes of half extents p[:, :3] (the slabs' overlap): (t, normal)."""
-    h = p[:, :3]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lo, hi = (-h - o) / d, (h - o) / d
-    # (along an axis the ray does not move on, it is within the slab for ever or never)
-    still = d == 0.0
-    within = np.abs(o) <= h
-    lo = np.where(still, np.where(within, -np.inf, np.inf), lo)
-    hi = np.where(still, np.where(within, np.inf, -np.inf), hi)
-    near, far = np.minimum(lo, hi), np.maximum(lo, hi)
-    axis = np.argmax(near, axis=1)
-    t = _entry(near.max(axis=1), far.min(axis=1))
-    normal = np.zeros_like(o)
-    rows = np.arange(o.shape[0])
-    normal[rows, axis] = -np.sign(d[rows, axis])
-    return t, normal
-
-
-def _side(o, d, radius, half_length):
-    """Rays against the side of an infinite cylinder of ``radius`` on the local z axis, kept
-    where they meet it within |z| <= half_length: (t, normal)."""
-    a = d[:, 0] ** 2 + d[:, 1] ** 2
-    b = o[:, 0] * d[:, 0] + o[:, 1] * d[:, 1]
-    c = o[:, 0] ** 2 + o[:, 1] ** 2 - radius ** 2
-    disc = b * b - a * c
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = (-b - np.sqrt(np.maximum(disc, 0.0))) / a
-    t = np.where((a > 0.0) & (disc >= 0.0) & (t >= 0.0), t, MISS)
-    z = o[:, 2] + np.where(np.isfinite(t), t, 0.0) * d[:, 2]
-    t = np.where(np.abs(z) <= half_length, t, MISS)
-    hit = o + np.where(np.isfinite(t), t, 0.0)[:, None] * d
-    return t, _unit(hit * np.array([1.0, 1.0, 0.0]))
-
-
-def _capsule(o, d, p):
-    """Rays against capsules (radius p[:, 0], half length p[:, 1]): the side or either end's
-    sphere, whichever is met first (0 from inside the segment's reach)."""
-    radius, half = p[:, 0], p[:, 1]
-    t, normal = _side(o, d, radius, half)
-    for end in (-1.0, 1.0):
-        centre = np.zeros_like(o)
-        centre[:, 2] = end * half
-        t_end, n_end = _sphere(o - centre, d, p)
-        nearer = t_end < t
-        t, normal = np.where(nearer, t_end, t), np.where(nearer[:, None], n_end, normal)
-    # (inside the side's cylinder between the ends: within the capsule)
-    inside = (o[:, 0] ** 2 + o[:, 1] ** 2 <= radius ** 2) & (np.abs(o[:, 2]) <= half)
-    return np.where(inside, 0.0, t), normal
-
-
-def _cylinder(o, d, p):
-    """Rays against cylinders (radius p[:, 0], half length p[:, 1]): the side or a cap."""
-    radius, half = p[:, 0], p[:, 1]
-    t, normal = _side(o, d, radius, half)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for end in (-1.0, 1.0):
-            t_cap = (end * half - o[:, 2]) / d[:, 2]
-            at = o + np.where(np.isfinite(t_cap), t_cap, 0.0)[:, None] * d
-            on = (t_cap >= 0.0) & (at[:, 0] ** 2 + at[:, 1] ** 2 <= radius ** 2) \
-                & (end * o[:, 2] >= half)
-            nearer = on & (t_cap < t)
-            t = np.where(nearer, t_cap, t)
-            normal = np.where(nearer[:, None], np.array([0.0, 0.0, end]), normal)
-    inside = (o[:, 0] ** 2 + o[:, 1] ** 2 <= radius ** 2) & (np.abs(o[:, 2]) <= half)
-    return np.where(inside, 0.0, t), normal
-
-
-def _plane(o, d, p):
-    """Rays in the world frame against planes n . x = offset (p = (n, offset)), solid behind
-    n: (t, normal n)."""
-    n, offset = p[:, :3], p[:, 3]
-    height = np.einsum("pk,pk->p", n, o) - offset
-    rate = np.einsum("pk,pk->p", n, d)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(rate < 0.0, -height / rate, MISS)
-    return np.where(height <= 0.0, 0.0, np.where(t >= 0.0, t, MISS)), n
-
-
-def _unit(v):
-    """Rows of v (P, 3) scaled to unit length (zero rows left zero)."""
-    norm = np.linalg.norm(v, axis=1, keepdims=True)
-    return np.divide(v, norm, out=np.zeros_like(v), where=norm > 0.0)

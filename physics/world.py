@@ -1272,20 +1272,28 @@ class World:
         but zero) meets within ``max_distance`` m, as a RayHit (body, point (3,) m, normal
         (3,), distance m; world frame, the normal outward from the body's surface), or None.
         Only bodies whose ``collision_group`` shares a bit with ``mask`` are met, and none of
-        ``ignore`` (a body or a list of them: the shooter). A ray that starts inside a body
-        meets it at distance 0, its normal against the ray. Reads the present poses; moves
-        nothing."""
+        ``ignore`` (a body or its index in ``bodies``, or a list of them: the shooter). Shapes
+        are solid: a ray that starts inside a body meets it at distance 0, its normal against
+        the ray; one that starts on a body's surface (within 1e-9 m per metre of the
+        coordinates) meets it at 0 if it goes in, and not at all if it leaves the surface or
+        runs along it (a ray cast on from a hit point goes on to the next body). Reads the
+        present poses; moves nothing."""
         hits = self.ray_casts(origin, direction, max_distance, mask, ignore)
         if hits.body[0] < 0:
             return None
-        return RayHit(self.bodies[hits.body[0]], hits.point[0], hits.normal[0],
+        return RayHit(self._handles[hits.body[0] + 1], hits.point[0], hits.normal[0],
                       float(hits.distance[0]))
 
-    def ray_casts(self, origins, directions, max_distance=np.inf, mask=-1, ignore=()):
+    def ray_casts(self, origins, directions, max_distance=np.inf, mask=-1, ignore=(),
+                  ignore_each=None):
         """R rays at once (``origins``, ``directions`` (R, 3); ``max_distance`` one number or
         (R,)), as ``ray_cast``: a RayHits of arrays, ``body`` (R,) indices into ``bodies``
-        (-1: nothing met), ``distance`` (R,) m (inf), ``point`` and ``normal`` (R, 3) (NaN)."""
-        return world_ray_casts(self, origins, directions, max_distance, mask, ignore)
+        (-1: nothing met), ``distance`` (R,) m (inf), ``point`` and ``normal`` (R, 3) (NaN).
+        ``ignore`` leaves bodies out for every ray; ``ignore_each`` (R,) one body per ray
+        (a Body or its index, -1 or None for none): each character's ground check from its
+        own centre leaves out its own capsule."""
+        return world_ray_casts(self, origins, directions, max_distance, mask, ignore,
+                               ignore_each)
 
     def overlapping(self, shape, position, orientation=(1.0, 0.0, 0.0, 0.0), mask=-1):
         """The bodies (a list, in ``bodies`` order) that ``shape`` (Sphere, Box, Capsule or
@@ -1293,8 +1301,8 @@ class World:
         body to world) would touch or overlap, among those whose ``collision_group`` shares a
         bit with ``mask``: a trigger volume's occupants, whether a spawn point is clear. The
         shape is not added; nothing moves."""
-        bodies = self.bodies
-        return [bodies[i] for i in overlapping_bodies(self, shape, position, orientation, mask)]
+        return [self._handles[i + 1]
+                for i in overlapping_bodies(self, shape, position, orientation, mask)]
 
     def energy(self) -> float:
         """J: kinetic plus gravitational potential energy of all dynamic bodies (potential

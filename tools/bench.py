@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from physics import Ball, Capsule, World
+from physics import Ball, Box, Capsule, Plane, Sphere, World
 from physics.stages import STAGES
 from tools import load_scene
 
@@ -180,6 +180,50 @@ def bench_chain_energy(links: int = 100, seconds: float = 60.0) -> dict:
             "energy_restores": world.stats["energy_restores"], "wall_seconds": round(wall, 1)}
 
 
+def scattered_boxes(n: int, seed: int = 0) -> World:
+    """A ground plane and ``n`` static 0.4 m boxes scattered over 100 x 100 m (a level's
+    props, as a game's ray casts and overlap queries meet them)."""
+    rng = np.random.default_rng(seed)
+    world = World(dt=1 / 60)
+    world.add_body(Plane((0, 0, 1), 0.0))
+    for _ in range(n):
+        world.add_body(Box((0.2, 0.2, 0.2)), static=True,
+                       position=(rng.uniform(-50, 50), rng.uniform(-50, 50), 0.2))
+    return world
+
+
+def _median_cpu_ms(call, repeats: int) -> float:
+    """Median CPU milliseconds of ``call()`` over ``repeats`` calls (after one warm-up)."""
+    call()
+    times = []
+    for _ in range(repeats):
+        c0 = time.process_time()
+        call()
+        times.append(time.process_time() - c0)
+    return round(float(np.median(times)) * 1e3, 3)
+
+
+def bench_queries(sizes=(100, 1000, 5000), repeats: int = 15) -> dict:
+    """CPU ms of the game queries among ``scattered_boxes``: 100 short (2 m) rays down, 100
+    long (no end) rays along x, one short ray, one 0.5 m sphere's overlap query."""
+    rng = np.random.default_rng(1)
+    origins = np.c_[rng.uniform(-50, 50, (100, 2)), np.full(100, 1.0)]
+    down, along = np.tile([0.0, 0.0, -1.0], (100, 1)), np.tile([1.0, 0.0, 0.0], (100, 1))
+    results = {}
+    for n in sizes:
+        world = scattered_boxes(n)
+        results[str(n)] = {
+            "100_short_rays_ms": _median_cpu_ms(
+                lambda: world.ray_casts(origins, down, max_distance=2.0), repeats),
+            "100_long_rays_ms": _median_cpu_ms(lambda: world.ray_casts(origins, along),
+                                               repeats),
+            "one_ray_ms": _median_cpu_ms(
+                lambda: world.ray_cast(origins[0], down[0], max_distance=2.0), repeats),
+            "one_overlap_ms": _median_cpu_ms(
+                lambda: world.overlapping(Sphere(0.5), origins[0]), repeats)}
+    return results
+
+
 def bench_render() -> dict:
     """The render benchmark (``render.commands.bench_render``: ms per frame drawing 100,
     1000 and 5000 bodies at 1280x720, no physics). Needs the [viewer] extra and an OpenGL
@@ -191,14 +235,15 @@ def bench_render() -> dict:
 # the benchmarks a bare ``maxcoord bench`` runs (physics only: no OpenGL needed)
 BENCHES = {"chain": bench_chain, "chain_energy": bench_chain_energy, "contacts": bench_contacts,
            "machine": bench_machine}
-# run only when named
-ON_REQUEST = {"render": bench_render}
+# run only when named (render: needs OpenGL; queries: the game queries, not the step)
+ON_REQUEST = {"render": bench_render, "queries": bench_queries}
 
 
 # what each benchmark measures, one line each (the command line's help)
 ABOUT = {"chain": "us per step of hanging ball-joint chains of 10 to 10000 links",
          "chain_energy": "energy drift of a 100-rod chain over 60 simulated s",
          "contacts": "us per step of a 55-box pyramid, 1000 spheres and 10 ragdolls",
+         "queries": "ms of ray casts and overlap queries among 100 to 5000 static boxes",
          "machine": "this machine's speed at a Python loop, numpy calls and a sparse product",
          "render": "ms per frame drawing 100, 1000 and 5000 bodies (needs OpenGL)"}
 

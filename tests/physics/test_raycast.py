@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from physics import Box, Capsule, Cylinder, Plane, Sphere, World
-from physics import raycast
+from physics import raycast, raycull
 from physics.math3d import quat_to_matrix
 
 
@@ -124,3 +124,116 @@ def test_bad_rays_are_refused_by_name(call, words):
 
 def _unit(v):
     return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+BODIES = SHAPES + [Plane((0.0, 0.6, 0.8), 0.3)]
+
+
+@pytest.mark.parametrize("shape", BODIES, ids=lambda s: type(s).__name__)
+def test_a_ray_from_a_surface_point_meets_that_body_only_going_in(shape):
+    """A ricochet cast from the hit point along the reflected direction, or along the
+    surface, goes on past the body it starts on (the Box and the Plane met it at distance 0,
+    the round shapes did not); going in it meets the body at 0 with the surface's normal;
+    from inside, at 0 against the ray."""
+    rng = np.random.default_rng(11)
+    world = World()
+    q = rng.normal(size=4)
+    placed = {} if isinstance(shape, Plane) else dict(
+        mass=1.0, position=(0.3, -0.2, 1.0), orientation=q / np.linalg.norm(q))
+    body = world.add_body(shape, **placed)
+    centre = body.position if placed else np.array([0.0, 0.0, 0.0])
+    origins = centre + 3.0 * _unit(rng.normal(size=(200, 3)))
+    if not placed:                                   # (from above the plane)
+        origins[:, 2] = np.abs(origins[:, 2]) + 3.0
+    directions = _unit(centre + rng.uniform(-0.3, 0.3, size=(200, 3)) - origins)
+    first = world.ray_casts(origins, directions)
+    met = first.body == 0
+    assert met.sum() > 100
+    p, n, d = first.point[met], first.normal[met], directions[met]
+    reflected = d - 2.0 * np.einsum("ij,ij->i", d, n)[:, None] * n
+    along = _unit(np.cross(n, rng.normal(size=n.shape)))
+    for leaving in (reflected, along, n):
+        np.testing.assert_array_equal(world.ray_casts(p, leaving).body, -1)
+    going_in = world.ray_casts(p, -n)
+    np.testing.assert_array_equal(going_in.body, 0)
+    np.testing.assert_array_equal(going_in.distance, 0.0)
+    np.testing.assert_allclose(going_in.normal, n, atol=1e-12)
+    # 1 mm inside (along the normal): met at 0, the normal against the ray, in any direction
+    inside = world.ray_casts(p - 1e-3 * n, reflected)
+    np.testing.assert_array_equal(inside.body, 0)
+    np.testing.assert_array_equal(inside.distance, 0.0)
+    np.testing.assert_allclose(inside.normal, -_unit(reflected), rtol=0, atol=1e-15)
+
+
+def test_the_bounding_boxes_pick_the_same_hits_as_testing_every_body():
+    """The culled cast (bounding boxes swept per ray) against the exact test of every ray
+    with every body, over a crowd of turned shapes, one wide slab and a plane, with rays of
+    every reach, axis-aligned ones and ones starting on surfaces."""
+    rng = np.random.default_rng(5)
+    world = World()
+    world.add_body(Plane((0, 0, 1), -1.0))
+    world.add_body(Box((30.0, 30.0, 0.2)), static=True, position=(0, 0, -0.5))
+    kinds = [lambda: Sphere(rng.uniform(0.1, 0.5)),
+             lambda: Box(rng.uniform(0.05, 0.5, 3)),
+             lambda: Capsule(rng.uniform(0.05, 0.3), rng.uniform(0.05, 0.6)),
+             lambda: Cylinder(rng.uniform(0.05, 0.4), rng.uniform(0.05, 0.4))]
+    for _ in range(300):
+        q = rng.normal(size=4)
+        world.add_body(kinds[rng.integers(4)](), mass=1.0, position=rng.uniform(-10, 10, 3),
+                       orientation=q / np.linalg.norm(q))
+    r = 240
+    origins = rng.uniform(-12, 12, (r, 3))
+    directions = _unit(rng.normal(size=(r, 3)))
+    directions[:60] = np.eye(3)[rng.integers(3, size=60)] * rng.choice([-1, 1], (60, 1))
+    reach = np.where(rng.random(r) < 0.5, np.inf, rng.uniform(0.5, 20.0, r))
+    # a third of them again from the points they met, reflected
+    hits = world.ray_casts(origins, directions, max_distance=reach)
+    again = np.flatnonzero(hits.body >= 0)[:80]
+    n = hits.normal[again]
+    d = directions[again]
+    origins = np.vstack([origins, hits.point[again]])
+    directions = np.vstack([directions, d - 2.0 * np.einsum("ij,ij->i", d, n)[:, None] * n])
+    reach = np.concatenate([reach, np.full(again.size, np.inf)])
+    assert origins.shape[0] * len(world.bodies) > 4 * raycull.DENSE_PAIRS
+    culled = world.ray_casts(origins, directions, max_distance=reach)
+    count, rays = len(world.bodies), origins.shape[0]
+    every = raycast.cast_pairs(world._kind[1:], world._params[1:], world.positions,
+                               world.orientations, origins, directions, reach,
+                               np.repeat(np.arange(rays), count), np.tile(np.arange(count), rays))
+    assert 150 < (culled.body >= 0).sum() < rays
+    # (the same bodies; the numbers to rounding: einsum's sums may round otherwise in
+    # arrays of other lengths)
+    np.testing.assert_array_equal(culled.body, every.body)
+    for a, b in zip(culled[1:], every[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-14)
+
+
+def test_each_ray_can_leave_out_its_own_body():
+    """Ground checks cast down from each character's centre: each leaves out its own
+    capsule (one list for all would leave out the one another stands on)."""
+    world = World()
+    ground = world.add_body(Plane())
+    feet = [world.add_body(Capsule(0.3, 0.6), mass=80.0, position=(2.0 * i, 0, 0.9))
+            for i in range(3)]
+    top = world.add_body(Capsule(0.3, 0.6), mass=80.0, position=(0, 0, 2.7))
+    characters = feet + [top]
+    origins = np.array([c.position for c in characters])
+    down = np.tile([0.0, 0.0, -1.0], (4, 1))
+    for own in (characters, [c.index for c in characters], np.array([1, 2, 3, 4])):
+        hits = world.ray_casts(origins, down, max_distance=1.0, ignore_each=own)
+        np.testing.assert_array_equal(hits.body, [ground.index] * 3 + [feet[0].index])
+        np.testing.assert_allclose(hits.distance, 0.9)
+    # None or -1: nothing left out for that ray; ``ignore`` takes indices too
+    hits = world.ray_casts(origins, down, max_distance=1.0, ignore=[ground.index],
+                           ignore_each=[None, -1, feet[2], top])
+    np.testing.assert_array_equal(hits.body, [feet[0].index, feet[1].index, -1, feet[0].index])
+    assert world.ray_cast(origins[0], down[0], ignore=feet[0].index).body is ground
+    with pytest.raises(ValueError, match=r"^ignore_each must give one body \(or -1 or None\) "
+                                         r"per ray \(4\), got 3"):
+        world.ray_casts(origins, down, ignore_each=characters[:3])
+    with pytest.raises(ValueError, match=r"^ignore_each must be bodies of this world or their "
+                                         r"indices \(0 to 4\), got index 5"):
+        world.ray_casts(origins, down, ignore_each=[5, 1, 2, 3])
+    with pytest.raises(ValueError, match=r"^ignore must be bodies of this world or their "
+                                         r"indices \(0 to 4\), got index -2"):
+        world.ray_cast(origins[0], down[0], ignore=-2)

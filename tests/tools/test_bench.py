@@ -93,10 +93,19 @@ def test_bench_render_checks_its_output_before_the_work(tmp_path, monkeypatch, c
 
 
 def test_a_bare_bench_runs_the_physics_benchmarks_only():
-    """render needs OpenGL: it runs when named, never by default; every name is known."""
-    assert bench.all_names() == ["chain", "chain_energy", "contacts", "machine", "render"]
+    """render needs OpenGL: it runs when named, never by default, as do the queries; every
+    name is known."""
+    assert bench.all_names() == ["chain", "chain_energy", "contacts", "machine", "render",
+                                 "queries"]
     bench.check_names(["render", "machine"])
     import pytest
     with pytest.raises(ValueError, match="choose from chain, chain_energy, contacts, machine, "
-                                         "render"):
+                                         "render, queries"):
         bench.check_names(["renders"])
+
+
+def test_the_query_benchmark_reports_each_query_per_body_count():
+    report = bench.bench_queries(sizes=(20,), repeats=1)
+    assert set(report["20"]) == {"100_short_rays_ms", "100_long_rays_ms", "one_ray_ms",
+                                 "one_overlap_ms"}
+    assert all(v >= 0.0 for v in report["20"].values())
