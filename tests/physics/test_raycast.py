@@ -237,3 +237,13 @@ def test_each_ray_can_leave_out_its_own_body():
     with pytest.raises(ValueError, match=r"^ignore must be bodies of this world or their "
                                          r"indices \(0 to 4\), got index -2"):
         world.ray_cast(origins[0], down[0], ignore=-2)
+
+
+def test_a_ray_along_an_axis_beside_a_box_misses_it():
+    """A ray still along x that passes 0.1 m beside a box's face, within its bounding sphere,
+    met its top face (the slab of the axis it does not move on counted as always entered)."""
+    world = World()
+    world.add_body(Box((0.5, 0.5, 0.5)), static=True)
+    assert world.ray_cast((0.6, 0, 10), (0, 0, -1)) is None
+    assert world.ray_cast((0.6, 0.6, 10), (0, 0, -1)) is None
+    assert world.ray_cast((0.4, 0, 10), (0, 0, -1)).distance == 9.5
