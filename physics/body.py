@@ -113,7 +113,16 @@ class Body:
 
     @property
     def world(self):
+        """The World this body is in; ValueError once ``world.remove_body`` took it out (as
+        its other properties; ``removed`` tells without one)."""
+        self.row
         return self._world
+
+    @property
+    def removed(self) -> bool:
+        """Whether ``world.remove_body`` has taken this body out of its world (its handle
+        then only names it: its properties and methods raise ValueError)."""
+        return self._row < 0
 
     def _get(self, array):
         return array[self.row].copy()

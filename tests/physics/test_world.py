@@ -1632,3 +1632,42 @@ def test_a_snapshot_of_fewer_bodies_says_to_remove_those_added_or_take_a_new_one
     with pytest.raises(ValueError, match=r"this one has 1 and 0. Bodies removed since cannot be "
                        r"restored .* take a new snapshot"):
         world.set_state(snapshot)
+
+
+def test_a_removed_body_says_so_and_names_no_world():
+    """After world.remove_body, body.world still returned the world, so a game could not
+    tell a removed handle from a live one without a try around another property."""
+    world = World()
+    kept = world.add_body(Sphere(0.1), mass=1.0)
+    gone = world.add_body(Sphere(0.1), mass=1.0, position=(1, 0, 0))
+    assert not gone.removed and gone.world is world
+    world.remove_body(gone)
+    assert gone.removed and not kept.removed and kept.world is world
+    with pytest.raises(ValueError, match=r"has been removed from its world"):
+        gone.world
+    with pytest.raises(ValueError, match=r"has been removed from its world"):
+        gone.position
+
+
+def test_the_batch_arrays_are_live_views_and_a_removal_moves_their_rows_up():
+    """What the README says of world.positions and world.contacts kept across steps and a
+    remove_body (documented, not changed: this pins it)."""
+    world = World(dt=1 / 60)
+    world.add_body(Plane())
+    boxes = [world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(i, 0, 1.0))
+             for i in range(3)]
+    kept = world.positions
+    world.step(10)
+    assert kept[1, 2] == boxes[0].position[2] < 1.0 - 0.5 * 9.81 * (9 / 60) ** 2 * 0.9
+    assert not kept.flags.writeable
+    world.step(50)
+    report = world.contacts
+    depth, body_b = report.depth.copy(), report.body_b.copy()
+    assert set(body_b) == {1, 2, 3}
+    boxes[0].apply_impulse((0, 0, 3.0))
+    world.step(2)
+    np.testing.assert_array_equal(report.depth, depth)
+    world.remove_body(boxes[0])
+    np.testing.assert_array_equal(report.body_b, body_b)        # (its step's indices)
+    assert boxes[1].index == 1 and kept[2, 0] == 2.0 and kept[3, 0] == 2.0
+    assert world.positions.shape == (3, 3)
