@@ -44,6 +44,7 @@ from .stiffness import (STIFFNESS_DRIFT, anchor_sides, augmented_inverse_inertia
                         stiffness_carries, unresolved_stiffness)
 from .unilateral import (Unilateral, bounded_impulse, bounded_multipliers, kept_targets,
                          push_velocities, resolve_impacts, unilateral_rows, with_overrun_limits)
+from .validation import shown
 
 
 def _queued(world) -> str:
@@ -1347,17 +1348,18 @@ def _advance(world):
         world._velocity_metric = metric
         raise StepError(f"step at t={world.time:.6g} s failed: {exc}"
                         f"{_where_singular(world, model, exc)}; the world is unchanged "
-                        "(check for conflicting joints, bodies of wildly different mass, or "
-                        f"forces too large for dt){_queued(world)}") from None
+                        f"({_too_fast(world, model, start) or _CHECK_JOINTS}){_queued(world)}"
+                        ) from None
     finite = all(np.isfinite(s).all() for s in state)
     if not finite or _energy_overflows(world, model, state):
         world._stiffness, world._start_cache = stiffness, None
         world._velocity_metric = metric
         produced = ("NaN or infinity" if not finite
                     else "speeds so large that their kinetic energy overflows to infinity")
+        cause = _too_fast(world, model, start) or ("forces too large for dt, or an unstable "
+                                                   "configuration")
         raise StepError(f"step at t={world.time:.6g} s produced {produced}; the world is "
-                        f"unchanged (forces too large for dt, or an unstable configuration)"
-                        f"{_queued(world)}")
+                        f"unchanged ({cause}){_queued(world)}")
     for name, value in zip(("_x", "_q", "_v", "_w"), state):
         getattr(world, name)[:n] = value
     world._force[:n] = 0.0
@@ -1382,6 +1384,26 @@ def _advance(world):
         _store_contacts(world, report)
     else:
         substep_mean(world, parts)
+
+
+_CHECK_JOINTS = ("check for conflicting joints, bodies of wildly different mass, or forces "
+                 "too large for dt")
+
+
+def _too_fast(world, model, state) -> str:
+    """Why a step from ``state`` fails when its own velocities are the cause: the fastest
+    dynamic body's speeds, whose kinetic energy is beyond a float before any force acts
+    (a velocity of 1e200 m/s set by hand); "" when they are not."""
+    if not _energy_overflows(world, model, state):
+        return ""
+    dynamic = np.arange(world._n)[model.dynamic]       # (a slice or a mask of rows)
+    # (the fastest by its largest component: a norm of 1e200 m/s overflows)
+    fastest = np.maximum(np.abs(state[2][dynamic]).max(axis=1),
+                         np.abs(state[3][dynamic]).max(axis=1))
+    worst = dynamic[np.argmax(fastest)]
+    return (f"the velocities it started from are too large for their kinetic energy to be a "
+            f"float: {world._handles[worst]!r} has linear_velocity {shown(state[2][worst])} "
+            f"m/s, angular_velocity {shown(state[3][worst])} rad/s; set smaller velocities")
 
 
 def _energy_overflows(world, model, state) -> bool:

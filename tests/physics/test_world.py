@@ -1253,9 +1253,37 @@ def test_a_step_error_with_no_forces_queued_does_not_speak_of_them():
     before = world.get_state()
     with pytest.raises(StepError) as error:
         world.step()
-    assert str(error.value) == ("step at t=0 s produced NaN or infinity; the world is unchanged "
-                                "(forces too large for dt, or an unstable configuration)")
+    assert str(error.value) == (
+        "step at t=0 s produced NaN or infinity; the world is unchanged (the velocities it "
+        "started from are too large for their kinetic energy to be a float: <Body #0 Box> has "
+        "linear_velocity (1e+300, 0, 0) m/s, angular_velocity (0, 0, 0) rad/s; set smaller "
+        "velocities)")
     assert_same_snapshot(world.get_state(), before)
+
+
+def test_a_step_from_velocities_beyond_a_float_s_energy_names_them_and_finite_ones_step():
+    """linear_velocity (1e200, 0, 0) was taken, then every step raised a StepError blaming
+    forces too large for dt or an unstable configuration; it names the body and its
+    velocities, the world stays as it was, and 1e150 m/s (energy 5e299 J) steps."""
+    world = World(dt=1 / 60)
+    world.add_body(Plane())
+    world.add_body(Sphere(0.1), mass=1.0, position=(0, 0, 1))
+    bullet = world.add_body(Sphere(0.1), mass=1.0, position=(3, 0, 1), name="bullet")
+    for field, value, unit in (("linear_velocity", (1e200, 0, 0), "m/s"),
+                               ("angular_velocity", (0, 0, 1e180), "rad/s")):
+        setattr(bullet, field, value)
+        before = world.get_state()
+        with pytest.raises(StepError) as error:
+            world.step()
+        assert ("the world is unchanged (the velocities it started from are too large for "
+                "their kinetic energy to be a float: <Body 'bullet' #2 Sphere> has ") \
+            in str(error.value)
+        assert f"{field} ({value[0]:g}, 0, {value[2]:g}) {unit}" in str(error.value)
+        assert_same_snapshot(world.get_state(), before)
+        setattr(bullet, field, (0, 0, 0))
+    bullet.linear_velocity = (1e150, 0, 0)
+    world.step()
+    assert bullet.position[0] == pytest.approx(1e150 / 60, rel=1e-12)
 
 
 def test_queued_loads_that_would_overflow_are_refused_and_leave_the_queue_as_it_was():
