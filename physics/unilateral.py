@@ -301,13 +301,17 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     cfm, mu = np.concatenate(parts_cfm), np.concatenate([np.zeros(m_eq), block.mu])
     hard_rows = (None if block.hard is None
                  else np.concatenate([np.zeros(m_eq, dtype=bool), block.hard]))
+    # (an unsettled answer may leave a row short by what takes it MISSED_DEPTH deeper, as an
+    # unconverged iterative solve may: rhs is in velocity / h)
+    missed = MISSED_DEPTH / (h * h)
     lam, _, settled = solve_bounded(pattern, J, JM, rhs, lo, hi, cfm=cfm, friction_normal=fn,
-                                    mu=mu, lam0=lam0, exact=exact, centre=centre, hard=hard_rows)
+                                    mu=mu, lam0=lam0, exact=exact, centre=centre, hard=hard_rows,
+                                    missed=missed)
     if settled and hard is not None and hard[:uni.n_contact_rows // 3].any():
         lam, _, settled = solve_bounded(pattern, J, JM, rhs, lo, hi, cfm=cfm, friction_normal=fn,
                                         mu=mu, lam0=lam,
                                         centre=stops_recentred(lam0, centre, exact, lam),
-                                        hard=hard_rows)
+                                        hard=hard_rows, missed=missed)
     if not settled:
         # the friction's bounds swung between the rounds (more friction takes load off the
         # normals): an arm's tip met the ground with 2770 N, then with none while its
