@@ -25,6 +25,8 @@ import numpy as np
 from .assembly import Pattern, Scatter, inverse_mass_times, onto_rows
 from .blas_threads import one_blas_thread
 from .collision.broadphase import PairCache
+from .collision.turning import shape_turning
+from .shapes import SPHERE
 from .contacts import ContactReport, detect, excluded_pairs, kinematic, report as contact_report
 from .contact_rows import MAX_PUSH_OUT
 from .continuous import stopped_at_first_touch
@@ -671,6 +673,12 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
             _may_split(world, depth, uni):
         end = _split(world, model, x, q, v_start, w_start, h, depth)
         return end, StepReport(rows, lam, x, R, uni, lam_b, impact)
+    # (the common case, no body turning by MAX_CONTACT_TURN, in one reduction)
+    if uni is not None and h * np.maximum.reduce(np.abs(w_half), axis=None, initial=0.0) > \
+            MAX_CONTACT_TURN / np.sqrt(3.0) and \
+            (pieces := _contact_turn_pieces(world, depth, uni, R, w_half, h)) > 1:
+        end = _split(world, model, x, q, v_start, w_start, h, depth, pieces)
+        return end, StepReport(rows, lam, x, R, uni, lam_b, impact)
 
     if flow:
         rotation = free_rotation(R, inertia, w_half, h, model.spinning, model.tumbling)
@@ -1174,12 +1182,13 @@ def _tension_at_own_spins(world, model, kin, rows, factor, lam, metric, endpoint
     return lam - solve(factor, velocity_products(model.tables, rows, own) - rows.Jdu)
 
 
-def _split(world, model, x, q, v, w, h, depth):
-    """The sub-step from (x, q, v, w) as two of h / 2: the end state."""
-    world.stats["splits"] += 1
-    half, _ = symplectic_substep(world, model, x, q, v, w, 0.5 * h, depth + 1)
-    end, _ = symplectic_substep(world, model, *half, 0.5 * h, depth + 1)
-    return end
+def _split(world, model, x, q, v, w, h, depth, pieces=2):
+    """The sub-step from (x, q, v, w) as ``pieces`` of h / pieces: the end state."""
+    world.stats["splits"] += pieces - 1
+    state = (x, q, v, w)
+    for _ in range(pieces):
+        state, _ = symplectic_substep(world, model, *state, h / pieces, depth + 1)
+    return state
 
 
 # How many times a step with bounded rows solves again with the limits its solve turned
@@ -1201,6 +1210,47 @@ def _turns_more_than(model, w, h, turn) -> bool:
         return False                    # (the common case, without a norm per body)
     spin = w.take(model.jointed, axis=0)
     return bool(h * np.sqrt(einsum("ij,ij->i", spin, spin)).max(initial=0.0) > turn)
+
+
+# rad: a body with contact rows that turns by more than this within a step splits it (its
+# shape's turn; MAX_CONTACT_AXIAL_TURN for its whole turn, a capsule's or cylinder's spin about
+# its own axis included). The rows aim the end's gaps at what the step's start says of them,
+# each lifted by its own arm's torque; but a body spinning fast turns the tilt that torque
+# starts round with its spin before the step ends (the torque-free drift: a flat box at 2 rad
+# a step tilted 100 degrees away from where its rows pushed it, at 4 rad 176 degrees), so
+# rows meant to lift a sinking corner sank it further, each step about 4 times as far. A
+# frictionless flat box resting on a plane spinning at 240 rad/s at dt 1/60 stood 21 steps,
+# then left at 42.5 m/s with 224 J more than its 19 J of spin; one at 1 rad a step stood.
+MAX_CONTACT_TURN = 1.0
+# rad: a spin about a round body's own axis turns no shape, and the drift turns its tilt round
+# only by the midpoint rule's error (2 rad a step left a lying capsule resting, 3 rad lifted it
+# 0.46 m)
+MAX_CONTACT_AXIAL_TURN = 2.0
+
+
+def _contact_turn_pieces(world, depth, uni, R, w, h) -> int:
+    """Into how many equal sub-steps this one (of size h, split ``depth`` times) splits so
+    that no dynamic body with contact rows in ``uni`` turns in one at w (N, 3) rad/s by more
+    than MAX_CONTACT_TURN (its shape's turn, ``turning.shape_turning``; R (N, 3, 3) its
+    rotation) or MAX_CONTACT_AXIAL_TURN (its whole turn); 1 for none. Spheres are left out:
+    their contacts' normals pass through their centres. The pieces beyond the first count
+    against the step's CONTACT_SPLITS, and take as many as are left."""
+    contacts = uni.contacts
+    if not len(contacts) or depth >= world.max_split_depth or world._contact_splits_left <= 0:
+        return 1
+    bodies = np.union1d(contacts.body_a, contacts.body_b)
+    kind = world._kind.take(bodies)
+    keep = (world._inv_mass.take(bodies) > 0.0) & (kind != SPHERE)
+    if not keep.any():
+        return 1
+    spin = w.take(bodies[keep], axis=0)
+    turn = shape_turning(kind[keep], R.take(bodies[keep], axis=0), spin)
+    over = max(h * np.sqrt(einsum("ij,ij->i", turn, turn)).max() / MAX_CONTACT_TURN,
+               h * np.sqrt(einsum("ij,ij->i", spin, spin)).max() / MAX_CONTACT_AXIAL_TURN)
+    pieces = min(int(np.ceil(over)), 1 + world._contact_splits_left)
+    if pieces > 1:
+        world._contact_splits_left -= pieces - 1
+    return pieces
 
 
 @dataclass
