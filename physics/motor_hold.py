@@ -20,8 +20,14 @@ joints eliminated by their own factorisation (the Schur complement over k motor 
 
 The motor's reported effort takes both corrections' impulses (over h), and a correction that
 would take it past max_force is not made (that motor stays what the solve made it: a force).
-Held only are motors whose mechanism no contact or active limit acts on this step: those rows
-are not in the corrections, which would work against them.
+A limit pushing on a held motor's mechanism (a bounded row with a force) is held with it: its
+value advancing h times the rate the solve aimed it at, then its rate 0; left out, SHAKE and the
+projection took what it held from the driven joint (a 2-link arm's shoulder at 1.5 rad/s read
+1.42639 in the step its elbow slammed into a limit, dt 1/60). A limit the corrections would make
+pull is left out with its mechanism's motors. Not held are motors whose mechanism a contact acts
+on this step (contact rows are not in the corrections, which would work against them), a motor
+driving into its own joint's limit (it stalls: a force), and all when the held rows cannot be met
+together (a closed loop's motor stalled against a limit elsewhere on the loop).
 """
 from __future__ import annotations
 
@@ -42,13 +48,19 @@ from .sleeping import labels_reached
 HOLD_ITERATIONS = 30
 # a motor whose solved force is within this share of its max_force is saturated: a force
 SATURATED = 1e-6
+# share of the held rows' misses that their joint solve may leave unmet (least_solve drops
+# singular values below feedforward.SINGULAR: a closed loop's redundant rows)
+MET_SHARE = 1e-4
 
 
 class Held(NamedTuple):
-    """The velocity motors held this step: their rows in the bounded block (k,), their rows
-    in the coordinate plan (k,), speed targets (k,) (rad/s or m/s, along the row), their
-    coordinates at the step's start (k,), which are angles (k,) bool, and the bounds of
-    their multipliers (k,) each (N m or N)."""
+    """The rows held this step (k: the velocity motors, then the limits pushing on their
+    mechanisms): their rows in the bounded block (k,), their rows in the coordinate plan
+    (k,), the advance of their row value over the step (k,) over h (rad/s or m/s along the
+    row: a motor's speed, a limit's solved rate), their coordinates at the step's start (k,),
+    which are angles (k,) bool, the bounds of their multipliers (k,) each (N m or N), the rate
+    each is held at after the velocity projection (k,) (a motor's speed; 0 for a limit),
+    which are limits (k,) bool, and the mechanism (``model.mechanism``) of each (k,)."""
     block_rows: np.ndarray
     plan_rows: np.ndarray
     target: np.ndarray
@@ -56,12 +68,25 @@ class Held(NamedTuple):
     angular: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
+    speed: np.ndarray
+    limit: np.ndarray
+    label: np.ndarray
+
+
+def _reached_by(reached, label, dynamic, rows, at):
+    """(at.size,) bool: whether a dynamic body of each of the rows ``at`` (indices into
+    ``rows``) is in a mechanism that ``reached`` (labels_reached) marks."""
+    a, b = rows.a.take(at), rows.b.take(at)
+    return ((dynamic.take(b) & reached.take(label.take(b)))
+            | (dynamic.take(a) & reached.take(label.take(a))))
 
 
 def held_motors(world, model, uni, lam_b) -> Held | None:
-    """The velocity motors to hold (Held), or None: unsaturated by the bounded solve's
-    multipliers lam_b, on mechanisms (``model.mechanism``) that no contact row, and no limit
-    row with a force, acts on."""
+    """The rows to hold (Held), or None: the velocity motors unsaturated by the bounded
+    solve's multipliers lam_b on mechanisms (``model.mechanism``) that no contact row acts
+    on, and the limit rows with a force on those mechanisms (held at their solved rate, then
+    at rest: as SHAKE would otherwise turn the driven joint by what it takes from the limit).
+    Nothing is looked at without velocity motors."""
     if uni is None or lam_b is None or uni.limit_found is None:
         return None
     motors = velocity_motor_rows(uni)
@@ -74,26 +99,35 @@ def held_motors(world, model, uni, lam_b) -> Held | None:
     rows = block.rows
     first = uni.first_limit_row
     plan = uni.limit_plan
-    # the rows that other bounded rows act through: contacts, and limits pushing
-    other = np.zeros(rows.count, dtype=bool)
-    other[:first] = True
-    limit = plan.group.take(uni.limit_rows) <= UPPER
-    other[first:] = limit & (lam_b[first:] != 0.0)
-    if other.any():
-        n = world._n
-        dynamic = world._inv_mass[:n] > 0
-        label = model.mechanism
-        acting = np.concatenate([rows.a[other], rows.b[other]])
+    n = world._n
+    dynamic = world._inv_mass[:n] > 0
+    label = model.mechanism
+    if first and free.any():
+        # contacts are not rows of the corrections: their mechanisms' motors stay forces
+        acting = np.concatenate([rows.a[:first], rows.b[:first]])
         touched = labels_reached(label, acting[dynamic.take(acting)])
-        free &= ~touched.take(label.take(rows.b.take(motors)))
-        body_a = rows.a.take(motors)
-        free &= ~(dynamic.take(body_a) & touched.take(label.take(body_a)))
+        free &= ~_reached_by(touched, label, dynamic, rows, motors)
+    pushing = first + np.flatnonzero((plan.group.take(uni.limit_rows) <= UPPER)
+                                     & (lam_b[first:] != 0.0))
+    if pushing.size:
+        # a motor driving into its own joint's limit stalls there: a force, not held
+        entry = plan.entry.take(uni.limit_rows.take(motors - first))
+        free &= ~np.isin(entry, plan.entry.take(uni.limit_rows.take(pushing - first)))
     if not free.any():
         return None
-    motors, lo, hi = motors[free], lo[free], hi[free]
-    in_plan = uni.limit_rows.take(motors - first)
-    return Held(motors, in_plan, block.target.take(motors), uni.limit_found.c.take(in_plan),
-                ~plan.linear.take(in_plan), lo, hi)
+    motors = motors[free]
+    if pushing.size:
+        ends = np.concatenate([rows.a.take(motors), rows.b.take(motors)])
+        driven = labels_reached(label, ends[dynamic.take(ends)])
+        pushing = pushing[_reached_by(driven, label, dynamic, rows, pushing)]
+    held = np.concatenate([motors, pushing])
+    in_plan = uni.limit_rows.take(held - first)
+    limit = np.arange(held.size) >= motors.size
+    body = np.where(dynamic.take(rows.b.take(held)), rows.b.take(held), rows.a.take(held))
+    target = block.target.take(held)
+    return Held(held, in_plan, target, uni.limit_found.c.take(in_plan),
+                ~plan.linear.take(in_plan), block.lo.take(held), block.hi.take(held),
+                np.where(limit, 0.0, target), limit, label.take(body))
 
 
 def _motor_rows(world, held, x, R, v, w):
@@ -153,6 +187,8 @@ def held_positions(world, model, rows, factor, uni, held, x1, q1, v, w, inv_mass
             # [A_ee A_em; A_me A_mm] (dl_e, dl_m) = -(C, miss), the joints eliminated
             if C is None:
                 dl_m = least_solve(S, -miss)
+                if not _met(S, dl_m, -miss):
+                    return x1, q1, v, w, None, None
                 dl_e = -(X @ dl_m)
             else:
                 y = model.pattern.factorizer.solve(factor, C)
@@ -198,16 +234,18 @@ def held_velocities(world, model, held, x, R, v, w, lam_b, h):
     X, S, A_em = joints_schur(model, cache.rows, motors, inv_mass, cache.metric, cache.factor, n)
     S[np.diag_indices_from(S)] += world.cfm
     scatter = Scatter(motors.a, motors.b, n)
-    miss = held.target - scatter.velocity_of(motors.blocks, v, w)
+    miss = held.speed - scatter.velocity_of(motors.blocks, v, w)
     while keep.any():
         on = np.flatnonzero(keep)
         mu = np.zeros(keep.size)
         mu[on] = least_solve(S[np.ix_(on, on)], miss[on])
+        if not _met(S[np.ix_(on, on)], mu[on], miss[on]):
+            return v, w, None
         force = lam_b + mu / h
         past = keep & ((force > held.hi) | (force < held.lo))
         if not past.any():
             break
-        keep &= ~past
+        keep &= ~_dropped(held, past)
     else:
         return v, w, None
     dv, dw = scatter.response(motors.blocks, mu, inv_mass, cache.metric)
@@ -215,8 +253,25 @@ def held_velocities(world, model, held, x, R, v, w, lam_b, h):
     return v + dv + dv_e, w + dw + dw_e, mu / h
 
 
+def _met(S, x, r):
+    """Whether S x = r (k,) holds within MET_SHARE of r: the held rows can all be met (a motor
+    and a limit on one coordinate of a closed loop, the motor stalled against the limit,
+    cannot, and a least-squares compromise would move the mechanism both ways)."""
+    return np.abs(S @ x - r).max(initial=0.0) <= MET_SHARE * np.abs(r).max(initial=0.0)
+
+
+def _dropped(held, past):
+    """(k,) bool: the held rows to leave out when the rows ``past`` (k,) bool would be taken
+    past their bounds: those, a limit's whole mechanism with it (held without its limit,
+    a motor would turn the limited joint as SHAKE did), and limits on mechanisms left with
+    no motor."""
+    drop = past | np.isin(held.label, held.label[past & held.limit])
+    driven = held.label[~drop & ~held.limit]
+    return drop | (held.limit & ~np.isin(held.label, driven))
+
+
 def _without(held, drop):
-    keep = ~drop
+    keep = ~_dropped(held, drop)
     if not keep.any():
         return None
     return Held(*(field[keep] for field in held))
