@@ -534,8 +534,9 @@ class Ball(_Frictional, Joint):
     """
     _ta = None          # the twist frame (local to a and b), made at _bind when it can be
 
-    _actuated_by = ("a Ball's swing and twist are limited by swing_limit and twist_limits, and "
-                    "it has no motor; " + Joint._actuated_by)
+    _actuated_by = ("a Ball's swing and twist are limited by swing_limit and twist_limits "
+                    "(their efforts: swing_effort, twist_effort; its friction's: "
+                    "friction_effort), and it has no motor; " + Joint._actuated_by)
 
     def __init__(self, body_a, body_b, anchor=None, swing_limit=None, twist_limits=None,
                  twist_axis=None, friction=0.0, name=None):
@@ -630,6 +631,34 @@ class Ball(_Frictional, Joint):
     def twist(self) -> float:
         """Rotation of body_b about the twist axis after the swing, rad in [-pi, pi]."""
         return self._swing_twist()[1]
+
+    def _efforts(self, kind: str) -> np.ndarray:
+        start = 6 + 3 * EFFORT_KINDS.index(kind)
+        return self.world._joint_wrenches()[self.index, start:start + 3]
+
+    @property
+    def swing_effort(self) -> float:
+        """What the swing limit (the cone) applied in the last step: N m, the torque on
+        body_b about the direction in which the swing grows (ua x ub over its length, ua and
+        ub the twist axis carried by body_a and by body_b), so a cone holding the swing in is
+        negative (it balances the load's torque about that axis); 0 off the cone or without
+        a swing_limit. The joint's ``torque`` holds it with the rest."""
+        return float(self._efforts("swing")[0])
+
+    @property
+    def twist_effort(self) -> float:
+        """What the twist limits applied in the last step: N m, the torque on body_b about the
+        twist axis, signed as ``twist`` (a limit holding the twist down is negative: twisted
+        into its upper limit by a torque T, it reads -T); 0 off the limits or without
+        twist_limits. The joint's ``torque`` holds it with the rest."""
+        return float(self._efforts("twist")[0])
+
+    @property
+    def friction_effort(self) -> np.ndarray:
+        """The torque (3,) the joint's friction applied to body_b in the last step, N m,
+        world frame (body_a takes the opposite): up to ``friction`` about each of body_a's
+        axes; zero without friction. The joint's ``torque`` holds it with the rest."""
+        return self._efforts("axis").copy()
 
     def _coordinate_specs(self):
         a, b = self._rows_a, self.body_b.row

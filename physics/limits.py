@@ -257,13 +257,26 @@ def coordinate_blocks(table: CoordinateTable, kin: Kinematics, turned):
 LOWER, UPPER, DRIVE, FRICTION = range(4)
 
 # The coordinate kinds whose joints (Hinge, Slider, and the Actuator handles of Cylindrical and
-# Universal) report their limits', drive's and friction's shares of the force along them:
-# each has a slot of three efforts (limit, drive, friction) beside the joint's wrench
-# (step.joint_wrenches).
-EFFORT_KINDS = ("angle", "position", "cardan_a", "cardan_b", "length")
+# Universal; a Ball's swing and twist) report their limits', drive's and friction's shares of
+# the force along them: each has a slot of three efforts (limit, drive, friction) beside the
+# joint's wrench (step.joint_wrenches). A Ball's friction ("axis": a row about each of body_a's
+# axes) has a slot of its own for the torque its rows make on body_b (world frame, 3).
+EFFORT_KINDS = ("angle", "position", "cardan_a", "cardan_b", "length", "swing", "twist", "axis")
+AXIS_SLOT = EFFORT_KINDS.index("axis")
 # a joint's reported wrench: force (3), torque about the anchor (3), then per EFFORT_KINDS
 # the (limit, drive, friction) efforts along that coordinate
 WRENCH_WIDTH = 6 + 3 * len(EFFORT_KINDS)
+# the widths of older snapshots' wrenches (before the efforts; before a Ball's), read as these
+# with the later columns 0
+OLDER_WRENCH_WIDTHS = (6, 6 + 3 * 5)
+
+
+def padded_wrenches(wrenches):
+    """Joint wrenches (nj, w) of an older snapshot (w in OLDER_WRENCH_WIDTHS) as
+    (nj, WRENCH_WIDTH), the efforts they did not hold 0."""
+    wrenches = np.asarray(wrenches, dtype=float)
+    return np.concatenate([wrenches, np.zeros((wrenches.shape[0],
+                                               WRENCH_WIDTH - wrenches.shape[1]))], axis=1)
 
 
 def _row_makers(lo, hi, motor, friction):

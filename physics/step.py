@@ -34,7 +34,7 @@ from .energy import kinetic_energy, restore_energy, state_energy
 from .errors import StepError
 from .linsolve import SingularSystemError
 from .placement import SHAKE_TRUST, Alignments, held_at_limits, newton_move, placed_on_joints
-from .limits import DRIVE, UPPER, WRENCH_WIDTH
+from .limits import AXIS_SLOT, DRIVE, UPPER, WRENCH_WIDTH
 from .motor_hold import held_motors, held_positions, held_velocities
 from .math3d import cross, einsum, quat_multiply, quat_to_matrix, rotate_quat, turn_quat
 from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation, inertia_times,
@@ -1595,8 +1595,15 @@ def efforts(uni, lam_b, out):
     if plan is None or not rows.size:
         return
     slot = plan.slot.take(rows)
-    keep = slot >= 0
+    axis = slot == AXIS_SLOT
+    keep = (slot >= 0) & ~axis
     group = plan.group.take(rows)
     column = 6 + 3 * slot + np.where(group <= UPPER, 0, np.where(group == DRIVE, 1, 2))
-    force = plan.sign.take(rows) * lam_b[uni.first_limit_row:]
+    lam = lam_b[uni.first_limit_row:]
+    force = plan.sign.take(rows) * lam
     np.add.at(out, (plan.owner.take(rows)[keep], column[keep]), force[keep])
+    if axis.any():
+        # a Ball's friction: the torque of its rows about body_a's axes on body_b (world)
+        Jb = uni.block.rows.Jb[uni.first_limit_row:][axis, 3:]
+        start = 6 + 3 * AXIS_SLOT
+        np.add.at(out[:, start:start + 3], plan.owner.take(rows)[axis], Jb * lam[axis, None])

@@ -962,6 +962,13 @@ def test_a_hinge_reports_its_limits_motors_and_frictions_shares_of_its_torque():
     assert (hinge.limit_effort, hinge.torque[1]) == (0.0, pytest.approx(-mgl, rel=1e-9))
     world.set_state(state)
     assert hinge.limit_effort == pytest.approx(-mgl - 3.0, rel=1e-9)
+    # one from before a Ball reported its efforts (21 columns) keeps the hinge's
+    before_ball = dict(state, joint_wrenches=state["joint_wrenches"][:, :21],
+                       sleep=dict(state["sleep"],
+                                  held_wrenches=state["sleep"]["held_wrenches"][:, :21]))
+    world.set_state(before_ball)
+    assert hinge.limit_effort == pytest.approx(-mgl - 3.0, rel=1e-9)
+    world.set_state(state)
     hinge.disable_motor()
     hinge.limits = None
     hinge.friction = 0.7
@@ -1545,3 +1552,64 @@ def test_a_velocity_motor_keeps_its_speed_while_another_joint_rests_on_its_limit
 
 def wrap(angle):
     return (angle + np.pi) % (2 * np.pi) - np.pi
+
+
+@pytest.mark.parametrize("dt", [1 / 240, 1 / 60])
+def test_a_ball_reports_its_swing_limits_effort_as_the_gravity_torque_it_holds(dt):
+    """A 2 kg, 1 m rod made leaning 0.6 rad from the vertical on a Ball with a 0.5 rad cone
+    about the vertical (the cone is centred on the pose at creation: gravity lays it on the
+    cone 0.1 rad from the vertical). Its swing_effort is the cone's torque on the rod about
+    the direction the swing grows (ua x ub), the gravity torque about that axis with the
+    opposite sign (-0.98 N m); the twist's and friction's are 0. Before, a Ball reported only
+    its total torque (limit_effort and the like raised AttributeError)."""
+    world = World(dt=dt)
+    lean = 0.6
+    down = np.array([np.sin(lean), 0, -np.cos(lean)])
+    rod = world.add_body(Capsule(0.03, 0.5), mass=2.0, position=np.array([0, 0, 2.0]) + 0.5 * down,
+                         orientation=(np.cos(lean / 2), 0, -np.sin(lean / 2), 0))
+    ball = world.add_joint(Ball(None, rod, anchor=(0, 0, 2.0), swing_limit=0.5,
+                                twist_axis=(0, 0, -1)))
+    carried = rod.rotation.T @ np.array([0, 0, -1.0])        # the twist axis in the rod
+    world.step(int(round(2.0 / dt)))
+    assert ball.swing == pytest.approx(0.5, abs=2e-3)
+    axis = np.cross((0, 0, -1.0), rod.rotation @ carried)
+    axis /= np.linalg.norm(axis)
+    gravity = np.cross(rod.position - ball.anchor, (0, 0, -2.0 * 9.81)) @ axis
+    assert gravity == pytest.approx(0.98, abs=0.01)
+    assert ball.swing_effort == pytest.approx(-gravity, rel=1e-6)
+    assert ball.twist_effort == 0.0
+    np.testing.assert_array_equal(ball.friction_effort, 0.0)
+
+
+@pytest.mark.parametrize("dt", [1 / 240, 1 / 60])
+def test_a_ball_twisted_into_its_twist_limit_by_a_torque_reports_minus_that_torque(dt):
+    """A rod hanging on a Ball with twist limits +-0.2 rad (its twist axis down, from the
+    anchor to its centre), twisted by T = 3 N m about that axis: it rests on the upper limit,
+    whose twist_effort is -T (N m about the twist axis, signed as the twist); the swing's 0."""
+    world = World(dt=dt)
+    rod = world.add_body(Capsule(0.03, 0.5), mass=2.0, position=(0, 0, 1.5))
+    ball = world.add_joint(Ball(None, rod, anchor=(0, 0, 2.0), swing_limit=0.5,
+                                twist_limits=(-0.2, 0.2)))
+    for _ in range(int(round(1.5 / dt))):
+        rod.apply_torque((0, 0, -3.0))                       # +3 N m about the axis, down
+        world.step()
+    assert ball.twist == pytest.approx(0.2, abs=2e-3)
+    assert ball.twist_effort == pytest.approx(-3.0, rel=1e-6)
+    assert ball.swing_effort == 0.0
+
+
+def test_a_balls_friction_reports_the_torque_it_holds_a_rod_out_with():
+    """A rod held 0.3 rad out from hanging by a Ball's friction of 2 N m (per axis, above
+    its 1.44 N m gravity torque): friction_effort is the torque (world frame, on the rod)
+    that balances gravity's about the anchor."""
+    world = World()
+    lean = 0.3
+    down = np.array([np.sin(lean), 0, -np.cos(lean)])
+    rod = world.add_body(Capsule(0.03, 0.25), mass=1.0, position=np.array([0, 0, 2.0]) + 0.5 * down,
+                         orientation=(np.cos(lean / 2), 0, -np.sin(lean / 2), 0))
+    ball = world.add_joint(Ball(None, rod, anchor=(0, 0, 2.0), friction=2.0))
+    world.step(120)
+    gravity = np.cross(rod.position - ball.anchor, (0, 0, -9.81))
+    assert np.abs(gravity).max() == pytest.approx(1.44, abs=0.01)
+    np.testing.assert_allclose(ball.friction_effort, -gravity, atol=1e-6)
+    assert ball.swing_effort == 0.0 and ball.twist_effort == 0.0
