@@ -125,6 +125,10 @@ def held_motors(world, model, uni, lam_b) -> Held | None:
     limit = np.arange(held.size) >= motors.size
     body = np.where(dynamic.take(rows.b.take(held)), rows.b.take(held), rows.a.take(held))
     target = block.target.take(held)
+    if block.push is not None:
+        # (the solve aims at the target without the push the bodies do not keep, which
+        # step._pushed moves them by after)
+        target = target - block.push.take(held)
     return Held(held, in_plan, target, uni.limit_found.c.take(in_plan),
                 ~plan.linear.take(in_plan), block.lo.take(held), block.hi.take(held),
                 np.where(limit, 0.0, target), limit, label.take(body))

@@ -1613,3 +1613,22 @@ def test_a_balls_friction_reports_the_torque_it_holds_a_rod_out_with():
     assert np.abs(gravity).max() == pytest.approx(1.44, abs=0.01)
     np.testing.assert_allclose(ball.friction_effort, -gravity, atol=1e-6)
     assert ball.swing_effort == 0.0 and ball.twist_effort == 0.0
+
+
+def test_a_held_limit_pushed_out_from_deep_past_it_is_not_flung_by_the_motors_hold():
+    """The arm above, its elbow made 0.5 rad past a lower limit (limits (0.5, 0.9)) under the
+    shoulder's 1.5 rad/s motor, dt 1/60: the push that brings it to the limit moves it
+    without speed (``unilateral.push_velocities``), so in the first 3 steps the elbow turns
+    little faster than gravity alone would take it (m g L/2 cos 0.5 over m L^2 / 3: about
+    32 rad/s^2, 1.6 rad/s at 0.05 s; it reads 1.54). Held at the limit's whole target, push
+    included, the hold was not met (nor was there one before limits were held) and the
+    elbow turned at 3.87 and 4.56 rad/s in steps 2 and 3."""
+    world, shoulder, elbow = two_link_arm(1 / 60, (0.5, 0.9))
+    shoulder.set_motor(1.5, max_force=200.0)
+    rates = []
+    for _ in range(3):
+        world.step()
+        rates.append(elbow.rate)
+    assert np.abs(rates).max() < 1.9
+    world.step(20)
+    assert shoulder.rate == pytest.approx(1.5, abs=1e-6)
