@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from physics import Ball, Box, Capsule, Cylinder, Distance, Hinge, Plane, Sphere, World
+from physics import Ball, Box, Capsule, Cylinder, Distance, Hinge, Plane, Sphere, StepError, World
+
 from snapshot_helpers import replay_from_snapshot
 
 
@@ -423,6 +424,24 @@ def test_a_heavy_load_swinging_on_light_links_keeps_them_in_line(dt):
     assert error < 1e-7
 
 
+def landing_rope(angle, dt, bob_mass):
+    """A ball of ``bob_mass`` kg on 10 ball-jointed links of 0.01 kg (0.1 m) hung from the
+    world, released ``angle`` degrees out, above a plane 5 cm above its lowest point (friction
+    0.5): (world, ball)."""
+    world, prev = World(dt=dt), None
+    world.add_body(Plane(normal=(0, 0, 1), offset=-1.15), friction=0.5)
+    a = np.radians(angle)
+    d, q = np.array([np.sin(a), 0, -np.cos(a)]), (np.cos(a / 2), 0, np.sin(a / 2), 0)
+    for i in range(10):
+        link = world.add_body(Capsule(0.01, 0.05), mass=0.01, position=tuple(d * (0.1 * i + 0.05)),
+                              orientation=q)
+        world.add_joint(Ball(prev, link, anchor=tuple(d * 0.1 * i)))
+        prev = link
+    bob = world.add_body(Sphere(0.1), mass=bob_mass, position=tuple(d * 1.1))
+    world.add_joint(Ball(prev, bob, anchor=tuple(d * 1.0)))
+    return world, bob
+
+
 @pytest.mark.parametrize("angle, dt", [(40, 1 / 60), (40, 1 / 240), (50, 1 / 60)])
 def test_a_heavy_load_on_light_links_lands_on_the_ground_and_rests(angle, dt):
     """A 10 kg ball on 10 ball-jointed links of 0.01 kg (0.1 m), released ``angle`` degrees
@@ -439,17 +458,7 @@ def test_a_heavy_load_on_light_links_lands_on_the_ground_and_rests(angle, dt):
     rises above the release's, after the first second by 0.006 J (40 degrees, dt 1/60),
     1.6 J (40, dt 1/240: the links whipping in split steps) and 0.83 J (50, 1/60), and the
     joints hold within 1e-6 m."""
-    world, prev = World(dt=dt), None
-    world.add_body(Plane(normal=(0, 0, 1), offset=-1.15), friction=0.5)
-    a = np.radians(angle)
-    d, q = np.array([np.sin(a), 0, -np.cos(a)]), (np.cos(a / 2), 0, np.sin(a / 2), 0)
-    for i in range(10):
-        link = world.add_body(Capsule(0.01, 0.05), mass=0.01, position=tuple(d * (0.1 * i + 0.05)),
-                              orientation=q)
-        world.add_joint(Ball(prev, link, anchor=tuple(d * 0.1 * i)))
-        prev = link
-    bob = world.add_body(Sphere(0.1), mass=10.0, position=tuple(d * 1.1))
-    world.add_joint(Ball(prev, bob, anchor=tuple(d * 1.0)))
+    world, bob = landing_rope(angle, dt, 10.0)
     e0, highest, error, after_first = world.energy(), -np.inf, 0.0, None
     for k in range(round(3.0 / dt)):
         world.step()
@@ -463,6 +472,34 @@ def test_a_heavy_load_on_light_links_lands_on_the_ground_and_rests(angle, dt):
     assert highest - after_first < 2.0                   # of the 20-34 J the landing took
     assert world.energy() < -101.0                       # at rest: -103.5 J
     assert error < 1e-6
+
+
+def test_a_step_that_blows_its_joints_apart_raises_and_leaves_the_world_as_it_was():
+    """A 100 kg ball on the light links landing, its steps allowed to split only twice
+    (max_split_depth 2): the links whipping on the ground cannot be met, their positions are
+    projected, and at 0.983 s the projection diverged: finite, that step and the next two
+    returned joints 7.9e3 m apart from 0.042 m, then 2e75 m and 1e157 J, and a StepError on
+    NaN at 1.017 s left the world blown up. Such a step raises StepError now and leaves the
+    world in its last state: no state a step returned has its joints 0.1 m apart or energy
+    above the release's."""
+    world, _ = landing_rope(50, 1 / 60, 100.0)
+    world.max_split_depth = 2
+    e0, worst, highest, raised = world.energy(), 0.0, -np.inf, None
+    for _ in range(round(1.5 / world.dt)):
+        before = world.get_state()
+        try:
+            world.step()
+        except StepError as exc:
+            raised = str(exc)
+            break
+        worst = max(worst, world.constraint_error())
+        highest = max(highest, world.energy())
+    assert worst < 0.1 and highest <= e0 + 1e-6
+    assert raised is not None and "apart" in raised
+    after = world.get_state()
+    for name in ("x", "q", "v", "w", "time", "stiffness"):
+        np.testing.assert_array_equal(after[name], before[name])
+    assert world.constraint_error() < 0.1
 
 
 def test_setting_a_stiff_bodys_own_velocity_back_changes_nothing():
