@@ -155,8 +155,7 @@ def _frame(normal):
     return D
 
 
-def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None, grip=None,
-                   lift=None):
+def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None, grip=None):
     """(D, speed, r, rolling, turned): each contact's frame (3 components, 3 directions, k) as
     ``_frame`` makes it from the normal, but with the first tangent along the surfaces' slip
     (the tangential velocity of b's point relative to a's) where that is faster than
@@ -170,8 +169,7 @@ def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None, grip=
     does not slide takes its first tangent along ``grip`` (k, 3) where that is not zero and
     lies along neither tangent of the frame it would have (its normal's, or its load's): the
     friction force that held its pair, or it, with all mu N last step
-    (``gripping_friction``). lift (2, k) or None: m along the normal by which each side's
-    offset is moved from ``point`` (b's side then a's; see ``contact_rows``).
+    (``gripping_friction``).
 
     Why a sticking contact follows its load: the pyramid |f_1|, |f_2| <= mu N holds up to
     sqrt(2) mu N along its diagonals. A box whose downhill lay 45 degrees from its contacts'
@@ -190,8 +188,6 @@ def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None, grip=
     # by components (3, 2, k), b's side then a's: the points' velocities v + w x r, now and,
     # with the load, at the step's end without contact forces (3, 2, 2, k)
     r = (point - kin.x.take(both, axis=0).reshape(2, k, 3)).transpose(2, 0, 1).copy()
-    if lift is not None:
-        r += normal.T[:, None, :] * lift
     w = kin.w.take(both, axis=0).reshape(2, k, 3).transpose(2, 0, 1)
     v = kin.v if load is None else np.concatenate((kin.v, kin.v + h * load), axis=1)
     u = v.take(both, axis=0).reshape(2, k, -1, 3).transpose(3, 2, 0, 1).copy()
@@ -298,7 +294,7 @@ def glide_speeds(friction, gravity, h):
 
 def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
                  rolls=None, grip=None, glide=GLIDE_SPEED,
-                 lead=None, fixed=None) -> tuple[BoundedRows, ContactFrames]:
+                 lead=None) -> tuple[BoundedRows, ContactFrames]:
     """Rows for K contacts between bodies a and b (rows of the world arrays).
 
     point (K, 3) world, normal (K, 3) from a to b, depth (K,) m (negative: a gap);
@@ -313,10 +309,7 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     (``rolling_frame``). A touching contact's normal row aims at pushing out its depth
     beyond the slop in T, a gap's at closing no more than the gap in h (speculative); lead
     (K,) m or None: of each depth, what a turn within the step adds (``ContactSet.lead``),
-    which the row meets within h. fixed (n,) bool or None: the bodies that take no impulse
-    (static, kinematic); a body apart from one (a speculative contact) has its rows' arms
-    from its own surface point, ``point`` moved by half the gap along the normal, rather
-    than from the point midway across the gap.
+    which the row meets within h.
     Bounces are not a target here: impacts are resolved before the step's solve
     (``unilateral.resolve_impacts``).
 
@@ -325,24 +318,9 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     written in place (a few numpy calls on whole components, no tiling or concatenation).
     """
     k = a.shape[0]
-    # Against a fixed body a friction impulse at the midpoint of a gap (a speculative
-    # contact's: up to the step's travel) turns the body by half the gap's arm about its own
-    # surface: a ball met the ground 5-15 cm apart and got 1.15-1.75 times the spin its
-    # friction gives, and a thin stick (r 1 cm) thrown at a wall, met 0.29 m apart, was spun
-    # about its own axis from 40 to 468 rad/s. A fixed body takes no impulse, so no momentum
-    # is at stake in where its side's arm is; between two dynamic bodies one shared point
-    # keeps their angular momentum. (Along the normal, the normal rows' arms are the same
-    # either way; touching contacts, a slop deep, keep the midpoint.)
-    lift = None
-    if fixed is not None:
-        half = 0.5 * np.minimum(depth, 0.0)
-        lift = np.empty((2, k))
-        np.multiply(fixed.take(a), -half, out=lift[0])
-        np.multiply(fixed.take(b), half, out=lift[1])
     # the offsets of the points from b's and a's centres by components, (3, 2, k)
     # (x.take(rows, axis=0) is x[rows]: numpy's fancy indexing of rows is several times slower)
-    D, slip, r, rolling, turned = friction_frame(kin, a, b, point, normal, h, load, rolls, grip,
-                                                 lift)
+    D, slip, r, rolling, turned = friction_frame(kin, a, b, point, normal, h, load, rolls, grip)
     # the row across the slip is free only where the contact glides. A slow slide's, bounded
     # by mu N, may hold up to sqrt(2) mu N with the row along (a box on a box on a slope
     # facing 15 degrees off its sides slid 8 % too slowly until it glided); but freed, its

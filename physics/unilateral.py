@@ -138,8 +138,7 @@ def unilateral_rows(world, model, kin, h, load=None):
         glide = glide_speeds(mu, world._gravity, h)
         block, frames = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T, load,
                                      rolling > 0, grip, glide,
-                                     cs.lead if cs.lead.any() else None,
-                                     world._inv_mass[:world._n] == 0.0)
+                                     cs.lead if cs.lead.any() else None)
         # the friction rows turn with the slip, the roll and the load (the frame of the
         # normal alone only where all are slow): where they turned, the warm start is last
         # step's forces along the new rows. (So are those that slid last step. A contact
