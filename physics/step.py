@@ -1235,17 +1235,19 @@ MAX_CONTACT_TURN = 1.0
 # only by the midpoint rule's error (2 rad a step left a lying capsule resting, 3 rad lifted it
 # 0.46 m)
 MAX_CONTACT_AXIAL_TURN = 2.0
+# (a flat box at 1000 rad/s, dt 1/60, 16.7 rad a step, rests on 16 of them)
+MAX_CONTACT_TURN_PIECES = 16
 
 
 def _contact_turn_pieces(world, depth, uni, R, w, h) -> int:
     """Into how many equal sub-steps this one (of size h, split ``depth`` times) splits so
     that no dynamic body with contact rows in ``uni`` turns in one at w (N, 3) rad/s by more
     than MAX_CONTACT_TURN (its shape's turn, ``turning.shape_turning``; R (N, 3, 3) its
-    rotation) or MAX_CONTACT_AXIAL_TURN (its whole turn); 1 for none. Spheres are left out:
-    their contacts' normals pass through their centres. The pieces beyond the first count
-    against the step's CONTACT_SPLITS, and take as many as are left."""
+    rotation) or MAX_CONTACT_AXIAL_TURN (its whole turn); 1 for none, at most
+    MAX_CONTACT_TURN_PIECES. Spheres are left out: their contacts' normals pass through their
+    centres."""
     contacts = uni.contacts
-    if not len(contacts) or depth >= world.max_split_depth or world._contact_splits_left <= 0:
+    if not len(contacts) or depth >= world.max_split_depth:
         return 1
     bodies = np.union1d(contacts.body_a, contacts.body_b)
     kind = world._kind.take(bodies)
@@ -1256,10 +1258,7 @@ def _contact_turn_pieces(world, depth, uni, R, w, h) -> int:
     turn = shape_turning(kind[keep], R.take(bodies[keep], axis=0), spin)
     over = max(h * np.sqrt(einsum("ij,ij->i", turn, turn)).max() / MAX_CONTACT_TURN,
                h * np.sqrt(einsum("ij,ij->i", spin, spin)).max() / MAX_CONTACT_AXIAL_TURN)
-    pieces = min(int(np.ceil(over)), 1 + world._contact_splits_left)
-    if pieces > 1:
-        world._contact_splits_left -= pieces - 1
-    return pieces
+    return min(int(np.ceil(over)), MAX_CONTACT_TURN_PIECES)
 
 
 @dataclass

@@ -502,11 +502,12 @@ def test_a_step_that_blows_its_joints_apart_raises_and_leaves_the_world_as_it_wa
     projected, and at 0.983 s the projection diverged: finite, that step and the next two
     returned joints 7.9e3 m apart from 0.042 m, then 2e75 m and 1e157 J, and a StepError on
     NaN at 1.017 s left the world blown up. Such a step raises StepError now and leaves the
-    world in its last state: no state a step returned has its joints 0.1 m apart or energy
-    above the release's."""
+    world in its last state: no step returned its joints more than 1 cm apart and 10 times
+    further apart than it started (step.BLOWN_APART_MISS, _GROWTH), nor energy above the
+    release's."""
     world, _ = landing_rope(50, 1 / 60, 100.0)
     world.max_split_depth = 2
-    e0, worst, highest, raised = world.energy(), 0.0, -np.inf, None
+    e0, miss, highest, raised = world.energy(), 0.0, -np.inf, None
     for _ in range(round(1.5 / world.dt)):
         before = world.get_state()
         try:
@@ -514,14 +515,15 @@ def test_a_step_that_blows_its_joints_apart_raises_and_leaves_the_world_as_it_wa
         except StepError as exc:
             raised = str(exc)
             break
-        worst = max(worst, world.constraint_error())
+        last, miss = miss, world.constraint_error()
+        assert miss <= 1e-2 or miss <= 10.0 * last
         highest = max(highest, world.energy())
-    assert worst < 0.1 and highest <= e0 + 1e-6
+    assert highest <= e0 + 1e-6
     assert raised is not None and "apart" in raised
     after = world.get_state()
     for name in ("x", "q", "v", "w", "time", "stiffness"):
         np.testing.assert_array_equal(after[name], before[name])
-    assert world.constraint_error() < 0.1
+    assert world.constraint_error() == pytest.approx(miss)
 
 
 def test_setting_a_stiff_bodys_own_velocity_back_changes_nothing():
