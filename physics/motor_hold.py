@@ -168,11 +168,17 @@ def held_positions(world, model, rows, factor, uni, held, x1, q1, v, w, inv_mass
     multipliers (k,), N m or N), the held motors less those the move would take past their
     max force; (x1, q1, v, w, None, None) where it does not converge."""
     n = world._n
+    # the held rows' Schur complement, made once: rows dropped below are left out of it (made
+    # again after each drop, it doubled a step of a chain whose 25 hinges were all motored)
+    X_all, S_all, A_all = joints_schur(model, rows, uni.block.rows.at(held.block_rows),
+                                       inv_mass, Iinv, factor, n)
+    S_all[np.diag_indices_from(S_all)] += world.cfm
+    kept = np.arange(held.block_rows.size)
     while held is not None:
         start = uni.block.rows.at(held.block_rows)
         motors = Scatter(start.a, start.b, n)
-        X, S, A_em = joints_schur(model, rows, start, inv_mass, Iinv, factor, n)
-        S[np.diag_indices_from(S)] += world.cfm
+        X, S, A_em = ((X_all, S_all, A_all) if kept.size == S_all.shape[0] else
+                      (X_all[:, kept], S_all[np.ix_(kept, kept)], A_all[:, kept]))
         x, q = x1, q1
         lin = ang = 0.0
         moved = np.zeros(held.block_rows.size)
@@ -219,7 +225,9 @@ def held_positions(world, model, rows, factor, uni, held, x1, q1, v, w, inv_mass
         past = (force > held.hi) | (force < held.lo)
         if not past.any():
             return x, q, v + lin / h, w + ang / h, held, moved / (h * h)
-        held = _without(held, past)
+        keep = ~_dropped(held, past)
+        kept = kept[keep]
+        held = Held(*(field[keep] for field in held)) if keep.any() else None
     return x1, q1, v, w, None, None
 
 
@@ -272,10 +280,3 @@ def _dropped(held, past):
     drop = past | np.isin(held.label, held.label[past & held.limit])
     driven = held.label[~drop & ~held.limit]
     return drop | (held.limit & ~np.isin(held.label, driven))
-
-
-def _without(held, drop):
-    keep = ~_dropped(held, drop)
-    if not keep.any():
-        return None
-    return Held(*(field[keep] for field in held))
