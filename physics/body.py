@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .math3d import cross, quat_to_matrix
+from .math3d import (cross, quat_conjugate, quat_multiply, quat_to_matrix,
+                     quat_to_rotation_vector)
 from .validation import (check_bits, check_inertia, check_mass, check_positive, check_quaternion,
                          check_restitution, check_vector, name_property, shown)
 
@@ -230,6 +231,28 @@ class Body:
         self._check_not_plane(name, new.any())
         array[self.row] = new
         self._world._velocities_changed(np.array([self.row]))
+
+    def move_to(self, position, orientation=None):
+        """Drive a static (kinematic) body so that the next step ends it at ``position`` (m,
+        world) and ``orientation`` (unit quaternion (w, x, y, z); None keeps it): its
+        ``linear_velocity`` and ``angular_velocity`` are set to that move over ``world.dt``,
+        at which it pushes and carries what it meets, and which it keeps after the step (call
+        it every step to follow a path). Driven by velocities of its own, a door swung about
+        its edge with v = w x r drifted 55 mm off its hinge in a turn at dt 1/60; placed by
+        ``position`` it is teleported and carries nothing."""
+        if not self.static:
+            raise ValueError(f"move_to drives a static (kinematic) body, and {self!r} is "
+                             "dynamic: push it with apply_force or apply_impulse, or set its "
+                             "velocities")
+        target = check_vector("position", position, 3)
+        turn = np.zeros(3)
+        if orientation is not None:
+            q = check_quaternion("orientation", orientation)
+            turn = quat_to_rotation_vector(
+                quat_multiply(q[None], quat_conjugate(self.orientation[None])))[0]
+        dt = self._world.dt
+        self.linear_velocity = (target - self.position) / dt
+        self.angular_velocity = turn / dt
 
     def point_velocity(self, point) -> np.ndarray:
         """Velocity of the material point at world position ``point`` (3,), m/s."""
