@@ -44,6 +44,7 @@ from .contact_rows import BoundedRows
 from .math3d import (cross, dot, quat_to_matrix, rotate, rotate_by_quat,
                      rotation_vector_to_quat)
 from .rows import Kinematics, Rows, StackedVectors, distance_rows, line_rows
+from .validation import checked_array
 
 # a joint's friction is a velocity motor at 0 (mode, value, k, d; see CoordinateTable.motor)
 FRICTION_MOTOR = (1.0, 0.0, 0.0, 0.0)
@@ -271,12 +272,16 @@ WRENCH_WIDTH = 6 + 3 * len(EFFORT_KINDS)
 OLDER_WRENCH_WIDTHS = (6, 6 + 3 * 5)
 
 
-def padded_wrenches(wrenches):
-    """Joint wrenches (nj, w) of an older snapshot (w in OLDER_WRENCH_WIDTHS) as
-    (nj, WRENCH_WIDTH), the efforts they did not hold 0."""
-    wrenches = np.asarray(wrenches, dtype=float)
-    return np.concatenate([wrenches, np.zeros((wrenches.shape[0],
-                                               WRENCH_WIDTH - wrenches.shape[1]))], axis=1)
+def checked_wrenches(state, key, nj, where="state"):
+    """A snapshot's joint wrenches state[key] as (nj, WRENCH_WIDTH) (None where it has none;
+    ValueError naming the part where they are not such numbers); an older snapshot's
+    (OLDER_WRENCH_WIDTHS columns) with the efforts it did not hold 0."""
+    shape = np.shape(state.get(key))
+    older = len(shape) == 2 and shape[1] in OLDER_WRENCH_WIDTHS
+    wrenches = checked_array(state, key, (nj, shape[1] if older else WRENCH_WIDTH), where=where)
+    if older and wrenches is not None:
+        wrenches = np.concatenate([wrenches, np.zeros((nj, WRENCH_WIDTH - shape[1]))], axis=1)
+    return wrenches
 
 
 def _row_makers(lo, hi, motor, friction):

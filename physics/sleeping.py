@@ -31,7 +31,7 @@ from scipy.sparse.csgraph import connected_components
 from .collision.broadphase import excluded_keys, groups_collide, near_one, pair_key
 from .contacts import (ContactReport, checked_contact_snapshot, contact_snapshot,
                        excluded_pairs, joined_warm_starts, kinematic)
-from .limits import OLDER_WRENCH_WIDTHS, WRENCH_WIDTH, padded_wrenches
+from .limits import checked_wrenches
 from .math3d import quat_to_matrix
 from .validation import checked_array
 
@@ -422,13 +422,7 @@ def checked_snapshot(saved, world):
         raise ValueError("state['sleep']['next_island'] must be a whole number >= 0")
     if (asleep & ~movable(world)).any():
         raise ValueError("state['sleep']['asleep'] puts a static body to sleep")
-    # (a snapshot from before the joints reported their efforts holds wrenches alone)
-    shape = np.shape(saved.get("held_wrenches"))
-    older = len(shape) == 2 and shape[1] in OLDER_WRENCH_WIDTHS
-    held = checked_array(saved, "held_wrenches", (nj, shape[1] if older else WRENCH_WIDTH),
-                         where="state['sleep']")
-    if older:
-        held = padded_wrenches(held)
+    held = checked_wrenches(saved, "held_wrenches", nj, where="state['sleep']")
     errors = checked_array(saved, "held_errors", (nj,), where="state['sleep']")
     # (a snapshot from before sleeping islands kept their contacts has none)
     contacts = checked_contact_snapshot(saved.get("contacts"), n - 1,

@@ -21,7 +21,7 @@ from .contacts import (ContactReport, checked_contact_snapshot, checked_report, 
 from .energy import kinetic_energy, potential_energy
 from .iterative import MAX_ITERATIONS, SolverMemory
 from .joints import Joint
-from .limits import OLDER_WRENCH_WIDTHS, WRENCH_WIDTH, padded_wrenches
+from .limits import checked_wrenches
 from .math3d import cross, quat_to_matrix
 from .overlap import overlapping_bodies
 from .raycast import RayHit, world_ray_casts
@@ -1446,13 +1446,7 @@ class World:
         limit_warm = _checked_limit_multipliers(state.get("limit_multipliers"))
         manifolds = checked_manifolds(state.get("manifolds"), self._n - 1)
         asleep = sleeping.checked_snapshot(state.get("sleep"), self)
-        # (a snapshot from before a Ball reported its efforts holds fewer columns)
-        shape = np.shape(state.get("joint_wrenches"))
-        older = len(shape) == 2 and shape[1] in OLDER_WRENCH_WIDTHS
-        wrenches = checked_array(state, "joint_wrenches",
-                                 (len(self._joints), shape[1] if older else WRENCH_WIDTH))
-        if older and wrenches is not None:
-            wrenches = padded_wrenches(wrenches)
+        wrenches = checked_wrenches(state, "joint_wrenches", len(self._joints))
         for name, arr in arrays.items():
             getattr(self, name)[: self._n] = arr
         if angles is not None:
