@@ -261,6 +261,12 @@ class Joint:
         joint's anchor is the wheel's centre)."""
         return self.world._joint_wrenches()[self.index, 3:6].copy()
 
+    def _efforts(self, kind: str) -> np.ndarray:
+        """The last step's (limit, drive, friction) efforts (3,) along this joint's
+        coordinate ``kind`` (limits.EFFORT_KINDS; a Ball's "axis": its friction's torque)."""
+        start = 6 + 3 * EFFORT_KINDS.index(kind)
+        return self.world._joint_wrenches()[self.index, start:start + 3]
+
     def _load_both_sides(self, force=None, torque=None, point=None):
         """Queue ``force`` (at world ``point``) and ``torque`` on body_b and their opposites
         on body_a for the next step; a static side (or the world) takes none."""
@@ -367,9 +373,7 @@ class _Actuated(_Frictional):
     _kind = "angle"         # the coordinate's kind (limits.EFFORT_KINDS)
 
     def _effort(self, column: int) -> float:
-        joint = getattr(self, "_joint", self)
-        start = 6 + 3 * EFFORT_KINDS.index(self._kind)
-        return float(joint.world._joint_wrenches()[joint.index, start + column])
+        return float(getattr(self, "_joint", self)._efforts(self._kind)[column])
 
     @property
     def limit_effort(self) -> float:
@@ -631,10 +635,6 @@ class Ball(_Frictional, Joint):
     def twist(self) -> float:
         """Rotation of body_b about the twist axis after the swing, rad in [-pi, pi]."""
         return self._swing_twist()[1]
-
-    def _efforts(self, kind: str) -> np.ndarray:
-        start = 6 + 3 * EFFORT_KINDS.index(kind)
-        return self.world._joint_wrenches()[self.index, start:start + 3]
 
     @property
     def swing_effort(self) -> float:
