@@ -16,7 +16,7 @@ import numpy as np
 
 from .collision.broadphase import bounding_radius
 from .math3d import quat_to_matrix
-from .raycull import ray_box_pairs
+from .raycull import ray_box_pairs, row_max
 from .rayshapes import MISS, SURFACE_TOLERANCE, meet
 from .shapes import NO_SHAPE, PLANE
 from .validation import check_bits, numbers
@@ -101,11 +101,6 @@ def world_radii(world, kind, params):
     return bounding_radius(kind, params)
 
 
-def _row_max(a):
-    """(M,) the largest of each row of a (M, 3) (reductions along an axis of 3 are slow)."""
-    return np.maximum(np.maximum(a[:, 0], a[:, 1]), a[:, 2])
-
-
 def _with_planes(ray, body, planes, r):
     """The pairs (ray, body) and every ray with every plane (planes are unbounded), sorted
     by ray then body."""
@@ -184,7 +179,7 @@ def cast_pairs(kind, params, position, orientation, origins, directions, reach, 
     o_world, d_world = origins[ray], directions[ray]
     centre = position[body]
     # (how near a surface an origin counts as on it: rounding grows with the coordinates)
-    tol = SURFACE_TOLERANCE * np.maximum(_row_max(np.abs(o_world)), _row_max(np.abs(centre)))
+    tol = SURFACE_TOLERANCE * np.maximum(row_max(np.abs(o_world)), row_max(np.abs(centre)))
     tol = np.maximum(tol, SURFACE_TOLERANCE)
     o = np.einsum("pji,pj->pi", rot, o_world - centre)                   # body frame
     d = np.einsum("pji,pj->pi", rot, d_world)

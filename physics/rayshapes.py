@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .collision.geometry import normalize
 from .shapes import BOX, CAPSULE, CYLINDER, PLANE, SPHERE
 
 MISS = np.inf
@@ -48,7 +49,7 @@ def _sphere(o, d, p):
     c = np.einsum("pk,pk->p", o, o) - p[:, 0] ** 2
     root = np.sqrt(np.maximum(b * b - c, 0.0))
     t = np.where(b * b - c >= 0.0, _entry(-b - root, -b + root), MISS)
-    return t, _unit(o + np.where(np.isfinite(t), t, 0.0)[:, None] * d)
+    return t, normalize(o + np.where(np.isfinite(t), t, 0.0)[:, None] * d, 0.0)
 
 
 def _box(o, d, p):
@@ -82,7 +83,7 @@ def _side(o, d, radius, half_length):
     z = o[:, 2] + np.where(np.isfinite(t), t, 0.0) * d[:, 2]
     t = np.where(np.abs(z) <= half_length, t, MISS)
     hit = o + np.where(np.isfinite(t), t, 0.0)[:, None] * d
-    return t, _unit(hit * np.array([1.0, 1.0, 0.0]))
+    return t, normalize(hit * np.array([1.0, 1.0, 0.0]), 0.0)
 
 
 def _capsule(o, d, p):
@@ -137,7 +138,7 @@ def _plane(o, d, p):
 def _round_start(v, d, radius, tol):
     """The start against a ball of ``radius`` about the origin of offsets v (P, 3)."""
     length = np.linalg.norm(v, axis=1)
-    normal = _unit(v)
+    normal = normalize(v, 0.0)
     return length - radius, np.einsum("pk,pk->p", d, normal) < -SURFACE_TOLERANCE, normal
 
 
@@ -170,7 +171,7 @@ def _start_box(o, d, p, tol):
 
 def _start_cylinder(o, d, p, tol):
     radial = np.hypot(o[:, 0], o[:, 1])
-    side = _unit(o * np.array([1.0, 1.0, 0.0]))
+    side = normalize(o * np.array([1.0, 1.0, 0.0]), 0.0)
     cap = np.zeros_like(o)
     cap[:, 2] = np.where(o[:, 2] >= 0.0, 1.0, -1.0)
     gap = np.stack([radial - p[:, 0], np.abs(o[:, 2]) - p[:, 1]], axis=1)
@@ -187,9 +188,3 @@ def _start_plane(o, d, p, tol):
 _ENTRY = {SPHERE: _sphere, BOX: _box, CAPSULE: _capsule, CYLINDER: _cylinder, PLANE: _plane}
 _START = {SPHERE: _start_sphere, BOX: _start_box, CAPSULE: _start_capsule,
           CYLINDER: _start_cylinder, PLANE: _start_plane}
-
-
-def _unit(v):
-    """Rows of v (P, 3) scaled to unit length (zero rows left zero)."""
-    norm = np.linalg.norm(v, axis=1, keepdims=True)
-    return np.divide(v, norm, out=np.zeros_like(v), where=norm > 0.0)
