@@ -669,14 +669,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         K_found = unresolved_stiffness(
             model, kin, _tension_at_own_spins(world, model, kin, rows, factor, lam, metric,
                                               _at_endpoint(first, n), true_inverse_inertia), h)
-    if uni is not None and model.m and _turns_more_than(model, w_half, h, MAX_KICKED_TURN) and \
+    if uni is not None and (pieces := _turn_pieces(world, model, uni, R, w_half, h)) > 1 and \
             _may_split(world, depth, uni):
-        end = _split(world, model, x, q, v_start, w_start, h, depth)
-        return end, StepReport(rows, lam, x, R, uni, lam_b, impact)
-    # (the common case, no body turning by MAX_CONTACT_TURN, in one reduction)
-    if uni is not None and h * np.maximum.reduce(np.abs(w_half), axis=None, initial=0.0) > \
-            MAX_CONTACT_TURN / np.sqrt(3.0) and \
-            (pieces := _contact_turn_pieces(world, depth, uni, R, w_half, h)) > 1:
         end = _split(world, model, x, q, v_start, w_start, h, depth, pieces)
         return end, StepReport(rows, lam, x, R, uni, lam_b, impact)
 
@@ -1239,15 +1233,21 @@ MAX_CONTACT_AXIAL_TURN = 2.0
 MAX_CONTACT_TURN_PIECES = 16
 
 
-def _contact_turn_pieces(world, depth, uni, R, w, h) -> int:
-    """Into how many equal sub-steps this one (of size h, split ``depth`` times) splits so
-    that no dynamic body with contact rows in ``uni`` turns in one at w (N, 3) rad/s by more
-    than MAX_CONTACT_TURN (its shape's turn, ``turning.shape_turning``; R (N, 3, 3) its
-    rotation) or MAX_CONTACT_AXIAL_TURN (its whole turn); 1 for none, at most
-    MAX_CONTACT_TURN_PIECES. Spheres are left out: their contacts' normals pass through their
-    centres."""
+def _turn_pieces(world, model, uni, R, w, h) -> int:
+    """Into how many equal sub-steps a sub-step of size h with bounded rows ``uni`` splits for
+    the bodies that turn in it at w (N, 3) rad/s further than their rows follow: 2 where a
+    jointed body turns by more than MAX_KICKED_TURN, else as many as keep each dynamic body
+    with contact rows within MAX_CONTACT_TURN (its shape's turn, ``turning.shape_turning``;
+    R (N, 3, 3) its rotation) and MAX_CONTACT_AXIAL_TURN (its whole turn), at most
+    MAX_CONTACT_TURN_PIECES; 1 for none (in the common case, in one reduction). Spheres'
+    contacts are left out: their normals pass through their centres."""
+    if h * np.maximum.reduce(np.abs(w), axis=None, initial=0.0) <= \
+            min(MAX_KICKED_TURN, MAX_CONTACT_TURN) / np.sqrt(3.0):
+        return 1
+    if model.m and _turns_more_than(model, w, h, MAX_KICKED_TURN):
+        return 2                        # (halves, each looked at again)
     contacts = uni.contacts
-    if not len(contacts) or depth >= world.max_split_depth:
+    if not len(contacts):
         return 1
     bodies = np.union1d(contacts.body_a, contacts.body_b)
     kind = world._kind.take(bodies)
