@@ -30,6 +30,9 @@ SAME_LINE = 1e-11
 # beyond the joints' own error (position tolerance 1e-8 m) and a double's rounding, well
 # within what a user means by two lines
 SHARED_LINE = 1e-6
+# the joints that turn about an axis, and those looked at with them
+TURNING = (Hinge, Cylindrical)
+LOOKED = (Hinge, Cylindrical, Ball)
 
 
 def binding_message(joint, others) -> str | None:
@@ -40,14 +43,8 @@ def binding_message(joint, others) -> str | None:
 
     The lines are compared where the joints hold them, fixed in each body (the world frame
     for body None), after ``share_lines`` has put a joint near one line onto it."""
-    turning, looked = (Hinge, Cylindrical), (Hinge, Cylindrical, Ball)
-    if not isinstance(joint, looked):
-        return None
-    for other in others:
-        if (other is joint or not isinstance(other, looked)
-                or {other.body_a, other.body_b} != {joint.body_a, joint.body_b}):
-            continue
-        axes = [j for j in (joint, other) if isinstance(j, turning)]
+    for other in _on_the_same_bodies(joint, others):
+        axes = [j for j in (joint, other) if isinstance(j, TURNING)]
         if not axes:
             continue
         if len(axes) == 1:
@@ -83,34 +80,40 @@ def share_lines(joint, others) -> None:
     it: an axis joint's axis and anchor onto the other's axis line, a ball's anchor onto an
     axis joint's line, an axis joint's line through a ball's anchor. Each body keeps its own
     frame of the joint (the angle's reference turns with the axis by at most SHARED_LINE)."""
-    turning, looked = (Hinge, Cylindrical), (Hinge, Cylindrical, Ball)
-    if not isinstance(joint, looked):
-        return
     bodies = (joint.body_a, joint.body_b)
-    for other in others:
-        if (other is joint or not isinstance(other, looked)
-                or {other.body_a, other.body_b} != set(bodies)):
-            continue
-        if isinstance(joint, turning) and isinstance(other, turning):
+    for other in _on_the_same_bodies(joint, others):
+        if isinstance(joint, TURNING) and isinstance(other, TURNING):
             lines = [(_held_line(other, body), _held_line(joint, body)) for body in bodies]
             if all(_tilt(a, b) <= SHARED_LINE and _off_line(p, q, b) <= SHARED_LINE
                    for (q, b), (p, a) in lines):
                 for body, ((q, b), (p, a)) in zip(bodies, lines):
                     _hold_line(joint, body, q + np.dot(p - q, b) * b, np.sign(a @ b) * b)
                 return
-        elif isinstance(other, turning) and isinstance(joint, Ball):
+        elif isinstance(other, TURNING) and isinstance(joint, Ball):
             lines = [(_held_line(other, body), _held_point(joint, body)) for body in bodies]
             if all(_off_line(p, q, b) <= SHARED_LINE for (q, b), p in lines):
                 for body, ((q, b), p) in zip(bodies, lines):
                     _hold_point(joint, body, q + np.dot(p - q, b) * b)
                 return
-        elif isinstance(joint, turning) and isinstance(other, Ball):
+        elif isinstance(joint, TURNING) and isinstance(other, Ball):
             lines = [(_held_line(joint, body), _held_point(other, body)) for body in bodies]
             if all(_off_line(p, q, a) <= SHARED_LINE for (q, a), p in lines):
                 for body, ((q, a), p) in zip(bodies, lines):
                     foot = q + np.dot(p - q, a) * a
                     _hold_line(joint, body, q + (p - foot), a)
                 return
+
+
+def _on_the_same_bodies(joint, others):
+    """The joints of ``others`` besides ``joint`` that turn about an axis or a point (Hinge,
+    Cylindrical, Ball) on the same two bodies as ``joint``, where it is one of those."""
+    if not isinstance(joint, LOOKED):
+        return
+    bodies = {joint.body_a, joint.body_b}
+    for other in others:
+        if other is not joint and isinstance(other, LOOKED) and \
+                {other.body_a, other.body_b} == bodies:
+            yield other
 
 
 def _tilt(a, b) -> float:
