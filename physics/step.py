@@ -1241,7 +1241,8 @@ def _turn_pieces(world, model, uni, R, w, h) -> int:
     R (N, 3, 3) its rotation) and MAX_CONTACT_AXIAL_TURN (its whole turn), at most
     MAX_CONTACT_TURN_PIECES; 1 for none (in the common case, in one reduction). Spheres'
     contacts are left out: their normals pass through their centres."""
-    if h * np.maximum.reduce(np.abs(w), axis=None, initial=0.0) <= \
+    # (not '<=': a step gone to NaN splits no further, and fails as it is)
+    if not h * np.maximum.reduce(np.abs(w), axis=None, initial=0.0) > \
             min(MAX_KICKED_TURN, MAX_CONTACT_TURN) / np.sqrt(3.0):
         return 1
     if model.m and _turns_more_than(model, w, h, MAX_KICKED_TURN):
