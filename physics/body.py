@@ -239,7 +239,10 @@ class Body:
         at which it pushes and carries what it meets, and which it keeps after the step (call
         it every step to follow a path). Driven by velocities of its own, a door swung about
         its edge with v = w x r drifted 55 mm off its hinge in a turn at dt 1/60; placed by
-        ``position`` it is teleported and carries nothing."""
+        ``position`` it is teleported and carries nothing. Of the turns that reach
+        ``orientation`` (whole turns apart), it takes the one nearest its present
+        ``angular_velocity`` times dt, so a fan turning more than half a turn a step keeps
+        its sense: set its spin once when you start it that fast."""
         if not self.static:
             raise ValueError(f"move_to drives a static (kinematic) body, and {self!r} is "
                              "dynamic: push it with apply_force or apply_impulse, or set its "
@@ -248,8 +251,9 @@ class Body:
         turn = np.zeros(3)
         if orientation is not None:
             q = check_quaternion("orientation", orientation)
-            turn = quat_to_rotation_vector(
-                quat_multiply(q[None], quat_conjugate(self.orientation[None])))[0]
+            turn = _turn_nearest(quat_to_rotation_vector(
+                quat_multiply(q[None], quat_conjugate(self.orientation[None])))[0],
+                self.angular_velocity * self._world.dt)
         dt = self._world.dt
         self.linear_velocity = (target - self.position) / dt
         self.angular_velocity = turn / dt
@@ -461,3 +465,13 @@ class Body:
         label = f" {self.name!r}" if self.name else ""
         where = f"#{self._row - 1}" if self._row >= 0 else "(removed)"
         return f"<Body{label} {where} {type(self.shape).__name__ if self.shape else 'no shape'}>"
+
+
+def _turn_nearest(turn: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """Of the rotation vectors that give the same orientation as ``turn`` (rad, its angle
+    plus whole turns about its axis, either sense), the one nearest ``expected``. With no
+    turn at all, whole turns are counted about ``expected``'s axis."""
+    angle = np.linalg.norm(turn)
+    axis = turn / angle if angle > 0.0 else expected / max(np.linalg.norm(expected), 1e-300)
+    whole_turns = np.round((axis @ expected - angle) / (2.0 * np.pi))
+    return axis * (angle + 2.0 * np.pi * whole_turns)

@@ -1724,6 +1724,25 @@ def test_move_to_drives_a_kinematic_door_round_its_hinge_exactly_and_it_sweeps_a
     assert 1.5 < np.linalg.norm(ball.linear_velocity) < 2.5
 
 
+def test_move_to_keeps_the_sense_of_a_fan_turning_more_than_half_a_turn_a_step():
+    """A kinematic fan spun up from rest to 300 rad/s in 1 s (5 rad a step at dt 1/60) by
+    move_to along its angle: past pi a step the shortest turn to each pose runs backwards
+    (-177 rad/s for 200), so move_to takes the turn nearest the spin it has; and a ball on
+    the blade is flung forward, the way the fan turns."""
+    world = World(dt=1 / 60, gravity=(0, 0, 0))
+    fan = world.add_body(Box((1.0, 0.05, 0.05)), static=True)
+    ball = world.add_body(Sphere(0.05), mass=0.1, position=(0.7, 0.2, 0.0))
+    accel = 300.0
+    for i in range(60):
+        t = (i + 1) * world.dt
+        angle = 0.5 * accel * t * t
+        fan.move_to((0, 0, 0), (np.cos(angle / 2), 0, 0, np.sin(angle / 2)))
+        assert fan.angular_velocity[2] == pytest.approx(accel * (t - 0.5 * world.dt), rel=1e-9)
+        world.step()
+        assert abs(np.sin(angle / 2) * fan.orientation[0] - np.cos(angle / 2) * fan.orientation[3]) < 1e-9
+    assert np.cross(ball.position, ball.linear_velocity)[2] > 0.0
+
+
 def test_move_to_is_for_static_bodies_and_checks_its_pose():
     world = World()
     box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0)
