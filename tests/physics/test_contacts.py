@@ -826,9 +826,10 @@ def test_a_heavy_ball_thrown_into_a_wall_of_boxes_knocks_them_instead_of_passing
     its 60 iterations; the ball went 0.36 m into a box and on at 29.4 m/s. A solve that ends
     its budget with a contact that would end the step more than 1 cm deeper than its target
     goes on (unilateral.MISSED_DEPTH): the ball stops at the boxes' faces, within 1 cm, and
-    pushes them on. It goes on at 21.6 m/s with 8 sub-steps a step; at one, its speculative
-    contacts, with the normals of the edges nearest at the step's start, took it down to
-    16.4 m/s, and met where it first touches (``physics.continuous``) 20.7."""
+    pushes them on. It goes on at 18.3 m/s (21.6 when the push-out faded without end, see
+    ``contact_rows.push_out``: the wall it meets settles otherwise) with 8 sub-steps a step; at one, its speculative contacts,
+    with the normals of the edges nearest at the step's start, took it down to 16.4 m/s,
+    and met where it first touches (``physics.continuous``) 20.7."""
     from scipy.spatial.transform import Rotation
     world = World(dt=1 / 60)
     world.add_body(Plane())
@@ -853,7 +854,7 @@ def test_a_heavy_ball_thrown_into_a_wall_of_boxes_knocks_them_instead_of_passing
         deepest = max(deepest, *(depth_in(box) for box in boxes))
     assert deepest < 0.01
     assert world.stats["deep_misses"] > 0
-    assert ball.linear_velocity[0] == pytest.approx(21.6, rel=0.05)
+    assert ball.linear_velocity[0] == pytest.approx(18.3, rel=0.05)
 
 
 @pytest.mark.parametrize("orientation, spin", [
