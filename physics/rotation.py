@@ -1,6 +1,7 @@
 """Rotational dynamics of free bodies: the inertias in the world frame, the torque-free flow
-(Euler's equations by the implicit midpoint rule) that the symplectic step's drift follows,
-and the explicit gyroscopic torque of the seed equation. Angular velocities in rad/s, world
+(Euler's equations by the implicit midpoint rule; exactly for free bodies symmetric about
+their axis) that the symplectic step's drift follows, and the explicit gyroscopic torque of
+the seed equation. Angular velocities in rad/s, world
 frame unless named body; inertias about the centre of mass, kg m^2."""
 from __future__ import annotations
 
@@ -79,7 +80,34 @@ def free_rotation(R, inertia, w, h, dyn, free, near=None):
         body_end[dyn] = w1
     if body_start[free].size:
         body_end[free] = on_invariants(inertia[free], body_start[free], body_end[free])
+        top = free_tops(inertia, free)
+        if top.size:
+            body_end[top] = top_spin(inertia[top], body_start[top], h)
     return body_start, body_end
+
+
+def free_tops(inertia, free):
+    """The rows (k,) of the bodies ``free`` (slice or rows) whose inertia is symmetric about
+    their body z axis (principal moments (N, 3) with I_x = I_y; none for full (N, 3, 3)
+    inertias): capsules, cylinders, square rods, whose torque-free flow is known exactly
+    (``top_spin``, ``top_rotation``)."""
+    if inertia.ndim != 2:
+        return np.zeros(0, dtype=np.intp)
+    rows = np.arange(inertia.shape[0])[free]
+    moments = inertia[rows]
+    return rows[moments[:, 0] == moments[:, 1]]
+
+
+def top_spin(inertia, start, h):
+    """The body-frame angular velocities (k, 3) after h of torque-free motion of bodies
+    symmetric about their z axis (principal moments (k, 3), I_x = I_y), from ``start``
+    (k, 3): exactly, the part across the axis turned about it by h W_z (I_z - I_x) / I_x."""
+    angle = h * start[:, 2] * (inertia[:, 2] - inertia[:, 0]) / inertia[:, 0]
+    c, s = np.cos(angle), np.sin(angle)
+    end = start.copy()
+    end[:, 0] = c * start[:, 0] - s * start[:, 1]
+    end[:, 1] = s * start[:, 0] + c * start[:, 1]
+    return end
 
 
 def on_invariants(inertia, start, end, max_iterations=20):
@@ -138,7 +166,30 @@ def midpoint_rotation(R, w, flow, h, dyn, inertia, free):
     if Rf.shape[0]:
         rotation[free] = quat_multiply(_momentum_alignment(
             Rf, inertia[free], body_start[free], body_end[free], rotation[free]), rotation[free])
+        top = free_tops(inertia, free)
+        if top.size:
+            rotation[top] = top_rotation(R[top], inertia[top], body_start[top], h)
     return rotation
+
+
+def top_rotation(R, inertia, body_start, h):
+    """The world rotations (k, 4), unit quaternions, of h of torque-free motion of bodies
+    symmetric about their z axis (principal moments (k, 3), I_x = I_y) at rotations R
+    (k, 3, 3) from body-frame angular velocities ``body_start`` (k, 3): exactly, a turn
+    about their axis by h W_z (1 - I_z / I_x), then about the angular momentum L by
+    h |L| / I_x (the precession), which ends on ``top_spin``'s angular velocity.
+
+    The midpoint rule turns the spin across the axis about it by 2 atan(h Omega / 2) where
+    it turns by h Omega (Omega = W_z (I_z - I_x) / I_x), and the least turn that then puts
+    the angular momentum back tilts the axis by up to half that error: a thin stick (r 1 cm,
+    0.6 m) spinning about its axis at 103 rad/s (1.7 rad a step at dt 1/60, 0.3 rad short)
+    and tilting at 0.1 rad/s, its momentum 30 degrees off its axis, had its end moved
+    35 mm a step where its motion moved it 0.4 mm, and lying along a wall it went through
+    it."""
+    axis = R[:, :, 2]
+    precession = einsum("nij,nj->ni", R, inertia * body_start) / inertia[:, :1]     # L / I_x
+    own = (h * body_start[:, 2] * (1.0 - inertia[:, 2] / inertia[:, 0]))[:, None] * axis
+    return quat_multiply(rotation_vector_to_quat(h * precession), rotation_vector_to_quat(own))
 
 
 def _momentum_alignment(R, inertia, body_start, body_end, turn):
