@@ -1166,6 +1166,16 @@ def _between_metrics(world, model, kin, rows, factor, Iinv, source, target, endp
 # hanging chain of the benchmark, pushed at 0.05 m/s, sits at 0.02.
 OWN_SPIN_TENSION = STIFFNESS_DRIFT
 
+# The most by which the own spins' pull may add to the largest joint multiplier, a share of it
+# (see _tension_at_own_spins). Whips measured add up to 1.75 of it (a 200 kg ball landing on
+# 10 links of 0.01 kg; 1.31 for the 10 kg ball on them kicked to 2 m/s). Beyond, the pull is
+# the stiff metric's own loop: its added inertia h^2 K / 4 on the rope's slow common turn,
+# read as spin, which a bent rope's joints cannot take off in the true metric, pulls in
+# proportion to K squared, and sets the next step's K (the 10 kg ball released 70 degrees out
+# at dt 1/60, swinging up clear of the ground: 66 N read as 706, K 1.2 times larger a step to
+# 5e13 N m/rad, the rope frozen in mid-air 40 degrees out, then a StepError at 2.7 s).
+OWN_SPIN_PULL = 2.0
+
 
 def _tension_at_own_spins(world, model, kin, rows, factor, lam, metric, endpoint,
                           true_inverse_inertia):
@@ -1190,7 +1200,11 @@ def _tension_at_own_spins(world, model, kin, rows, factor, lam, metric, endpoint
     landing on the ground on its 10 links (every body then at its drift's velocity), had
     its links' spins scaled up by their I_aug / I, the tension by its square and the next
     step's stiffness with it, step after step (its largest K 14 -> 83 -> 2e3 -> 3e5 ->
-    2e9 N m/rad in four contact steps at dt 1/60, then a StepError)."""
+    2e9 N m/rad in four contact steps at dt 1/60, then a StepError).
+
+    The pull the own spins add is at most OWN_SPIN_PULL times the largest multiplier: I_aug /
+    I applies to every turn, the rope's slow common one too, and that stiffness loop has no
+    other bound (see there)."""
     if metric is None or not lam.size or not endpoint.any():
         return lam
     # R I^-1 (h^2 K / 4) R^T w, the change of spin, made in the body frame
@@ -1208,7 +1222,10 @@ def _tension_at_own_spins(world, model, kin, rows, factor, lam, metric, endpoint
     dv, dw = onto_rows(model.pattern, model.scatter, true_factor, rows.blocks,
                        np.zeros_like(kin.v), alone, inv_mass, Iinv_true)
     own = Kinematics(kin.x, kin.R, kin.v + dv, kin.w + dw)
-    return lam - solve(factor, velocity_products(model.tables, rows, own) - rows.Jdu)
+    shift = solve(factor, velocity_products(model.tables, rows, own) - rows.Jdu)
+    # (bounded: see OWN_SPIN_PULL)
+    largest, limit = np.abs(shift).max(), OWN_SPIN_PULL * np.abs(lam).max()
+    return lam - (shift * (limit / largest) if largest > limit else shift)
 
 
 def _split(world, model, x, q, v, w, h, depth, pieces=2):
