@@ -69,11 +69,29 @@ def _module(name: str):
             raise ValueError(f"scene file {name!r} failed to load: {exc}") from None
         if not hasattr(module, "build"):
             raise ValueError(f"scene file {name!r} defines no build(world) function")
+        if not callable(module.build):
+            raise ValueError(f"scene file {name!r}: build must be a function build(world), "
+                             f"got {type(module.build).__name__} {module.build!r}")
         return module
+    if os.path.isfile(name):
+        raise ValueError(f"{name!r} is not a scene: a scene file is a .py file that defines "
+                         f"build(world) (choose a ready one of: {', '.join(names())})")
     close = close_names(name, names())
     hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
     raise ValueError(f"unknown scene {name!r}; {hint}choose one of: {', '.join(names())} "
                      "(or give a .py file that defines build(world))")
+
+
+def _takes_the_world(controller) -> bool:
+    """Whether ``controller(world)`` binds to its signature (true where it has none to read,
+    as some built-in callables)."""
+    try:
+        inspect.signature(controller).bind(None)
+    except TypeError:
+        return False
+    except ValueError:          # (no signature to read)
+        pass
+    return True
 
 
 @contextlib.contextmanager
@@ -258,6 +276,10 @@ def load_with(name: str, params: dict, dt: float | None = None) -> Scene:
     if controller is not None and not callable(controller):
         raise ValueError(f"scene {name!r}: build() returned {controller!r}; it must return "
                          "None or a controller, a callable taking the world before each step")
+    if controller is not None and not _takes_the_world(controller):
+        raise ValueError(f"scene {name!r}: build() returned a controller that cannot be called "
+                         f"with the world, {controller!r} {inspect.signature(controller)}; it "
+                         "is called as controller(world) before each step")
     return Scene(name, getattr(m, "TITLE", name), getattr(m, "DESCRIPTION", ""), world, merged,
                  camera, controller)
 

@@ -267,8 +267,13 @@ def run(names: list[str] | None = None, out: str | None = None, progress=None) -
     ``progress(text)``: told as each benchmark starts and ends (the whole set takes minutes)."""
     chosen = names or list(BENCHES)
     check_names(chosen)
-    report = {"machine": bench_machine()}
     todo = [name for name in dict.fromkeys(chosen) if name != "machine"]
+    start = time.perf_counter()
+    if progress:
+        progress("bench: the machine's own figures ...")
+    report = {"machine": bench_machine()}
+    if progress:
+        progress(f"bench: the machine's own figures took {time.perf_counter() - start:.1f} s")
     for i, name in enumerate(todo, 1):
         start = time.perf_counter()
         if progress:

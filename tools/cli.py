@@ -259,9 +259,12 @@ def cmd_run(args):
     if not (np.isfinite(seconds) and seconds > 0):
         raise UsageError(f"--seconds must be a positive number, got {args.seconds}")
     dt = _dt(args.dt)
-    if args.contact_iterations is not None and args.contact_iterations < 1:
-        raise UsageError(f"--contact-iterations must be a positive whole number, got "
-                         f"{args.contact_iterations}")
+    if args.contact_iterations is not None:
+        text = args.contact_iterations
+        args.contact_iterations = int(text) if text.strip().isdigit() else 0
+        if args.contact_iterations < 1:
+            raise UsageError(f"--contact-iterations must be a positive whole number, got "
+                             f"{text}")
     record_path = _output_path(args.record, "--record", ".npz")
     png_path = _output_path(args.png, "--png", ".png")
     if args.frame and not png_path:
@@ -321,7 +324,7 @@ def cmd_run(args):
     energy.sample()                         # (the end, also of a run that stopped)
     taken = world._steps - steps_before     # (a controller may step the world itself)
     rows = [
-        ("scene", f"{scene.name} ({scene.title})"),
+        ("scene", scene.name if scene.title == scene.name else f"{scene.name} ({scene.title})"),
         ("bodies / joints", f"{len(world.bodies)} / {len(world.joints)}"),
         ("sim time", f"{world.time:.3f} s ({taken} steps of {world.dt * 1e3:.3f} ms)"
                      + ("" if taken == steps else
@@ -909,7 +912,7 @@ def _run_parser(sub):
     s.add_argument("--quiet", action="store_true",
                    help="no progress bar on stderr (default: a bar on a terminal, a line per "
                         "quarter otherwise)")
-    s.add_argument("--contact-iterations", type=int, default=None, metavar="N",
+    s.add_argument("--contact-iterations", default=None, metavar="N",
                    help="iteration budget of the iterative contact solve per step (default "
                         "60; 20-30 trade accuracy for speed in big piles, 120 buys accuracy)")
     _add_sleeping(s, drawn=False)

@@ -76,6 +76,8 @@ def test_bench_render_writes_its_report_with_the_machine_speed(tmp_path, monkeyp
     # (the whole set takes minutes: each benchmark says when it starts and ends, on stderr)
     told = capsys.readouterr()
     assert "bench 1/1: render ..." in told.err and "bench 1/1: render took" in told.err
+    # (the machine's own figures too: `bench machine` alone said nothing on stderr)
+    assert "bench: the machine's own figures took" in told.err
     assert all(v > 0 for v in written["machine"].values())
     assert json.loads(told.out) == written
 

@@ -115,6 +115,9 @@ def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     (["plot", "no_such_recording.npz"], "does not exist"),
     (["run", "chain", "--contact-iterations", "0"],
      "--contact-iterations must be a positive whole number, got 0"),
+    # (it was argparse's own two lines, "maxcoord run: error: ... invalid int value")
+    (["run", "chain", "--contact-iterations", "2.5"],
+     "--contact-iterations must be a positive whole number, got 2.5"),
     (["run", "missing_file.py"], "does not exist"),
     (["bench", "nosuch"], "unknown benchmark"),
 ])
@@ -436,6 +439,11 @@ def test_a_render_whose_controller_fails_says_so_and_where(tmp_path, capsys):
     ("import numpy as np\ndef build(world):\n    np.linalg.inv(np.zeros((3, 3)))\n",
      "failed to build: LinAlgError: Singular matrix (bad.py, line 3, in build)"),
     ("def build(world):\n    return 42\n", "build() returned 42; it must return None or a"),
+    # (a controller that takes no world was let through, and failed at the first step)
+    ("def build(world):\n    return lambda: None\n",
+     "build() returned a controller that cannot be called with the world"),
+    # (it was "TypeError: 'int' object is not callable")
+    ("build = 5\n", "build must be a function build(world), got int 5"),
     ("CAMERA = {'traget': (0, 0, 0)}\ndef build(world):\n    pass\n",
      "has a bad CAMERA: camera has no key 'traget'"),
     ("CAMERA = {'distance': -5}\ndef build(world):\n    pass\n",
@@ -446,6 +454,28 @@ def test_a_scene_files_mistakes_are_told_before_the_run(tmp_path, capsys, source
     scene.write_text(source)
     assert main(["run", str(scene), "--seconds", "0.1", "--quiet"]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_file_that_is_not_a_py_file_is_told_so_not_taken_for_a_scene_name(tmp_path, capsys):
+    """An existing notes.txt was told "unknown scene 'notes.txt'; did you mean...": it is a
+    file, just not a scene file."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("def build(world):\n    pass\n")
+    assert main(["run", str(notes), "--seconds", "0.1", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "is not a scene: a scene file is a .py file that defines build(world)" in err
+    assert "unknown scene" not in err
+
+
+def test_a_scene_file_without_a_title_is_named_once_in_the_summary(tmp_path, capsys):
+    """Its title is its path: the summary's scene row said "path (path)"."""
+    scene = tmp_path / "plain.py"
+    scene.write_text("from physics import Sphere\ndef build(world):\n"
+                     "    world.add_body(Sphere(0.1), mass=1.0)\n")
+    assert main(["run", str(scene), "--seconds", "0.05", "--quiet"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines()
+               if line.startswith("scene "))
+    assert row.split()[1:] == [str(scene)]
 
 
 @pytest.mark.parametrize("camera, message", [
