@@ -1,4 +1,5 @@
-"""What each velocity motor must push with to meet its speed through the joints alone.
+"""What each velocity motor must push with to meet its speed through the joints, and the contacts
+that carry its load.
 
 The bounded rows are soft (``bounded.CONTACT_SOFTNESS``: 0.1 % of a row's own stiffness, the
 diagonal of J M^-1 J^T), and a velocity motor's softness is centred on this force, not on
@@ -10,7 +11,13 @@ flywheel; a motor turning a slider-crank against 100 N on its piston swung betwe
 against one another through contacts wound up their load every step (see
 ``unilateral.bounded_warm_start``). The joints alone (no contacts, limits or other motors)
 never do that, and they carry the loads that a mechanism's own links, gravity and the user's
-forces put on its motors.
+forces put on its motors. So do the contacts that pushed on the motors' mechanisms last step
+(``carried_contacts``), as rows met with them here (a friction row that slid: a load, its
+force): without them, four motors at speed 0 let a car parked on a 10 degree slope creep
+downhill at 0.1 % of the 46 N m each carried over a wheel's inertia times dt (-8.57e-5 m/s
+at dt 1/240, a mechanisms explorer's measurement; 5.0e-10 with them, as a brake holds it).
+Least-norm, they set no motor against another either: the four driven wheels of a car whose
+contact depths differ still hold a bounded fight (``bounded_warm_start``).
 
 The motors' rows meet their targets together with the joints: with the joints eliminated by
 their own factorisation, S lambda_m = r, the Schur complement
@@ -18,7 +25,7 @@ their own factorisation, S lambda_m = r, the Schur complement
     S = A_mm - A_me A_ee^-1 A_em,   r = rhs_m - A_me A_ee^-1 rhs_e,
 
 of A = J M^-1 J^T over the joint rows e and motor rows m (k x k, one motor row per velocity
-motor: few), solved for the least forces: motors that the joints tie together (two on one
+motor and three per carried contact: few), solved for the least forces: motors that the joints tie together (two on one
 closed loop) share what their targets ask of them, and where those targets disagree, none is
 set against the other here (the bounded solve's softness then bounds their fight, as it did).
 """
@@ -27,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from .assembly import Scatter, apply_inverse_mass
+from .sleeping import labels_reached
 
 # singular values of S (scaled to a unit diagonal) below this share of its largest are
 # motions that the joints leave to no motor alone: the force is least along them. Well above
@@ -34,6 +42,15 @@ from .assembly import Scatter, apply_inverse_mass
 # parallelogram four-bar left 8.5e-10 of S's largest, and at 1e-9 one step in a few set
 # them against each other with 2e8 N m (their max forces, 50 N m, held it)
 SINGULAR = 1e-6
+
+
+# at most this many contacts are carried (``carried_contacts``): the motors' S is dense and
+# solved by an SVD (lstsq), O(k^3); beyond it the motors are centred on the joints alone, as
+# before the contacts were carried (the car's eight contacts and four motors: 28 rows)
+CARRIED_CONTACTS = 32
+# a contact's friction row whose last force is within this share of its bound (mu times its
+# normal's) slid: a load the motors carry (that force), not a row to meet
+SLIDING = 1e-6
 
 
 def velocity_motor_rows(uni) -> np.ndarray:
@@ -46,20 +63,56 @@ def velocity_motor_rows(uni) -> np.ndarray:
     return uni.first_limit_row + np.searchsorted(uni.limit_rows, motors)
 
 
+def carried_contacts(uni, mechanism, dynamic, motors):
+    """The contacts' rows in the bounded block that load the mechanisms (``mechanism`` (N,)
+    labels of the bodies; ``dynamic`` (N,) bool) of the velocity motors' rows ``motors``:
+    (met (c,): the normal rows of the contacts that pushed last step (``uni.warm``) and their
+    friction rows that stuck, slid (g,): their friction rows that slid, force (g,): last
+    step's force of each of those, N). Empty where none pushed (a contact's first step), or
+    more than CARRIED_CONTACTS did."""
+    k = uni.n_contact_rows // 3
+    none = np.zeros(0, dtype=np.intp)
+    if k == 0:
+        return none, none, np.zeros(0)
+    rows = uni.block.rows
+    ends = np.concatenate([rows.a.take(motors), rows.b.take(motors)])
+    driven = labels_reached(mechanism, ends[dynamic.take(ends)])
+    a, b = rows.a[:k], rows.b[:k]
+    warm = uni.warm
+    on = (((dynamic.take(a) & driven.take(mechanism.take(a)))
+           | (dynamic.take(b) & driven.take(mechanism.take(b)))) & (warm[:, 0] > 0.0))
+    c = np.flatnonzero(on)
+    if c.size > CARRIED_CONTACTS:
+        return none, none, np.zeros(0)
+    friction = np.concatenate([k + c, 2 * k + c])
+    force = np.concatenate([warm[c, 1], warm[c, 2]])
+    slid = np.abs(force) >= (1.0 - SLIDING) * uni.block.mu.take(friction) * np.tile(warm[c, 0], 2)
+    return np.concatenate([c, friction[~slid]]), friction[slid], force[slid]
+
+
 def motor_feedforward(model, rows, rhs_e, motor_rows, rhs_m, cfm, inv_mass, Iinv, factor,
-                      n_bodies: int) -> np.ndarray:
+                      n_bodies: int, given=None) -> np.ndarray:
     """lambda_m (k,) (N m or N, along each motor row) that meets the velocity motors' targets
-    with the joints and no other bounded row, unclipped.
+    with the joints and no other bounded row, unclipped; or, with ``given``, with the rows
+    that follow them too (``carried_contacts``).
 
     rows: the joint rows (``Rows``, m_e) whose J M^-1 J^T + cfm ``factor`` factorises (with
     ``model.pattern``), rhs_e (m_e,) their right-hand side; motor_rows: the motors' rows
     (``Rows``, k) and rhs_m (k,) theirs, as the bounded solve's (accelerations: m/s^2 or
-    rad/s^2); cfm (k,) their regularisation; inv_mass (N,), Iinv (N, 3, 3) world frame."""
+    rad/s^2); cfm (k,) their regularisation; inv_mass (N,), Iinv (N, 3, 3) world frame.
+    given (g,) (N or N m): the forces of motor_rows' last g rows, which are loads, not rows
+    to meet (rhs_m and cfm are then the other rows' only); the answer is then all the rows
+    met (k - g,): the motors' first."""
     X, S, _ = joints_schur(model, rows, motor_rows, inv_mass, Iinv, factor, n_bodies)
+    r = rhs_m - X.T[:rhs_m.size] @ rhs_e
+    if given is not None and given.size:
+        met = rhs_m.size
+        r = r - S[:met, met:] @ given
+        S = S[:met, :met]
     S[np.diag_indices_from(S)] += cfm
     # least norm in S's own scale: a motor meets its target exactly, motors whose targets the
     # joints make one (two on a closed loop) share it, and none is set against another
-    return least_solve(S, rhs_m - X.T @ rhs_e)
+    return least_solve(S, r)
 
 
 def least_solve(S, r):

@@ -14,7 +14,7 @@ from .bounded import CONTACT_SOFTNESS, solve_bounded
 from .contact_rows import (RESTITUTION_THRESHOLD, SLOP, SPECULATIVE_TOUCH, BoundedRows,
                            ContactFrames, contact_rows, glide_speeds, gripping_friction,
                            positional_warm_start, projected_warm_start, with_torque_rows)
-from .feedforward import motor_feedforward, velocity_motor_rows
+from .feedforward import carried_contacts, motor_feedforward, velocity_motor_rows
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
 from .limits import UPPER, bounded_joint_rows, limits_overrun
@@ -326,17 +326,22 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
 def _velocity_motors_feedforward(world, model, rows, rhs_e, uni, target, inv_mass, Iinv, free,
                                  v, w, h, factor):
     """(the velocity motors' rows in the block (k,), the force each needs to meet its speed
-    with the joints alone, clipped to its max_force (k,)) (``feedforward.motor_feedforward``),
-    or None where there are no velocity motors."""
+    with the joints and the contacts that pushed on their mechanisms last step, as rows met
+    with them (``feedforward.carried_contacts``), clipped to its max_force (k,))
+    (``feedforward.motor_feedforward``), or None where there are no velocity motors."""
     motors = velocity_motor_rows(uni)
     if motors.size == 0 or rows is None:
         return None
     block = uni.block
-    sub = block.rows.at(motors)
-    rhs_m = (target.take(motors) - sub.velocity(v, w)) / h - sub.velocity(*free)
-    cfm = world.cfm + np.broadcast_to(block.cfm, (block.rows.count,)).take(motors)
-    lam = motor_feedforward(model, rows, rhs_e, sub, rhs_m, cfm, inv_mass, Iinv, factor,
-                            world._n)
+    n = world._n
+    met, slid, force = carried_contacts(uni, model.mechanism, inv_mass > 0, motors)
+    met = np.concatenate([motors, met])
+    sub = block.rows.at(np.concatenate([met, slid]))
+    aimed = block.rows.at(met)
+    rhs_m = (target.take(met) - aimed.velocity(v, w)) / h - aimed.velocity(*free)
+    cfm = world.cfm + np.broadcast_to(block.cfm, (block.rows.count,)).take(met)
+    lam = motor_feedforward(model, rows, rhs_e, sub, rhs_m, cfm, inv_mass, Iinv, factor, n,
+                            given=force)[:motors.size]
     return motors, np.clip(lam, block.lo.take(motors), block.hi.take(motors))
 
 
@@ -370,7 +375,8 @@ def bounded_warm_start(world, uni, feedforward=None):
     fit the plan).
 
     Velocity motors start from, and centre on, ``feedforward``: (their rows (k,), the force
-    each needs with the joints alone (k,)) (``feedforward.motor_feedforward``), or no force
+    each needs with the joints and the contacts that carry their load (k,))
+    (``feedforward.motor_feedforward``), or no force
     where it is None (a cold solve). Beyond that force a velocity motor is a stiff velocity
     controller (a stalled one pushes with about 1e3 times its row's stiffness times the
     speed it misses, up to its max_force), and motors that work against each other through

@@ -1362,8 +1362,8 @@ def test_four_driven_wheels_on_rigid_axles_do_not_fight():
     cruises at 3 m/s. Its rear wheels carry more load while it speeds up, and the small
     difference of their contact depths sets the motors against one another: centred on last
     step's torques, that internal load grew 0.46 N m a step until the front wheels braked
-    and the rear ones pushed at mu N, +-103 N m, for good. Velocity motors centred on no
-    torque hold it near zero."""
+    and the rear ones pushed at mu N, +-103 N m, for good. Velocity motors centred on what
+    the joints and the contacts need of them, least-norm, hold it near zero (+-1.4 N m)."""
     world = World()
     world.add_body(Plane(), friction=1.0)
     chassis = world.add_body(Box((0.8, 0.4, 0.1)), mass=100.0, position=(0, 0, 0.4))
@@ -1632,3 +1632,44 @@ def test_a_held_limit_pushed_out_from_deep_past_it_is_not_flung_by_the_motors_ho
     assert np.abs(rates).max() < 1.9
     world.step(20)
     assert shoulder.rate == pytest.approx(1.5, abs=1e-6)
+
+
+@pytest.mark.parametrize("solver", ["direct", "iterative"])
+def test_four_velocity_motors_at_speed_0_hold_a_car_parked_on_a_slope(solver):
+    """A 300 kg car on four 15 kg wheels (r 0.3 m) parked on a 10 degree slope (mu 1), its
+    wheels' motors at speed 0 (1e4 N m): the ground's friction loads them with
+    m g sin(10 deg) r = 184 N m in all, and they hold the car still. Their softness was
+    centred on what the joints alone needed of them, none of the load that comes through the
+    contacts, so the car crept downhill at 0.1 % of that load over the wheels' inertia times
+    dt: -3.43e-4 m/s at dt 1/60 (a mechanisms explorer's finding); now the contacts that
+    pushed on the motors' mechanisms last step are rows of that centre too."""
+    slope = np.radians(10.0)
+    normal = np.array([-np.sin(slope), 0.0, np.cos(slope)])
+    uphill = np.array([np.cos(slope), 0.0, np.sin(slope)])
+    tilt = np.array([np.cos(-slope / 2), 0.0, np.sin(-slope / 2), 0.0])
+    world = World(dt=1 / 60, contact_solver=solver)
+    world.add_body(Plane(normal=tuple(normal), offset=0.0), friction=1.0)
+    r = 0.3
+    chassis = world.add_body(Box((1.0, 0.45, 0.15)), mass=300.0, position=(r + 0.15) * normal,
+                             orientation=tilt)
+    # the wheel's axis (its local z) along the world's y, then tilted with the car
+    w0, v0 = np.cos(-np.pi / 4), np.array([np.sin(-np.pi / 4), 0.0, 0.0])
+    w1, v1 = tilt[0], tilt[1:]
+    wheel_turn = (w1 * w0 - v1 @ v0, *(w1 * v0 + w0 * v1 + np.cross(v1, v0)))
+    axles = []
+    for x in (0.7, -0.7):
+        for y in (0.67, -0.67):
+            centre = x * uphill + (0.0, y, 0.0) + r * normal
+            wheel = world.add_body(Cylinder(r, 0.1), mass=15.0, position=centre,
+                                   orientation=wheel_turn, friction=1.0)
+            axle = world.add_joint(Hinge(chassis, wheel, anchor=centre, axis=(0, 1, 0)))
+            axle.set_motor(velocity=0.0, max_force=1e4)
+            axles.append(axle)
+    world.step(60)
+    start = chassis.position @ uphill
+    world.step(60)
+    assert abs(chassis.linear_velocity @ uphill) < 1e-7          # m/s (was -3.43e-4)
+    assert abs(chassis.position @ uphill - start) < 1e-7          # m in 1 s (was -3.4e-4)
+    assert max(abs(a.rate) for a in axles) < 1e-6                  # rad/s (was -1.1e-3)
+    load = 360.0 * 9.81 * np.sin(slope) * r
+    assert abs(sum(a.motor_effort for a in axles)) == pytest.approx(load, rel=1e-3)
