@@ -12,8 +12,7 @@ against one another through contacts wound up their load every step (see
 ``unilateral.bounded_warm_start``). The joints alone (no contacts, limits or other motors)
 never do that, and they carry the loads that a mechanism's own links, gravity and the user's
 forces put on its motors. So do the contacts that pushed on the motors' mechanisms last step
-(``carried_contacts``), as rows met with them here (a friction row that slid: a load, its
-force): without them, four motors at speed 0 let a car parked on a 10 degree slope creep
+(``carried_contacts``), as rows met with them here (while none of them slides): without them, four motors at speed 0 let a car parked on a 10 degree slope creep
 downhill at 0.1 % of the 46 N m each carried over a wheel's inertia times dt (-8.57e-5 m/s
 at dt 1/240, a mechanisms explorer's measurement; 5.0e-10 with them, as a brake holds it).
 Least-norm, they set no motor against another either: the four driven wheels of a car whose
@@ -49,7 +48,7 @@ SINGULAR = 1e-6
 # before the contacts were carried (the car's eight contacts and four motors: 28 rows)
 CARRIED_CONTACTS = 32
 # a contact's friction row whose last force is within this share of its bound (mu times its
-# normal's) slid: a load the motors carry (that force), not a row to meet
+# normal's) slid
 SLIDING = 1e-6
 
 
@@ -63,17 +62,19 @@ def velocity_motor_rows(uni) -> np.ndarray:
     return uni.first_limit_row + np.searchsorted(uni.limit_rows, motors)
 
 
-def carried_contacts(uni, mechanism, dynamic, motors):
-    """The contacts' rows in the bounded block that load the mechanisms (``mechanism`` (N,)
-    labels of the bodies; ``dynamic`` (N,) bool) of the velocity motors' rows ``motors``:
-    (met (c,): the normal rows of the contacts that pushed last step (``uni.warm``) and their
-    friction rows that stuck, slid (g,): their friction rows that slid, force (g,): last
-    step's force of each of those, N). Empty where none pushed (a contact's first step), or
-    more than CARRIED_CONTACTS did."""
+def carried_contacts(uni, mechanism, dynamic, motors) -> np.ndarray:
+    """The contacts' rows in the bounded block (c,) that load the mechanisms (``mechanism``
+    (N,) labels of the bodies; ``dynamic`` (N,) bool) of the velocity motors' rows
+    ``motors``: the normal and friction rows of the contacts that pushed on them last step
+    (``uni.warm``). None where none pushed (a contact's first step), more than
+    CARRIED_CONTACTS did, or one of them slid: a sliding contact is no row to meet, and
+    carried as a load at last step's force, it left the four driven wheels of a car that
+    sped up sliding (mu 0.2) set against each other with +-5.9 N m at 3 m/s, dt 1/60 (+-0.37
+    with the joints alone, +-0.13 so)."""
     k = uni.n_contact_rows // 3
     none = np.zeros(0, dtype=np.intp)
     if k == 0:
-        return none, none, np.zeros(0)
+        return none
     rows = uni.block.rows
     ends = np.concatenate([rows.a.take(motors), rows.b.take(motors)])
     driven = labels_reached(mechanism, ends[dynamic.take(ends)])
@@ -83,36 +84,30 @@ def carried_contacts(uni, mechanism, dynamic, motors):
            | (dynamic.take(b) & driven.take(mechanism.take(b)))) & (warm[:, 0] > 0.0))
     c = np.flatnonzero(on)
     if c.size > CARRIED_CONTACTS:
-        return none, none, np.zeros(0)
+        return none
     friction = np.concatenate([k + c, 2 * k + c])
     force = np.concatenate([warm[c, 1], warm[c, 2]])
-    slid = np.abs(force) >= (1.0 - SLIDING) * uni.block.mu.take(friction) * np.tile(warm[c, 0], 2)
-    return np.concatenate([c, friction[~slid]]), friction[slid], force[slid]
+    if (np.abs(force) >= (1.0 - SLIDING) * uni.block.mu.take(friction)
+            * np.tile(warm[c, 0], 2)).any():
+        return none
+    return np.concatenate([c, friction])
 
 
 def motor_feedforward(model, rows, rhs_e, motor_rows, rhs_m, cfm, inv_mass, Iinv, factor,
-                      n_bodies: int, given=None) -> np.ndarray:
-    """lambda_m (k,) (N m or N, along each motor row) that meets the velocity motors' targets
-    with the joints and no other bounded row, unclipped; or, with ``given``, with the rows
-    that follow them too (``carried_contacts``).
+                      n_bodies: int) -> np.ndarray:
+    """lambda_m (k,) (N m or N, along each row) that meets the velocity motors' targets with
+    the joints and no other bounded row (but the contacts among ``motor_rows``, after the
+    motors: ``carried_contacts``), unclipped.
 
     rows: the joint rows (``Rows``, m_e) whose J M^-1 J^T + cfm ``factor`` factorises (with
     ``model.pattern``), rhs_e (m_e,) their right-hand side; motor_rows: the motors' rows
     (``Rows``, k) and rhs_m (k,) theirs, as the bounded solve's (accelerations: m/s^2 or
-    rad/s^2); cfm (k,) their regularisation; inv_mass (N,), Iinv (N, 3, 3) world frame.
-    given (g,) (N or N m): the forces of motor_rows' last g rows, which are loads, not rows
-    to meet (rhs_m and cfm are then the other rows' only); the answer is then all the rows
-    met (k - g,): the motors' first."""
+    rad/s^2); cfm (k,) their regularisation; inv_mass (N,), Iinv (N, 3, 3) world frame."""
     X, S, _ = joints_schur(model, rows, motor_rows, inv_mass, Iinv, factor, n_bodies)
-    r = rhs_m - X.T[:rhs_m.size] @ rhs_e
-    if given is not None and given.size:
-        met = rhs_m.size
-        r = r - S[:met, met:] @ given
-        S = S[:met, :met]
     S[np.diag_indices_from(S)] += cfm
     # least norm in S's own scale: a motor meets its target exactly, motors whose targets the
     # joints make one (two on a closed loop) share it, and none is set against another
-    return least_solve(S, r)
+    return least_solve(S, rhs_m - X.T @ rhs_e)
 
 
 def least_solve(S, r):

@@ -333,15 +333,13 @@ def _velocity_motors_feedforward(world, model, rows, rhs_e, uni, target, inv_mas
     if motors.size == 0 or rows is None:
         return None
     block = uni.block
-    n = world._n
-    met, slid, force = carried_contacts(uni, model.mechanism, inv_mass > 0, motors)
-    met = np.concatenate([motors, met])
-    sub = block.rows.at(np.concatenate([met, slid]))
-    aimed = block.rows.at(met)
-    rhs_m = (target.take(met) - aimed.velocity(v, w)) / h - aimed.velocity(*free)
+    met = np.concatenate([motors, carried_contacts(uni, model.mechanism, inv_mass > 0,
+                                                   motors)])
+    sub = block.rows.at(met)
+    rhs_m = (target.take(met) - sub.velocity(v, w)) / h - sub.velocity(*free)
     cfm = world.cfm + np.broadcast_to(block.cfm, (block.rows.count,)).take(met)
-    lam = motor_feedforward(model, rows, rhs_e, sub, rhs_m, cfm, inv_mass, Iinv, factor, n,
-                            given=force)[:motors.size]
+    lam = motor_feedforward(model, rows, rhs_e, sub, rhs_m, cfm, inv_mass, Iinv, factor,
+                            world._n)[:motors.size]
     return motors, np.clip(lam, block.lo.take(motors), block.hi.take(motors))
 
 
