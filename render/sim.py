@@ -17,9 +17,16 @@ Controllers
 A controller is called before every ``world.step()`` (also in offscreen renders) to apply
 forces, torques or motor targets. It may be a callable ``controller(world)`` (or
 ``controller(world, dt)``), or an object with one of the methods ``before_step``, ``update``
-or ``step`` taking the same arguments. Optional extras: ``reset()`` (called after the viewer's
-R key restored the initial state) and ``on_key_press(symbol, modifiers)`` /
-``on_key_release(symbol, modifiers)`` (keys the viewer does not use itself are passed on).
+or ``step`` taking the same arguments. Optional extras: ``reset()`` (see below) and
+``on_key_press(symbol, modifiers)`` / ``on_key_release(symbol, modifiers)`` (keys the viewer
+does not use itself are passed on).
+
+The viewer's R runs the scene again from its start. A controller keeps state the world's
+snapshot does not hold (the box pyramid's "already shot", a winch's start time, a rope length
+it set), so a scene with a controller is built again (``SceneSpec.rebuild``: a registry or
+file scene's ``rebuilt()``, a scene list's name or callable) into a new world, with its new
+controller; only a scene that cannot be built again (a World handed over with a controller)
+gets its snapshot back and its controller's ``reset()``, if it has one.
 """
 from __future__ import annotations
 
@@ -41,6 +48,7 @@ class SceneSpec:
     camera: object = None
     controller: object = None
     source: object = field(default=None, repr=False)
+    rebuild: object = field(default=None, repr=False)   # () -> a new scene-like, the same scene
 
 
 def _is_world(obj) -> bool:
@@ -51,12 +59,13 @@ def as_scene(obj, title=None, camera=None, controller=None) -> SceneSpec:
     """Normalise a World / scene object / tuple / dict into a SceneSpec; explicit arguments
     override what the object carries."""
     if isinstance(obj, SceneSpec):
-        spec = SceneSpec(obj.world, obj.title, obj.camera, obj.controller, obj.source)
+        spec = SceneSpec(obj.world, obj.title, obj.camera, obj.controller, obj.source,
+                         obj.rebuild)
     elif _is_world(obj):
         spec = SceneSpec(obj, source=obj)
     elif isinstance(obj, dict) and "world" in obj:
         spec = SceneSpec(obj["world"], obj.get("title") or "maxcoord", obj.get("camera"),
-                         obj.get("controller"), obj)
+                         obj.get("controller"), obj, obj.get("rebuild"))
     elif isinstance(obj, (tuple, list)) and obj and _is_world(obj[0]):
         items = list(obj) + [None] * (4 - len(obj))
         spec = SceneSpec(items[0], items[1] or "maxcoord", items[2], items[3], obj)
@@ -64,6 +73,8 @@ def as_scene(obj, title=None, camera=None, controller=None) -> SceneSpec:
         spec = SceneSpec(obj.world, getattr(obj, "title", None) or getattr(obj, "name", None)
                          or "maxcoord", getattr(obj, "camera", None),
                          getattr(obj, "controller", None), obj)
+        rebuilt = getattr(obj, "rebuilt", None)
+        spec.rebuild = rebuilt if callable(rebuilt) else None
     else:
         raise ValueError("expected a physics.World, a scene object with .world, a "
                          f"(world, title, camera, controller) tuple or a dict; got {obj!r}")
@@ -87,11 +98,15 @@ def resolve_scene(entry, load_scene=None) -> SceneSpec:
         spec = as_scene(load_scene(entry))
         if spec.title == "maxcoord":
             spec.title = entry
+        if spec.rebuild is None:
+            spec.rebuild = lambda: resolve_scene(entry, load_scene)
         return spec
     if callable(entry) and not _is_world(entry):
         spec = as_scene(entry())
         if spec.title == "maxcoord":
             spec.title = getattr(entry, "__name__", "maxcoord")
+        if spec.rebuild is None:
+            spec.rebuild = entry
         return spec
     return as_scene(entry)
 
@@ -273,15 +288,17 @@ class TimeScale:
 
 class Simulation(TimeScale):
     """A world plus what the viewer does to it: pause, single steps, time scale, reset to the
-    initial snapshot, a controller and a drag spring, and a fixed-step accumulator that
-    advances the world at its own dt independently of the frame rate."""
+    start (see the module docstring: ``rebuild``, a callable returning a new scene-like of
+    the same scene, builds a scene with a controller again), a controller and a drag spring,
+    and a fixed-step accumulator that advances the world at its own dt independently of the
+    frame rate."""
 
-    def __init__(self, world, controller=None, *, frame_budget: float = 1 / 25,
+    def __init__(self, world, controller=None, *, rebuild=None, frame_budget: float = 1 / 25,
                  max_steps_per_frame: int = 200):
-        self.world = world
-        self.controller = controller
-        self._control = controller_function(controller)
-        self.initial_state = world.get_state()
+        if rebuild is not None and not callable(rebuild):
+            raise ValueError(f"rebuild must be None or a callable, got {rebuild!r}")
+        self.rebuild = rebuild
+        self._use(world, controller)
         self.paused = False
         self.time_scale = 1.0
         self.accumulator = 0.0
@@ -358,11 +375,29 @@ class Simulation(TimeScale):
         self.paused = not self.paused
         self.accumulator = 0.0
 
+    def _use(self, world, controller):
+        self.world = world
+        self.controller = controller
+        self._control = controller_function(controller)
+        self.initial_state = world.get_state()
+
     def reset(self):
-        self.world.set_state(self.initial_state)
+        """Back to the start: a scene with a controller built again (``self.world`` is then a
+        new World, keeping the old one's ``sleeping``), else the initial snapshot restored.
+        A rebuild that fails restores the snapshot and shows the error (paused)."""
         self.accumulator = 0.0
         self.drag = None
         self.error = None
+        if self.controller is not None and self.rebuild is not None:
+            try:
+                spec = as_scene(self.rebuild())
+            except Exception as exc:
+                self.report_error(exc, "building the scene again (R)")
+            else:
+                spec.world.sleeping = self.world.sleeping      # (Z, --sleeping)
+                self._use(spec.world, spec.controller)
+                return
+        self.world.set_state(self.initial_state)
         reset = getattr(self.controller, "reset", None)
         if callable(reset):
             reset()

@@ -19,6 +19,7 @@ on the recording, +/- change the playback speed).
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import re
 import textwrap
 import time
@@ -238,6 +239,8 @@ class Viewer:
         ``spec.world``)."""
         if playback is not None and playback.world is not spec.world:
             raise ValueError("playback must play into the world of the scene it is given with")
+        if sim is not None and playback is None:      # (R may have built it again)
+            spec = dataclasses.replace(spec, world=sim.world, controller=sim.controller)
         self.spec = spec
         self.world = spec.world
         self.title = spec.title
@@ -248,7 +251,8 @@ class Viewer:
         elif sim is not None:
             self.sim = sim
         else:
-            self.sim = Simulation(self.world, spec.controller, **self._sim_opts)
+            self.sim = Simulation(self.world, spec.controller, rebuild=spec.rebuild,
+                                  **self._sim_opts)
         self._layout_hud()          # (the help's text differs for a recording)
         self.geometry = WorldGeometry(self.world)
         w, h = self.window.get_size()
@@ -310,8 +314,19 @@ class Viewer:
         self.sim.single_step()
 
     def reset(self):
+        """The scene from its start (built again where it has a controller: see
+        ``Simulation.reset``); the camera, pause, time scale and draw options stay."""
+        world = self.world
         self.sim.reset()
         self._drag_plane = None
+        if self.sim.world is not world:
+            self.spec = dataclasses.replace(self.spec, world=self.sim.world,
+                                            controller=self.sim.controller)
+            self.world = self.sim.world
+            self.geometry = WorldGeometry(self.world)
+            if self.selected is not None and self.selected >= len(self.world.bodies):
+                self.selected, self.follow = None, False
+            self._update_hud(force=True)
 
     def faster(self):
         self.sim.faster()

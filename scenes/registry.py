@@ -36,6 +36,11 @@ class Scene:
                 self.controller(self.world)
             self.world.step()
 
+    def rebuilt(self) -> "Scene":
+        """The same scene built again, from its start, into a new world: its parameters and
+        the world's dt; a new controller, so none of the old one's state (the viewer's R)."""
+        return load_with(self.name, self.params, self.world.dt)
+
     def summary(self) -> list[tuple[str, str]]:
         """Scene-specific (label, value) lines for a run's summary (``maxcoord run`` prints
         them under its table): the controller's ``summary()``, if it has one, else none."""

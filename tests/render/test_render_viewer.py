@@ -239,3 +239,25 @@ def test_the_hud_fits_a_small_window(make_viewer):
     font, height = heights[(480, 270)]
     assert font < 10 and height <= 0.4 * 270, heights
     assert heights[(1280, 720)][0] == 10, heights
+
+
+def test_reset_runs_a_scene_with_a_stateful_controller_again(make_viewer, key):
+    import scenes
+    v = make_viewer(scenes.load("box_pyramid", base=3, shot_time=0.1))
+    v.sim.max_steps_per_frame = 10 ** 6
+    v.sim.frame_budget = 1e9
+    for _ in range(6):                      # 0.3 s; the ball is shot at 8 m/s at 0.1 s
+        v.tick(0.05)
+    shot = v.world.body("ball").linear_velocity[0]
+    assert shot > 5.0
+    v.camera.distance *= 1.5                # the user's view, and a pause: R keeps them
+    view = v.camera.distance
+    v.on_key_press(key.SPACE, 0)
+    v.on_key_press(key.R, 0)
+    assert v.world.time == 0.0 and v.sim.paused and v.camera.distance == view
+    v.on_key_press(key.SPACE, 0)
+    for _ in range(6):
+        v.tick(0.05)
+    # (before: the controller remembered it had shot: the ball lay still after R, 0 m/s)
+    assert v.world.body("ball").linear_velocity[0] == shot
+    assert v.geometry.world is v.world
