@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import dataclasses
+import math
 import re
 import textwrap
 import time
@@ -643,7 +644,7 @@ class Viewer:
         ch = lab.content_height
         self.hud_bg.x, self.hud_bg.y = 0, h - ch - 16
         self.hud_bg.width, self.hud_bg.height = min(lab.content_width + 24, w), ch + 16
-        if self.show_help:       # (laid out when shown: it takes 0.1 to 2 s on llvmpipe)
+        if self.show_help:       # (laid out when shown)
             self._layout_help(w, h)
         if self.playback is not None:
             self._layout_timeline()
@@ -667,19 +668,13 @@ class Viewer:
     def _fit_help(self, lines, room_w, room_h) -> tuple[int, int] | None:
         """The (font size, columns) of the largest help that fits room_w x room_h px, one
         column before two at a size; None where not even two columns of the smallest do.
-        Remembered: each try lays out the labels again (tens of ms each in llvmpipe's
-        pyglet), and the HUD's box, which the room depends on, changes back and forth."""
-        fits = self.__dict__.setdefault("_help_fits", {})
-        key = (tuple(lines), room_w, room_h)
-        if key not in fits:
-            fits[key] = None
-            for columns, size in ((c, s) for c in (1, 2) for s in self.HELP_FONT_SIZES):
-                cw, ch = self._set_help_columns(lines, columns, size,
-                                                _help_wrap(columns, room_w))
-                if cw <= room_w and ch <= room_h:
-                    fits[key] = size, columns
-                    break
-        return fits[key]
+        Each try is measured arithmetically (``_help_extent``), without laying out text."""
+        for columns, size in ((c, s) for c in (1, 2) for s in self.HELP_FONT_SIZES):
+            cw, ch = self._help_extent(self._help_parts(lines, columns, size,
+                                                        _help_wrap(columns, room_w)), size)
+            if cw <= room_w and ch <= room_h:
+                return size, columns
+        return None
 
     def _layout_help(self, w, h):
         """Fit the help overlay into the part of a w x h window the HUD leaves (beside it or
@@ -710,22 +705,35 @@ class Viewer:
             while keep > 1:
                 keep -= 1
                 shown = lines[:keep] + ["... enlarge the window to see the rest (H closes)"]
-                cw, ch = self._set_help_columns(shown, 1, size, wrap=max(w - pad, 50))
-                if ch <= h - pad:
+                parts = self._help_parts(shown, 1, size, max(w - pad, 50))
+                if self._help_extent(parts, size)[1] <= h - pad:
                     break
+            self._set_help_columns(shown, 1, size, wrap=max(w - pad, 50))
         # (where it takes the whole window, the HUD is not drawn under it)
         self._help_over_hud = self.show_hud and region == whole
         self._place_help(*region)
 
+    def _help_parts(self, lines, columns: int, size: int, wrap: int = 4000) -> list[list[str]]:
+        """``lines`` in ``columns`` columns at ``size`` pt, lines longer than ``wrap`` px
+        wrapped under their own description (not under the keys)."""
+        chars = wrap // self._help_metrics(size)[0] if wrap < 4000 else None
+        entries = [[line] if chars is None else _wrap_help(line, chars) for line in lines]
+        return _split_columns(entries, columns)
+
+    def _help_extent(self, parts, size: int) -> tuple[int, int]:
+        """(width, height) in px the columns ``parts`` take at ``size`` pt side by side, 24 px
+        apart, from the monospace font's measured character width and line heights."""
+        char, first, line = self._help_metrics(size)
+        width = sum(math.ceil(char * max(map(len, part), default=0)) for part in parts)
+        height = max(first + line * (len(part) - 1) for part in parts)
+        return width + 24 * (len(parts) - 1), int(math.ceil(height))
+
     def _set_help_columns(self, lines, columns: int, size: int,
                           wrap: int = 4000) -> tuple[int, int]:
-        """Put ``lines`` into ``columns`` help labels at ``size`` pt, wrapping lines longer
-        than ``wrap`` px under their own description (not under the keys); returns the
-        (width, height) in px they take together (columns side by side, 24 px apart)."""
+        """Put ``lines`` into ``columns`` help labels at ``size`` pt (``_help_parts``); returns
+        the (width, height) in px they take together (columns side by side, 24 px apart)."""
         labels = (self.help_label, self.help_label2)
-        chars = wrap // self._help_char_width(size) if wrap < 4000 else None
-        entries = [[line] if chars is None else _wrap_help(line, chars) for line in lines]
-        parts = _split_columns(entries, columns)
+        parts = self._help_parts(lines, columns, size, wrap)
         for k, lab in enumerate(labels):
             lab.visible = k < columns
             lab.font_size = size
@@ -734,14 +742,20 @@ class Viewer:
         return (sum(lab.content_width for lab in used) + 24 * (columns - 1),
                 max(lab.content_height for lab in used))
 
-    def _help_char_width(self, size: int) -> float:
-        """Width in px of one character of the help's monospace font at ``size`` pt."""
-        widths = self.__dict__.setdefault("_help_char_widths", {})
-        if size not in widths:
-            lab = self.help_label2
-            lab.font_size, lab.text = size, "0" * 40
-            widths[size] = max(lab.content_width / 40, 1.0)
-        return widths[size]
+    def _help_metrics(self, size: int) -> tuple[float, float, float]:
+        """(character width, first line's height, each further line's) in px of the help's
+        monospace font at ``size`` pt, measured once on a scratch label: fitting the help
+        then lays out no text (each layout of the whole help took 20-100 ms in llvmpipe's
+        pyglet, and fitting a small window tried up to 40: 1.2 s at 400x300)."""
+        metrics = self.__dict__.setdefault("_help_metric_cache", {})
+        if size not in metrics:
+            lab = pyglet.text.Label("0" * 40, font_name=self.help_label.font_name,
+                                    font_size=size, multiline=True, width=4000)
+            char, first = max(lab.content_width / 40, 1.0), lab.content_height
+            lab.text = "0" * 40 + "\n0"
+            metrics[size] = char, first, lab.content_height - first
+            lab.delete()
+        return metrics[size]
 
     def _place_help(self, x0, y0, w, h):
         """Centre the help's labels and their box in the region (x0, y0, w, h)."""

@@ -261,3 +261,24 @@ def test_reset_runs_a_scene_with_a_stateful_controller_again(make_viewer, key):
     # (before: the controller remembered it had shot: the ball lay still after R, 0 m/s)
     assert v.world.body("ball").linear_velocity[0] == shot
     assert v.geometry.world is v.world
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (800, 450), (400, 300)])
+def test_the_help_is_fitted_with_one_layout_of_its_text(make_viewer, size):
+    from render.viewer import help_text
+    v = make_viewer(drop_world(), size=size)
+    layouts = []
+    set_columns = v._set_help_columns
+    v._set_help_columns = lambda *a, **k: layouts.append(a) or set_columns(*a, **k)
+    v.toggle_help()
+    v.draw_frame()
+    # (before: one layout of the whole help per font size and column count tried, and one
+    # per line dropped where none fits: 3 at 1280x720, 14 at 800x450, 37 at 400x300)
+    assert len(layouts) == 1
+    # the arithmetic the fit uses is what the labels measure
+    for playback in (False, True):
+        lines = help_text(playback).split("\n")
+        for font in v.HELP_FONT_SIZES:
+            for columns, wrap in ((1, 4000), (2, 180), (1, 250)):
+                parts = v._help_parts(lines, columns, font, wrap)
+                assert v._help_extent(parts, font) == set_columns(lines, columns, font, wrap)
