@@ -215,10 +215,15 @@ class WorldGeometry:
         else:
             camera.frame(np.zeros(3), 2.0, aspect)
 
+    FALL_SECONDS = 1.5      # s of free fall framed for a body with no ground under it
+
     def frame_with_ground(self, camera, aspect: float):
         """Point ``camera`` (keeping its angles) at every shaped body and the ground under
         each dynamic one, so a body dropped from a height stays in view as it falls: the
-        first view of a scene that gives no camera, in the viewer and in ``render``."""
+        first view of a scene that gives no camera, in the viewer and in ``render``. A body
+        with no ground under it is framed with where it falls to in FALL_SECONDS from rest
+        (framed on the body alone, a ball dropped with no ground was in extreme close-up and
+        left the view in 0.1 s)."""
         self.refresh()
         shaped = self.has_shape
         if not np.any(shaped):
@@ -227,11 +232,14 @@ class WorldGeometry:
         x = np.asarray(self.world.positions)
         levels = [offset / n[2] for n, offset in self.planes if n[2] > 0.99]
         centres, radii = [x[shaped]], [self.radius[shaped]]
+        gravity = np.asarray(getattr(self.world, "gravity", np.zeros(3)), float)
         for i in np.flatnonzero(shaped & self.dynamic):
             under = [z for z in levels if z <= x[i, 2]]
             if under:
                 centres.append([(x[i, 0], x[i, 1], max(under))])
-                radii.append([self.radius[i]])
+            else:        # nothing to land on: where its first FALL_SECONDS of fall take it
+                centres.append([x[i] + 0.5 * gravity * self.FALL_SECONDS ** 2])
+            radii.append([self.radius[i]])
         camera.frame_spheres(np.concatenate(centres), np.concatenate(radii), aspect)
 
     def typical_size(self) -> float:
