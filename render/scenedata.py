@@ -125,8 +125,15 @@ class WorldGeometry:
         self.has_shape = self.kind >= 0
         # height of the reference grid drawn when the world has no ground plane: z = 0, or
         # below the lowest body as it was when the bodies were first seen
+        # below the lowest body as it was when the bodies were first seen, and under where
+        # the framing takes a free body's fall (see ``fall_points``: the ball fell through
+        # the grid at z = 0 and was drawn under it)
         lo = self.bounds()
         self.reference_z = min(0.0, float(lo[0][2]) - 0.05) if lo is not None else 0.0
+        falls = self.fall_points(np.flatnonzero(self.has_shape))
+        if len(falls) and not self.planes:
+            below = float((falls[:, 2] - self.radius[self._falling]).min()) - 0.05
+            self.reference_z = min(self.reference_z, below)
         self._rows = {}
         self._typical = None
 
@@ -217,6 +224,21 @@ class WorldGeometry:
 
     FALL_SECONDS = 1.5      # s of free fall framed for a body with no ground under it
 
+    def fall_points(self, candidates) -> np.ndarray:
+        """(k, 3) m: where FALL_SECONDS of free fall from rest take those of the bodies
+        ``candidates`` (indices) that are dynamic and in no joint (jointed ones hang or are
+        held: a pendulum with no ground was framed 11 m down); their indices are left in
+        ``self._falling``."""
+        joined = np.zeros(len(self.static), dtype=bool)
+        ends = [b.index for j in self.world.joints
+                for b in (getattr(j, "body_a", None), getattr(j, "body_b", None)) if b is not None]
+        joined[np.asarray(ends, dtype=int)] = True
+        idx = np.asarray(candidates, dtype=int)
+        self._falling = idx[self.dynamic[idx] & ~joined[idx]]
+        gravity = np.asarray(getattr(self.world, "gravity", np.zeros(3)), float)
+        x = np.asarray(self.world.positions)[self._falling]
+        return x + 0.5 * gravity * self.FALL_SECONDS ** 2
+
     def frame_with_ground(self, camera, aspect: float):
         """Point ``camera`` (keeping its angles) at every shaped body and the ground under
         each dynamic one, so a body dropped from a height stays in view as it falls: the
@@ -232,14 +254,17 @@ class WorldGeometry:
         x = np.asarray(self.world.positions)
         levels = [offset / n[2] for n, offset in self.planes if n[2] > 0.99]
         centres, radii = [x[shaped]], [self.radius[shaped]]
-        gravity = np.asarray(getattr(self.world, "gravity", np.zeros(3)), float)
+        landing = []
         for i in np.flatnonzero(shaped & self.dynamic):
             under = [z for z in levels if z <= x[i, 2]]
             if under:
                 centres.append([(x[i, 0], x[i, 1], max(under))])
-            else:        # nothing to land on: where its first FALL_SECONDS of fall take it
-                centres.append([x[i] + 0.5 * gravity * self.FALL_SECONDS ** 2])
-            radii.append([self.radius[i]])
+                radii.append([self.radius[i]])
+            else:
+                landing.append(i)
+        falls = self.fall_points(np.array(landing, dtype=int))
+        centres.append(falls)
+        radii.append(self.radius[self._falling])
         camera.frame_spheres(np.concatenate(centres), np.concatenate(radii), aspect)
 
     def typical_size(self) -> float:
