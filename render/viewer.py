@@ -736,7 +736,9 @@ class Viewer:
         parts = self._help_parts(lines, columns, size, wrap)
         for k, lab in enumerate(labels):
             lab.visible = k < columns
-            lab.font_size = size
+            if lab.font_size != size:
+                lab.text = ""         # (a new size lays the old text out again: 70 ms)
+                lab.font_size = size
             lab.text = "\n".join(parts[k]) if k < columns else ""
         used = labels[:columns]
         return (sum(lab.content_width for lab in used) + 24 * (columns - 1),
@@ -749,12 +751,14 @@ class Viewer:
         pyglet, and fitting a small window tried up to 40: 1.2 s at 400x300)."""
         metrics = self.__dict__.setdefault("_help_metric_cache", {})
         if size not in metrics:
-            lab = pyglet.text.Label("0" * 40, font_name=self.help_label.font_name,
-                                    font_size=size, multiline=True, width=4000)
+            lab = self.__dict__.get("_help_probe")
+            if lab is None:
+                lab = self._help_probe = pyglet.text.Label(
+                    "", font_name=self.help_label.font_name, multiline=True, width=4000)
+            lab.text, lab.font_size, lab.text = "", size, "0" * 40
             char, first = max(lab.content_width / 40, 1.0), lab.content_height
             lab.text = "0" * 40 + "\n0"
             metrics[size] = char, first, lab.content_height - first
-            lab.delete()
         return metrics[size]
 
     def _place_help(self, x0, y0, w, h):
