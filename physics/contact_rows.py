@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .math3d import cross_components, dot
+from .push_out import push_out
 from .rows import Rows
 
 RESTITUTION_THRESHOLD = 0.2   # m/s: slower impacts do not bounce (resting contact stays put)
@@ -34,9 +35,6 @@ MAX_PUSH_OUT = 3.0
 # this leaves at most this speed (a hop of half a millimetre); resting contacts, within the
 # slop, never push.
 KEPT_PUSH = 0.1
-# m/s: the slowest a penetration beyond the slop is pushed out, unless the rest of it goes
-# within the step (``push_out``)
-FINISHING_PUSH = 1e-3
 # m/s: a contact whose surfaces slide faster than this at the step's start takes its first
 # friction row along the slip and its second across it, so that sliding friction opposes the
 # slip with mu times the normal force in every direction (a pyramid fixed in the world frame
@@ -346,7 +344,7 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     rows = Rows(np.concatenate((a, a, a)), np.concatenate((b, b, b)), C, Ja, Jb, np.zeros(3 * k))
     target = np.zeros(3 * k)
     start = depth if lead is None else depth - lead
-    out = push_out(start, h, T)
+    out = push_out(start - SLOP, h, T, MAX_PUSH_OUT)
     target[:k] = np.where(start >= 0, out, start / h)
     if lead is not None:
         target[:k] += lead / h
@@ -412,23 +410,6 @@ def with_torque_rows(block: BoundedRows, frames: ContactFrames, spin, rolling):
         cfm=np.concatenate((block.cfm, np.zeros(has.size))),
         push=np.concatenate((block.push, np.zeros(has.size))),
     ), runs
-
-
-def push_out(depth, h, T):
-    """The speed (m/s, (K,)) at which contacts ``depth`` (K,) m deep are pushed out within a
-    step h: the depth beyond the slop over the stabilisation time T, at most MAX_PUSH_OUT,
-    and at least FINISHING_PUSH or what takes the rest of it out within the step.
-
-    Over T alone the push fades geometrically (e^(-h/T) a step, 0.78 at T = 4 h) and never
-    ends: a pile come to rest was pushed apart at ever slower speeds, which its solves had to
-    meet to 1e-6 m/s, and each of them took its whole budget until the push fell to about
-    that. A 30-box pile (0.3 m, 1 kg) dropped at dt 1/60 was still, its fastest box under
-    1e-3 m/s, 23 steps before its solves finished (60 iterations each, its deepest contact
-    0.09 mm beyond the slop); it now finishes within 3. The finishing push is slow: a body
-    keeps it as speed (a hop of 1 mm/s)."""
-    beyond = np.maximum(depth - SLOP, 0.0)
-    least = np.minimum(beyond / h, FINISHING_PUSH)
-    return np.minimum(np.maximum(beyond / T, least), MAX_PUSH_OUT)
 
 
 def gripping_friction(previous, src, found, slid, mu, pair):

@@ -43,6 +43,7 @@ import numpy as np
 from .contact_rows import BoundedRows
 from .math3d import (cross, dot, quat_to_matrix, rotate, rotate_by_quat,
                      rotation_vector_to_quat)
+from .push_out import push_out
 from .rows import Kinematics, Rows, StackedVectors, distance_rows, line_rows
 from .validation import checked_array
 
@@ -540,7 +541,7 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float, found=None, 
     motor = np.searchsorted(kept, plan.motor)
     Ja, Jb = J[:, :6], J[:, 6:]
     slop = plan.slop if kept.size == plan.slop.size else plan.slop.take(kept)
-    back = np.maximum(-C - slop, 0.0) / T
+    back = push_out(-C - slop, h, T)
     target = np.where(C > 0, -reach / h, back)
     push = np.maximum(back - KEPT_LIMIT_PUSH, 0.0)
     cfm = np.zeros(C.size)

@@ -228,7 +228,7 @@ def test_a_penetration_beyond_the_slop_is_pushed_out_in_finite_time():
     """A 0.4 m box (1 kg) made 1 mm into the ground at dt 1/60: pushed out over the
     stabilisation time alone, the 0.7 mm beyond the slop faded by e^(-h/T) a step and was
     still 2.2 um beyond it after 20 steps, the box rising at 3.4e-5 m/s (0.17 um after 30).
-    With the finishing push (``contact_rows.push_out``) it is out by the 15th step and
+    With the finishing push (``physics.push_out``) it is out by the 15th step and
     rests at the slop, still."""
     from physics.contact_rows import SLOP
     world = World(dt=1 / 60)
@@ -238,12 +238,3 @@ def test_a_penetration_beyond_the_slop_is_pushed_out_in_finite_time():
     assert world.contacts.depth.max() - SLOP < 1e-9
     assert abs(box.linear_velocity[2]) < 1e-8
     assert box.position[2] == pytest.approx(0.2 - SLOP, abs=1e-9)
-
-
-def test_push_out_is_its_depth_over_t_but_finishes_within_the_step():
-    from physics.contact_rows import FINISHING_PUSH, MAX_PUSH_OUT, SLOP, push_out
-    h, T = 1 / 60, 4 / 60
-    depth = SLOP + np.array([-1e-3, 0.0, 1e-6, 1e-5, 5e-5, 1e-4, 1e-2, 1.0])
-    np.testing.assert_allclose(
-        push_out(depth, h, T),
-        [0.0, 0.0, 1e-6 / h, 1e-5 / h, FINISHING_PUSH, 1e-4 / T, 1e-2 / T, MAX_PUSH_OUT])

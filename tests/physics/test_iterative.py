@@ -197,7 +197,7 @@ def test_a_pile_come_to_rest_finishes_its_solves_within_a_few_iterations():
     at speeds that faded by e^(-h/T) a step and never ended, which the solves had to meet to
     1e-6 m/s: they took their whole budget, 60 iterations, on 18 of the 30 steps from 2.5 s
     to 3 s (37 a step), until the push fell to about that at 2.8 s. With the finishing push
-    (``contact_rows.push_out``) they take 2 a step."""
+    (``physics.push_out``) they take 2 a step."""
     rng = np.random.default_rng(0)
     world = World(dt=1 / 60)
     world.add_body(Plane())
