@@ -1357,6 +1357,23 @@ def test_two_motors_on_one_four_bar_share_its_load_and_bound_their_fight():
     assert abs(motor_1.motor_effort) < 25.0 and abs(motor_2.motor_effort) < 25.0
 
 
+def _driven_car(world, friction, max_torque):
+    """A 100 kg chassis on four 10 kg wheels (r 0.3 m) on the ground, each wheel's hinge a
+    motor at 10 rad/s (3 m/s) of ``max_torque`` (N m): (world, chassis, axles)."""
+    world.add_body(Plane(), friction=friction)
+    chassis = world.add_body(Box((0.8, 0.4, 0.1)), mass=100.0, position=(0, 0, 0.4))
+    turn = (np.cos(-np.pi / 4), np.sin(-np.pi / 4), 0.0, 0.0)
+    axles = []
+    for x in (0.6, -0.6):
+        for y in (0.55, -0.55):
+            wheel = world.add_body(Cylinder(0.3, 0.08), mass=10.0, position=(x, y, 0.3),
+                                   orientation=turn, friction=friction)
+            axle = world.add_joint(Hinge(chassis, wheel, anchor=(x, y, 0.3), axis=(0, 1, 0)))
+            axle.set_motor(10.0, max_torque)
+            axles.append(axle)
+    return world, chassis, axles
+
+
 def test_four_driven_wheels_on_rigid_axles_do_not_fight():
     """A 100 kg car on four 10 kg wheels, each driven by its own motor at the same speed,
     cruises at 3 m/s. Its rear wheels carry more load while it speeds up, and the small
@@ -1364,18 +1381,7 @@ def test_four_driven_wheels_on_rigid_axles_do_not_fight():
     step's torques, that internal load grew 0.46 N m a step until the front wheels braked
     and the rear ones pushed at mu N, +-103 N m, for good. Velocity motors centred on what
     the joints and the contacts need of them, least-norm, hold it near zero (+-0.7 N m)."""
-    world = World()
-    world.add_body(Plane(), friction=1.0)
-    chassis = world.add_body(Box((0.8, 0.4, 0.1)), mass=100.0, position=(0, 0, 0.4))
-    turn = (np.cos(-np.pi / 4), np.sin(-np.pi / 4), 0.0, 0.0)
-    axles = []
-    for x in (0.6, -0.6):
-        for y in (0.55, -0.55):
-            wheel = world.add_body(Cylinder(0.3, 0.08), mass=10.0, position=(x, y, 0.3),
-                                   orientation=turn, friction=1.0)
-            axle = world.add_joint(Hinge(chassis, wheel, anchor=(x, y, 0.3), axis=(0, 1, 0)))
-            axle.set_motor(10.0, 200.0)
-            axles.append(axle)
+    world, chassis, axles = _driven_car(World(), friction=1.0, max_torque=200.0)
     world.step(480)
     assert chassis.linear_velocity[0] == pytest.approx(3.0, rel=1e-3)
     assert max(abs(a.motor_effort) for a in axles) < 5.0
@@ -1387,18 +1393,7 @@ def test_four_driven_wheels_that_sped_up_sliding_do_not_fight():
     one another, as with the joints alone in their centre. With the sliding contacts in the
     motors' centre as loads at last step's force (``feedforward.carried_contacts`` carries
     none while one slides), the launch left them at +-1.43 N m."""
-    world = World(dt=1 / 60)
-    world.add_body(Plane(), friction=0.2)
-    chassis = world.add_body(Box((0.8, 0.4, 0.1)), mass=100.0, position=(0, 0, 0.4))
-    turn = (np.cos(-np.pi / 4), np.sin(-np.pi / 4), 0.0, 0.0)
-    axles = []
-    for x in (0.6, -0.6):
-        for y in (0.55, -0.55):
-            wheel = world.add_body(Cylinder(0.3, 0.08), mass=10.0, position=(x, y, 0.3),
-                                   orientation=turn, friction=0.2)
-            axle = world.add_joint(Hinge(chassis, wheel, anchor=(x, y, 0.3), axis=(0, 1, 0)))
-            axle.set_motor(10.0, 2000.0)
-            axles.append(axle)
+    world, chassis, axles = _driven_car(World(dt=1 / 60), friction=0.2, max_torque=2000.0)
     world.step(30)
     assert world.contacts.sliding.all()
     world.step(150)
