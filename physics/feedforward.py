@@ -12,9 +12,10 @@ against one another through contacts wound up their load every step (see
 ``unilateral.bounded_warm_start``). The joints alone (no contacts, limits or other motors)
 never do that, and they carry the loads that a mechanism's own links, gravity and the user's
 forces put on its motors. So do the contacts that pushed on the motors' mechanisms last step
-(``carried_contacts``), as rows met with them here (while none of them slides): without them, four motors at speed 0 let a car parked on a 10 degree slope creep
-downhill at 0.1 % of the 46 N m each carried over a wheel's inertia times dt (-8.57e-5 m/s
-at dt 1/240, a mechanisms explorer's measurement; 5.0e-10 with them, as a brake holds it).
+(``carried_contacts``), as rows met with them here (while none of them slides): without
+them, four motors at speed 0 let a car parked on a 10 degree slope creep downhill at 0.1 %
+of the 46 N m each carried over a wheel's inertia times dt (-8.57e-5 m/s at dt 1/240, a
+mechanisms explorer's measurement; 5.0e-10 with them, as a brake holds it).
 Least-norm, they set no motor against another either: the four driven wheels of a car whose
 contact depths differ still hold a bounded fight (``bounded_warm_start``).
 
@@ -24,9 +25,10 @@ their own factorisation, S lambda_m = r, the Schur complement
     S = A_mm - A_me A_ee^-1 A_em,   r = rhs_m - A_me A_ee^-1 rhs_e,
 
 of A = J M^-1 J^T over the joint rows e and motor rows m (k x k, one motor row per velocity
-motor and three per carried contact: few), solved for the least forces: motors that the joints tie together (two on one
-closed loop) share what their targets ask of them, and where those targets disagree, none is
-set against the other here (the bounded solve's softness then bounds their fight, as it did).
+motor and three per carried contact: few), solved for the least forces: motors that the
+joints tie together (two on one closed loop) share what their targets ask of them, and where
+those targets disagree, none is set against the other here (the bounded solve's softness
+then bounds their fight, as it did).
 """
 from __future__ import annotations
 

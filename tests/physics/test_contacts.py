@@ -828,9 +828,10 @@ def test_a_heavy_ball_thrown_into_a_wall_of_boxes_knocks_them_instead_of_passing
     its budget with a contact that would end the step more than 1 cm deeper than its target
     goes on (unilateral.MISSED_DEPTH): the ball stops at the boxes' faces, within 1 cm, and
     pushes them on. It goes on at 18.3 m/s (21.6 when the push-out faded without end, see
-    ``physics.push_out``: the wall it meets settles otherwise) with 8 sub-steps a step; at one, its speculative contacts,
-    with the normals of the edges nearest at the step's start, took it down to 16.4 m/s,
-    and met where it first touches (``physics.continuous``) 20.7."""
+    ``physics.push_out``: the wall it meets settles otherwise) with 8 sub-steps a step; at
+    one, its speculative contacts, with the normals of the edges nearest at the step's
+    start, took it down to 16.4 m/s, and met where it first touches
+    (``physics.continuous``) 20.7."""
     from scipy.spatial.transform import Rotation
     world = World(dt=1 / 60)
     world.add_body(Plane())
