@@ -124,7 +124,6 @@ class WorldGeometry:
         self.members = {k: np.flatnonzero(self.kind == j) for j, k in enumerate(KINDS)}
         self.has_shape = self.kind >= 0
         # height of the reference grid drawn when the world has no ground plane: z = 0, or
-        # below the lowest body as it was when the bodies were first seen
         # below the lowest body as it was when the bodies were first seen, and under where
         # the framing takes a free body's fall (see ``fall_points``: the ball fell through
         # the grid at z = 0 and was drawn under it)
