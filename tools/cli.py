@@ -786,12 +786,19 @@ def _followed(world, text: str | None, source: str) -> int | None:
     takes it (before any work)."""
     if text is None:
         return None
+    from physics.shapes import Plane
     from tools.bodies import body_index
     try:
-        return body_index("--follow", text, [b.name for b in world.bodies], len(world.bodies),
-                          source)
+        index = body_index("--follow", text, [b.name for b in world.bodies], len(world.bodies),
+                           source)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if isinstance(world.bodies[index].shape, Plane):
+        # (it followed the ground, which never moves, without a word)
+        raise UsageError(f"--follow {text!r} is a ground plane, which never moves: follow a "
+                         "body that does (a name or index), or leave --follow out for the "
+                         "scene's own camera")
+    return index
 
 
 def cmd_render(args):

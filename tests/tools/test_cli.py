@@ -1346,6 +1346,9 @@ def test_frames_rendered_into_a_folder_replace_an_earlier_renders(tmp_path, caps
                          "index from 0 to 21)"),
     (["--follow", "chassis", "--frame"],
      "--frame and --follow both point the camera; give one of them"),
+    (["--follow", "0"], "--follow '0' is a ground plane, which never moves: follow a body "
+                        "that does (a name or index), or leave --follow out for the scene's "
+                        "own camera"),
 ])
 def test_render_follow_refuses_an_unknown_body_or_frame_too(tmp_path, capsys, extra, message):
     out = tmp_path / "car.png"
