@@ -59,14 +59,15 @@ def euler_midpoint(inertia, omega, h, iterations=2, guess=None):
     return w1
 
 
-def free_rotation(R, inertia, w, h, dyn, free, near=None):
+def free_rotation(R, inertia, w, h, dyn, free, tops, near=None):
     """The torque-free flow of each body over h from world angular velocity w (N, 3): its
     body-frame angular velocity at the start and at the end, (N, 3) each (see midpoint_rotation
     for the rotation). ``dyn``: the bodies that need the flow (dynamic, anisotropic inertia);
     the others keep their body-frame angular velocity, as an isotropic body (whose inertia is
     a multiple of the identity: spheres, cubes) does exactly. ``free``: those of ``dyn``
     without joints, whose end is put on the start's |I W| and W.I W exactly (see
-    on_invariants). ``near``: this pair for a nearby w' (SHAKE's correction of w is tiny):
+    on_invariants), and ``tops`` (rows) those of them symmetric about their axis, whose end
+    is exact (``free_tops``, ``top_spin``). ``near``: this pair for a nearby w' (SHAKE's correction of w is tiny):
     then one Newton iteration from there is as exact as two from scratch."""
     body_start = einsum("nji,nj->ni", R, w)
     body_end = body_start.copy()
@@ -80,9 +81,8 @@ def free_rotation(R, inertia, w, h, dyn, free, near=None):
         body_end[dyn] = w1
     if body_start[free].size:
         body_end[free] = on_invariants(inertia[free], body_start[free], body_end[free])
-        top = free_tops(inertia, free)
-        if top.size:
-            body_end[top] = top_spin(inertia[top], body_start[top], h)
+        if tops.size:
+            body_end[tops] = top_spin(inertia[tops], body_start[tops], h)
     return body_start, body_end
 
 
@@ -141,12 +141,12 @@ def on_invariants(inertia, start, end, max_iterations=20):
     return w
 
 
-def midpoint_rotation(R, w, flow, h, dyn, inertia, free):
+def midpoint_rotation(R, w, flow, h, dyn, inertia, free, tops):
     """The world rotations (N, 4), unit quaternions, of the flow (body_start, body_end) of
     free_rotation: the turn by h times the midpoint angular velocity (bodies outside ``dyn``,
     static or isotropic: spheres, cubes: by h w), and for the bodies ``free`` (of ``dyn``,
     those without joints) then the least turn that puts the end's angular momentum on the
-    start's.
+    start's; ``tops`` (rows, of ``free``) turn exactly (``top_rotation``).
 
     The midpoint rule keeps the body-frame |I W| (free_rotation makes it exact) and W.I W; the
     midpoint turn alone does not carry R I W_end onto R I W_start, and a free box spinning at
@@ -166,9 +166,8 @@ def midpoint_rotation(R, w, flow, h, dyn, inertia, free):
     if Rf.shape[0]:
         rotation[free] = quat_multiply(_momentum_alignment(
             Rf, inertia[free], body_start[free], body_end[free], rotation[free]), rotation[free])
-        top = free_tops(inertia, free)
-        if top.size:
-            rotation[top] = top_rotation(R[top], inertia[top], body_start[top], h)
+        if tops.size:
+            rotation[tops] = top_rotation(R[tops], inertia[tops], body_start[tops], h)
     return rotation
 
 

@@ -37,8 +37,9 @@ from .placement import SHAKE_TRUST, Alignments, held_at_limits, newton_move, pla
 from .limits import AXIS_SLOT, DRIVE, UPPER, WRENCH_WIDTH
 from .motor_hold import held_motors, held_positions, held_velocities
 from .math3d import cross, einsum, quat_multiply, quat_to_matrix, rotate_quat, turn_quat
-from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation, inertia_times,
-                       gyroscopic_torque_explicit, midpoint_rotation, world_inverse_inertia)
+from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation, free_tops,
+                       inertia_times, gyroscopic_torque_explicit, midpoint_rotation,
+                       world_inverse_inertia)
 from .sleeping import joint_links, joints_with_rows, labels_reached, linked_labels
 from .rows import (Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tables,
                    velocity_products)
@@ -105,6 +106,7 @@ class Model:
     principal_inv: np.ndarray | None  # (N, 3) and those of the inverse inertias
     spinning: np.ndarray | slice  # dynamic bodies with an anisotropic inertia (see _spinning)
     tumbling: np.ndarray | slice  # those of them without joints (rotation.midpoint_rotation)
+    tops: np.ndarray         # those of them symmetric about their axis (rotation.free_tops)
     pair_cache: PairCache    # the broadphase candidates of these bodies, kept between steps
     jointed: np.ndarray      # the body rows that joint rows act on
     mechanism: np.ndarray    # (N,) label: dynamic bodies linked by joint rows share one
@@ -140,6 +142,7 @@ def compile_model(world) -> Model:
     dynamic = _slice_if_contiguous(np.flatnonzero(inv_mass > 0))
     spinning = _spinning(world._inertia[:n], inv_mass > 0)
     jointed = np.union1d(a, b)
+    tumbling = _tumbling(spinning, jointed, n)
     principal = principal_inv = None
     if _is_diagonal(world._inertia[:n]) and _is_diagonal(world._inv_inertia[:n]):
         principal = einsum("nii->ni", world._inertia[:n]).copy()
@@ -153,7 +156,9 @@ def compile_model(world) -> Model:
                  joint_links(world)[:, 1].copy(),
                  np.array([j._lb for j in joints]).reshape(-1, 3),
                  shaped >= 2, sides,
-                 principal, principal_inv, spinning, _tumbling(spinning, jointed, n),
+                 principal, principal_inv, spinning, tumbling,
+                 free_tops(principal if principal is not None else world._inertia[:n],
+                           tumbling),
                  PairCache(world._kind[:n], world._params[:n], excluded_pairs(world)),
                  jointed, _mechanisms(a, b, inv_mass),
                  (principal if principal is not None
@@ -444,8 +449,10 @@ def _corrected_drift(world, model, q, R, inertia, w_half, rotation, h):
 
     def drift(theta):
         w = w_half + theta / h
-        flow = free_rotation(R, inertia, w, h, model.spinning, model.tumbling, near=rotation)
-        return turn_quat(q, midpoint_rotation(R, w, flow, h, model.spinning, inertia, model.tumbling))
+        flow = free_rotation(R, inertia, w, h, model.spinning, model.tumbling, model.tops,
+                             near=rotation)
+        return turn_quat(q, midpoint_rotation(R, w, flow, h, model.spinning, inertia,
+                                              model.tumbling, model.tops))
     return drift
 
 
@@ -701,9 +708,10 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         return end, StepReport(rows, lam, x, R, uni, lam_b, impact)
 
     if flow:
-        rotation = free_rotation(R, inertia, w_half, h, model.spinning, model.tumbling)
+        rotation = free_rotation(R, inertia, w_half, h, model.spinning, model.tumbling,
+                                 model.tops)
         q1 = turn_quat(q, midpoint_rotation(R, w_half, rotation, h, model.spinning, inertia,
-                                             model.tumbling))
+                                             model.tumbling, model.tops))
     else:
         rotation, q1 = None, rotate_quat(q, h * w_half)
     drifted = w_half
@@ -749,7 +757,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     R1 = quat_to_matrix(q1)
     if flow and w_half is not drifted:   # velocities at the end of the drift SHAKE corrected
         rotation = free_rotation(R, inertia, w_half, h, model.spinning, model.tumbling,
-                                 near=rotation)
+                                 model.tops, near=rotation)
     w_drift = (end_spin(R1, w_half, rotation, model.spinning) if flow
                else carry_with_bodies(R, R1, w_half))
     w_moved = w_drift                       # the spins the bodies turned with
