@@ -103,6 +103,16 @@ def _number(text, option: str, unit: str = "a number of seconds",
                          f"got {text!r}") from None
 
 
+def _contact_iterations(text) -> int | None:
+    """--contact-iterations (run): None for the world's own budget, else a whole number of
+    at least 1 (a UsageError in maxcoord's one line otherwise, not argparse's two)."""
+    if text is None:
+        return None
+    if not (text.strip().isdigit() and int(text) >= 1):
+        raise UsageError(f"--contact-iterations must be a positive whole number, got {text}")
+    return int(text)
+
+
 def _dt(text) -> float | None:
     """--dt (run, render): None for the scene's own step, else a positive number of seconds
     of at least the World's smallest step."""
@@ -259,12 +269,7 @@ def cmd_run(args):
     if not (np.isfinite(seconds) and seconds > 0):
         raise UsageError(f"--seconds must be a positive number, got {args.seconds}")
     dt = _dt(args.dt)
-    if args.contact_iterations is not None:
-        text = args.contact_iterations
-        args.contact_iterations = int(text) if text.strip().isdigit() else 0
-        if args.contact_iterations < 1:
-            raise UsageError(f"--contact-iterations must be a positive whole number, got "
-                             f"{text}")
+    iterations = _contact_iterations(args.contact_iterations)
     record_path = _output_path(args.record, "--record", ".npz")
     png_path = _output_path(args.png, "--png", ".png")
     if args.frame and not png_path:
@@ -272,8 +277,8 @@ def cmd_run(args):
                          "too, or leave --frame out")
     scene = _load(args.scene, _params(args.param), dt, args.sleeping)
     world = scene.world
-    if args.contact_iterations is not None:
-        world.contact_iterations = args.contact_iterations
+    if iterations is not None:
+        world.contact_iterations = iterations
     steps = int(round(seconds / world.dt))
     if steps < 1:
         raise UsageError(f"--seconds {args.seconds} is less than one step of "
