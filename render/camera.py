@@ -12,7 +12,9 @@ A camera spec (what a scene's ``camera`` attribute or the ``camera=`` argument m
 - a :class:`Camera`;
 - a dict ``{"target": (x, y, z), "distance": d, "yaw": deg, "pitch": deg}`` (any subset;
   optional ``"fov"``, the vertical field of view, from 1 to 170 degrees), or
-  ``{"eye": (x, y, z), "target": (x, y, z)}``;
+  ``{"eye": (x, y, z), "target": (x, y, z)}``; either may add ``"fit": True``: the view is
+  kept while every body's centre is in it, and otherwise frames them all, its angles kept
+  (the ready scenes' cameras fit, being made for their default sizes);
 - a tuple ``(target, distance, yaw, pitch)``;
 - ``None``: frame all bodies from the default direction.
 
@@ -31,7 +33,7 @@ DEFAULT_FOV = 45.0
 # the vertical fields of view (degrees) a perspective draws sanely: 0 divides by zero, and
 # toward 180 the picture is a smear of the few pixels in the middle
 MIN_FOV, MAX_FOV = 1.0, 170.0
-CAMERA_KEYS = {"target", "distance", "yaw", "pitch", "fov", "eye"}
+CAMERA_KEYS = {"target", "distance", "yaw", "pitch", "fov", "eye", "fit"}
 
 
 def _finite(value, key: str) -> float:
@@ -103,7 +105,8 @@ def orthographic(left, right, bottom, top, near, far) -> np.ndarray:
 
 class Camera:
     """Orbit camera. ``frame_on_load`` is True when the camera should frame the scene's bodies
-    when first shown (no spec was given)."""
+    when first shown (no spec was given); ``fit_on_load``, when it should frame them only if
+    some body's centre is out of its view (a spec with ``"fit": True``)."""
 
     def __init__(self, target=(0.0, 0.0, 0.0), distance: float = 5.0, yaw: float = DEFAULT_YAW,
                  pitch: float = DEFAULT_PITCH, fov: float = DEFAULT_FOV):
@@ -113,6 +116,7 @@ class Camera:
         self.pitch = _finite(pitch, "pitch")
         self.fov = _finite(fov, "fov")
         self.frame_on_load = False
+        self.fit_on_load = False
         if not -90.0 <= self.pitch <= 90.0:
             # (beyond, the eye passes over the top and looks back upside down: a typo for a
             # pitch within +-90 more likely than meant)
@@ -152,16 +156,11 @@ class Camera:
                 raise ValueError(f"camera has no key {unknown[0]!r}; its keys are "
                                  f"{', '.join(sorted(CAMERA_KEYS))}")
             fov = spec.get("fov", DEFAULT_FOV)
-            if "eye" in spec:
-                aimed = sorted({"distance", "yaw", "pitch"} & set(spec))
-                if aimed:
-                    raise ValueError(f"camera gives both eye and {aimed[0]}: an eye (with its "
-                                     "target) sets the distance, yaw and pitch; give one or "
-                                     "the other")
-                return cls.look_from(spec["eye"], spec.get("target", (0, 0, 0)), fov)
-            cam = cls(spec.get("target", (0, 0, 0)), spec.get("distance", 5.0),
-                      spec.get("yaw", DEFAULT_YAW), spec.get("pitch", DEFAULT_PITCH), fov)
-            cam.frame_on_load = "distance" not in spec and "target" not in spec
+            fit = spec.get("fit", False)
+            if not isinstance(fit, bool):
+                raise ValueError(f"camera fit must be True or False, got {fit!r}")
+            cam = cls._from_dict(spec, fov)
+            cam.fit_on_load = fit and not cam.frame_on_load
             return cam
         if isinstance(spec, (tuple, list)) and len(spec) == 4:
             return cls(*spec)
@@ -174,9 +173,25 @@ class Camera:
         raise ValueError("camera must be a Camera, a dict with target/distance/yaw/pitch or "
                          f"eye/target, or a (target, distance, yaw, pitch) tuple; got {spec!r}")
 
+    @classmethod
+    def _from_dict(cls, spec: dict, fov: float) -> "Camera":
+        """A Camera from a dict spec's target/distance/yaw/pitch or eye/target."""
+        if "eye" in spec:
+            aimed = sorted({"distance", "yaw", "pitch"} & set(spec))
+            if aimed:
+                raise ValueError(f"camera gives both eye and {aimed[0]}: an eye (with its "
+                                 "target) sets the distance, yaw and pitch; give one or "
+                                 "the other")
+            return cls.look_from(spec["eye"], spec.get("target", (0, 0, 0)), fov)
+        cam = cls(spec.get("target", (0, 0, 0)), spec.get("distance", 5.0),
+                  spec.get("yaw", DEFAULT_YAW), spec.get("pitch", DEFAULT_PITCH), fov)
+        cam.frame_on_load = "distance" not in spec and "target" not in spec
+        return cam
+
     def copy(self) -> "Camera":
         c = Camera(self.target, self.distance, self.yaw, self.pitch, self.fov)
         c.frame_on_load = self.frame_on_load
+        c.fit_on_load = self.fit_on_load
         return c
 
     def spec(self) -> dict:
@@ -258,6 +273,19 @@ class Camera:
             return
         lo, hi = (c - r[:, None]).min(0), (c + r[:, None]).max(0)
         self.target = 0.5 * (lo + hi)
+        d = self._distance_to_see(c, r, aspect) * margin
+        self.distance = max(d, float(np.max(r)) * 2.0, 1e-3)
+        self._clamp()
+
+    def sees_spheres(self, centers, radii, aspect: float = 16 / 9) -> bool:
+        """Whether every sphere (k, 3) / (k,) lies wholly in view, as the camera stands."""
+        c = np.atleast_2d(np.asarray(centers, dtype=float))
+        r = np.broadcast_to(np.asarray(radii, dtype=float), (len(c),))
+        return len(c) == 0 or self._distance_to_see(c, r, aspect) <= self.distance
+
+    def _distance_to_see(self, c, r, aspect: float) -> float:
+        """The least distance (m) from the target, along the present view direction, at
+        which every sphere (k, 3) / (k,) is wholly in view."""
         right, up, fwd = self.basis()
         o = c - self.target
         tv = math.tan(math.radians(self.fov) / 2)
@@ -266,9 +294,7 @@ class Camera:
         for axis, t in ((right, th), (up, tv)):
             # |o.a| + r / cos(half angle) <= t (d + o.f)
             need.append((np.abs(o @ axis) + r * math.sqrt(1 + t * t)) / t - o @ fwd)
-        d = float(np.max(need)) * margin
-        self.distance = max(d, float(np.max(r)) * 2.0, 1e-3)
-        self._clamp()
+        return float(np.max(need))
 
     def ray(self, x: float, y: float, width: int, height: int):
         """World ray (origin, unit direction) through window pixel (x, y); y counts from the

@@ -221,6 +221,13 @@ class WorldGeometry:
         else:
             camera.frame(np.zeros(3), 2.0, aspect)
 
+    def centres_in_view(self, camera, aspect: float) -> bool:
+        """Whether the centre of every shaped body is in ``camera``'s view (their bounding
+        spheres would be too strict: stewart's flat base pokes out of its own view)."""
+        self.refresh()
+        return camera.sees_spheres(np.asarray(self.world.positions)[self.has_shape], 0.0,
+                                   aspect)
+
     FALL_SECONDS = 1.5      # s of free fall framed for a body with no ground under it
 
     def fall_points(self, candidates) -> np.ndarray:
@@ -368,13 +375,16 @@ def initial_camera(spec_camera, geometry: WorldGeometry, aspect: float,
     """The first camera on a scene, the same in the viewer, ``render`` and ``run --png``: the
     scene's camera spec (see ``render.camera``); where it gives no target and distance, its
     angles kept and pointed at the bodies and the ground under each falling one
-    (``WorldGeometry.frame_with_ground``); with ``frame``, at every body alone (the viewer's
-    F key), whatever the spec's target and distance."""
+    (``WorldGeometry.frame_with_ground``); where it fits (``"fit": True``, the ready scenes'),
+    at every body alone if some body's centre is out of its view; with ``frame``, at every
+    body alone (the viewer's F key), whatever the spec's target and distance."""
     from .camera import Camera
     cam = Camera.from_spec(spec_camera)
     if frame:
         geometry.frame(cam, aspect)
     elif cam.frame_on_load:
         geometry.frame_with_ground(cam, aspect)
-    cam.frame_on_load = False            # pointed now: given again as a spec, it stays put
+    elif cam.fit_on_load and not geometry.centres_in_view(cam, aspect):
+        geometry.frame(cam, aspect)
+    cam.frame_on_load = cam.fit_on_load = False     # pointed now: given again, it stays put
     return cam

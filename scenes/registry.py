@@ -322,7 +322,10 @@ def _settings(name: str, module) -> tuple[dict, World, dict]:
         Camera.from_spec(dict(camera) or None)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"scene {name!r} has a bad CAMERA: {exc}") from None
-    return dict(params), made, dict(camera)
+    camera = dict(camera)
+    if camera and "fit" not in camera:
+        camera["fit"] = True            # (made for the defaults: a bigger build is framed)
+    return dict(params), made, camera
 
 
 def _where_in(stack, module) -> str:

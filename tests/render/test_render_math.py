@@ -24,6 +24,9 @@ def test_camera_specs_agree():
         Camera.from_spec({"eye": (0, -5, 2), "target": (0, 0, 0.3), "yaw": -90})
     with pytest.raises(ValueError, match="camera pitch must be from -90 to 90 degrees"):
         Camera.from_spec({"target": (0, 0, 0), "pitch": 95})
+    with pytest.raises(ValueError, match="camera fit must be True or False"):
+        Camera.from_spec({"target": (0, 0, 0), "fit": "yes"})
+    assert Camera.from_spec({"eye": (0, -5, 2), "target": (0, 0, 0.3), "fit": True}).fit_on_load
 
 
 def test_ray_through_projected_point_hits_it():
@@ -162,24 +165,32 @@ def test_sleeping_bodies_are_drawn_paler_and_awake_ones_in_their_own_colour():
     np.testing.assert_allclose(g.instances()["sphere"][0, 20:23], own, atol=1e-7)
 
 
-def test_framing_brings_a_scene_grown_past_its_camera_into_view():
+def test_a_scene_grown_past_its_camera_is_framed_on_its_first_view():
     """A scene's own camera is set for its default size: a 30-box-base pyramid (465 boxes)
-    fills it and runs off every side. ``frame`` (render --frame, run --png --frame, the
-    viewer's F key) points the camera, its angles kept, so every box is in the picture."""
+    ran off every side of it. The first view (viewer, render, run --png) keeps that camera
+    while every body's centre is in it (the default pyramid: unchanged) and otherwise points
+    it, angles kept, at every body, as ``frame`` (the F key) does."""
     from render.offscreen import initial_camera
+    from render.camera import Camera
     from tools import load_scene
 
-    scene = load_scene("box_pyramid", base=30, shot_speed=0.0)
-    geometry = WorldGeometry(scene.world)
     w, h = 1280, 720
-    boxes = np.asarray(scene.world.positions)[1:]
 
-    def inside(cam):
-        p = cam.project(boxes, w, h)
+    def inside(cam, points):
+        p = cam.project(points, w, h)
         return (p[:, 0] >= 0) & (p[:, 0] <= w) & (p[:, 1] >= 0) & (p[:, 1] <= h)
 
+    default = load_scene("box_pyramid", shot_speed=0.0)
+    assert default.camera["fit"]
+    kept = initial_camera(default.camera, WorldGeometry(default.world), w / h)
+    assert repr(kept) == repr(Camera.from_spec(default.camera))
+
+    scene = load_scene("box_pyramid", base=30, shot_speed=0.0)
+    boxes = np.asarray(scene.world.positions)[1:]
+    assert not inside(Camera.from_spec(scene.camera), boxes).all()   # 172 of 465 were out
+    geometry = WorldGeometry(scene.world)
     own = initial_camera(scene.camera, geometry, w / h)
     framed = initial_camera(scene.camera, geometry, w / h, frame=True)
-    assert not inside(own).all()
-    assert inside(framed).all()
-    assert (framed.yaw, framed.pitch) == (own.yaw, own.pitch)
+    assert inside(own, boxes).all()
+    assert repr(own) == repr(framed)
+    assert (own.yaw, own.pitch) == (default.camera["yaw"], default.camera["pitch"])
