@@ -658,12 +658,14 @@ class Viewer:
     def _help_regions(self, w, h) -> list[tuple[int, int, int, int]]:
         """Where the help may go, (x, y, width, height) from the bottom left: beside the HUD
         and below it, so that it hides none of the HUD (it covered the "screenshot saved"
-        line); the whole window where the HUD is hidden."""
+        line), and above a recording's timeline (it hid the timeline at 800x450); the whole
+        window where the HUD, and with it the timeline, is hidden."""
         if not self.show_hud:
             return [(0, 0, w, h)]
         hud_w = min(-(-self.hud_bg.width // self.HUD_STEP) * self.HUD_STEP, w)
         hud_h = self.hud_bg.height
-        return [(hud_w, 0, w - hud_w, h), (0, 0, w, h - hud_h)]
+        low = TIMELINE_HEIGHT if self.playback is not None else 0
+        return [(hud_w, low, w - hud_w, h - low), (0, low, w, h - hud_h - low)]
 
     def _fit_help(self, lines, room_w, room_h) -> tuple[int, int] | None:
         """The (font size, columns) of the largest help that fits room_w x room_h px, one

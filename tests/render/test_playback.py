@@ -370,3 +370,16 @@ def test_the_hud_time_is_the_time_of_the_pose_drawn(make_viewer, recording):
         v.draw_frame()
         assert v.timeline_label.text.split()[0] == f"{pb.t:.3f}"
         assert f"t {pb.t:.3f} / " in v.hud_label.text, (pb.t, v.hud_label.text)
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (800, 450)])
+def test_the_help_leaves_a_recordings_timeline_uncovered(make_viewer, key, recording, size):
+    """At 800x450 the help's two columns went below the HUD and down over the timeline's
+    30 px, hiding the bar that the help's own "Click / drag timeline" line points at."""
+    from render.viewer import TIMELINE_HEIGHT
+    scene, pb = open_recording(recording)
+    v = make_viewer(scene, playback=pb, size=size)
+    v.on_key_press(key.H, 0)
+    v.draw_frame()
+    assert v.show_help and v.help_bg.y >= TIMELINE_HEIGHT, (v.help_bg.y, v.help_bg.height)
+    assert v.help_label.font_size >= 9
