@@ -1742,6 +1742,13 @@ def test_move_to_keeps_the_sense_of_a_fan_turning_more_than_half_a_turn_a_step()
         w, _, _, z = fan.orientation
         assert abs(np.sin(angle / 2) * w - np.cos(angle / 2) * z) < 1e-9
     assert np.cross(ball.position, ball.linear_velocity)[2] > 0.0
+    # moved to the pose it has, it stops (counted in whole turns about its 300 rad/s, it
+    # was given 2 pi / dt = 377 rad/s, and kept it held so); the ball flies on, untouched
+    fan.move_to((0, 0, 0), fan.orientation.copy())
+    assert np.array_equal(fan.angular_velocity, np.zeros(3))
+    before = fan.orientation.copy()
+    world.step()
+    np.testing.assert_allclose(fan.orientation, before, rtol=0, atol=1e-15)
 
 
 def test_move_to_is_for_static_bodies_and_checks_its_pose():
