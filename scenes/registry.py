@@ -33,8 +33,16 @@ class Scene:
         """Advance n steps, calling the controller before each."""
         for _ in range(n):
             if self.controller is not None:
-                self.controller(self.world)
+                self.control()
             self.world.step()
+
+    def control(self):
+        """Call the controller once, as ``controller(world)``, or ``controller(world, dt)``
+        where it takes the step too (as the viewer's controllers may)."""
+        if _takes_the_world(self.controller):
+            self.controller(self.world)
+        else:
+            self.controller(self.world, self.world.dt)
 
     def rebuilt(self) -> "Scene":
         """The same scene built again, from its start, into a new world: its parameters and
@@ -87,11 +95,11 @@ def _module(name: str):
                      "(or give a .py file that defines build(world))")
 
 
-def _takes_the_world(controller) -> bool:
-    """Whether ``controller(world)`` binds to its signature (true where it has none to read,
-    as some built-in callables)."""
+def _takes_the_world(controller, *more) -> bool:
+    """Whether ``controller(world, *more)`` binds to its signature (true where it has none
+    to read, as some built-in callables)."""
     try:
-        inspect.signature(controller).bind(None)
+        inspect.signature(controller).bind(None, *more)
     except TypeError:
         return False
     except ValueError:          # (no signature to read)
@@ -281,10 +289,12 @@ def load_with(name: str, params: dict, dt: float | None = None) -> Scene:
     if controller is not None and not callable(controller):
         raise ValueError(f"scene {name!r}: build() returned {controller!r}; it must return "
                          "None or a controller, a callable taking the world before each step")
-    if controller is not None and not _takes_the_world(controller):
+    if controller is not None and not (_takes_the_world(controller)
+                                       or _takes_the_world(controller, world.dt)):
         raise ValueError(f"scene {name!r}: build() returned a controller that cannot be called "
                          f"with the world, {controller!r} {inspect.signature(controller)}; it "
-                         "is called as controller(world) before each step")
+                         "is called as controller(world), or controller(world, dt), before "
+                         "each step")
     return Scene(name, getattr(m, "TITLE", name), getattr(m, "DESCRIPTION", ""), world, merged,
                  camera, controller)
 

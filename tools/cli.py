@@ -108,7 +108,8 @@ def _contact_iterations(text) -> int | None:
     at least 1 (a UsageError in maxcoord's one line otherwise, not argparse's two)."""
     if text is None:
         return None
-    if not (text.strip().isdigit() and int(text) >= 1):
+    digits = text.strip()
+    if not (digits.isascii() and digits.isdigit() and int(digits) >= 1):     # ('²' is a digit)
         raise UsageError(f"--contact-iterations must be a positive whole number, got {text}")
     return int(text)
 
@@ -466,7 +467,7 @@ def _step(scene, energy: _EnergyLog):
         return
     n, steps, before = world._n, world._steps, _state(world)
     try:
-        scene.controller(world)
+        scene.control()
     except Exception as exc:
         raise _ControllerFailed(exc) from None
     if world._n != n or world._steps != steps:

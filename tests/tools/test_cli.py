@@ -118,6 +118,8 @@ def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     # (it was argparse's own two lines, "maxcoord run: error: ... invalid int value")
     (["run", "chain", "--contact-iterations", "2.5"],
      "--contact-iterations must be a positive whole number, got 2.5"),
+    (["run", "chain", "--contact-iterations", "\u00b2"],       # (a digit to str.isdigit)
+     "--contact-iterations must be a positive whole number, got \u00b2"),
     (["run", "missing_file.py"], "does not exist"),
     (["bench", "nosuch"], "unknown benchmark"),
 ])
@@ -454,6 +456,23 @@ def test_a_scene_files_mistakes_are_told_before_the_run(tmp_path, capsys, source
     scene.write_text(source)
     assert main(["run", str(scene), "--seconds", "0.1", "--quiet"]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_controller_taking_the_world_and_dt_runs_as_the_viewer_runs_it(tmp_path, capsys):
+    """The viewer calls controller(world, dt) where it takes two; run failed at the first
+    step with a TypeError, and since dcc761f run, view and render refused the scene."""
+    from tools import load_scene
+    scene = tmp_path / "pushed.py"
+    scene.write_text("from physics import Sphere\n"
+                     "def build(world):\n"
+                     "    ball = world.add_body(Sphere(0.1), mass=2.0)\n"
+                     "    def push(world, dt):\n"
+                     "        ball.apply_force((2.0 * dt * 240, 0, 0))\n"
+                     "    return push\n")
+    assert main(["run", str(scene), "--seconds", "0.5", "--quiet"]) == 0
+    loaded = load_scene(str(scene))
+    loaded.step(120)                               # 2 N on 2 kg for 0.5 s: 0.5 m/s
+    assert loaded.world.bodies[0].linear_velocity[0] == pytest.approx(0.5, rel=1e-12)
 
 
 def test_a_file_that_is_not_a_py_file_is_told_so_not_taken_for_a_scene_name(tmp_path, capsys):
