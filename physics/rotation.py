@@ -66,8 +66,8 @@ def free_rotation(R, inertia, w, h, dyn, free, tops, near=None):
     the others keep their body-frame angular velocity, as an isotropic body (whose inertia is
     a multiple of the identity: spheres, cubes) does exactly. ``free``: those of ``dyn``
     without joints, whose end is put on the start's |I W| and W.I W exactly (see
-    on_invariants), and ``tops`` (rows) those of them symmetric about their axis, whose end
-    is exact (``free_tops``, ``top_spin``). ``near``: this pair for a nearby w' (SHAKE's correction of w is tiny):
+    on_invariants), and ``tops`` (``Tops``) those of them symmetric about an axis, whose end
+    is exact (``top_spin``). ``near``: this pair for a nearby w' (SHAKE's correction of w is tiny):
     then one Newton iteration from there is as exact as two from scratch."""
     body_start = einsum("nji,nj->ni", R, w)
     body_end = body_start.copy()
@@ -82,26 +82,73 @@ def free_rotation(R, inertia, w, h, dyn, free, tops, near=None):
     if body_start[free].size:
         body_end[free] = on_invariants(inertia[free], body_start[free], body_end[free])
         if tops.size:
-            body_end[tops] = top_spin(inertia[tops], body_start[tops], h)
+            tops.put_body(body_end, top_spin(tops.moments(inertia), tops.body(body_start), h))
     return body_start, body_end
 
 
-def free_tops(inertia, free):
-    """The rows (k,) of the bodies ``free`` (slice or rows) whose inertia is symmetric about
-    their body z axis (principal moments (N, 3) with I_x = I_y; none for full (N, 3, 3)
-    inertias): capsules, cylinders, square rods, whose torque-free flow is known exactly
-    (``top_spin``, ``top_rotation``)."""
-    if inertia.ndim != 2:
-        return np.zeros(0, dtype=np.intp)
+# how far apart (relative) two principal moments may be and still make a top: rounding in
+# moments a user computes (a stick 1e-12 off its symmetry was turned by the midpoint rule,
+# 167 degrees of precession in 1 s where its flow gives 5.6)
+TOP_SYMMETRY = 1e-9
+
+
+class Tops:
+    """The free bodies whose inertia is symmetric about a body axis (capsules, cylinders,
+    square rods along x, y or z): ``rows`` (k,), and ``axes`` (k,) the index 0, 1, 2 of each
+    one's symmetry axis. Their torque-free flow is known exactly (``top_spin``,
+    ``top_rotation``)."""
+
+    def __init__(self, rows, axes):
+        self.rows, self.axes = rows, axes
+        # each top's body components in the order (across, across, along): a turn of the
+        # axes' order (x, y, z), so the frame stays right-handed
+        self.order = (axes[:, None] + np.arange(1, 4)) % 3
+        self.size = rows.size
+
+    def moments(self, inertia):
+        """(k, 3) principal moments in each top's (across, across, along) order, the two
+        across made equal (their mean), from the body-frame inertias (N, 3) or (N, 3, 3)."""
+        picked = inertia[self.rows]
+        if picked.ndim == 3:
+            picked = einsum("nii->ni", picked)
+        moments = np.take_along_axis(picked, self.order, axis=1)
+        moments[:, :2] = moments[:, :2].mean(axis=1, keepdims=True)
+        return moments
+
+    def body(self, vectors):
+        """The tops' rows of body-frame vectors (N, 3), in each one's (across, across, along)
+        order."""
+        return np.take_along_axis(vectors[self.rows], self.order, axis=1)
+
+    def put_body(self, vectors, ordered):
+        """Write ``ordered`` (k, 3), in each top's order, back into ``vectors`` (N, 3)."""
+        out = np.empty_like(ordered)
+        np.put_along_axis(out, self.order, ordered, axis=1)
+        vectors[self.rows] = out
+
+
+def free_tops(inertia, free) -> Tops:
+    """The bodies ``free`` (slice or rows) whose body-frame inertia, (N, 3) principal moments
+    or (N, 3, 3), is diagonal with two moments equal (to ``TOP_SYMMETRY``): see ``Tops``."""
     rows = np.arange(inertia.shape[0])[free]
-    moments = inertia[rows]
-    return rows[moments[:, 0] == moments[:, 1]]
+    picked = inertia[rows]
+    if picked.ndim == 3:
+        diagonal = einsum("nii->ni", picked)
+        rows = rows[np.all(picked == diagonal[:, :, None] * np.eye(3), axis=(1, 2))]
+        picked = einsum("nii->ni", inertia[rows])
+    # the axis whose two others are nearest equal (a sphere's are all: none is needed)
+    across = np.stack([np.abs(picked[:, 1] - picked[:, 2]), np.abs(picked[:, 2] - picked[:, 0]),
+                       np.abs(picked[:, 0] - picked[:, 1])], axis=1)
+    axes = np.argmin(across, axis=1)
+    symmetric = np.take_along_axis(across, axes[:, None], axis=1)[:, 0] <= \
+        TOP_SYMMETRY * picked.max(axis=1, initial=0.0)
+    return Tops(rows[symmetric], axes[symmetric])
 
 
 def top_spin(inertia, start, h):
     """The body-frame angular velocities (k, 3) after h of torque-free motion of bodies
-    symmetric about their z axis (principal moments (k, 3), I_x = I_y), from ``start``
-    (k, 3): exactly, the part across the axis turned about it by h W_z (I_z - I_x) / I_x."""
+    symmetric about their third axis (principal moments (k, 3), I_1 = I_2), from ``start``
+    (k, 3): exactly, the part across the axis turned about it by h W_3 (I_3 - I_1) / I_1."""
     angle = h * start[:, 2] * (inertia[:, 2] - inertia[:, 0]) / inertia[:, 0]
     c, s = np.cos(angle), np.sin(angle)
     end = start.copy()
@@ -146,7 +193,7 @@ def midpoint_rotation(R, w, flow, h, dyn, inertia, free, tops):
     free_rotation: the turn by h times the midpoint angular velocity (bodies outside ``dyn``,
     static or isotropic: spheres, cubes: by h w), and for the bodies ``free`` (of ``dyn``,
     those without joints) then the least turn that puts the end's angular momentum on the
-    start's; ``tops`` (rows, of ``free``) turn exactly (``top_rotation``).
+    start's; ``tops`` (``Tops``, of ``free``) turn exactly (``top_rotation``).
 
     The midpoint rule keeps the body-frame |I W| (free_rotation makes it exact) and W.I W; the
     midpoint turn alone does not carry R I W_end onto R I W_start, and a free box spinning at
@@ -167,16 +214,19 @@ def midpoint_rotation(R, w, flow, h, dyn, inertia, free, tops):
         rotation[free] = quat_multiply(_momentum_alignment(
             Rf, inertia[free], body_start[free], body_end[free], rotation[free]), rotation[free])
         if tops.size:
-            rotation[tops] = top_rotation(R[tops], inertia[tops], body_start[tops], h)
+            R_top = np.take_along_axis(R[tops.rows], tops.order[:, None, :], axis=2)
+            rotation[tops.rows] = top_rotation(R_top, tops.moments(inertia),
+                                               tops.body(body_start), h)
     return rotation
 
 
 def top_rotation(R, inertia, body_start, h):
     """The world rotations (k, 4), unit quaternions, of h of torque-free motion of bodies
-    symmetric about their z axis (principal moments (k, 3), I_x = I_y) at rotations R
-    (k, 3, 3) from body-frame angular velocities ``body_start`` (k, 3): exactly, a turn
-    about their axis by h W_z (1 - I_z / I_x), then about the angular momentum L by
-    h |L| / I_x (the precession), which ends on ``top_spin``'s angular velocity.
+    symmetric about their third axis (principal moments (k, 3), I_1 = I_2) at rotations R
+    (k, 3, 3) from body-frame angular velocities ``body_start`` (k, 3), both in that axis
+    order: exactly, a turn about their axis by h W_3 (1 - I_3 / I_1), then about the angular
+    momentum L by h |L| / I_1 (the precession), which ends on ``top_spin``'s angular
+    velocity.
 
     The midpoint rule turns the spin across the axis about it by 2 atan(h Omega / 2) where
     it turns by h Omega (Omega = W_z (I_z - I_x) / I_x), and the least turn that then puts

@@ -37,7 +37,7 @@ from .placement import SHAKE_TRUST, Alignments, held_at_limits, newton_move, pla
 from .limits import AXIS_SLOT, DRIVE, UPPER, WRENCH_WIDTH
 from .motor_hold import held_motors, held_positions, held_velocities
 from .math3d import cross, einsum, quat_multiply, quat_to_matrix, rotate_quat, turn_quat
-from .rotation import (body_inertia, body_inverse_inertia, end_spin, free_rotation, free_tops,
+from .rotation import (Tops, body_inertia, body_inverse_inertia, end_spin, free_rotation, free_tops,
                        inertia_times, gyroscopic_torque_explicit, midpoint_rotation,
                        world_inverse_inertia)
 from .sleeping import joint_links, joints_with_rows, labels_reached, linked_labels
@@ -106,7 +106,7 @@ class Model:
     principal_inv: np.ndarray | None  # (N, 3) and those of the inverse inertias
     spinning: np.ndarray | slice  # dynamic bodies with an anisotropic inertia (see _spinning)
     tumbling: np.ndarray | slice  # those of them without joints (rotation.midpoint_rotation)
-    tops: np.ndarray         # those of them symmetric about their axis (rotation.free_tops)
+    tops: Tops               # those of them symmetric about an axis (rotation.free_tops)
     pair_cache: PairCache    # the broadphase candidates of these bodies, kept between steps
     jointed: np.ndarray      # the body rows that joint rows act on
     mechanism: np.ndarray    # (N,) label: dynamic bodies linked by joint rows share one
