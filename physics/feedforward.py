@@ -89,10 +89,13 @@ def carried_contacts(uni, mechanism, dynamic, motors) -> np.ndarray:
         return none
     friction = np.concatenate([k + c, 2 * k + c])
     force = np.concatenate([warm[c, 1], warm[c, 2]])
-    if (np.abs(force) >= (1.0 - SLIDING) * uni.block.mu.take(friction)
-            * np.tile(warm[c, 0], 2)).any():
+    mu = uni.block.mu.take(friction)
+    # (a frictionless contact's friction rows hold nothing: no rows to meet, and not sliding;
+    # taken so, one frictionless contact on a parked car let it creep at -3.5e-4 m/s)
+    gripping = mu > 0.0
+    if (np.abs(force) >= (1.0 - SLIDING) * mu * np.tile(warm[c, 0], 2))[gripping].any():
         return none
-    return np.concatenate([c, friction])
+    return np.concatenate([c, friction[gripping]])
 
 
 def motor_feedforward(model, rows, rhs_e, motor_rows, rhs_m, cfm, inv_mass, Iinv, factor,
