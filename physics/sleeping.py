@@ -305,13 +305,16 @@ def _freeze(world, rows):
 
 def wake(world, rows):
     """Bodies ``rows`` (mask (n,)) wake: dynamic again, their still time reset."""
+    # the last step's wrenches and the held, until the next step: read before anything
+    # changes (an add_body since the step leaves no compiled model, and one compiled with
+    # the woken joints' rows did not match the last step's report: a ValueError)
+    wrenches = world._joint_wrenches()
     n = world._n
     world._asleep[:n][rows] = False
     world._still_time[:n][rows] = 0.0
     world._island[:n][rows] = -1
     world._set_inverses(np.flatnonzero(rows))
     release_contacts(world, rows)
-    wrenches = world._joint_wrenches()      # (the last step's and the held: until the next)
     world._recompile()
     world._wrench_cache = wrenches
 
