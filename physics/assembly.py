@@ -273,6 +273,8 @@ class Scatter:
             _columns(a[3 * k:], b[3 * k:], columns[3 * k:])
         self.columns = columns                            # (m, 12)
         self.indices = columns.reshape(-1)
+        # the solver's matrices' pattern on these rows (``bodyspace.BodySpace.operator``)
+        self.operator_pattern = None
 
     def forces_of(self, blocks: np.ndarray, lam: np.ndarray) -> np.ndarray:
         """J^T lambda per body (N, 6); ``blocks`` (m, 12) is [Ja | Jb], C-contiguous."""

@@ -137,3 +137,31 @@ def test_long_solves_of_contacts_alone_skip_their_exact_zeros():
         u[:6] = 0.0         # (body velocities the solver makes: the static world's stay 0)
         assert pruned.rows_from_bodies(u).tobytes() == plain.rows_from_bodies(u).tobytes()
         assert pruned.bodies_from_rows(z).tobytes() == plain.bodies_from_rows(z).tobytes()
+
+
+def test_operator_on_a_lasting_layout_keeps_the_same_entries_bit_for_bit():
+    """The joints' rows (a layout that lasts from step to step) get the solver's matrices
+    from a pattern kept on the layout: the same entries, order and values as made afresh,
+    also when exact zeros and still bodies come and go between steps, and in another order."""
+    from physics.assembly import Scatter
+    rng = np.random.default_rng(3)
+    n, m = 7, 40
+    rows = random_rows(rng, n, m)
+    layout = Scatter(rows.a, rows.b, n)
+    inv_mass, Iinv = random_bodies(rng, n - 1)      # body 0: the static world
+    for step in range(4):
+        Ja, Jb = rng.normal(size=(m, 6)), rng.normal(size=(m, 6))
+        Ja[rng.random((m, 6)) < 0.3] = 0.0           # exact zeros that change each step
+        Jb[rng.random((m, 6)) < 0.3] = 0.0
+        stepped = Rows(rows.a, rows.b, np.zeros(m), Ja, Jb, np.zeros(m))
+        moves = rng.random(n) < 0.8
+        for order in (None, rng.permutation(m)):
+            lasting = BodySpace(stepped, inv_mass, Iinv, n, layout=layout)
+            fresh = BodySpace(stepped, inv_mass, Iinv, n)
+            for got, made in zip(lasting.operator(order=order, moves=moves),
+                                 fresh.operator(order=order, moves=moves)):
+                assert (got.rows, got.cols, got.by_columns) == (made.rows, made.cols,
+                                                                made.by_columns)
+                for x, y in ((got.indptr, made.indptr), (got.indices, made.indices),
+                             (got.data, made.data)):
+                    assert x.shape == y.shape and np.array_equal(x, y)
