@@ -50,14 +50,17 @@ def fast_bodies(world, model, moved, spin, h):
     through it.)"""
     distance = row_norms(moved)
     fast = (distance > FAST_FRACTION * model.pair_cache.core_radius)
-    if spin is not None:
-        distance = distance + row_norms(spin) * model.pair_cache.turning_arm * h
     fast &= world._inv_mass[:world._n] > 0.0
     if not fast.any():
         return None
     from .sleeping import jointed_bodies     # (sleeping reads the contacts' reports)
     fast &= ~jointed_bodies(world)
-    return (fast, distance) if fast.any() else None
+    if not fast.any():
+        return None
+    # (the spin's sweep only where some body is fast: twice a step, every step, otherwise)
+    if spin is not None:
+        distance = distance + row_norms(spin) * model.pair_cache.turning_arm * h
+    return fast, distance
 
 
 def _leading(moving, a, b):

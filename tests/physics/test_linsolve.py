@@ -42,6 +42,19 @@ def test_block_inverses_solve_as_the_band_does(lengths):
     assert np.abs(blocks - band).max() <= 1e-12 * np.abs(band).max()
 
 
+def test_block_inverses_of_a_new_factor_are_its_own():
+    """The blocks' inverses of the last factor are kept for the step's next solve with it;
+    a new factor (the next step's, whatever its values) gets its own."""
+    pattern, values = chains([4] * 6)
+    fac = pattern.factorizer
+    first = fac.factor(values.copy())
+    kept = fac.blocks.inverses(first)
+    assert fac.blocks.inverses(first) is kept
+    second = fac.factor(2.0 * values)            # A doubled: its inverses halved
+    halved = fac.blocks.inverses(second)
+    assert np.abs(2.0 * halved - kept).max() <= 1e-12 * np.abs(kept).max()
+
+
 @pytest.mark.parametrize("lengths, rule", [
     ([4] * 3, "MIN_BLOCKS"), ([4] * 5 + [BLOCK_ROWS // 3 + 1], "BLOCK_ROWS"),
     ([4] * 5 + [9], "BLOCK_WORK")], ids=["few mechanisms", "one too large", "too much padding"])
