@@ -45,6 +45,7 @@ from .rows import (Kinematics, PrimitiveTable, Rows, build_tables, evaluate_tabl
                    velocity_products)
 from .stiffness import (STIFFNESS_DRIFT, anchor_sides, augmented_inverse_inertia,
                         stiffness_carries, unresolved_stiffness)
+from .top_contacts import midway_targets
 from .unilateral import (Unilateral, bounded_impulse, bounded_multipliers, kept_targets,
                          push_velocities, resolve_impacts, unilateral_rows, with_overrun_limits)
 from .validation import shown
@@ -338,7 +339,8 @@ def _aimed_torque(model, T, T_kick):
     dt 1/60 went through it). Jointed bodies keep the seed's torque, with which their
     joints' rows aim in the same solve: aimed with the kick's, the whip of two spinning
     cylinders on a long rod struck by the ground (test_dynamics, seed 3) failed with a
-    StepError at 0.41 s instead of holding for its 140 steps."""
+    StepError at 0.41 s instead of holding for its 140 steps. (The contacts of free tops of
+    revolution also aim at the drift's midpoint: ``top_contacts.midway_targets``.)"""
     aimed = T.copy()
     aimed[model.tumbling] = T_kick[model.tumbling]
     return aimed
@@ -629,8 +631,11 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         free = inverse_mass_times(kick.inv_mass, kick.Iinv, F, aimed)
         rhs_e = seed_rhs(world, model, rows, free, kick.v, kick.w) if model.m else None
         target = kept_targets(uni)
+        # (a free top's contacts aim midway through the drift that its torque-free flow turns)
+        aim = target if T_kick is T else midway_targets(world, model, uni, target, x, R,
+                                                        kick.w, T, T_kick, h)
         lam, lam_b = bounded_multipliers(world, model, rows, rhs_e, uni, kick.inv_mass, kick.Iinv,
-                                         free, kick.v, kick.w, h, kick.factor, target=target)
+                                         free, kick.v, kick.w, h, kick.factor, target=aim)
         kick_lin, kick_ang = bounded_impulse(uni, lam_b, kick.inv_mass, kick.Iinv, n)
     elif model.m:
         lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
@@ -672,7 +677,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         again: lam, lam_b and the velocities after the kick."""
         lam, lam_b = bounded_multipliers(world, model, rows, rhs_e, uni, kick.inv_mass,
                                          kick.Iinv, free, kick.v, kick.w, h, kick.factor,
-                                         cold=cold, target=target)
+                                         cold=cold, target=aim)
         kick_lin, kick_ang = bounded_impulse(uni, lam_b, kick.inv_mass, kick.Iinv, n)
         acc_lin, acc_ang = generalized_acceleration(model, rows, lam, kick.inv_mass, kick.Iinv,
                                                     F, T_kick)
@@ -686,6 +691,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         # limits the solve turned joints past: solved again with them
         world.stats["overrun_solves"] += 1
         uni, target = wider, kept_targets(wider)
+        aim = target if T_kick is T else midway_targets(world, model, uni, target, x, R,
+                                                        kick.w, T, T_kick, h)
         lam, lam_b, v_half, w_half = solved_again()
     if uni is not None and _gains_too_much(world, model, q, R, v, w, v_half, w_half, h):
         world.stats["cold_solves"] += 1
