@@ -19,7 +19,10 @@ every step at dt 1/240, its friction tipped it over in 3.5 s and it lay flat; ai
 first alone (the seed's explicit gyroscopic torque), its friction stood it up to 0.35 degrees
 within 1.5 s. The fine steps' answer (dt 1/3840) stays near 5.5 degrees. Aimed at the
 velocity midway through the drift, start + h/2 (dw/dt x r + w x (w x (c - x))), the slip
-averages zero over the drift and the normal rows meet the drift's end to second order."""
+averages zero over the drift. Only the friction rows: the normal rows keep the start's
+aim, with which the tip above was held as well (tilt within 0.01 degrees of this), and
+shifted too, a heap of bodies made overlapping (test_contacts, seed 4) flung one at
+6.4 m/s from its jam."""
 from __future__ import annotations
 
 import numpy as np
@@ -39,7 +42,7 @@ ALONG_AXIS = 1e-9
 def midway_targets(world, model, uni, target, x, R, w, T, T_kick, h):
     """The bounded rows' velocity targets (mb,) m/s (``target``, or the block's where None),
     less h/2 times the rate at which the drift's torque-free flow changes the velocity of each
-    contact row on a free top of revolution (capsule, cylinder; a sphere shape given an
+    friction row of a contact on a free top of revolution (capsule, cylinder; a sphere shape given an
     inertia symmetric about its z axis) from positions x (N, 3) m, rotations R (N, 3, 3) and
     angular velocities w (N, 3) rad/s, world frame: see the module. ``T - T_kick`` (N, 3),
     N m: the explicit gyroscopic torque the kick leaves to the drift. ``target`` itself (None
@@ -76,10 +79,10 @@ def midway_targets(world, model, uni, target, x, R, w, T, T_kick, h):
         rate = einsum("nij,nj->ni", Ri, inverse[i] * einsum("nji,nj->ni", Ri,
                                                              T[i] - T_kick[i]))
         moving = cross(wi, cross(wi, centre))
-        # each contact's normal row, then its two friction rows
-        r = (contact + k * np.arange(3)[:, None]).ravel()
-        change[r] += (dot(Js[r, 3:], np.tile(rate, (3, 1)))
-                      + dot(Js[r, :3], np.tile(moving, (3, 1))))
+        # each contact's two friction rows (its normal row keeps the drift's start)
+        r = (contact + k * np.arange(1, 3)[:, None]).ravel()
+        change[r] += (dot(Js[r, 3:], np.tile(rate, (2, 1)))
+                      + dot(Js[r, :3], np.tile(moving, (2, 1))))
     if not change.any():
         return target
     aimed = (uni.block.target if target is None else target).copy()
