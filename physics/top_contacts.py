@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .math3d import cross, dot, einsum
-from .rotation import body_inverse_inertia
+from .rotation import body_inverse_inertia, inertia_times
 from .shapes import CAPSULE, CYLINDER, SPHERE
 
 # A top whose spin across its axis is below this share of its spin turns about its axis
@@ -42,8 +42,8 @@ ALONG_AXIS = 1e-9
 def midway_targets(world, model, uni, target, x, R, w, T, T_kick, h):
     """The bounded rows' velocity targets (mb,) m/s (``target``, or the block's where None),
     less h/2 times the rate at which the drift's torque-free flow changes the velocity of each
-    friction row of a contact on a free top of revolution (capsule, cylinder; a sphere shape given an
-    inertia symmetric about its z axis) from positions x (N, 3) m, rotations R (N, 3, 3) and
+    friction row of a contact on a free top of revolution (capsule, cylinder; a sphere shape
+    given an inertia symmetric about its z axis) from positions x (N, 3) m, rotations R (N, 3, 3) and
     angular velocities w (N, 3) rad/s, world frame: see the module. ``T - T_kick`` (N, 3),
     N m: the explicit gyroscopic torque the kick leaves to the drift. ``target`` itself (None
     or not) where no contact touches such a top."""
@@ -51,16 +51,18 @@ def midway_targets(world, model, uni, target, x, R, w, T, T_kick, h):
     k = len(contacts)
     if not k or not model.tops.size:
         return target
-    kind = world._kind[model.tops]
-    tops = model.tops[(kind == CAPSULE) | (kind == CYLINDER) | (kind == SPHERE)]
+    # (shapes of revolution about their z axis, with inertias symmetric about it)
+    rows = model.tops.rows[model.tops.axes == 2]
+    kind = world._kind[rows]
+    tops = rows[(kind == CAPSULE) | (kind == CYLINDER) | (kind == SPHERE)]
     sides = (contacts.body_a, contacts.body_b)
     touching = [np.isin(body, tops) for body in sides]
     if not any(t.any() for t in touching):
         return target
-    rows = uni.block.rows
-    J = (rows.Ja[:3 * k], rows.Jb[:3 * k])
+    block = uni.block.rows
+    J = (block.Ja[:3 * k], block.Jb[:3 * k])
     change = np.zeros(3 * k)
-    inverse = body_inverse_inertia(world, model)    # (N, 3) principal: tops have them
+    inverse = body_inverse_inertia(world, model)    # (N, 3) principal, or (N, 3, 3)
     for body, on, Js in zip(sides, touching, J):
         contact = np.flatnonzero(on)
         i = body[contact]
@@ -76,8 +78,8 @@ def midway_targets(world, model, uni, target, x, R, w, T, T_kick, h):
         half = np.where(world._kind[i] == SPHERE, 0.0, world._params[i, 1])
         centre = np.clip(dot(axis, arm), -half, half)[:, None] * axis
         # dw/dt of the torque-free flow: I^-1 of the gyroscopic torque, in the body frame
-        rate = einsum("nij,nj->ni", Ri, inverse[i] * einsum("nji,nj->ni", Ri,
-                                                             T[i] - T_kick[i]))
+        rate = einsum("nij,nj->ni", Ri, inertia_times(inverse[i], einsum(
+            "nji,nj->ni", Ri, T[i] - T_kick[i])))
         moving = cross(wi, cross(wi, centre))
         # each contact's two friction rows (its normal row keeps the drift's start)
         r = (contact + k * np.arange(1, 3)[:, None]).ravel()
