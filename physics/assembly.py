@@ -276,6 +276,18 @@ class Scatter:
         # the solver's matrices' pattern on these rows (``bodyspace.BodySpace.operator``)
         self.operator_pattern = None
 
+    def at(self, index: np.ndarray) -> "Scatter":
+        """The layout of the rows ``index`` (row numbers) of these, on the same bodies: their
+        columns taken, not made again."""
+        out = Scatter.__new__(Scatter)
+        m = index.shape[0]
+        out.m, out.n_bodies = m, self.n_bodies
+        out.indptr = np.arange(0, 12 * m + 1, 12, dtype=np.int32)
+        out.columns = self.columns.take(index, axis=0)
+        out.indices = out.columns.reshape(-1)
+        out.operator_pattern = None
+        return out
+
     def forces_of(self, blocks: np.ndarray, lam: np.ndarray) -> np.ndarray:
         """J^T lambda per body (N, 6); ``blocks`` (m, 12) is [Ja | Jb], C-contiguous."""
         return self.transpose_times(blocks, np.ascontiguousarray(lam, dtype=float)).reshape(-1, 6)

@@ -63,7 +63,7 @@ class BodySpace:
         m = rows.a.shape[0]
         self.m, self.n = m, n
         self.n_contact_rows = n_contact_rows
-        self._rows = rows
+        self._ends = (rows.a, rows.b)
         # the three rows of a contact share their bodies: gathered once (on long blocks: on
         # short ones the calls cost more than they save)
         contacts = n_contact_rows if m >= COMPONENT_ROWS else 0
@@ -74,6 +74,19 @@ class BodySpace:
         self._J, self._M = side_blocks_and_inverse_mass(rows, inv_mass, Iinv, n_contact_rows)
         self._inverse_mass = (inv_mass, Iinv)
 
+    def at(self, index: np.ndarray) -> "BodySpace":
+        """The rows ``index`` (row numbers) of these as a BodySpace of their own, on the same
+        bodies: their entries of J and M^-1 J^T and their columns taken, not made again (the
+        same values as made for those rows alone: M^-1 is applied row by row either way)."""
+        out = BodySpace.__new__(BodySpace)
+        out.m, out.n, out.n_contact_rows = index.shape[0], self.n, 0
+        out._ends = tuple(side.take(index) for side in self._ends)
+        out.layout = self.layout.at(index)
+        out._lasting_layout = False
+        out._J, out._M = self._J.take(index, axis=0), self._M.take(index, axis=0)
+        out._inverse_mass = self._inverse_mass
+        return out
+
     @functools.cached_property
     def diagonal(self):
         """(m,): J M^-1 J^T's diagonal (made when first asked: the joints' is not)."""
@@ -82,7 +95,7 @@ class BodySpace:
     @functools.cached_property
     def _sides(self):
         """(m, 2): the rows' bodies a and b (for ``operator``)."""
-        return np.stack([self._rows.a, self._rows.b], axis=1)
+        return np.stack(self._ends, axis=1)
 
     def times_J(self, u):
         """J u (m,) for stacked body velocities u (6N,)."""

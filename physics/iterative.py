@@ -44,8 +44,6 @@ operations are kept cheap: ``physics.bodyspace`` and ``physics.vectorops``.
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from .accelerated_projection import (FrictionBox, accelerated_projection, best_multiple,
@@ -201,7 +199,7 @@ class _RowSet:
         # would keep every solve's matrices alive until the garbage collector ran, and a
         # 10-ragdoll pile's step took 5 % longer)
         op, m, memory = self.op, self.size, p.memory
-        self.norm = functools.cache(lambda: norm(op, m, memory))
+        self.norm = _Once(lambda: norm(op, m, memory))
 
     def left_out_pulling(self, z):
         """((mb,) bool: the rows left out that would pull in at z (zero on them), beyond
@@ -221,6 +219,20 @@ class _RowSet:
         joins = rows | (p.is_fric & rows.take(p.normal_of))
         joins[self.kept] = True
         return _RowSet(p, ~joins)
+
+
+class _Once:
+    """``make()`` called when first asked for, then its answer (functools.cache's wrapper
+    cost 10 us to make, a fifth of a small impact solve's setup)."""
+    __slots__ = ("make", "answer")
+
+    def __init__(self, make):
+        self.make, self.answer = make, None
+
+    def __call__(self):
+        if self.make is not None:
+            self.answer, self.make = self.make(), None
+        return self.answer
 
 
 def _solve_rows(p: _Problem, rows: _RowSet, z, max_iterations):

@@ -76,8 +76,12 @@ class Rows:
                     self.turned)
 
     def at(self, index) -> "Rows":
-        """The rows ``index`` (a slice or row numbers) of these, as a block of their own."""
-        return Rows(*(getattr(self, f)[index] for f in ("a", "b", "C", "Ja", "Jb", "Jdu")))
+        """The rows ``index`` (a slice, a mask or row numbers) of these, as a block of their
+        own."""
+        fields = (self.a, self.b, self.C, self.Ja, self.Jb, self.Jdu)
+        if isinstance(index, np.ndarray) and index.dtype.kind in "iu":
+            return Rows(*(x.take(index, axis=0) for x in fields))
+        return Rows(*(x[index] for x in fields))
 
     def on_bodies(self, a: np.ndarray, b: np.ndarray) -> "Rows":
         """These rows on bodies a, b (m,) of another numbering of the bodies (the same rows)."""

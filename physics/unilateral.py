@@ -518,11 +518,41 @@ IMPACT_TOLERANCE = 1e-6
 @dataclass
 class ImpactRows:
     """An impact pass's rows (Rows) with their velocity targets (m/s) and the bounds on
-    their impulses (N s), (c,) each."""
-    rows: Rows
+    their impulses (N s), (c,) each; or, solved among the pass's bodies only
+    (``_impact_among_bodies``), the rows as ``space`` (BodySpace on ``bodies``, numbered in
+    that order), made once for the pass's bounce and friction (``_PassBodies``), and rows
+    None."""
+    rows: Rows | None
     target: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
+    space: BodySpace | None = None
+    bodies: np.ndarray | None = None
+
+
+class _PassBodies:
+    """The bodies (b,) of an impact pass's contacts ``idx`` (c,) and those contacts' normal
+    rows, then their first and their second friction rows (``contact_rows``: the K contacts'
+    3 K rows, as ``contact_rows`` makes them), as one BodySpace on those bodies only: made once
+    a pass, where its bounce and its friction solve each made their own (the mark of the
+    world's bodies, M^-1 of the rows, the layout); each takes its rows (``rows``)."""
+
+    def __init__(self, contact_rows, idx, k, n, inv_mass, Iinv):
+        rows = contact_rows.at(np.concatenate([idx, idx + k, idx + 2 * k]))
+        # (np.unique's sort costs more than marking the world's bodies; a contact's friction
+        # rows are on its normal row's bodies)
+        mark = np.zeros(n, dtype=np.intp)
+        mark[rows.a] = mark[rows.b] = 1
+        self.bodies = np.flatnonzero(mark)
+        mark[self.bodies] = np.arange(self.bodies.size)
+        self.space = BodySpace(rows.on_bodies(mark.take(rows.a), mark.take(rows.b)),
+                               inv_mass.take(self.bodies), Iinv.take(self.bodies, axis=0),
+                               self.bodies.size)
+
+    def rows(self, index):
+        """(the BodySpace of rows ``index`` of the pass's 3 c rows, the bodies it is on), for
+        ImpactRows' space and bodies."""
+        return self.space.at(index), self.bodies
 
 
 def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=None, load=None,
@@ -620,22 +650,30 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
             shift = (np.zeros((n, 3)), np.zeros((n, 3)))
             closed = np.zeros(k)
         c = idx.size
-        bounce = ImpactRows(normal.at(idx), target, np.zeros(c), np.full(c, np.inf))
+        # without joints an iterative step solves each pass among its bodies only
+        among = (_PassBodies(contact_rows, idx, k, n, inv_mass, Iinv)
+                 if world.contact_solver != "direct" and not joints else None)
+        bounce = (ImpactRows(None, target, np.zeros(c), np.full(c, np.inf),
+                             *among.rows(np.arange(c))) if among is not None
+                  else ImpactRows(normal.at(idx), target, np.zeros(c), np.full(c, np.inf)))
         v, w, p, moved = _impact_pass(world, model, rows, uni, bounce, impulses, v, w, inv_mass,
                                       Iinv, factor, when, shift)
         np.add.at(impulses[0][:, 0], idx, p)
         # then the contacts' friction, up to mu times the normal impulse, against the slip
         rubs = np.concatenate([idx + k, idx + 2 * k])
-        grip = np.tile(p, 2) * block.mu.take(rubs)
+        grip = np.concatenate([p, p]) * block.mu.take(rubs)
         rubbed = np.flatnonzero(grip > 0.0)
         if rubbed.size:
             rubs, grip = rubs.take(rubbed), grip.take(rubbed)
-            friction = ImpactRows(contact_rows.at(rubs), np.zeros(rubbed.size), -grip, grip)
+            friction = (ImpactRows(None, np.zeros(rubbed.size), -grip, grip,
+                                   *among.rows(c + rubbed)) if among is not None
+                        else ImpactRows(contact_rows.at(rubs), np.zeros(rubbed.size), -grip,
+                                        grip))
             v, w, p_t, more = _impact_pass(world, model, rows, uni, friction, impulses, v, w,
-                                           inv_mass, Iinv, factor, np.tile(when, 2).take(rubbed),
-                                           shift)
+                                           inv_mass, Iinv, factor,
+                                           np.concatenate([when, when]).take(rubbed), shift)
             np.add.at(impulses[0], (rubs % k, rubs // k), p_t)
-            moved = np.union1d(moved, more)
+            moved = (moved, more)
         vn, closed = _normal_velocity_update(normal, (vn, closed), (v, shift[0]),
                                              (w, shift[1]), moved, n)
     if closed is not None and closed.any():
@@ -662,8 +700,8 @@ def _impact_pass(world, model, rows, uni, impact, impulses, v, w, inv_mass, Iinv
     whose velocity changed; the joint rows' impulses are added to ``impulses[1]``, and the
     moves that make each jump at its time (the velocity change it gives times -when) to
     ``shift`` ((N, 3) each, m and rad, in place)."""
-    if world.contact_solver != "direct" and impulses[1] is None:
-        return _impact_among_bodies(world, impact, inv_mass, Iinv, v, w, when, shift)
+    if impact.space is not None:
+        return _impact_among_bodies(world, impact, v, w, when, shift)
     dv, dw, p, p_e = _velocity_jump(world, model, rows, uni, impact.rows, impact.target, v, w,
                                     inv_mass, Iinv, factor, IMPACT_SOFTNESS, IMPACT_TOLERANCE,
                                     bounds=(impact.lo, impact.hi))
@@ -972,24 +1010,15 @@ def _moved(dv, dw):
     return np.flatnonzero((dv != 0).any(axis=1) | (dw != 0).any(axis=1))
 
 
-def _impact_among_bodies(world, impact, inv_mass, Iinv, v, w, when, shift):
-    """One impact pass on the rows ``impact`` (ImpactRows) without joints, solved among the
-    bodies of those rows only: the solve's products run over body-space vectors of those
-    few bodies rather than of the whole world (a product of seven rows over 1000 bodies is
-    mostly their zero entries). The sums are the same, term for term, so the impulses are
-    the same bits. Returns (v, w, the rows' impulses (c,), N s, the bodies whose velocity
-    changed)."""
-    sub = impact.rows
-    c = sub.count
-    ends = np.concatenate([sub.a, sub.b])
-    # (np.unique's sort costs more than marking the world's bodies)
-    mark = np.zeros(world._n, dtype=np.intp)
-    mark[ends] = 1
-    bodies = np.flatnonzero(mark)
-    mark[bodies] = np.arange(bodies.size)
-    local = mark.take(ends)
-    B = BodySpace(sub.on_bodies(local[:c], local[c:]), inv_mass.take(bodies),
-                  Iinv.take(bodies, axis=0), bodies.size)
+def _impact_among_bodies(world, impact, v, w, when, shift):
+    """One impact pass on the rows ``impact`` (ImpactRows: their ``space`` on the pass's
+    ``bodies``) without joints, solved among the bodies of the pass only: the solve's
+    products run over body-space vectors of those few bodies rather than of the whole world
+    (a product of seven rows over 1000 bodies is mostly their zero entries). The sums are
+    the same, term for term, so the impulses are the same bits (a body no row acts on, as
+    the friction rows of a pass may leave some, takes a zero change). Returns (v, w, the
+    rows' impulses (c,), N s, the bodies whose velocity changed)."""
+    B, bodies = impact.space, impact.bodies
     vb, wb = v.take(bodies, axis=0), w.take(bodies, axis=0)
     _, p, _ = solve_iterative(
         B, impact.target - B.times_J(np.concatenate([vb, wb], axis=1).ravel()), impact.lo,
@@ -1008,13 +1037,16 @@ def _impact_among_bodies(world, impact, inv_mass, Iinv, v, w, when, shift):
 
 def _normal_velocity_update(normal, vn, v, w, moved, n):
     """vn (the rows' ``normal.velocity``, updated in place) after the bodies ``moved`` changed
-    velocity: the rows on those bodies evaluated again (the same products row by row); the
-    others cannot have changed (but for the sign of a zero). vn, v, w may be tuples of as
-    many (rows' values, linear, angular) triples, updated together."""
-    if moved.size == 0:
+    velocity (indices, or a tuple of index arrays: those of each of a pass's solves): the
+    rows on those bodies evaluated again (the same products row by row); the others cannot
+    have changed (but for the sign of a zero). vn, v, w may be tuples of as many (rows'
+    values, linear, angular) triples, updated together."""
+    moved = moved if isinstance(moved, tuple) else (moved,)
+    if all(m.size == 0 for m in moved):
         return vn
     mark = np.zeros(n, dtype=bool)
-    mark[moved] = True
+    for m in moved:
+        mark[m] = True
     r = np.flatnonzero(mark.take(normal.a) | mark.take(normal.b))
     rows = normal.at(r)
     if isinstance(vn, tuple):

@@ -165,3 +165,29 @@ def test_operator_on_a_lasting_layout_keeps_the_same_entries_bit_for_bit():
                 for x, y in ((got.indptr, made.indptr), (got.indices, made.indices),
                              (got.data, made.data)):
                     assert x.shape == y.shape and np.array_equal(x, y)
+
+
+@pytest.mark.parametrize("contacts, count", [(5, 4), (COMPONENT_ROWS // 3 + 1, 5)])
+def test_rows_taken_from_a_body_space_are_those_made_alone_bit_for_bit(contacts, count):
+    """``BodySpace.at`` (an impact pass's bounce and friction rows, taken from the space of
+    all its rows: unilateral._PassBodies) gives the entries of J and M^-1 J^T, their layout,
+    the diagonal and the products that a BodySpace made of those rows alone has, bit for bit,
+    also when the whole space was made by components (a long block) and the rows alone row
+    by row."""
+    rng = np.random.default_rng(11)
+    n = 9
+    inv_mass, Iinv = random_bodies(rng, n - 1)
+    rows = random_rows(rng, n, count, contacts)
+    whole = BodySpace(rows, inv_mass, Iinv, n, n_contact_rows=3 * contacts)
+    index = np.sort(rng.choice(rows.count, size=min(rows.count - 3, 40), replace=False))
+    taken, alone = whole.at(index), BodySpace(rows.at(index), inv_mass, Iinv, n)
+    assert (taken.m, taken.n) == (alone.m, alone.n) == (index.size, n)
+    assert np.array_equal(taken.layout.columns, alone.layout.columns)
+    assert np.array_equal(taken.layout.indptr, alone.layout.indptr)
+    for got, made in zip(taken.matrices(), alone.matrices()):
+        assert np.array_equal(got.data, made.data) and np.array_equal(got.indices, made.indices)
+    assert np.array_equal(taken.diagonal, alone.diagonal)
+    u, x = rng.normal(size=6 * n), rng.normal(size=index.size)
+    assert np.array_equal(taken.times_J(u), alone.times_J(u))
+    assert np.array_equal(taken.times_W(x), alone.times_W(x))
+    assert np.array_equal(np.stack(taken._ends, axis=1), alone._sides)
