@@ -119,8 +119,88 @@ class Model:
         return self.a.shape[0]
 
 
-def compile_model(world) -> Model:
-    """Flatten the joints into primitive tables and cache the sparsity of A."""
+class Kept(NamedTuple):
+    """What holds of a compiled Model after bodies on no joint were appended to its world or
+    removed from it, no joint's body changing row (``World._body_appended``,
+    ``World.remove_body``): the joints' part of ``model`` (its tables, their rows' bodies and
+    sparsity), the broadphase's last ``sweep`` (collision.broadphase.Sweep, or None) and the
+    ``mechanism`` labels of the bodies it had, as their rows are now."""
+    model: Model
+    sweep: object
+    mechanism: np.ndarray
+
+    @staticmethod
+    def of(model: Model) -> "Kept":
+        return Kept(model, model.pair_cache.sweep, model.mechanism)
+
+    def without_row(self, row: int) -> "Kept":
+        """What is kept once body ``row`` (on no joint) is gone and the bodies after it have
+        moved down a row."""
+        mechanism = self.mechanism
+        if row < mechanism.shape[0]:
+            # (its label is its own; linked_labels numbers the groups by their first row)
+            label = mechanism[row]
+            mechanism = np.delete(mechanism, row)
+            mechanism -= mechanism > label
+        return Kept(self.model, None if self.sweep is None else self.sweep.without_row(row),
+                    mechanism)
+
+
+def compile_model(world, kept: Kept | None = None) -> Model:
+    """Flatten the joints into primitive tables and cache the sparsity of A.
+
+    kept: what holds of the model before bodies on no joint were appended or removed (see
+    ``Kept``): the joints' part is taken from it and only what is per body is made again (a
+    bullet spawned each step no longer rebuilt every joint table, the bodies' mechanism
+    labels and the broadphase's sweep of all pairs)."""
+    n = world._n
+    pair_cache = PairCache(world._kind[:n], world._params[:n], excluded_pairs(world))
+    if kept is None:
+        tables, a, b, owner, pattern, alignments = _joint_part(world)
+        joint_b = joint_links(world)[:, 1].copy()
+        joint_lb = np.array([j._lb for j in world._joints]).reshape(-1, 3)
+        jointed = np.union1d(a, b)
+        mechanism = _mechanisms(a, b, world._inv_mass[:n])
+    else:
+        before = kept.model
+        tables, a, b, owner, pattern = (before.tables, before.a, before.b, before.owner,
+                                        before.pattern)
+        alignments, joint_b, joint_lb = before.alignments, before.joint_b, before.joint_lb
+        jointed = before.jointed
+        pair_cache.carrying(kept.sweep)
+        # (an appended body is linked to none: a label of its own after the others')
+        known = kept.mechanism
+        mechanism = np.concatenate([known, known.max(initial=-1) + 1
+                                    + np.arange(n - known.shape[0], dtype=known.dtype)])
+    inv_mass = world._inv_mass[:n]
+    scatter = Scatter(a, b, n) if a.size else None
+    shaped = int(np.count_nonzero(world._kind[:n] >= 0))
+    dynamic = _slice_if_contiguous(np.flatnonzero(inv_mass > 0))
+    spinning = _spinning(world._inertia[:n], inv_mass > 0)
+    tumbling = _tumbling(spinning, jointed, n)
+    principal = principal_inv = None
+    if _is_diagonal(world._inertia[:n]) and _is_diagonal(world._inv_inertia[:n]):
+        principal = einsum("nii->ni", world._inertia[:n]).copy()
+        principal_inv = einsum("nii->ni", world._inv_inertia[:n]).copy()
+    # (an anchor beyond 1e154 m, accepted as finite, overflows its length here, and that
+    # times the world frame's zero reach is a NaN; the step fails on that anchor with its
+    # own StepError, without numpy's warnings first)
+    with np.errstate(over="ignore", invalid="ignore"):
+        sides = anchor_sides(tables, world._inv_inertia[:n])
+    return Model(tables, a, b, owner, pattern, scatter, dynamic, joint_b, joint_lb,
+                 shaped >= 2, sides,
+                 principal, principal_inv, spinning, tumbling,
+                 free_tops(principal if principal is not None else world._inertia[:n],
+                           tumbling),
+                 pair_cache, jointed, mechanism,
+                 (principal if principal is not None
+                  else np.linalg.eigvalsh(world._inertia[:n])).max(axis=1) * inv_mass,
+                 alignments)
+
+
+def _joint_part(world):
+    """The joints' primitive tables, the body rows (a, b) and joint (owner) of each of their
+    rows, the sparsity of their A (None without rows) and their Alignments."""
     instances = defaultdict(list)
     made = world._joint_instances     # joint: ((index, row a, row b), its instances)
     with_rows = joints_with_rows(world)
@@ -133,38 +213,10 @@ def compile_model(world) -> Model:
             instances[kind].append(inst)
     tables = build_tables(instances)
     n = world._n
-    inv_mass = world._inv_mass[:n]
     a, b = tables.a, tables.b           # the bodies of each row (built with the tables)
     owner = np.concatenate([t.row_owner for t in tables] or [[]]).astype(np.intp)
-    pattern = Pattern(a, b, inv_mass > 0, n) if a.size else None
-    scatter = Scatter(a, b, n) if a.size else None
-    joints = world._joints
-    shaped = int(np.count_nonzero(world._kind[:n] >= 0))
-    dynamic = _slice_if_contiguous(np.flatnonzero(inv_mass > 0))
-    spinning = _spinning(world._inertia[:n], inv_mass > 0)
-    jointed = np.union1d(a, b)
-    tumbling = _tumbling(spinning, jointed, n)
-    principal = principal_inv = None
-    if _is_diagonal(world._inertia[:n]) and _is_diagonal(world._inv_inertia[:n]):
-        principal = einsum("nii->ni", world._inertia[:n]).copy()
-        principal_inv = einsum("nii->ni", world._inv_inertia[:n]).copy()
-    # (an anchor beyond 1e154 m, accepted as finite, overflows its length here, and that
-    # times the world frame's zero reach is a NaN; the step fails on that anchor with its
-    # own StepError, without numpy's warnings first)
-    with np.errstate(over="ignore", invalid="ignore"):
-        sides = anchor_sides(tables, world._inv_inertia[:n])
-    return Model(tables, a, b, owner, pattern, scatter, dynamic,
-                 joint_links(world)[:, 1].copy(),
-                 np.array([j._lb for j in joints]).reshape(-1, 3),
-                 shaped >= 2, sides,
-                 principal, principal_inv, spinning, tumbling,
-                 free_tops(principal if principal is not None else world._inertia[:n],
-                           tumbling),
-                 PairCache(world._kind[:n], world._params[:n], excluded_pairs(world)),
-                 jointed, _mechanisms(a, b, inv_mass),
-                 (principal if principal is not None
-                  else np.linalg.eigvalsh(world._inertia[:n])).max(axis=1) * inv_mass,
-                 Alignments.of(with_rows))
+    pattern = Pattern(a, b, world._inv_mass[:n] > 0, n) if a.size else None
+    return tables, a, b, owner, pattern, Alignments.of(with_rows)
 
 
 def _slice_if_contiguous(rows):

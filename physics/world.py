@@ -228,6 +228,9 @@ class World:
         # how far (rad) the fastest body has turned since (step.carry_angle_reference)
         self._angle_reference, self._turned_unreferenced = None, 0.0
         self._compiled = None
+        # what holds of the compiled step after bodies on no joint came or went (step.Kept),
+        # or None
+        self._kept_model = None
         self._coordinate_tables = None
         self._retuned = {}              # joint index -> joint whose settings changed
         self._ignored: set[frozenset] = set()
@@ -528,6 +531,9 @@ class World:
         self._wake_touching(body)              # (what rested on it falls)
         wrenches = self._joint_wrenches()      # (the last step's, by the rows it had)
         r = body._row
+        kept = self._kept_model if self._compiled is None else pipeline.Kept.of(self._compiled)
+        if (sleeping.joint_links(self) > r).any():
+            kept = None                        # (a joint's rows move: compiled again)
         for name in self._FIELDS:
             arr = getattr(self, name)
             arr[r: self._n - 1] = arr[r + 1: self._n].copy()
@@ -539,6 +545,7 @@ class World:
         self._phase_rows(lambda arr, fill: np.delete(arr, r, axis=0), before=self._n + 1)
         self._contacts_without(r)
         self._recompile_keeping_contacts()
+        self._kept_model = None if kept is None else kept.without_row(r)
         self._report, self._wrench_cache = None, wrenches
         u = self._solver_memory.u
         if u is not None:
@@ -577,8 +584,14 @@ class World:
     def _body_appended(self):
         """A body was added after the others: the step is compiled again, but every row it
         had keeps its meaning (``_recompile_keeping_contacts``), and what there is to take
-        back from each velocity (``_phase_rows``; the new body's velocity is its state's)."""
+        back from each velocity (``_phase_rows``; the new body's velocity is its state's).
+        The body has no joints: the joints' part of the compiled step, the sparsity patterns
+        and the broadphase's sweep hold as they were (``step.compile_model``'s ``before``)."""
+        kept = self._kept_model if self._compiled is None else pipeline.Kept.of(self._compiled)
+        patterns, links = self._pattern_cache, self._links
         self._recompile_keeping_contacts()
+        self._kept_model = kept
+        self._pattern_cache, self._links = patterns, links
         self._phase_rows(lambda arr, fill: np.concatenate([arr, np.full((1,) + arr.shape[1:],
                                                                        fill)]))
         u = self._solver_memory.u
@@ -642,7 +655,7 @@ class World:
         (after a topology change, or bodies falling asleep or waking: the contacts' warm
         start is kept then, and the awake bodies' solver memory: an island falling asleep
         far away must not change how a pile is solved)."""
-        self._compiled = None
+        self._compiled = self._kept_model = None
         self._coordinate_tables = None
         self._retuned = {}
         self._pattern_cache = {}
@@ -726,7 +739,7 @@ class World:
         pair = self._pair(body_a, body_b)
         self._allowed.discard(pair)
         self._ignored.add(pair)
-        self._compiled = None
+        self._compiled = self._kept_model = None
         for body in (body_a, body_b):     # (one may have rested on the other)
             self._wake_touching(body)
 
@@ -735,7 +748,7 @@ class World:
         pair = self._pair(body_a, body_b)
         self._ignored.discard(pair)
         self._allowed.add(pair)
-        self._compiled = None
+        self._compiled = self._kept_model = None
         for body in (body_a, body_b):     # (as ignore_collision: they may overlap now)
             self._wake_touching(body)
             self._wake_overlapping(body)
@@ -902,7 +915,8 @@ class World:
     # -- compiled topology ---------------------------------------------------------------
     def _model(self):
         if self._compiled is None:
-            self._compiled = pipeline.compile_model(self)
+            self._compiled = pipeline.compile_model(self, self._kept_model)
+            self._kept_model = None
         return self._compiled
 
     # -- stepping ------------------------------------------------------------------------
