@@ -135,6 +135,40 @@ def test_remove_joint_then_body():
         b.position
 
 
+@pytest.mark.parametrize("edit", ["add a body", "remove a body", "remove a body before",
+                                  "change a mass"])
+@pytest.mark.parametrize("limit_first", [False, True])
+def test_a_limit_dropped_in_the_frame_of_another_edit_lets_its_joint_swing_on(edit, limit_first):
+    """A body added or removed, or a mass changed, in the frame a joint's limit is dropped
+    (before or after): the limits kept their warm start from the rows they had, and the next
+    step failed with an IndexError. Now the rod swings on past where the limit held it (to
+    2.30 rad), and the other rod stays on its limit."""
+    world = World(dt=1 / 120)
+    first = world.add_body(Sphere(0.1), mass=0.2, position=(5, 5, 0.5))
+    rods = [world.add_body(Box((0.3, 0.05, 0.05)), mass=1.0, position=(0.3, y, 2.0))
+            for y in (0.0, 1.0)]
+    hinges = [world.add_joint(Hinge(None, rod, anchor=(0, y, 2.0), axis=(0, 1, 0),
+                                    limits=(-0.5, 0.5))) for rod, y in zip(rods, (0.0, 1.0))]
+    last = world.add_body(Sphere(0.1), mass=0.2, position=(-5, 5, 0.5))
+    world.step(120)
+    assert [h.angle for h in hinges] == pytest.approx([0.5, 0.5], abs=1e-3)
+    if limit_first:
+        hinges[0].limits = None
+    if edit == "add a body":
+        world.add_body(Sphere(0.1), mass=0.2, position=(5, -5, 0.5))
+    elif edit == "remove a body":
+        world.remove_body(last)
+    elif edit == "remove a body before":            # (the rods' rows move down)
+        world.remove_body(first)
+    else:
+        rods[1].mass = 2.0
+    if not limit_first:
+        hinges[0].limits = None
+    world.step(60)
+    assert hinges[0].angle > 2.0
+    assert hinges[1].angle == pytest.approx(0.5, abs=1e-3)
+
+
 def test_a_body_added_after_one_was_removed_starts_afresh():
     """A new body takes the row a removed one freed: it kept that body's inverse mass (a
     static wall with 0.5 1/kg: every later step of the world failed), its queued force and
