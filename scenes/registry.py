@@ -39,10 +39,14 @@ class Scene:
     def control(self):
         """Call the controller once, as ``controller(world)``, or ``controller(world, dt)``
         where it takes the step too (as the viewer's controllers may)."""
-        if _takes_the_world(self.controller):
-            self.controller(self.world)
+        controller = self.controller
+        read = self.__dict__.get("_read_signature")      # (reading it cost ~50 calls a step)
+        if read is None or read[0] is not controller:
+            read = self._read_signature = (controller, _takes_the_world(controller))
+        if read[1]:
+            controller(self.world)
         else:
-            self.controller(self.world, self.world.dt)
+            controller(self.world, self.world.dt)
 
     def rebuilt(self) -> "Scene":
         """The same scene built again, from its start, into a new world: its parameters and
