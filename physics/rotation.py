@@ -59,18 +59,21 @@ def euler_midpoint(inertia, omega, h, iterations=2, guess=None):
     return w1
 
 
-def free_rotation(R, inertia, w, h, dyn, free, tops, near=None):
+def free_rotation(R, inertia, w, h, flows, near=None):
     """The torque-free flow of each body over h from world angular velocity w (N, 3): its
-    body-frame angular velocity at the start and at the end, (N, 3) each (see midpoint_rotation
-    for the rotation). ``dyn``: the bodies that need the flow (dynamic, anisotropic inertia);
-    the others keep their body-frame angular velocity, as an isotropic body (whose inertia is
-    a multiple of the identity: spheres, cubes) does exactly. ``free``: those of ``dyn``
-    without joints, whose end is put on the start's |I W| and W.I W exactly (see
-    on_invariants), and ``tops`` (``Tops``) those of them symmetric about an axis, whose end
-    is exact (``top_spin``). ``near``: this pair for a nearby w' (SHAKE's correction of w is tiny):
-    then one Newton iteration from there is as exact as two from scratch."""
+    body-frame angular velocity at the start and at the end, (N, 3) each, and the parts of
+    the split flow (``split_spin``) for the rotation (see midpoint_rotation). ``flows``
+    (``FreeFlows``): the bodies that need the flow (dynamic, anisotropic inertia) and how
+    each turns; the others keep their body-frame angular velocity, as an isotropic body
+    (whose inertia is a multiple of the identity: spheres, cubes) does exactly. Those
+    without joints end on the start's |I W| and W.I W exactly
+    (see on_invariants): the tops by their exact flow (``top_spin``), those with three
+    distinct moments by its splitting (``split_spin``), the others by the midpoint rule.
+    ``near``: this pair for a nearby w' (SHAKE's correction of w is tiny): then one Newton
+    iteration from there is as exact as two from scratch."""
     body_start = einsum("nji,nj->ni", R, w)
     body_end = body_start.copy()
+    dyn, free, tops, split = flows.midpoint, flows.aligned, flows.tops, flows.split
     w0 = body_start[dyn]
     if w0.size:
         if near is None:
@@ -81,9 +84,14 @@ def free_rotation(R, inertia, w, h, dyn, free, tops, near=None):
         body_end[dyn] = w1
     if body_start[free].size:
         body_end[free] = on_invariants(inertia[free], body_start[free], body_end[free])
-        if tops.size:
-            tops.put_body(body_end, top_spin(tops.moments(inertia), tops.body(body_start), h))
-    return body_start, body_end
+    if tops.size:
+        tops.put_body(body_end, top_spin(tops.moments(inertia), tops.body(body_start), h))
+    parts = None
+    if split.size:
+        moments, start = split.principal(inertia), split.body(body_start)
+        parts = split_spin(moments, start, h)
+        split.put_body(body_end, on_invariants(moments, start, parts[0]))
+    return body_start, body_end, parts
 
 
 # how far apart (relative) two principal moments may be and still make a top: rounding in
@@ -108,12 +116,17 @@ class Tops:
     def moments(self, inertia):
         """(k, 3) principal moments in each top's (across, across, along) order, the two
         across made equal (their mean), from the body-frame inertias (N, 3) or (N, 3, 3)."""
+        moments = self.principal(inertia)
+        moments[:, :2] = moments[:, :2].mean(axis=1, keepdims=True)
+        return moments
+
+    def principal(self, inertia):
+        """(k, 3) principal moments in each one's (across, across, along) order, as they are,
+        from the body-frame inertias (N, 3) or (N, 3, 3)."""
         picked = inertia[self.rows]
         if picked.ndim == 3:
             picked = einsum("nii->ni", picked)
-        moments = np.take_along_axis(picked, self.order, axis=1)
-        moments[:, :2] = moments[:, :2].mean(axis=1, keepdims=True)
-        return moments
+        return np.take_along_axis(picked, self.order, axis=1)
 
     def body(self, vectors):
         """The tops' rows of body-frame vectors (N, 3), in each one's (across, across, along)
@@ -127,9 +140,10 @@ class Tops:
         vectors[self.rows] = out
 
 
-def free_tops(inertia, free) -> Tops:
-    """The bodies ``free`` (slice or rows) whose body-frame inertia, (N, 3) principal moments
-    or (N, 3, 3), is diagonal with two moments equal (to ``TOP_SYMMETRY``): see ``Tops``."""
+def _diagonal_free(inertia, free):
+    """The rows of ``free`` (slice or rows) whose body-frame inertia, (N, 3) principal moments
+    or (N, 3, 3), is diagonal; their moments (k, 3); the axis (k,) whose two others are
+    nearest equal; and whether those two are equal to ``TOP_SYMMETRY`` (k,)."""
     rows = np.arange(inertia.shape[0])[free]
     picked = inertia[rows]
     if picked.ndim == 3:
@@ -142,7 +156,43 @@ def free_tops(inertia, free) -> Tops:
     axes = np.argmin(across, axis=1)
     symmetric = np.take_along_axis(across, axes[:, None], axis=1)[:, 0] <= \
         TOP_SYMMETRY * picked.max(axis=1, initial=0.0)
+    return rows, axes, symmetric
+
+
+def free_tops(inertia, free) -> Tops:
+    """The bodies ``free`` (slice or rows) whose body-frame inertia, (N, 3) principal moments
+    or (N, 3, 3), is diagonal with two moments equal (to ``TOP_SYMMETRY``): see ``Tops``."""
+    rows, axes, symmetric = _diagonal_free(inertia, free)
     return Tops(rows[symmetric], axes[symmetric])
+
+
+def free_asymmetric(inertia, free) -> Tops:
+    """The bodies ``free`` (slice or rows) whose body-frame inertia, (N, 3) principal moments
+    or (N, 3, 3), is diagonal with three distinct moments (planks, dominoes, knives), in the
+    order of ``Tops`` (the two nearest moments across): see ``split_spin``."""
+    rows, axes, symmetric = _diagonal_free(inertia, free)
+    return Tops(rows[~symmetric], axes[~symmetric])
+
+
+class FreeFlows:
+    """How each dynamic body of anisotropic inertia turns in the drift: ``tops`` (``Tops``)
+    and ``split`` (``Tops``, three distinct moments) are free bodies of diagonal body-frame
+    inertia, turned by exact flows; ``midpoint`` (slice or rows) the others (jointed, or of a
+    full inertia), by the midpoint rule, ``aligned`` (slice or rows) those of them without
+    joints (``on_invariants``, ``_momentum_alignment``)."""
+
+    def __init__(self, inertia, spinning, tumbling):
+        """From the body-frame inertias (N, 3) or (N, 3, 3), the dynamic bodies of
+        anisotropic inertia ``spinning`` and those of them without joints ``tumbling``
+        (slices or rows)."""
+        self.tops = free_tops(inertia, tumbling)
+        self.split = free_asymmetric(inertia, tumbling)
+        self.midpoint, self.aligned = spinning, tumbling
+        exact = np.concatenate([self.tops.rows, self.split.rows])
+        if exact.size:
+            n = inertia.shape[0]
+            self.midpoint = np.setdiff1d(np.arange(n)[spinning], exact)
+            self.aligned = np.setdiff1d(np.arange(n)[tumbling], exact)
 
 
 def top_spin(inertia, start, h):
@@ -188,12 +238,14 @@ def on_invariants(inertia, start, end, max_iterations=20):
     return w
 
 
-def midpoint_rotation(R, w, flow, h, dyn, inertia, free, tops):
+def midpoint_rotation(R, w, flow, h, inertia, flows):
     """The world rotations (N, 4), unit quaternions, of the flow (body_start, body_end) of
-    free_rotation: the turn by h times the midpoint angular velocity (bodies outside ``dyn``,
-    static or isotropic: spheres, cubes: by h w), and for the bodies ``free`` (of ``dyn``,
-    those without joints) then the least turn that puts the end's angular momentum on the
-    start's; ``tops`` (``Tops``, of ``free``) turn exactly (``top_rotation``).
+    free_rotation: for the bodies of ``flows`` (``FreeFlows``) turned by the midpoint rule the
+    turn by h times the midpoint angular velocity (bodies outside ``flows``, static or
+    isotropic: spheres, cubes: by h w), and for those without joints then the least turn that
+    puts the end's angular momentum on the start's; the tops turn exactly (``top_rotation``),
+    the free bodies of three distinct moments by that flow's splitting (``split_rotation``),
+    then by that least turn.
 
     The midpoint rule keeps the body-frame |I W| (free_rotation makes it exact) and W.I W; the
     midpoint turn alone does not carry R I W_end onto R I W_start, and a free box spinning at
@@ -204,7 +256,8 @@ def midpoint_rotation(R, w, flow, h, dyn, inertia, free, tops):
     floating chain kept its angular momentum better but lost 1.6 % of its energy in 10 s at
     dt 1/60, where it gained 0.05 % without.)"""
     turn = h * w
-    body_start, body_end = flow
+    body_start, body_end, parts = flow
+    dyn, free, tops, split = flows.midpoint, flows.aligned, flows.tops, flows.split
     Rd = R[dyn]
     if Rd.shape[0]:
         turn[dyn] = h * einsum("nij,nj->ni", Rd, 0.5 * (body_start[dyn] + body_end[dyn]))
@@ -213,11 +266,64 @@ def midpoint_rotation(R, w, flow, h, dyn, inertia, free, tops):
     if Rf.shape[0]:
         rotation[free] = quat_multiply(_momentum_alignment(
             Rf, inertia[free], body_start[free], body_end[free], rotation[free]), rotation[free])
-        if tops.size:
-            R_top = np.take_along_axis(R[tops.rows], tops.order[:, None, :], axis=2)
-            rotation[tops.rows] = top_rotation(R_top, tops.moments(inertia),
-                                               tops.body(body_start), h)
+    if tops.size:
+        R_top = np.take_along_axis(R[tops.rows], tops.order[:, None, :], axis=2)
+        rotation[tops.rows] = top_rotation(R_top, tops.moments(inertia), tops.body(body_start), h)
+    if split.size:
+        R_split = np.take_along_axis(R[split.rows], split.order[:, None, :], axis=2)
+        moments, start = split.principal(inertia), split.body(body_start)
+        turn = split_rotation(R_split, moments, start, parts, h)
+        rotation[split.rows] = quat_multiply(_momentum_alignment(
+            R_split, moments, start, split.body(body_end), turn), turn)
     return rotation
+
+
+def _about_second_axis(vectors, angles):
+    """Body-frame vectors (k, 3) turned about their second axis by ``angles`` (k,), rad."""
+    c, s = np.cos(angles), np.sin(angles)
+    out = vectors.copy()
+    out[:, 0] = c * vectors[:, 0] + s * vectors[:, 2]
+    out[:, 2] = c * vectors[:, 2] - s * vectors[:, 0]
+    return out
+
+
+def split_spin(moments, start, h):
+    """The body-frame angular velocities (k, 3) after h of torque-free motion of bodies of
+    principal moments (k, 3) (I_1, I_2, I_3), from ``start`` (k, 3), by Strang's splitting of
+    the energy H = (L_1^2 + L_2^2) / 2 I_1 + L_3^2 / 2 I_3 (a top, flowed exactly:
+    ``top_spin``) + L_2^2 (1 / I_2 - 1 / I_1) / 2 (a turn about axis 2 at L_2 (1 / I_2 -
+    1 / I_1), L_2 constant along it): half that turn, the top's h, half the turn. Each part
+    is a free body's flow, so |L| is kept exactly; the energy within O(h^2) of the residual's.
+    Also returns the three parts' data for ``split_rotation``: the half turns' angles (k,)
+    and the top's moments and start (k, 3)."""
+    top = moments.copy()
+    top[:, 1] = moments[:, 0]
+    rate = 0.5 * h * (1.0 / moments[:, 1] - 1.0 / moments[:, 0])
+    L = moments * start
+    first = rate * L[:, 1]
+    L = _about_second_axis(L, -first)
+    top_start = L / top
+    L = top * top_spin(top, top_start, h)
+    last = rate * L[:, 1]
+    L = _about_second_axis(L, -last)
+    return L / moments, first, last, top, top_start
+
+
+def split_rotation(R, moments, body_start, parts, h):
+    """The world rotations (k, 4), unit quaternions, of the flow over h that ``split_spin``
+    gave ``parts`` of, from body-frame angular velocities ``body_start`` (k, 3) at rotations
+    R (k, 3, 3), both in the (1, 2, 3) order of the moments (k, 3): a turn about the body's
+    axis 2, the top's (as ``top_rotation``: about its axis 3, then about L, which no part
+    changes), and a turn about axis 2 again."""
+    _, first, last, top, top_start = parts
+    q1 = rotation_vector_to_quat(first[:, None] * R[:, :, 1])    # (R e_2 stays)
+    own = (h * top_start[:, 2] * (1.0 - top[:, 2] / top[:, 0]))[:, None] * \
+        rotate_by_quat(q1, R[:, :, 2])
+    precession = einsum("nij,nj->ni", R, moments * body_start) / top[:, :1]
+    q2 = quat_multiply(quat_multiply(rotation_vector_to_quat(h * precession),
+                                     rotation_vector_to_quat(own)), q1)
+    q3 = rotation_vector_to_quat(last[:, None] * rotate_by_quat(q2, R[:, :, 1]))
+    return quat_multiply(q3, q2)
 
 
 def top_rotation(R, inertia, body_start, h):

@@ -37,7 +37,7 @@ from .placement import SHAKE_TRUST, Alignments, held_at_limits, newton_move, pla
 from .limits import AXIS_SLOT, DRIVE, UPPER, WRENCH_WIDTH
 from .motor_hold import held_motors, held_positions, held_velocities
 from .math3d import cross, einsum, quat_multiply, quat_to_matrix, rotate_quat, turn_quat
-from .rotation import (Tops, body_inertia, body_inverse_inertia, end_spin, free_rotation, free_tops,
+from .rotation import (FreeFlows, body_inertia, body_inverse_inertia, end_spin, free_rotation,
                        inertia_times, gyroscopic_torque_explicit, midpoint_rotation,
                        world_inverse_inertia)
 from .sleeping import joint_links, joints_with_rows, labels_reached, linked_labels
@@ -107,7 +107,7 @@ class Model:
     principal_inv: np.ndarray | None  # (N, 3) and those of the inverse inertias
     spinning: np.ndarray | slice  # dynamic bodies with an anisotropic inertia (see _spinning)
     tumbling: np.ndarray | slice  # those of them without joints (rotation.midpoint_rotation)
-    tops: Tops               # those of them symmetric about an axis (rotation.free_tops)
+    flows: FreeFlows         # how each of them turns in the drift (rotation.free_rotation)
     pair_cache: PairCache    # the broadphase candidates of these bodies, kept between steps
     jointed: np.ndarray      # the body rows that joint rows act on
     mechanism: np.ndarray    # (N,) label: dynamic bodies linked by joint rows share one
@@ -190,8 +190,8 @@ def compile_model(world, kept: Kept | None = None) -> Model:
     return Model(tables, a, b, owner, pattern, scatter, dynamic, joint_b, joint_lb,
                  shaped >= 2, sides,
                  principal, principal_inv, spinning, tumbling,
-                 free_tops(principal if principal is not None else world._inertia[:n],
-                           tumbling),
+                 FreeFlows(principal if principal is not None else world._inertia[:n],
+                           spinning, tumbling),
                  pair_cache, jointed, mechanism,
                  (principal if principal is not None
                   else np.linalg.eigvalsh(world._inertia[:n])).max(axis=1) * inv_mass,
@@ -503,10 +503,8 @@ def _corrected_drift(world, model, q, R, inertia, w_half, rotation, h):
 
     def drift(theta):
         w = w_half + theta / h
-        flow = free_rotation(R, inertia, w, h, model.spinning, model.tumbling, model.tops,
-                             near=rotation)
-        return turn_quat(q, midpoint_rotation(R, w, flow, h, model.spinning, inertia,
-                                              model.tumbling, model.tops))
+        flow = free_rotation(R, inertia, w, h, model.flows, near=rotation)
+        return turn_quat(q, midpoint_rotation(R, w, flow, h, inertia, model.flows))
     return drift
 
 
@@ -767,10 +765,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         return end, StepReport(rows, lam, x, R, uni, lam_b, impact)
 
     if flow:
-        rotation = free_rotation(R, inertia, w_half, h, model.spinning, model.tumbling,
-                                 model.tops)
-        q1 = turn_quat(q, midpoint_rotation(R, w_half, rotation, h, model.spinning, inertia,
-                                             model.tumbling, model.tops))
+        rotation = free_rotation(R, inertia, w_half, h, model.flows)
+        q1 = turn_quat(q, midpoint_rotation(R, w_half, rotation, h, inertia, model.flows))
     else:
         rotation, q1 = None, rotate_quat(q, h * w_half)
     drifted = w_half
@@ -815,8 +811,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
                                     unpushed)
     R1 = quat_to_matrix(q1)
     if flow and w_half is not drifted:   # velocities at the end of the drift SHAKE corrected
-        rotation = free_rotation(R, inertia, w_half, h, model.spinning, model.tumbling,
-                                 model.tops, near=rotation)
+        rotation = free_rotation(R, inertia, w_half, h, model.flows, near=rotation)
     w_drift = (end_spin(R1, w_half, rotation, model.spinning) if flow
                else carry_with_bodies(R, R1, w_half))
     w_moved = w_drift                       # the spins the bodies turned with

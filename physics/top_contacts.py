@@ -1,5 +1,6 @@
-"""Contacts of free tops (bodies without joints symmetric about their axis, ``Model.tops``)
-aimed at the velocities their points have midway through the step's drift.
+"""Contacts of free tops (bodies without joints symmetric about their axis,
+``Model.flows.tops``) aimed at the velocities their points have midway through the step's
+drift.
 
 A top's drift follows its exact torque-free flow (``rotation.top_rotation``), in which its
 world angular velocity turns by h dw/dt = h I^-1 (-w x I w) within the step while its kick
@@ -43,16 +44,17 @@ def midway_targets(world, model, uni, target, x, R, w, T, T_kick, h):
     """The bounded rows' velocity targets (mb,) m/s (``target``, or the block's where None),
     less h/2 times the rate at which the drift's torque-free flow changes the velocity of each
     friction row of a contact on a free top of revolution (capsule, cylinder; a sphere shape
-    given an inertia symmetric about its z axis) from positions x (N, 3) m, rotations R (N, 3, 3) and
+    given an inertia symmetric about its z axis) from positions x (N, 3) m, rotations R
+    (N, 3, 3) and
     angular velocities w (N, 3) rad/s, world frame: see the module. ``T - T_kick`` (N, 3),
     N m: the explicit gyroscopic torque the kick leaves to the drift. ``target`` itself (None
     or not) where no contact touches such a top."""
     contacts = uni.contacts
     k = len(contacts)
-    if not k or not model.tops.size:
+    if not k or not model.flows.tops.size:
         return target
     # (shapes of revolution about their z axis, with inertias symmetric about it)
-    rows = model.tops.rows[model.tops.axes == 2]
+    rows = model.flows.tops.rows[model.flows.tops.axes == 2]
     kind = world._kind[rows]
     tops = rows[(kind == CAPSULE) | (kind == CYLINDER) | (kind == SPHERE)]
     sides = (contacts.body_a, contacts.body_b)
