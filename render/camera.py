@@ -34,6 +34,7 @@ DEFAULT_FOV = 45.0
 # toward 180 the picture is a smear of the few pixels in the middle
 MIN_FOV, MAX_FOV = 1.0, 170.0
 CAMERA_KEYS = {"target", "distance", "yaw", "pitch", "fov", "eye", "fit"}
+MAX_DISTANCE = 1e6          # m, the farthest the eye goes from its target
 
 
 def _finite(value, key: str) -> float:
@@ -207,7 +208,7 @@ class Camera:
     def _clamp(self):
         self.pitch = float(np.clip(self.pitch, -89.0, 89.0))
         self.yaw = (self.yaw + 180.0) % 360.0 - 180.0
-        self.distance = float(np.clip(self.distance, 1e-3, 1e6))
+        self.distance = float(np.clip(self.distance, 1e-3, MAX_DISTANCE))
 
     @property
     def offset_direction(self) -> np.ndarray:

@@ -378,13 +378,19 @@ def initial_camera(spec_camera, geometry: WorldGeometry, aspect: float,
     (``WorldGeometry.frame_with_ground``); where it fits (``"fit": True``, the ready scenes'),
     at every body alone if some body's centre is out of its view; with ``frame``, at every
     body alone (the viewer's F key), whatever the spec's target and distance."""
-    from .camera import Camera
+    from .camera import MAX_DISTANCE, Camera
     cam = Camera.from_spec(spec_camera)
     if frame:
         geometry.frame(cam, aspect)
     elif cam.frame_on_load:
         geometry.frame_with_ground(cam, aspect)
-    elif cam.fit_on_load and not geometry.centres_in_view(cam, aspect):
-        geometry.frame(cam, aspect)
+    elif cam.fit_on_load:
+        with np.errstate(all="ignore"):          # (bodies flung 1e300 m off overflow here)
+            framed = None if geometry.centres_in_view(cam, aspect) else cam.copy()
+            if framed is not None:
+                geometry.frame(framed, aspect)
+        # (bodies beyond the camera's reach, flung off, are left out of view as before)
+        if framed is not None and max(framed.distance, *np.abs(framed.target)) < MAX_DISTANCE:
+            cam = framed
     cam.frame_on_load = cam.fit_on_load = False     # pointed now: given again, it stays put
     return cam
