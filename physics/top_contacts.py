@@ -45,9 +45,9 @@ def midway_targets(world, model, uni, target, x, R, w, T, T_kick, h):
     less h/2 times the rate at which the drift's torque-free flow changes the velocity of each
     friction row of a contact on a free top of revolution (capsule, cylinder; a sphere shape
     given an inertia symmetric about its z axis) from positions x (N, 3) m, rotations R
-    (N, 3, 3) and angular velocities w (N, 3) rad/s, world frame: see the module. ``T - T_kick`` (N, 3),
-    N m: the explicit gyroscopic torque the kick leaves to the drift. ``target`` itself (None
-    or not) where no contact touches such a top."""
+    (N, 3, 3) and angular velocities w (N, 3) rad/s, world frame: see the module.
+    ``T - T_kick`` (N, 3), N m: the explicit gyroscopic torque the kick leaves to the drift.
+    ``target`` itself (None or not) where no contact touches such a top."""
     contacts = uni.contacts
     k = len(contacts)
     if not k or not model.flows.tops.size:

@@ -338,9 +338,9 @@ class PairCache:
     planes, the excluded pairs' keys) is computed here once. The step's cache is made with the
     compiled Model, which is made anew when bodies are added or removed or a pair is ignored
     or allowed (a new cache carries the old one's sweep over bodies on no joint added or
-    removed: ``carrying``). Along with the pairs it keeps what the per-step re-test needs and what does
-    not change until the next sweep: the bodies in body pairs grouped by kind, and the plane
-    pairs' normals, offsets and bodies grouped by kind."""
+    removed: ``carrying``). Along with the pairs it keeps what the per-step re-test needs
+    and what does not change until the next sweep: the bodies in body pairs grouped by kind,
+    and the plane pairs' normals, offsets and bodies grouped by kind."""
 
     def __init__(self, kind, params, excluded_pairs=None):
         self.kind, self.params = np.asarray(kind), np.asarray(params, dtype=float)
@@ -400,7 +400,8 @@ class PairCache:
         if sweep is None:
             return self
         appended = self.kind[len(sweep.anchor):]
-        if not (appended == PLANE).any() and len(appended) * len(self.kind) <= APPENDED_SWEEP_CELLS:
+        cells = len(appended) * len(self.kind)
+        if not (appended == PLANE).any() and cells <= APPENDED_SWEEP_CELLS:
             self.anchor, self.skin, self.margin, self.static, self.pairs = sweep
         return self
 
