@@ -85,10 +85,10 @@ def free_rotation(R, inertia, w, h, flows, near=None):
     if body_start[free].size:
         body_end[free] = on_invariants(inertia[free], body_start[free], body_end[free])
     if tops.size:
-        tops.put_body(body_end, top_spin(tops.moments(inertia), tops.body(body_start), h))
+        tops.put_body(body_end, top_spin(tops.moments, tops.body(body_start), h))
     parts = None
     if split.size:
-        moments, start = split.principal(inertia), split.body(body_start)
+        moments, start = split.principal, split.body(body_start)
         parts = split_spin(moments, start, h)
         split.put_body(body_end, on_invariants(moments, start, parts[0]))
     return body_start, body_end, parts
@@ -101,49 +101,40 @@ TOP_SYMMETRY = 1e-9
 
 
 class Tops:
-    """The free bodies whose inertia is symmetric about a body axis (capsules, cylinders,
-    square rods along x, y or z): ``rows`` (k,), and ``axes`` (k,) the index 0, 1, 2 of each
-    one's symmetry axis. Their torque-free flow is known exactly (``top_spin``,
-    ``top_rotation``)."""
+    """Free bodies of diagonal body-frame inertia, each in its own axis order: ``rows`` (k,),
+    ``axes`` (k,) the index 0, 1, 2 of the axis along which its other two moments are
+    nearest equal, ``principal`` (k, 3) its moments in the order (across, across, along) and
+    ``moments`` those with the two across made equal (their mean): a top's, whose torque-free
+    flow is known exactly (``top_spin``, ``top_rotation``)."""
 
-    def __init__(self, rows, axes):
-        self.rows, self.axes = rows, axes
-        # each top's body components in the order (across, across, along): a turn of the
-        # axes' order (x, y, z), so the frame stays right-handed
+    def __init__(self, rows, axes, principal):
+        self.rows, self.axes, self.principal = rows, axes, principal
+        # each body's components in the order (across, across, along): a turn of the axes'
+        # order (x, y, z), so the frame stays right-handed
         self.order = (axes[:, None] + np.arange(1, 4)) % 3
+        self.moments = principal.copy()
+        self.moments[:, :2] = principal[:, :2].mean(axis=1, keepdims=True)
         self.size = rows.size
 
-    def moments(self, inertia):
-        """(k, 3) principal moments in each top's (across, across, along) order, the two
-        across made equal (their mean), from the body-frame inertias (N, 3) or (N, 3, 3)."""
-        moments = self.principal(inertia)
-        moments[:, :2] = moments[:, :2].mean(axis=1, keepdims=True)
-        return moments
-
-    def principal(self, inertia):
-        """(k, 3) principal moments in each one's (across, across, along) order, as they are,
-        from the body-frame inertias (N, 3) or (N, 3, 3)."""
-        picked = inertia[self.rows]
-        if picked.ndim == 3:
-            picked = einsum("nii->ni", picked)
-        return np.take_along_axis(picked, self.order, axis=1)
-
     def body(self, vectors):
-        """The tops' rows of body-frame vectors (N, 3), in each one's (across, across, along)
+        """Their rows of body-frame vectors (N, 3), in each one's (across, across, along)
         order."""
         return np.take_along_axis(vectors[self.rows], self.order, axis=1)
 
     def put_body(self, vectors, ordered):
-        """Write ``ordered`` (k, 3), in each top's order, back into ``vectors`` (N, 3)."""
+        """Write ``ordered`` (k, 3), in each one's order, back into ``vectors`` (N, 3)."""
         out = np.empty_like(ordered)
         np.put_along_axis(out, self.order, ordered, axis=1)
         vectors[self.rows] = out
 
+    def subset(self, keep):
+        """Those of them that ``keep`` (k,) bool marks."""
+        return Tops(self.rows[keep], self.axes[keep], self.principal[keep])
 
-def _diagonal_free(inertia, free):
-    """The rows of ``free`` (slice or rows) whose body-frame inertia, (N, 3) principal moments
-    or (N, 3, 3), is diagonal; their moments (k, 3); the axis (k,) whose two others are
-    nearest equal; and whether those two are equal to ``TOP_SYMMETRY`` (k,)."""
+
+def free_diagonal(inertia, free) -> Tops:
+    """The bodies ``free`` (slice or rows) whose body-frame inertia, (N, 3) principal moments
+    or (N, 3, 3), is diagonal, each in the axis order of ``Tops``."""
     rows = np.arange(inertia.shape[0])[free]
     picked = inertia[rows]
     if picked.ndim == 3:
@@ -154,45 +145,35 @@ def _diagonal_free(inertia, free):
     across = np.stack([np.abs(picked[:, 1] - picked[:, 2]), np.abs(picked[:, 2] - picked[:, 0]),
                        np.abs(picked[:, 0] - picked[:, 1])], axis=1)
     axes = np.argmin(across, axis=1)
-    symmetric = np.take_along_axis(across, axes[:, None], axis=1)[:, 0] <= \
-        TOP_SYMMETRY * picked.max(axis=1, initial=0.0)
-    return rows, axes, symmetric
+    order = (axes[:, None] + np.arange(1, 4)) % 3
+    return Tops(rows, axes, np.take_along_axis(picked, order, axis=1))
 
 
-def free_tops(inertia, free) -> Tops:
-    """The bodies ``free`` (slice or rows) whose body-frame inertia, (N, 3) principal moments
-    or (N, 3, 3), is diagonal with two moments equal (to ``TOP_SYMMETRY``): see ``Tops``."""
-    rows, axes, symmetric = _diagonal_free(inertia, free)
-    return Tops(rows[symmetric], axes[symmetric])
-
-
-def free_asymmetric(inertia, free) -> Tops:
-    """The bodies ``free`` (slice or rows) whose body-frame inertia, (N, 3) principal moments
-    or (N, 3, 3), is diagonal with three distinct moments (planks, dominoes, knives), in the
-    order of ``Tops`` (the two nearest moments across): see ``split_spin``."""
-    rows, axes, symmetric = _diagonal_free(inertia, free)
-    return Tops(rows[~symmetric], axes[~symmetric])
+def symmetric(tops: Tops) -> np.ndarray:
+    """(k,) bool: whether each body's two across moments are equal, to ``TOP_SYMMETRY``."""
+    p = tops.principal
+    return np.abs(p[:, 0] - p[:, 1]) <= TOP_SYMMETRY * p.max(axis=1, initial=0.0)
 
 
 class FreeFlows:
-    """How each dynamic body of anisotropic inertia turns in the drift: ``tops`` (``Tops``)
-    and ``split`` (``Tops``, three distinct moments) are free bodies of diagonal body-frame
-    inertia, turned by exact flows; ``midpoint`` (slice or rows) the others (jointed, or of a
-    full inertia), by the midpoint rule, ``aligned`` (slice or rows) those of them without
-    joints (``on_invariants``, ``_momentum_alignment``)."""
+    """How each dynamic body of anisotropic inertia turns in the drift: ``tops`` (``Tops``,
+    two moments equal) and ``split`` (``Tops``, three distinct moments) are free bodies of
+    diagonal body-frame inertia, turned by exact flows; ``midpoint`` (slice or rows) the
+    others (jointed, or of a full inertia), by the midpoint rule, ``aligned`` (slice or rows)
+    those of them without joints (``on_invariants``, ``_momentum_alignment``)."""
 
     def __init__(self, inertia, spinning, tumbling):
         """From the body-frame inertias (N, 3) or (N, 3, 3), the dynamic bodies of
         anisotropic inertia ``spinning`` and those of them without joints ``tumbling``
         (slices or rows)."""
-        self.tops = free_tops(inertia, tumbling)
-        self.split = free_asymmetric(inertia, tumbling)
+        diagonal = free_diagonal(inertia, tumbling)
+        top = symmetric(diagonal)
+        self.tops, self.split = diagonal.subset(top), diagonal.subset(~top)
         self.midpoint, self.aligned = spinning, tumbling
-        exact = np.concatenate([self.tops.rows, self.split.rows])
-        if exact.size:
+        if diagonal.size:
             n = inertia.shape[0]
-            self.midpoint = np.setdiff1d(np.arange(n)[spinning], exact)
-            self.aligned = np.setdiff1d(np.arange(n)[tumbling], exact)
+            self.midpoint = np.setdiff1d(np.arange(n)[spinning], diagonal.rows)
+            self.aligned = np.setdiff1d(np.arange(n)[tumbling], diagonal.rows)
 
 
 def top_spin(inertia, start, h):
@@ -268,10 +249,10 @@ def midpoint_rotation(R, w, flow, h, inertia, flows):
             Rf, inertia[free], body_start[free], body_end[free], rotation[free]), rotation[free])
     if tops.size:
         R_top = np.take_along_axis(R[tops.rows], tops.order[:, None, :], axis=2)
-        rotation[tops.rows] = top_rotation(R_top, tops.moments(inertia), tops.body(body_start), h)
+        rotation[tops.rows] = top_rotation(R_top, tops.moments, tops.body(body_start), h)
     if split.size:
         R_split = np.take_along_axis(R[split.rows], split.order[:, None, :], axis=2)
-        moments, start = split.principal(inertia), split.body(body_start)
+        moments, start = split.principal, split.body(body_start)
         turn = split_rotation(R_split, moments, start, parts, h)
         rotation[split.rows] = quat_multiply(_momentum_alignment(
             R_split, moments, start, split.body(body_end), turn), turn)
