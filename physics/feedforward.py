@@ -93,7 +93,7 @@ def carried_contacts(uni, mechanism, dynamic, motors) -> np.ndarray:
     # (a frictionless contact's friction rows hold nothing: no rows to meet, and not sliding;
     # taken so, one frictionless contact on a parked car let it creep at -3.5e-4 m/s. Its
     # first row's mu is the contact's: a gliding contact frees only its row across the slip)
-    gripping = np.tile(uni.block.mu.take(k + c) > 0.0, 2)
+    gripping = np.tile(mu[:c.size] > 0.0, 2)
     if (np.abs(force) >= (1.0 - SLIDING) * mu * np.tile(warm[c, 0], 2))[gripping].any():
         return none
     return np.concatenate([c, friction[gripping]])
