@@ -1774,7 +1774,7 @@ def test_a_stick_spinning_about_its_axis_along_a_wall_is_stopped_at_its_face(spi
     velocity with the explicit gyroscopic torque's change in it, h w_axial times the tilt,
     which the drift's torque-free flow does not make: the end, closing, was seen as
     leaving, no force was pushed, and the end went 8.1 and 22.3 mm into the wall, and at
-    90 rad/s 157 mm, out of its far side (``deepest_before``); now 0.4 mm at most. Found
+    90 rad/s 157 mm, out of its far side (``deepest_before``); now none at 60-90 rad/s. Found
     by a game-prototyper explorer's thrown sticks: 3 of 27 went through the wall, each
     left by its first hit spinning about its axis along the wall. At 110 rad/s (1.8 rad a
     step) tilting at 1 rad/s the end still went 92 mm in, out of the far side: the drift's
