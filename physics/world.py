@@ -1317,6 +1317,10 @@ class World:
         coordinates) meets it at 0 if it goes in, and not at all if it leaves the surface or
         runs along it (a ray cast on from a hit point goes on to the next body). Reads the
         present poses; moves nothing."""
+        # (checked here, so that a bad one is named as given, not as a row of ray_casts')
+        origin = check_vector("origin", origin, 3)
+        if not check_vector("direction", direction, 3).any():
+            raise ValueError(f"direction must not be zero, got {direction!r}")
         hits = self.ray_casts(origin, direction, max_distance, mask, ignore)
         if hits.body[0] < 0:
             return None

@@ -102,9 +102,13 @@ def test_each_ray_reports_the_nearest_body_within_its_reach_and_its_filters():
 
 
 @pytest.mark.parametrize("call, words", [
-    (lambda w: w.ray_cast((0, 0, 1), (0, 0, 0)), r"^directions must not be zero: row 0"),
-    (lambda w: w.ray_cast((0, np.nan, 1), (0, 0, 1)), r"^origins must be finite"),
-    (lambda w: w.ray_cast((0, 0), (0, 0, 1)), r"^origins must be \(R, 3\) numbers"),
+    # one ray's arguments are named as given (ray_cast), a batch's by row (ray_casts)
+    (lambda w: w.ray_cast((0, 0, 1), (0, 0, 0)), r"^direction must not be zero, got"),
+    (lambda w: w.ray_cast((0, np.nan, 1), (0, 0, 1)), r"^origin must be finite"),
+    (lambda w: w.ray_cast((0, 0), (0, 0, 1)), r"^origin must have 3 components"),
+    (lambda w: w.ray_casts([(0, 0, 1)], [(0, 0, 0)]), r"^directions must not be zero: row 0"),
+    (lambda w: w.ray_casts([(0, np.nan, 1)], [(0, 0, 1)]), r"^origins must be finite"),
+    (lambda w: w.ray_casts([(0, 0)], [(0, 0, 1)]), r"^origins must be \(R, 3\) numbers"),
     (lambda w: w.ray_casts([(0, 0, 1)] * 2, [(0, 0, 1)] * 3), r"^origins and directions must "
                                                                r"have one row each per ray"),
     (lambda w: w.ray_cast((0, 0, 1), (0, 0, 1), max_distance=0), r"^max_distance must be "
