@@ -813,7 +813,8 @@ class World:
         one): it is its state's, at the step's start. A step that finds bounded rows acting
         on a body starts it from its drift's velocity (step._to_drift), the state's less what
         the body's acceleration adds over half the step: for a body given a velocity that is
-        gravity's half kick, unless the body rests on a contact (step._resting_where_given).
+        gravity's half kick, unless bounded rows hold it up, directly or through its joints
+        (a contact, limit or motor tying it to a static body: step._resting_where_given).
         (With nothing to take back, a ball thrown up from the ground, its contact's row still
         acting in the first step, flew g dt / 2 too slowly ever after: 10.2 mm low after
         0.5 s at dt 1/240, 40.9 mm at 1/60.)"""

@@ -1735,3 +1735,81 @@ def test_a_joint_pressed_past_its_limit_is_pushed_back_to_the_slop_in_finite_tim
     world.step(30)
     assert coordinate() == pytest.approx(rests_at, abs=1e-9)
     assert abs(joint.rate) < 1e-8
+
+
+def _level_rod(dt, hold):
+    """A 1.2 kg, 1 m rod level on a world hinge about y, held there against gravity (its
+    torque 5.886 N m) by a limit (-1, 0), a velocity motor at 0 or a servo at 0."""
+    world = World(dt=dt)
+    rod = world.add_body(Box((0.5, 0.02, 0.02)), mass=1.2, position=(0.5, 0, 0))
+    hinge = world.add_joint(Hinge(None, rod, anchor=(0, 0, 0), axis=(0, 1, 0),
+                                  limits=(-1.0, 0.0) if hold == "limit" else None))
+    if hold == "motor":
+        hinge.set_motor(0.0, 100.0)
+    elif hold == "servo":
+        hinge.set_servo(0.0, 1e6, 1e3)
+    return world, rod, hinge
+
+
+@pytest.mark.parametrize("dt", [1 / 60, 1 / 240])
+@pytest.mark.parametrize("hold", ["limit", "motor", "servo"])
+def test_a_velocity_set_on_a_rod_a_limit_or_motor_holds_changes_nothing(dt, hold):
+    """A rod resting level on a hinge limit, motor or servo, its velocity set to what it has
+    (zero, or 1e-9 rad/s more): the next steps hold it where it was, with its weight's
+    torque, 5.886 N m. The step took gravity's half kick back from the velocity set, as from
+    a ball thrown from the ground, so the rod was lifted off its limit by alpha dt^2 / 4
+    (-1.03e-3 rad at dt 1/60) and the limit read -4.42, -2.96, -7.31 N m before settling;
+    the motor read half its torque, -2.943 N m, for one step."""
+    world, rod, hinge = _level_rod(dt, hold)
+    world.step(40)
+    angle = hinge.angle
+    rod.angular_velocity = rod.angular_velocity + np.array([0.0, 1e-9, 0.0])
+    efforts = []
+    for _ in range(4):
+        world.step()
+        efforts.append(hinge.limit_effort + hinge.motor_effort)
+        assert hinge.torque[1] == pytest.approx(-5.886, rel=1e-4)
+    assert efforts == pytest.approx([-5.886] * 4, rel=1e-4)
+    assert abs(hinge.angle - angle) < 1e-8
+    rod.linear_velocity, rod.angular_velocity = (0, 0, 0), (0, 0, 0)
+    world.step()
+    assert hinge.limit_effort + hinge.motor_effort == pytest.approx(-5.886, rel=1e-4)
+    assert abs(hinge.angle - angle) < 1e-8
+
+
+@pytest.mark.parametrize("dt", [1 / 60, 1 / 240])
+def test_a_rod_made_turning_with_its_motor_is_held_by_its_whole_weight_in_the_first_step(dt):
+    """A rod made turning at its motor's speed (0.5 rad/s) about a level hinge: the motor
+    carries its whole weight's torque from the first step (5.886 N m level); it carried
+    half, -2.943, in that step."""
+    world = World(dt=dt)
+    rod = world.add_body(Box((0.5, 0.02, 0.02)), mass=1.2, position=(0.5, 0, 0),
+                         angular_velocity=(0, 0.5, 0), linear_velocity=(0, 0, -0.25))
+    hinge = world.add_joint(Hinge(None, rod, anchor=(0, 0, 0), axis=(0, 1, 0)))
+    hinge.set_motor(0.5, 100.0)
+    world.step()
+    # (the weight's torque at the angle turned, within the centripetal share of the rate)
+    assert hinge.motor_effort == pytest.approx(-5.886 * np.cos(hinge.angle), rel=2e-3)
+
+
+def test_a_jointed_pair_thrown_up_with_its_motor_holding_flies_as_thrown():
+    """Two boxes on a hinge held by a velocity motor at 0, in the air, thrown up at 5 m/s:
+    the motor holds them to each other, not to the ground, so their centre flies
+    z0 + v0 t - g t^2 / 2 to rounding (their velocities set are a state's, as a thrown
+    ball's)."""
+    g, dt = 9.81, 1 / 60
+    world = World(dt=dt)
+    a = world.add_body(Box((0.2, 0.1, 0.1)), mass=1.0, position=(0, 0, 2.0))
+    b = world.add_body(Box((0.2, 0.1, 0.1)), mass=1.0, position=(0.4, 0, 2.0))
+    hinge = world.add_joint(Hinge(a, b, anchor=(0.2, 0, 2.0), axis=(0, 1, 0)))
+    hinge.set_motor(0.0, 100.0)
+    world.step(5)
+    z0 = (a.position[2] + b.position[2]) / 2
+    vz0 = (a.linear_velocity[2] + b.linear_velocity[2]) / 2
+    a.linear_velocity = b.linear_velocity = (0, 0, 5.0)
+    a.angular_velocity = b.angular_velocity = (0, 0, 0)
+    world.step(30)
+    t = 30 * dt
+    assert (a.position[2] + b.position[2]) / 2 == pytest.approx(z0 + 5.0 * t - g * t ** 2 / 2,
+                                                                abs=1e-9)
+    assert vz0 == pytest.approx(-5 * g * dt, abs=1e-9)
