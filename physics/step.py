@@ -356,7 +356,7 @@ def _damped_kick(world, model, rows, inv_mass, Iinv, factor, v, w, h):
 
 
 # -- stage 3: the seed equation --------------------------------------------------------------
-def seed_rhs(world, model, rows: Rows, free, v, w):
+def seed_rhs(world, model, rows: Rows, free, v, w, opened=None):
     """The seed equation's right-hand side -(Jdot u + J M^-1 Phi + k C + d J u) (m,) of the
     joint rows: what J M^-1 J^T lambda must equal (m/s^2, rad/s^2). free: M^-1 Phi
     (``assembly.inverse_mass_times`` of the applied loads).
@@ -365,10 +365,17 @@ def seed_rhs(world, model, rows: Rows, free, v, w):
     step (``World._carrier_change``), open up is met within this sub-step (1/h for d): it
     is the acceleration they carry their joints with. (Stabilised as a drift, half of it
     came in the velocity projection the report leaves out: a 2 kg load on a lift set
-    accelerating at 2 m/s^2 reported 21.62 N, not m (g + a) = 23.62 N.)"""
+    accelerating at 2 m/s^2 reported 21.62 N, not m (g + a) = 23.62 N.) So is the J u of
+    the rows ``opened`` ((m,) bool, or None: ``_opened_rows``) that the user's velocities
+    set on their bodies open (a strike: the joint's share of it is its impulse over h; it
+    was reported as half of it on a free hinge, -0.2497 N s for -0.4994, and as twice it
+    with a motor holding the hinge, +1.998 N s for +1.0)."""
     k, d = world.baumgarte
     J, velocity = rows.blocks, model.scatter.velocity_of
-    rhs = -(rows.Jdu + velocity(J, *free) + k * rows.C + d * velocity(J, v, w))
+    Ju = velocity(J, v, w)
+    rhs = -(rows.Jdu + velocity(J, *free) + k * rows.C + d * Ju)
+    if opened is not None:
+        rhs -= (world.substeps / world.dt - d) * np.where(opened, Ju, 0.0)
     change = world._carrier_change
     if change is not None:
         rhs -= (world.substeps / world.dt - d) * velocity(J, *change)
@@ -398,11 +405,25 @@ def _aimed_torque(model, T, T_kick):
     return aimed
 
 
-def seed_multipliers(world, model, rows: Rows, factor, inv_mass, Iinv, F, T, v, w):
+def seed_multipliers(world, model, rows: Rows, factor, inv_mass, Iinv, F, T, v, w,
+                     opened=None):
     """Solve -J M^-1 J^T lambda = Jdot u + J M^-1 Phi + k C + d J u for lambda (m,), N or N m,
-    given the factorisation of J M^-1 J^T + cfm."""
+    given the factorisation of J M^-1 J^T + cfm (``opened``: see seed_rhs)."""
     free = inverse_mass_times(inv_mass, Iinv, F, T)
-    return model.pattern.factorizer.solve(factor, seed_rhs(world, model, rows, free, v, w))
+    return model.pattern.factorizer.solve(factor, seed_rhs(world, model, rows, free, v, w,
+                                                           opened))
+
+
+def _opened_rows(rows, given, inv_mass):
+    """(m,) bool, or None for none: the joint rows on a dynamic body whose velocity the user
+    set since the last step (``given`` (N,) bool or None: World._velocity_set's record)."""
+    if rows is None or given is None or given.shape[0] != inv_mass.shape[0]:
+        return None
+    set_here = given & (inv_mass > 0)
+    if not set_here.any():
+        return None
+    opened = set_here.take(rows.a) | set_here.take(rows.b)
+    return opened if opened.any() else None
 
 
 def generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T):
@@ -652,6 +673,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         factor = cache.factor if same_metric else model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
     kick_lin = kick_ang = 0.0
     lam_b = K_found = impact = None
+    opened = _opened_rows(rows, given, inv_mass)
     stabilize = model.m and world.post_stabilization
     # the metric the velocities are in (the last projection's) and the one this step kicks in
     # (kept as the world's: a split's halves start from the same velocities)
@@ -679,7 +701,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         aimed = T if T_kick is T or T[model.tumbling].size == 0 else _aimed_torque(model, T,
                                                                                   T_kick)
         free = inverse_mass_times(kick.inv_mass, kick.Iinv, F, aimed)
-        rhs_e = seed_rhs(world, model, rows, free, kick.v, kick.w) if model.m else None
+        rhs_e = (seed_rhs(world, model, rows, free, kick.v, kick.w, opened) if model.m
+                 else None)
         target = kept_targets(uni)
         # (a free top's contacts aim midway through the drift that its torque-free flow turns)
         aim = target if T_kick is T else midway_targets(world, model, uni, target, x, R,
@@ -688,7 +711,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
                                          free, kick.v, kick.w, h, kick.factor, target=aim)
         kick_lin, kick_ang = bounded_impulse(uni, lam_b, kick.inv_mass, kick.Iinv, n)
     elif model.m:
-        lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
+        lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w, opened)
         endpoint = _at_endpoint(_verlet_first_kick(world, n), n)
         if world.geometric_stiffness:
             K_found = unresolved_stiffness(
@@ -706,7 +729,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
                 v, w, kin, rows = _between_metrics(world, model, kin, rows, factor, Iinv,
                                                    before, metric, endpoint)
                 T, T_kick = _with_gyroscopic(world, model, R, w, world._torque[:n])
-            lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
+            lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w,
+                                   opened)
         if K is not None:
             world.stats["stiff_steps"] += 1
     if kick is None:

@@ -858,6 +858,38 @@ def test_a_hinged_rod_struck_at_its_tip_turns_with_the_angular_momentum_of_the_b
         np.testing.assert_allclose(rod.point_velocity((0, 0, 0)), 0, atol=1e-8)
 
 
+@pytest.mark.parametrize("dt", [1 / 60, 1 / 240])
+@pytest.mark.parametrize("motor", [False, True])
+def test_a_hinge_reports_its_share_of_a_blow_on_its_rod_as_momentum_gives_it(dt, motor):
+    """The rod of the last test (2 kg, 1 m, no gravity) struck down with 1 N s at its tip:
+    the hinge's force over the step is its impulse, what the rod's momentum change leaves of
+    the blow. Free, the rod turns at 1.4994 rad/s, its centre at 0.7497 m/s: the pin takes
+    -0.4994 N s; held by a velocity motor at 0, the rod stays at rest: the pin takes
+    +1 N s and the motor -1 N m s. They read -0.2497 (half) and +1.998 (twice): the joint
+    rows met the velocity the blow opened at the Baumgarte rate, and the velocity
+    projection, which the report leaves out, took the rest."""
+    world = World(gravity=(0, 0, 0), dt=dt)
+    rod = world.add_body(Box((0.5, 0.02, 0.02)), mass=2.0, position=(0.5, 0, 0))
+    hinge = world.add_joint(Hinge(None, rod, anchor=(0, 0, 0), axis=(0, 1, 0)))
+    if motor:
+        hinge.set_motor(0.0, 1e4)
+    world.step(5)
+    rod.apply_impulse((0, 0, -1.0), point=(1.0, 0, 0))
+    world.step()
+    I_hinge = 2.0 * (1.0 + 0.04**2) / 12 + 2.0 * 0.25
+    pin = hinge.force[2] * dt
+    if motor:
+        assert abs(hinge.rate) < 1e-9
+        assert pin == pytest.approx(1.0, rel=1e-6)
+        assert hinge.torque[1] * dt == pytest.approx(-1.0, rel=1e-6)
+    else:
+        assert hinge.rate == pytest.approx(1 / I_hinge, rel=1e-6)
+        assert pin == pytest.approx(1.0 - 2.0 * 0.5 / I_hinge, rel=1e-6)    # -0.4994 N s
+    # and the steps after carry no trace of the blow's: the centripetal pull alone, or none
+    world.step()
+    assert hinge.force[2] == pytest.approx(0.0, abs=1e-9 if motor else 0.1)
+
+
 @pytest.mark.parametrize("tilting, before_deg", [(1.0, -113.9), (0.1, -28.5)])
 def test_a_free_stick_spinning_fast_about_its_axis_precesses_at_its_momentum_rate(tilting,
                                                                                   before_deg):
