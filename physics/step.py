@@ -1082,7 +1082,8 @@ def _held_by_rows(world, model, uni, inv_mass, v, w, h):
     """(N,) bool, or None for none: the dynamic bodies that bounded rows hold up at the
     velocities v, w (N, 3): those a chain of holding rows and joints ties to a static body
     (a box on a box on the ground; a robot standing on its feet, its joints passing the
-    ground's forces on). A row holds unless it parts faster than gravity's kick over the
+    ground's forces on), or that a joint ties to a static body with a holding row among
+    them (an arm bolted to the world, its motors holding it). A row holds unless it parts faster than gravity's kick over the
     step h: a contact's normal row, a limit's row (its rate in m/s, or rad/s as at a 1 m
     lever); a motor's, servo's or joint friction's row, two-sided, always does. Rows among
     bodies in the air hold them to each other, not up: a ragdoll thrown tumbling, its own
@@ -1102,17 +1103,25 @@ def _held_by_rows(world, model, uni, inv_mass, v, w, h):
         limit = uni.limit_plan.group.take(uni.limit_rows) <= UPPER
         holding[first:] = ~(limit & parting[first:])
     a, b = rows.a[holding], rows.b[holding]
-    dynamic = inv_mass > 0
-    on_a, on_b = dynamic.take(a), dynamic.take(b)
-    grounded = np.concatenate([b[on_b & ~on_a], a[on_a & ~on_b]])
-    if not grounded.size:
+    if not a.size:
         return None
+    dynamic = inv_mass > 0
     # the mechanisms, linked again by the holding rows between them
     mechanism = model.mechanism
+    on_a, on_b = dynamic.take(a), dynamic.take(b)
     both = on_a & on_b
     linked = linked_labels(mechanism.take(a[both]), mechanism.take(b[both]),
                            mechanism.max(initial=0) + 1).take(mechanism)
-    return labels_reached(linked, grounded).take(linked) & dynamic
+    held = labels_reached(linked, np.concatenate([b[on_b & ~on_a], a[on_a & ~on_b]]))
+    # and those a joint ties to a static body that a holding row acts in: an arm on a base
+    # bolted to the world (a Fixed joint), its motors holding its links to the base
+    # (holding only rows on a static body, its motor read -2.943 N m for -5.886)
+    joint_a, joint_b = dynamic.take(model.a), dynamic.take(model.b)
+    bolted = np.concatenate([model.b[joint_b & ~joint_a], model.a[joint_a & ~joint_b]])
+    if bolted.size:
+        held |= (labels_reached(linked, bolted)
+                 & labels_reached(linked, np.concatenate([a[on_a], b[on_b]])))
+    return held.take(linked) & dynamic
 
 
 def _free_of(uni, model, inv_mass):

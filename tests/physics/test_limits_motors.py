@@ -1813,3 +1813,27 @@ def test_a_jointed_pair_thrown_up_with_its_motor_holding_flies_as_thrown():
     assert (a.position[2] + b.position[2]) / 2 == pytest.approx(z0 + 5.0 * t - g * t ** 2 / 2,
                                                                 abs=1e-9)
     assert vz0 == pytest.approx(-5 * g * dt, abs=1e-9)
+
+
+@pytest.mark.parametrize("dt", [1 / 60, 1 / 240])
+def test_an_arm_on_a_base_bolted_to_the_world_keeps_its_motor_torque_when_its_velocity_is_set(dt):
+    """A robot arm's usual mount: a 3 kg base fixed to the world (a Fixed joint, not a
+    static body), a 1.2 kg, 1 m link level on a hinge on it held by a velocity motor at 0.
+    The link's velocity set to what it has (1e-9 rad/s more) leaves the motor reading the
+    weight's torque, 5.886 N m, and the link where it was: the motor holds the link to a
+    base the world holds. (Only rows tying a body to a static one held it: the motor read
+    -2.943 N m.)"""
+    world = World(dt=dt)
+    base = world.add_body(Box((0.1, 0.1, 0.1)), mass=3.0, position=(-0.1, 0, 0))
+    world.add_joint(Fixed(None, base, anchor=(-0.1, 0, 0)))
+    link = world.add_body(Box((0.5, 0.02, 0.02)), mass=1.2, position=(0.5, 0, 0))
+    hinge = world.add_joint(Hinge(base, link, anchor=(0, 0, 0), axis=(0, 1, 0)))
+    hinge.set_motor(0.0, 100.0)
+    world.ignore_collision(base, link)
+    world.step(20)
+    angle = hinge.angle
+    link.angular_velocity = link.angular_velocity + np.array([0.0, 1e-9, 0.0])
+    for _ in range(3):
+        world.step()
+        assert hinge.motor_effort == pytest.approx(-5.886, rel=1e-4)
+    assert abs(hinge.angle - angle) < 1e-8
