@@ -1083,15 +1083,16 @@ def _held_by_rows(world, model, uni, inv_mass, v, w, h):
     velocities v, w (N, 3): those a chain of holding rows and joints ties to a static body
     (a box on a box on the ground; a robot standing on its feet, its joints passing the
     ground's forces on), or that a joint ties to a static body with a holding row among
-    them (an arm bolted to the world, its motors holding it). A row holds unless it parts faster than gravity's kick over the
-    step h: a contact's normal row, a limit's row (its rate in m/s, or rad/s as at a 1 m
-    lever); a motor's, servo's or joint friction's row, two-sided, always does. Rows among
-    bodies in the air hold them to each other, not up: a ragdoll thrown tumbling, its own
-    capsules touching, falls as thrown. (Given back to bodies a contact held alone, the half
-    kick was still taken from a rod resting on its hinge's limit whose velocity was set to
-    what it had: it was lifted off by alpha dt^2 / 4, -1.03e-3 rad at dt 1/60, and the limit
-    read -4.42, -2.96, -7.31 N m for -5.886; a standing robot's feet bore -22.9 %, -43.5 %,
-    +16.5 % of its weight in the steps after.)"""
+    them (an arm bolted to the world, its motors holding it). A row holds unless it parts
+    faster than gravity's kick over the step h: a contact's normal row, a limit's row (its
+    rate in m/s, or rad/s as at a 1 m lever); a motor's, servo's or joint friction's row,
+    two-sided, always does. Rows among bodies in the air hold them to each other, not up: a
+    ragdoll thrown tumbling, its own capsules touching, falls as thrown. (Given back to
+    bodies a contact held alone, the half kick was still taken from a rod resting on its
+    hinge's limit whose velocity was set to what it had: it was lifted off by
+    alpha dt^2 / 4, -1.03e-3 rad at dt 1/60, and the limit read -4.42, -2.96, -7.31 N m for
+    -5.886; a standing robot's feet bore -22.9 %, -43.5 %, +16.5 % of its weight in the
+    steps after.)"""
     rows = uni.block.rows
     if not rows.count:
         return None
