@@ -31,26 +31,38 @@ def test_lambda_equals_a_dense_solve_of_the_seed_equation_at_a_random_state():
     # state as it is
     world.set_state(world.get_state())
 
-    n = world._n
-    x, q, v, w = (world._view(k).copy() for k in ("_x", "_q", "_v", "_w"))
-    R = quat_to_matrix(q)
-    rows = evaluate_tables(world._model().tables, Kinematics(x, R, v, w))
-    m = rows.count
-    J = np.zeros((m, 6 * n))
-    for r in range(m):   # dense reference, written out plainly
-        J[r, 6 * rows.a[r]: 6 * rows.a[r] + 6] += rows.Ja[r]
-        J[r, 6 * rows.b[r]: 6 * rows.b[r] + 6] += rows.Jb[r]
-    Minv = np.zeros((6 * n, 6 * n))
-    Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
-    for i in range(n):
-        Minv[6 * i: 6 * i + 3, 6 * i: 6 * i + 3] = np.eye(3) * world._inv_mass[i]
-        Minv[6 * i + 3: 6 * i + 6, 6 * i + 3: 6 * i + 6] = Iinv[i]
-    F, T, _ = applied_wrench(world, world._model(), R, v, w)
-    phi = np.concatenate([F, T], axis=1).reshape(-1)
-    u = np.concatenate([v, w], axis=1).reshape(-1)
-    k, d = world.baumgarte
-    # -J M^-1 J^T lambda = Jdot u + J M^-1 Phi + k C + d Cdot
-    expected = np.linalg.solve(-J @ Minv @ J.T, rows.Jdu + J @ Minv @ phi + k * rows.C + d * (J @ u))
+    def dense_seed_solve(d):
+        """lambda of the seed equation at the world's state, dense, with damping d."""
+        n = world._n
+        x, q, v, w = (world._view(k).copy() for k in ("_x", "_q", "_v", "_w"))
+        R = quat_to_matrix(q)
+        rows = evaluate_tables(world._model().tables, Kinematics(x, R, v, w))
+        m = rows.count
+        J = np.zeros((m, 6 * n))
+        for r in range(m):   # dense reference, written out plainly
+            J[r, 6 * rows.a[r]: 6 * rows.a[r] + 6] += rows.Ja[r]
+            J[r, 6 * rows.b[r]: 6 * rows.b[r] + 6] += rows.Jb[r]
+        Minv = np.zeros((6 * n, 6 * n))
+        Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
+        for i in range(n):
+            Minv[6 * i: 6 * i + 3, 6 * i: 6 * i + 3] = np.eye(3) * world._inv_mass[i]
+            Minv[6 * i + 3: 6 * i + 6, 6 * i + 3: 6 * i + 6] = Iinv[i]
+        F, T, _ = applied_wrench(world, world._model(), R, v, w)
+        phi = np.concatenate([F, T], axis=1).reshape(-1)
+        u = np.concatenate([v, w], axis=1).reshape(-1)
+        k = world.baumgarte[0]
+        # -J M^-1 J^T lambda = Jdot u + J M^-1 Phi + k C + d Cdot
+        return np.linalg.solve(-J @ Minv @ J.T, rows.Jdu + J @ Minv @ phi + k * rows.C
+                               + d * (J @ u))
 
+    # the velocities were set by the user: the J u they open is met within the step (1/h for
+    # d, as a kinematic carrier's change is: the joints' share of a blow is its impulse / h)
+    expected = dense_seed_solve(1 / world.dt)
+    world.step()
+    np.testing.assert_allclose(world.last_lambda, expected, rtol=1e-8, atol=1e-8 * np.abs(expected).max())
+    # and from a step's own end, the seed equation's Baumgarte damping d
+    for b in bodies:
+        b.apply_force(rng.normal(size=3), point=b.position + rng.normal(size=3) * 0.1)
+    expected = dense_seed_solve(world.baumgarte[1])
     world.step()
     np.testing.assert_allclose(world.last_lambda, expected, rtol=1e-8, atol=1e-8 * np.abs(expected).max())
