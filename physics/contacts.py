@@ -91,48 +91,50 @@ def joined_warm_starts(first, second):
     return np.concatenate([keys_a, keys_b]), lam
 
 
-def _renumbered(keys, row, shift):
+def _renumbered(keys, removed, shift):
     """(keep (K,) bool, the kept keys renumbered) of packed contact or pair keys (K,) int64
-    (``collision.pair_keys``, with a feature in the ``shift`` bits below or not) once body
-    ``row`` is gone: its own are left out, and the bodies after it move down by one."""
+    (``collision.pair_keys``, with a feature in the ``shift`` bits below or not) once the
+    bodies ``removed`` (a removal.RemovedRows) are gone: theirs are left out, and every body
+    after them moves down by as many rows as were removed before it."""
     mask = (1 << KEY_BITS) - 1
     pair = keys >> shift
     a, b = pair >> KEY_BITS, pair & mask
-    keep = (a != row) & (b != row)
+    keep = ~(removed.among(a) | removed.among(b))
     a, b = a[keep], b[keep]
-    pair = ((a - (a > row)) << KEY_BITS) | (b - (b > row))
+    pair = (removed.moved_down(a) << KEY_BITS) | removed.moved_down(b)
     return keep, (pair << shift) | (keys[keep] & ((1 << shift) - 1))
 
 
-def without_body(report: ContactReport, warm, row):
-    """Contacts (report, (keys, multipliers)) once body ``row`` is gone
-    (``World.remove_body``): its own are left out, and the rows after it move down by one, in
-    the report's body indices and in the warm start's keys."""
+def without_bodies(report: ContactReport, warm, removed):
+    """Contacts (report, (keys, multipliers)) once the bodies ``removed`` (RemovedRows) are
+    gone (``World.remove_bodies``): theirs are left out, and the rows after them move down,
+    in the report's body indices and in the warm start's keys."""
     keys, lam = warm
-    keep, keys = _renumbered(keys, row, KEY_BITS)
-    return _moved_down(report.take(keep), row), (keys, lam[keep])
+    keep, keys = _renumbered(keys, removed, KEY_BITS)
+    return _moved_down(report.take(keep), removed), (keys, lam[keep])
 
 
-def report_without_body(report: ContactReport, row) -> ContactReport:
-    """A report's contacts once body ``row`` is gone, as ``without_body``'s, by the report's
-    own body indices (a report shown in place of the live contacts: a step's sub-step mean
-    lists contacts the last sub-step no longer had, whose keys are not kept)."""
-    index = row - 1                             # (the report's are indices, not rows)
-    return _moved_down(report.take((report.body_a != index) & (report.body_b != index)), row)
+def report_without_bodies(report: ContactReport, removed) -> ContactReport:
+    """A report's contacts once the bodies ``removed`` are gone, as ``without_bodies``', by
+    the report's own body indices (a report shown in place of the live contacts: a step's
+    sub-step mean lists contacts the last sub-step no longer had, whose keys are not kept)."""
+    index = removed.shifted(-1)                 # (the report's are indices, not rows)
+    gone = index.among(report.body_a) | index.among(report.body_b)
+    return _moved_down(report.take(~gone), removed)
 
 
-def _moved_down(kept: ContactReport, row) -> ContactReport:
-    """``kept`` (a report without body ``row``'s contacts) with the bodies after it moved
-    down by one."""
-    index = row - 1
-    kept.body_a = kept.body_a - (kept.body_a > index)
-    kept.body_b = kept.body_b - (kept.body_b > index)
+def _moved_down(kept: ContactReport, removed) -> ContactReport:
+    """``kept`` (a report without the contacts of the bodies ``removed``) with the bodies
+    after them moved down."""
+    index = removed.shifted(-1)
+    kept.body_a = index.moved_down(kept.body_a)
+    kept.body_b = index.moved_down(kept.body_b)
     return kept
 
 
-def manifolds_without_body(manifolds: Manifolds, row) -> Manifolds:
-    """The kept manifolds once body ``row`` is gone (see ``without_body``)."""
-    keep, keys = _renumbered(manifolds.key, row, 0)
+def manifolds_without_bodies(manifolds: Manifolds, removed) -> Manifolds:
+    """The kept manifolds once the bodies ``removed`` are gone (see ``without_bodies``)."""
+    keep, keys = _renumbered(manifolds.key, removed, 0)
     kept = manifolds.pairs(np.flatnonzero(keep))
     kept.key = keys
     return kept

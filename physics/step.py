@@ -133,16 +133,18 @@ class Kept(NamedTuple):
     def of(model: Model) -> "Kept":
         return Kept(model, model.pair_cache.sweep, model.mechanism)
 
-    def without_row(self, row: int) -> "Kept":
-        """What is kept once body ``row`` (on no joint) is gone and the bodies after it have
-        moved down a row."""
+    def without_rows(self, removed) -> "Kept":
+        """What is kept once the bodies ``removed`` (removal.RemovedRows; on no joint) are
+        gone and the bodies after them have moved down."""
         mechanism = self.mechanism
-        if row < mechanism.shape[0]:
-            # (its label is its own; linked_labels numbers the groups by their first row)
-            label = mechanism[row]
-            mechanism = np.delete(mechanism, row)
-            mechanism -= mechanism > label
-        return Kept(self.model, None if self.sweep is None else self.sweep.without_row(row),
+        had = removed.before(mechanism.shape[0])
+        if had is not None:
+            # (each one's label is its own; linked_labels numbers the groups by their first
+            # row, so the others' close up over the gaps)
+            labels = np.sort(mechanism.take(had.rows))
+            mechanism = np.delete(mechanism, had.rows)
+            mechanism -= labels.searchsorted(mechanism)
+        return Kept(self.model, None if self.sweep is None else self.sweep.without_rows(removed),
                     mechanism)
 
 

@@ -16,8 +16,8 @@ from .binding import binding_message, share_lines
 from .body import Body, check_plane_still, impulse_response
 from .collision import Manifolds, checked_manifolds, manifold_snapshot
 from .contacts import (ContactReport, checked_contact_snapshot, checked_report, contact_snapshot,
-                       manifolds_without_body, report_snapshot, report_without_body,
-                       without_body)
+                       manifolds_without_bodies, report_snapshot, report_without_bodies,
+                       without_bodies)
 from .energy import kinetic_energy, potential_energy
 from .iterative import MAX_ITERATIONS, SolverMemory
 from .joints import Joint
@@ -25,6 +25,7 @@ from .limits import checked_wrenches
 from .math3d import cross, quat_to_matrix
 from .overlap import overlapping_bodies
 from .raycast import RayHit, world_ray_casts
+from .removal import RemovedRows
 from .rows import Kinematics, evaluate_tables
 from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
@@ -522,33 +523,84 @@ class World:
                              f"got {body!r}")
         if body._world is not self or body._row < 0:
             raise ValueError(f"{body!r} is not a body of this world")
-        attached = [j for j in self._joints if body is j.body_a or body is j.body_b
-                    or body is getattr(j, "_plane_body", None)]
-        if attached:
-            raise ValueError(f"{body!r} still has joints {attached}; remove them first")
-        self._ignored = {p for p in self._ignored if body not in p}
-        self._allowed = {p for p in self._allowed if body not in p}
-        self._wake_touching(body)              # (what rested on it falls)
+        self._remove_rows(np.array([body._row], dtype=np.intp), [body], "")
+
+    def remove_bodies(self, bodies):
+        """Remove several bodies at once (a list or other iterable of Body handles): the same
+        world as ``remove_body`` of each in turn, in one pass over the arrays (50 of 400
+        resting spheres: 0.5 ms against 13 ms one by one). Their joints must be removed first.
+        Nothing is removed if any entry is refused: not a Body of this world (or already
+        removed), given twice, or still jointed."""
+        if isinstance(bodies, (Body, str, bytes)) or not hasattr(bodies, "__iter__"):
+            raise ValueError(f"bodies must be a list (or other iterable) of Body handles of this "
+                             f"world, got {bodies!r}" + (" (for one body, use remove_body)"
+                                                         if isinstance(bodies, Body) else ""))
+        bodies = list(bodies)
+        for k, body in enumerate(bodies):
+            if not isinstance(body, Body):
+                raise ValueError(f"bodies[{k}] must be a Body of this world (as add_body "
+                                 f"returned it), got {body!r}")
+            if body._world is not self or body._row < 0:
+                raise ValueError(f"bodies[{k}]: {body!r} is not a body of this world")
+        given = np.array([body._row for body in bodies], dtype=np.intp)
+        rows, first = np.unique(given, return_index=True)
+        if rows.size < given.size:
+            k = int(np.flatnonzero(~np.isin(np.arange(given.size), first))[0])
+            j = int(np.flatnonzero(given == given[k])[0])
+            raise ValueError(f"bodies[{k}] is bodies[{j}] again ({bodies[k]!r}): give each "
+                             "body once")
+        if rows.size:
+            self._remove_rows(rows, bodies, "bodies")
+
+    def _remove_rows(self, rows, bodies, label):
+        """Remove the bodies of ``rows`` (sorted, distinct int array), ``bodies`` (as given),
+        checked to be this world's; ``label``: the parameter that named them in a list, for
+        the errors ("" for one body)."""
+        n = self._n
+        stay = np.ones(n, dtype=bool)
+        stay[rows] = False
+        links = sleeping.joint_links(self)
+        if (~stay.take(links)).any() or any(not stay[j._plane_body._row] for j in self._joints
+                                            if getattr(j, "_plane_body", None) is not None):
+            for k, body in enumerate(bodies):
+                attached = [j for j in self._joints if body is j.body_a or body is j.body_b
+                            or body is getattr(j, "_plane_body", None)]
+                if attached:
+                    where = f"{label}[{k}]: " if label else ""
+                    raise ValueError(f"{where}{body!r} still has joints {attached}; remove "
+                                     "them first")
+        gone = set(bodies)
+        self._ignored = {p for p in self._ignored if not p & gone}
+        self._allowed = {p for p in self._allowed if not p & gone}
+        if self._sleeping:                     # (what rested on them falls)
+            sleeping.wake_touching(self, rows)
         wrenches = self._joint_wrenches()      # (the last step's, by the rows it had)
-        r = body._row
         kept = self._kept_model if self._compiled is None else pipeline.Kept.of(self._compiled)
-        if (sleeping.joint_links(self) > r).any():
+        if (links > rows[0]).any():
             kept = None                        # (a joint's rows move: compiled again)
+        # the rows after the first removed move up, in place (the batch views see it); by an
+        # index array, a third of a boolean mask's cost over the 24 fields
+        first = int(rows[0])
+        moved = np.flatnonzero(stay[first:]) + first
         for name in self._FIELDS:
             arr = getattr(self, name)
-            arr[r: self._n - 1] = arr[r + 1: self._n].copy()
-        self._n -= 1
-        del self._handles[r]
-        for i in range(r, self._n):
+            arr[first: n - rows.size] = arr.take(moved, axis=0)
+        self._n -= rows.size
+        for r in rows[::-1].tolist():
+            del self._handles[r]
+        for i in range(first, self._n):
             self._handles[i]._row = i
-        body._row = -1
-        self._phase_rows(lambda arr, fill: np.delete(arr, r, axis=0), before=self._n + 1)
-        self._contacts_without(r)
-        self._recompile_for_bodies(None if kept is None else kept.without_row(r))
+        for body in bodies:
+            body._row = -1
+        self._phase_rows(lambda arr, fill: arr[stay], before=n)
+        removed = RemovedRows(rows)
+        self._contacts_without(removed)
+        self._recompile_for_bodies(None if kept is None else kept.without_rows(removed))
         self._report, self._wrench_cache = None, wrenches
         u = self._solver_memory.u
         if u is not None:
-            self._solver_memory.u = np.delete(u, np.s_[6 * r: 6 * r + 6])
+            entries = (6 * rows[:, None] + np.arange(6)).ravel()   # (6 per body)
+            self._solver_memory.u = np.delete(u, entries.compress(entries < u.size))
 
     def _phase_rows(self, change, before=None):
         """``change(array, fill)`` applied to the per-body rows of what the step keeps about
@@ -563,22 +615,23 @@ class World:
             if arr is not None and arr.shape[0] == n:
                 setattr(self, name, change(arr, False))
 
-    def _contacts_without(self, row):
-        """The contacts, their warm start and kept manifolds, live and sleeping, once body
-        ``row`` is gone: its own left out, the others renumbered, so that removing a body
-        leaves the rest as it was (before, every island woke and every contact started cold:
-        despawning a bullet 30 m away shook a sleeping stack at 5e-3 m/s). What
+    def _contacts_without(self, removed):
+        """The contacts, their warm start and kept manifolds, live and sleeping, once the
+        bodies ``removed`` (a RemovedRows) are gone: theirs left out, the others renumbered,
+        so that removing bodies leaves the rest as it was (before, every island woke and every
+        contact started cold: despawning a bullet 30 m away shook a sleeping stack at 5e-3
+        m/s). What
         ``world.contacts`` shows for the live ones (impacts, a sub-step mean) is renumbered
         likewise: dropped, a bouncing ball's 2098 N read 0 N after a body far away went."""
         shown = self._shown_contacts()
         if self._contacts is not None:
-            self._contacts, self._warm = without_body(self._contacts, self._warm, row)
+            self._contacts, self._warm = without_bodies(self._contacts, self._warm, removed)
         if self._held_contacts is not None:
-            self._held_contacts = without_body(*self._held_contacts, row)
+            self._held_contacts = without_bodies(*self._held_contacts, removed)
         self._joined_contacts = self._shown = None
         if shown is not None:
-            self._show(report_without_body(shown, row))
-        self._manifolds = manifolds_without_body(self._manifolds, row)
+            self._show(report_without_bodies(shown, removed))
+        self._manifolds = manifolds_without_bodies(self._manifolds, removed)
 
     def _body_appended(self):
         """A body was added after the others: the step is compiled again, but every row it

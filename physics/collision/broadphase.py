@@ -299,19 +299,21 @@ class Sweep(NamedTuple):
     static: np.ndarray
     pairs: tuple
 
-    def without_row(self, row: int) -> "Sweep":
-        """This sweep once body ``row`` is gone and the bodies after it have moved down a row
-        (its pairs dropped, the others renumbered: their order stays sorted)."""
-        n = len(self.anchor)
-        if row >= n:
+    def without_rows(self, removed) -> "Sweep":
+        """This sweep once the bodies ``removed`` (removal.RemovedRows) are gone and the
+        bodies after them have moved down (their pairs dropped, the others renumbered: their
+        order stays sorted)."""
+        removed = removed.before(len(self.anchor))
+        if removed is None:
             return self
         pairs = []
         for first, second in (self.pairs[:2], self.pairs[2:]):
-            keep = (first != row) & (second != row)
+            keep = ~(removed.among(first) | removed.among(second))
             first, second = first.compress(keep), second.compress(keep)
-            pairs += [first - (first > row), second - (second > row)]
-        return Sweep(np.delete(self.anchor, row, axis=0), np.delete(self.skin, row),
-                     self.margin, np.delete(self.static, row), tuple(pairs))
+            pairs += [removed.moved_down(first), removed.moved_down(second)]
+        rows = removed.rows
+        return Sweep(np.delete(self.anchor, rows, axis=0), np.delete(self.skin, rows),
+                     self.margin, np.delete(self.static, rows), tuple(pairs))
 
 
 # Up to this many (appended body, body) cells a PairCache carried over appended bodies tests
