@@ -118,17 +118,15 @@ def report_without_bodies(report: ContactReport, removed) -> ContactReport:
     """A report's contacts once the bodies ``removed`` are gone, as ``without_bodies``', by
     the report's own body indices (a report shown in place of the live contacts: a step's
     sub-step mean lists contacts the last sub-step no longer had, whose keys are not kept)."""
-    index = removed.shifted(-1)                 # (the report's are indices, not rows)
-    gone = index.among(report.body_a) | index.among(report.body_b)
+    gone = removed.among(report.body_a + 1) | removed.among(report.body_b + 1)  # (indices)
     return _moved_down(report.take(~gone), removed)
 
 
 def _moved_down(kept: ContactReport, removed) -> ContactReport:
     """``kept`` (a report without the contacts of the bodies ``removed``) with the bodies
     after them moved down."""
-    index = removed.shifted(-1)
-    kept.body_a = index.moved_down(kept.body_a)
-    kept.body_b = index.moved_down(kept.body_b)
+    kept.body_a = removed.index_moved_down(kept.body_a)
+    kept.body_b = removed.index_moved_down(kept.body_b)
     return kept
 
 

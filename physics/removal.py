@@ -18,14 +18,19 @@ class RemovedRows:
         self._gone = np.zeros(rows[-1] + 2, dtype=bool)   # (the last entry: any row after)
         self._gone[rows] = True
 
-    def among(self, values: np.ndarray) -> np.ndarray:
-        """(K,) bool: which of the rows ``values`` (K,) int >= 0 are removed."""
-        return self._gone.take(np.minimum(values, self._gone.shape[0] - 1))
+    def among(self, values):
+        """(K,) bool: which of the rows ``values`` (K,) int >= 0 (or one) are removed."""
+        return self._gone.take(values, mode="clip")
 
     def moved_down(self, values: np.ndarray) -> np.ndarray:
         """The rows ``values`` (none of them removed) once the removed ones are gone: each
         less the removed rows before it."""
         return values - self.rows.searchsorted(values)
+
+    def index_moved_down(self, index: np.ndarray) -> np.ndarray:
+        """As ``moved_down``, for indices into ``world.bodies`` (rows less one), as a
+        ContactReport numbers bodies: each less the removed rows at or before it."""
+        return index - self.rows.searchsorted(index, side="right")
 
     def before(self, n: int) -> "RemovedRows | None":
         """These rows among the first ``n`` (a table made before later bodies came), or None
@@ -34,8 +39,3 @@ class RemovedRows:
             return self
         rows = self.rows.compress(self.rows < n)
         return RemovedRows(rows) if rows.size else None
-
-    def shifted(self, offset: int) -> "RemovedRows":
-        """The same bodies numbered ``offset`` higher (-1: by index in ``world.bodies``, as a
-        ContactReport numbers them, not by row)."""
-        return RemovedRows(self.rows + offset)
