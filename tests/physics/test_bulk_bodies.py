@@ -5,7 +5,7 @@ import copy
 import numpy as np
 import pytest
 
-from physics import Ball, Box, Hinge, Plane, Sphere, World
+from physics import Box, Capsule, Hinge, Plane, Sphere, World
 from snapshot_helpers import assert_same_snapshot, replay_from_snapshot
 
 
@@ -130,5 +130,105 @@ def test_bad_sets_are_refused_by_entry_and_nothing_is_removed():
         bodies[1].position
     with pytest.raises(ValueError, match=r"^bodies\[0\]: <Body 'piece 1' \(removed\) Box> is not"):
         world.remove_bodies([bodies[1]])
-    with pytest.raises(ValueError, match=r"^<Body 'piece 2' \(removed\) Sphere> is not a body of this"):
+    with pytest.raises(ValueError, match=r"^<Body 'piece 2' \(removed\) Sphere> is not a body "
+                                         r"of this world"):
         world.remove_body(bodies[2])
+
+
+def spawn_arguments(n=30):
+    """Per-body arguments for n bodies raining onto the busy world's floor: three shapes in
+    turn, their own velocities, spins, friction and names; one density for all."""
+    rng = np.random.default_rng(3)
+    shapes = [(Sphere(0.05), Box((0.04, 0.06, 0.05)), Capsule(0.03, 0.06))[k % 3]
+              for k in range(n)]
+    return dict(shape=shapes, density=800.0, position=rng.uniform((0, 0, 1), (1.5, 1, 2), (n, 3)),
+                linear_velocity=rng.normal(0, 1, (n, 3)), angular_velocity=rng.normal(0, 3, (n, 3)),
+                friction=rng.uniform(0.2, 0.9, n), restitution=0.3,
+                name=[f"debris {k}" for k in range(n)])
+
+
+@pytest.mark.parametrize("sleeping", [False, True])
+def test_adding_bodies_at_once_is_adding_them_one_by_one(sleeping):
+    """Same snapshot right after and the same run after, bit for bit: shapes, masses,
+    inverses, materials, what the step takes back from their velocities, names, handles."""
+    world, _ = busy_world(sleeping)
+    world.step(90)
+    one = copy.deepcopy(world)
+    given = spawn_arguments()
+    added = world.add_bodies(**given)
+    singles = [one.add_body(given["shape"][k], density=800.0, position=given["position"][k],
+                            linear_velocity=given["linear_velocity"][k],
+                            angular_velocity=given["angular_velocity"][k],
+                            friction=given["friction"][k], restitution=0.3,
+                            name=given["name"][k]) for k in range(30)]
+    assert_same_snapshot(world.get_state(), one.get_state())
+    assert [b.index for b in added] == [b.index for b in singles] == list(range(26, 56))
+    assert added[4].name == "debris 4" and added[4].friction == given["friction"][4]
+    assert added[5].mass == pytest.approx(800.0 * np.pi * 0.03 ** 2 * (4 / 3 * 0.03 + 0.12))
+    world.step(60)
+    one.step(60)
+    assert_same_snapshot(world.get_state(), one.get_state())
+    assert (world.positions[26:, 2] < 0.3).all()             # (they landed, some on others)
+
+
+def test_shared_values_and_static_bodies_added_at_once():
+    """One shape, mass and velocity for all (found once), and static boxes given a velocity
+    (kinematic): as add_body of each."""
+    world, one = World(dt=1 / 60), World(dt=1 / 60)
+    spots = np.column_stack([np.arange(4.0), np.zeros(4), np.ones(4)])
+    for w, batch in ((world, True), (one, False)):
+        w.add_body(Plane())
+        if batch:
+            balls = w.add_bodies(Sphere(0.1), mass=0.5, position=spots,
+                                 linear_velocity=(0, 0, -1.0), name="ball")
+            w.add_bodies(Box((0.5, 0.5, 0.05)), static=True, position=spots - (0, 0, 0.5),
+                         linear_velocity=(0.2, 0, 0))
+        else:
+            balls = [w.add_body(Sphere(0.1), mass=0.5, position=p, linear_velocity=(0, 0, -1.0),
+                                name="ball") for p in spots]
+            for p in spots:
+                w.add_body(Box((0.5, 0.5, 0.05)), static=True, position=p - (0, 0, 0.5),
+                           linear_velocity=(0.2, 0, 0))
+    assert_same_snapshot(world.get_state(), one.get_state())
+    assert world.bodies[5].static and world.bodies[5].linear_velocity[0] == 0.2
+    world.step(30)
+    one.step(30)
+    assert_same_snapshot(world.get_state(), one.get_state())
+    # (each rolls on its moving box: friction brings a ball at rest to 2/7 of the belt's speed)
+    assert balls[0].linear_velocity[0] == pytest.approx(2 / 7 * 0.2, rel=0.01)
+    assert world.add_bodies(Sphere(0.1), mass=1.0, position=np.zeros((0, 3))) == []
+
+
+def test_bad_entries_are_refused_by_index_and_nothing_is_added():
+    world, _ = busy_world(sleeping=False)
+    world.step(5)
+    before = world.get_state()
+    given = spawn_arguments(6)
+    for change, message in (
+            (dict(position=[1, 2, 3]), r"^position must be \(n, 3\) numbers \(m\), one row per "
+                                       r"body, got \(1, 2, 3\)"),
+            (dict(friction=[0.5] * 5), r"^friction has 5 entries for the 6 bodies of position: "
+                                       r"give one for all, or one per body"),
+            (dict(shape=[Sphere(0.1)] * 7), r"^shape has 7 entries for the 6 bodies"),
+            (dict(friction=[0.5, 0.5, 0.5, -1, 0.5, 0.5]), r"^entry 3 of 6: friction must be "),
+            (dict(position=np.array([[0, 0, 1.0]] * 5 + [[0, np.nan, 1]])),
+             r"^entry 5 of 6: position must be"),
+            (dict(name=["a", "b", 5, "d", "e", "f"]), r"^entry 2 of 6: name must be a string or "
+                                                      r"None, got 5"),
+            (dict(shape=[Sphere(0.1)] * 5 + [Plane()]), r"^entry 5 of 6: a Plane does not "
+                                                        r"move"),
+            (dict(static=True), r"^entry 0 of 6: a static body has no mass")):
+        with pytest.raises(ValueError, match=message):
+            world.add_bodies(**{**given, **change})
+        assert_same_snapshot(world.get_state(), before)
+        assert len(world.bodies) == 26
+
+
+def test_a_body_refused_for_its_name_leaves_no_row_behind():
+    """add_body checked the name when it made the handle, after the body's row was in the
+    world: world.positions had a row more than world.bodies."""
+    world = World()
+    world.add_body(Sphere(0.1), mass=1.0)
+    with pytest.raises(ValueError, match=r"^name must be a string or None, got 5"):
+        world.add_body(Sphere(0.1), mass=1.0, name=5)
+    assert world.positions.shape == (1, 3) and len(world.bodies) == 1
