@@ -509,22 +509,23 @@ class World:
         self._group[new] = 1
         self._mask[new] = -1
         self._island[new] = -1
-        self._mass[new] = np.where(static, np.inf, m)
-        self._inertia[new] = np.array(I)
+        self._mass[new] = m
+        self._mass[rows.compress(static)] = np.inf
+        self._inertia[new] = I
         self._set_inverses(rows.compress(~static))
         self._x[new], self._q[new], self._v[new], self._w[new] = pos, quat, vel, omega
-        self._serial[new] = self._bodies_added + np.arange(1, k + 1)
+        self._serial[new] = np.arange(self._bodies_added + 1, self._bodies_added + k + 1)
         self._bodies_added += k
-        self._carried[rows.compress(static)] = np.concatenate(
-            [np.array(vel), np.array(omega)], axis=1).compress(static, axis=0)
+        self._carried[new, :3], self._carried[new, 3:] = vel, omega
+        self._carried[rows.compress(~static)] = 0.0          # (a static body's alone)
         (self._friction[new], self._restitution[new], self._rolling_friction[new],
-         self._spin_friction[new]) = np.array(materials).T
-        self._linear_damping[new], self._angular_damping[new] = np.array(damping).T
+         self._spin_friction[new]) = zip(*materials)
+        self._linear_damping[new], self._angular_damping[new] = zip(*damping)
         bodies = [Body(self, i, shape, name) for i, shape, name in zip(range(first, self._n),
                                                                         shapes, names)]
         self._handles += bodies
         self._body_appended(k)
-        moving = (np.array(vel) != 0).any(axis=1) | (np.array(omega) != 0).any(axis=1)
+        moving = self._v[new].any(axis=1) | self._w[new].any(axis=1)
         if moving.any():
             self._velocity_set(rows.compress(moving))   # (made moving: see _velocity_set)
         return bodies

@@ -78,9 +78,13 @@ def test_removing_a_set_of_bodies_is_removing_them_one_by_one(sleeping, pendulum
 def test_a_removed_set_leaves_a_world_that_steps_and_replays_exactly():
     world, bodies = busy_world(sleeping=False)
     world.step(30)
+    snapshot = world.get_state()
     world.remove_bodies(bodies[::3])
     world.remove_bodies([])                          # (nothing to do)
     assert len(world.bodies) == 26 - 8
+    with pytest.raises(ValueError, match=r"this one has 18 and 1. Bodies removed since cannot "
+                                         r"be restored"):
+        world.set_state(snapshot)
     first, again = replay_from_snapshot(world, 5, 20)
     assert_same_snapshot(first, again)
 
