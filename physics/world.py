@@ -497,35 +497,43 @@ class World:
         while self._n + k > self._capacity:
             self._allocate(2 * self._capacity)
         rows = np.arange(first, first + k)
-        new = np.s_[first: first + k]
         self._n += k
+        static, m, I, pos, quat, vel, omega, materials, damping, names = zip(*values)
+        materials, damping = zip(*materials), zip(*damping)
+        if k == 1:
+            # one body (add_body): its row and values as they are; a one-row slice takes each
+            # column through a sequence-to-array conversion (+6% instructions an add_body)
+            new, column = first, lambda values: values[0]
+        else:
+            new, column = np.s_[first: first + k], lambda values: values
         for name in self._FIELDS:       # (a removed body's row is reused: none of it is kept)
             getattr(self, name)[new] = 0
-        static, m, I, pos, quat, vel, omega, materials, damping, names = zip(*values)
         static = np.array(static, dtype=bool)
         self._q[new] = (1.0, 0.0, 0.0, 0.0)
-        self._kind[new] = [NO_SHAPE if shape is None else shape.KIND for shape in shapes]
-        self._params[new] = [np.zeros(4) if shape is None else shape.params for shape in shapes]
+        self._kind[new] = column([NO_SHAPE if shape is None else shape.KIND for shape in shapes])
+        self._params[new] = column([np.zeros(4) if shape is None else shape.params
+                                    for shape in shapes])
         self._group[new] = 1
         self._mask[new] = -1
         self._island[new] = -1
-        self._mass[new] = m
+        self._mass[new] = column(m)
         self._mass[rows.compress(static)] = np.inf
-        self._inertia[new] = I
+        self._inertia[new] = column(I)
         self._set_inverses(rows.compress(~static))
-        self._x[new], self._q[new], self._v[new], self._w[new] = pos, quat, vel, omega
-        self._serial[new] = np.arange(self._bodies_added + 1, self._bodies_added + k + 1)
+        self._x[new], self._q[new] = column(pos), column(quat)
+        self._v[new], self._w[new] = column(vel), column(omega)
+        self._serial[new] = column(range(self._bodies_added + 1, self._bodies_added + k + 1))
         self._bodies_added += k
-        self._carried[new, :3], self._carried[new, 3:] = vel, omega
+        self._carried[new, :3], self._carried[new, 3:] = column(vel), column(omega)
         self._carried[rows.compress(~static)] = 0.0          # (a static body's alone)
         (self._friction[new], self._restitution[new], self._rolling_friction[new],
-         self._spin_friction[new]) = zip(*materials)
-        self._linear_damping[new], self._angular_damping[new] = zip(*damping)
+         self._spin_friction[new]) = map(column, materials)
+        self._linear_damping[new], self._angular_damping[new] = map(column, damping)
         bodies = [Body(self, i, shape, name) for i, shape, name in zip(range(first, self._n),
                                                                         shapes, names)]
         self._handles += bodies
         self._body_appended(k)
-        moving = self._v[new].any(axis=1) | self._w[new].any(axis=1)
+        moving = self._v[rows].any(axis=1) | self._w[rows].any(axis=1)
         if moving.any():
             self._velocity_set(rows.compress(moving))   # (made moving: see _velocity_set)
         return bodies
