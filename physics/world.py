@@ -196,7 +196,8 @@ class World:
         self.position_tolerance = 1e-8
         self.max_split_depth = 6
         self.projection_tolerance = 1e-6
-        self.stats = {"splits": 0, "projections": 0, "energy_restores": 0, "stiff_steps": 0,
+        self.stats = {"splits": 0, "projections": 0, "energy_restores": 0, "energy_bounds": 0,
+                      "stiff_steps": 0,
                       "contact_solves": 0, "contact_iterations": 0, "cold_solves": 0,
                       "deep_misses": 0, "overrun_solves": 0,
                       "limit_holds": 0, "first_touches": 0}
