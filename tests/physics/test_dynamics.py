@@ -490,20 +490,32 @@ def test_a_heavy_load_on_light_links_sliding_over_the_ground_swings_back_down(fr
     a step to 5e13 N m/rad (step.OWN_SPIN_PULL). The rope froze, the ball at rest in mid-air
     40 degrees out from 1.5 s (friction 0.5: then a StepError at 2.700 s; friction 0: at
     33-39 degrees to the end). Now it swings back down onto the ground for the rest of 3 s,
-    the energy never above the release's, the joints within 1e-6 m."""
+    the energy never above the release's, the joints within 1e-6 m. (Resting: slower than
+    0.05 m/s for more than two steps in a row above z = -1.0, at least 24.6 degrees out. At
+    a swing's turning point there the ball is that slow for at most 2 x 0.05 / (9.81 sin
+    24.6 deg) = 0.025 s, at most two steps: friction 0 turns at about 2.3 s, 33 degrees out,
+    and one step of it counted as rest at some roundings.)"""
     world, bob = landing_rope(70, 1 / 60, 10.0, friction)
-    e0, error, lowest, resting_in_the_air = world.energy(), 0.0, np.inf, 0
+    assert_swings_back_down(world, bob)
+
+
+def assert_swings_back_down(world, bob):
+    """Steps the landing rope for 3 s: the energy never above the release's, the joints
+    within 1e-6 m, and after 1.5 s the ball back on the ground and never resting in the air
+    (see the test above)."""
+    e0, error, lowest, resting_in_the_air, longest_rest = world.energy(), 0.0, np.inf, 0, 0
     for k in range(round(3.0 / world.dt)):
         world.step()
         assert world.energy() <= e0 + 1e-6
         error = max(error, world.constraint_error())
         if world.time > 1.5:
             lowest = min(lowest, bob.position[2])
-            resting_in_the_air += (bob.position[2] > -1.0
-                                   and np.linalg.norm(bob.linear_velocity) < 0.05)
+            resting = (bob.position[2] > -1.0 and np.linalg.norm(bob.linear_velocity) < 0.05)
+            resting_in_the_air = resting_in_the_air + 1 if resting else 0
+            longest_rest = max(longest_rest, resting_in_the_air)
     assert error < 1e-6
     assert lowest < -1.045                      # back on the ground (its centre at -1.05)
-    assert resting_in_the_air == 0
+    assert longest_rest <= 2                    # a turning point's at most
 
 
 @pytest.mark.parametrize("bob_mass", [50.0, 100.0, 200.0])
