@@ -713,10 +713,13 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     # (kept as the world's: a split's halves start from the same velocities)
     held = world._velocity_metric = _velocity_metric(world, n, given)
     metric = _metric(K, h)
+    stiff_rows = None       # the rows at the velocities of a stiff metric taken into the true
     if stabilize and not _same_metric(held, metric):
         # (a split's halves, a step after one, a changed dt, a velocity set by the user, a
         # stiffness the last step did not hand on: see _between_metrics)
         endpoint = _at_endpoint(_verlet_first_kick(world, n) if uni is None else first, n)
+        if metric is None and held is not None and world.geometric_stiffness:
+            stiff_rows = rows
         v, w, kin, rows = _between_metrics(world, model, kin, rows, factor, Iinv, held, metric,
                                            endpoint)
         T, T_kick = _with_gyroscopic(world, model, R, w, world._torque[:n])
@@ -748,9 +751,10 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         lam = seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w, opened)
         endpoint = _at_endpoint(_verlet_first_kick(world, n), n)
         if world.geometric_stiffness:
-            K_found = unresolved_stiffness(
-                model, kin, _tension_at_own_spins(world, model, kin, rows, factor, lam, metric,
-                                                  endpoint, true_inverse_inertia), h)
+            tension = (_tension_at_own_spins(world, model, kin, rows, factor, lam, metric,
+                                             endpoint, true_inverse_inertia)
+                       if stiff_rows is None else _pull_bounded(model, rows, factor, lam, stiff_rows))
+            K_found = unresolved_stiffness(model, kin, tension, h)
         if not stiffness_carries(K, K_found):
             # newly stiff, no longer stiff, or the stiffness moved: take the one found here,
             # and the velocities into its metric (one more solve with the new factor)
@@ -1397,6 +1401,23 @@ def _tension_at_own_spins(world, model, kin, rows, factor, lam, metric, endpoint
     # (bounded: see OWN_SPIN_PULL)
     largest, limit = np.abs(shift).max(), OWN_SPIN_PULL * np.abs(lam).max()
     return lam - (shift * (limit / largest) if largest > limit else shift)
+
+
+def _pull_bounded(model, rows, factor, lam, stiff_rows):
+    """The joints' multipliers lam (m,), solved in the true metric (A factorised as
+    ``factor``) at velocities taken into it from a stiff metric (``rows``' velocity products
+    at those, ``stiff_rows``' at the velocities before: _between_metrics), with the pull the
+    taking added bounded as the own spins' is (OWN_SPIN_PULL times the largest multiplier
+    before it). Each body keeps its angular momentum, so the rope's slow common turn in a
+    stiff metric becomes spins I_aug / I times its own in the true one: the 10 kg ball on its
+    10 light links 70 degrees out at dt 1/60, swinging up clear of the ground, alternated
+    stiff steps with split ones (whose halves are true), and each true step read its 98 N of
+    tension as 3e6-1.5e7 N, found a stiffness 1.3-1.6 times the last (3e5 to 4e8 N m/rad
+    in 23 steps), froze the ball in mid-air 33 degrees out and ended in NaN at 2.67 s."""
+    shift = model.pattern.factorizer.solve(factor, rows.Jdu - stiff_rows.Jdu)
+    before = lam + shift
+    largest, limit = np.abs(shift).max(initial=0.0), OWN_SPIN_PULL * np.abs(before).max()
+    return lam if largest <= limit else before - shift * (limit / largest)
 
 
 def _split(world, model, x, q, v, w, h, depth, pieces=2):
