@@ -354,6 +354,10 @@ class PairCache:
         self.excluded_keys = excluded_keys(excluded_pairs, len(self.kind))
         self.anchor = None          # the positions (N, 3) of the last sweep; None before it
         self.paired = None          # the bodies in its candidate pairs (_keep_pairs)
+        # find_pairs' last answer: (the candidates it re-tested, which of the body pairs and
+        # of the plane pairs it kept, the pairs (i, j, pp, pb)); None before the first
+        self.found = None
+        self.typed = None           # detect's TypedPairs of those pairs (detect._typed_pairs)
 
     def candidates(self, position, static, margin, reach):
         """(i, j, plane, body) candidates containing every pair within reach this step.
@@ -362,7 +366,7 @@ class PairCache:
         # (a static body that starts or stops moving, kinematic, changes which pairs count)
         swept = 0 if self.anchor is None else len(self.anchor)
         if (swept and margin == self.margin
-                and np.array_equal(static[:swept], self.static)):
+                and _equal(static[:swept], self.static)):
             moved = position[:swept] - self.anchor
             moved = np.sqrt(einsum("ni,ni->n", moved, moved))
             if (moved + reach[:swept] <= self.skin).all():
@@ -535,9 +539,10 @@ def find_pairs(cache: PairCache, position, rotation, static, group, mask, margin
     reach_j of each other. A cache kept between steps sweeps only when a body has left its
     skin (see PairCache); a fresh one sweeps.
     """
-    i, j, pp, pb = cache.candidates(position, static, margin, reach)
+    candidates = i, j, pp, pb = cache.candidates(position, static, margin, reach)
     group_ok, plane_group_ok = cache.group_filter(np.asarray(group, np.int64),
                                                   np.asarray(mask, np.int64))
+    keep_pairs = keep_planes = None
     if len(i):      # the exact boxes of the bodies in candidate pairs only
         near = cache.paired
         ext = (_grouped(_kind_extents, cache.paired_groups, (len(near), 3), rotation)
@@ -550,7 +555,7 @@ def find_pairs(cache: PairCache, position, rotation, static, group, mask, margin
         keep = _boxes_overlap(box, cache.first_runs, cache.second_near)
         if group_ok is not None:
             keep &= group_ok
-        i, j = i.compress(keep), j.compress(keep)
+        keep_pairs = keep
     if len(pp):
         nrm = cache.plane_normal
         gap = (einsum("mi,mi->m", nrm, position.take(pb, axis=0)) - cache.plane_offset
@@ -558,8 +563,28 @@ def find_pairs(cache: PairCache, position, rotation, static, group, mask, margin
         keep = gap <= margin + reach.take(pb)
         if plane_group_ok is not None:
             keep &= plane_group_ok
-        pp, pb = pp.compress(keep), pb.compress(keep)
-    return i, j, pp, pb
+        keep_planes = keep
+    # the same candidates kept as last step (a resting pile): last step's pairs, the same
+    # objects, so that detect keeps what it made of them (``detect._typed_pairs``)
+    last = cache.found
+    if (last is not None and last[0] is candidates and _same_mask(last[1], keep_pairs)
+            and _same_mask(last[2], keep_planes)):
+        return last[3]
+    if keep_pairs is not None:
+        i, j = i.compress(keep_pairs), j.compress(keep_pairs)
+    if keep_planes is not None:
+        pp, pb = pp.compress(keep_planes), pb.compress(keep_planes)
+    pairs = i, j, pp, pb
+    for x in pairs:             # (handed out again while the same: not to be written to)
+        x.flags.writeable = False
+    cache.found = (candidates, keep_pairs, keep_planes, pairs)
+    return pairs
+
+
+def _same_mask(a, b):
+    """Whether two masks of find_pairs' re-test (bool arrays, or None where there were no
+    candidates) are equal."""
+    return a is b or (a is not None and b is not None and _equal(a, b))
 
 
 def near_one(kind, params, position, rotation, row, others, margin):

@@ -20,6 +20,7 @@ is kept is in ``World.get_state``, so a snapshot replays bit for bit.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import cached_property
 
 import numpy as np
 
@@ -57,6 +58,18 @@ class Manifolds:
 
     def __len__(self):
         return self.key.shape[0]
+
+    @cached_property
+    def contact_ends(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(C,) each: the pair (its index) of each contact and that pair's bodies a and b (by
+        its key), read-only: made once for manifolds kept step after step (a settled pile's
+        are the same object while all its pairs keep theirs)."""
+        pair = np.repeat(np.arange(self.key.shape[0]), self.count)
+        a, b = self.key >> KEY_BITS, self.key & ((1 << KEY_BITS) - 1)
+        ends = pair, a.take(pair), b.take(pair)
+        for x in ends:
+            x.flags.writeable = False
+        return ends
 
     def pairs(self, index) -> "Manifolds":
         """The manifolds of the pairs ``index`` (indices), in that order."""
@@ -144,14 +157,13 @@ def kept_pairs(manifolds: Manifolds, key, turn, offset, margin):
 def carried_contacts(kept: Manifolds, a, b, pos_a, rot_a, pos_b, rot_b) -> ContactSet:
     """The contacts of the ``kept`` manifolds of pairs (a, b) (M,) at the bodies' poses now:
     pos (M, 3), rot (M, 3, 3) of each side."""
-    pair = np.repeat(np.arange(a.shape[0]), kept.count)
+    pair, body_a, body_b = kept.contact_ends      # (a, b: the pairs' keys' bodies)
     ra, rb = rot_a.take(pair, axis=0), rot_b.take(pair, axis=0)
     on_a = pos_a.take(pair, axis=0) + einsum("kij,kj->ki", ra, kept.point_a)
     on_b = pos_b.take(pair, axis=0) + einsum("kij,kj->ki", rb, kept.point_b)
     normal = einsum("kij,kj->ki", ra, kept.normal)
     depth = einsum("ki,ki->k", on_a - on_b, normal)
-    return ContactSet(a.take(pair), b.take(pair), 0.5 * (on_a + on_b), normal, depth,
-                      kept.feature)
+    return ContactSet(body_a, body_b, 0.5 * (on_a + on_b), normal, depth, kept.feature)
 
 
 def found_manifolds(cs: ContactSet, count, a, b, pos_a, rot_a, pos_b, rot_b, turn, offset,
