@@ -275,6 +275,17 @@ class Scatter:
         self.indices = columns.reshape(-1)
         # the solver's matrices' pattern on these rows (``bodyspace.BodySpace.operator``)
         self.operator_pattern = None
+        # what it was made for (``made_for``); copies: the caller's arrays may change
+        self._made_for = (a.copy(), b.copy(), n_contact_rows)
+
+    def made_for(self, a: np.ndarray, b: np.ndarray, n_bodies: int,
+                 n_contact_rows: int = 0) -> bool:
+        """Whether this is the layout Scatter(a, b, n_bodies, n_contact_rows) makes (the same
+        rows on the same bodies: a resting pile's contacts step after step)."""
+        made_a, made_b, made_contacts = self._made_for
+        return (n_bodies == self.n_bodies and n_contact_rows == made_contacts
+                and a.shape == made_a.shape and bool((a == made_a).all())
+                and bool((b == made_b).all()))
 
     def at(self, index: np.ndarray) -> "Scatter":
         """The layout of the rows ``index`` (row numbers) of these, on the same bodies: their
@@ -286,6 +297,7 @@ class Scatter:
         out.columns = self.columns.take(index, axis=0)
         out.indices = out.columns.reshape(-1)
         out.operator_pattern = None
+        out._made_for = (np.zeros(0, dtype=np.int64),) * 2 + (-1,)      # (never made for rows)
         return out
 
     def forces_of(self, blocks: np.ndarray, lam: np.ndarray) -> np.ndarray:

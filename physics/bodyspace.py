@@ -53,13 +53,15 @@ class BodySpace:
     matrices."""
 
     def __init__(self, rows: Rows, inv_mass, Iinv, n, n_contact_rows=0,
-                 layout: Scatter | None = None):
+                 layout: Scatter | None = None, last_layout: Scatter | None = None):
         """``n_contact_rows``: the rows begin with contacts' rows as ``contact_rows`` makes
         them (k normal rows, then their first and their second friction rows, those of normal
         row i i-th in each run), and the rows after them have no friction rows
         (``unilateral.Unilateral``'s block). ``layout``: the rows' ``assembly.Scatter`` (of
         their a, b and n), when the caller has it (the joints' rows: the step's Model holds
-        theirs); else it is made here."""
+        theirs); else it is made here, or taken from ``last_layout`` (a Scatter made for
+        other rows, or None) where that was made for the same rows (``Scatter.made_for``:
+        a resting pile's contact rows step after step; 55 boxes' 1203 rows: 4 against 25 us)."""
         m = rows.a.shape[0]
         self.m, self.n = m, n
         self.n_contact_rows = n_contact_rows
@@ -67,10 +69,17 @@ class BodySpace:
         # the three rows of a contact share their bodies: gathered once (on long blocks: on
         # short ones the calls cost more than they save)
         contacts = n_contact_rows if m >= COMPONENT_ROWS else 0
-        self.layout = Scatter(rows.a, rows.b, n, contacts) if layout is None else layout
+        if layout is None:
+            layout = (last_layout if last_layout is not None
+                      and last_layout.made_for(rows.a, rows.b, n, contacts)
+                      else Scatter(rows.a, rows.b, n, contacts))
+            self._lasting_layout = False
+        else:
+            self._lasting_layout = True
+        self.layout = layout
         # a layout given by the caller outlives this step (the joints': the Model's), and so
-        # may the pattern of the solver's matrices made on it (``_OperatorPattern``)
-        self._lasting_layout = layout is not None
+        # may the pattern of the solver's matrices made on it (``_OperatorPattern``; not
+        # kept on a last_layout, which the solver's matrices of a working set may not fit)
         self._J, self._M = side_blocks_and_inverse_mass(rows, inv_mass, Iinv, n_contact_rows)
         self._inverse_mass = (inv_mass, Iinv)
 

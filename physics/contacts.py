@@ -281,6 +281,11 @@ def warm_start(world, keys: np.ndarray):
     if not (old_keys.size and keys.size):
         k = keys.shape[0]
         return np.zeros((k, 3)), np.zeros(k, dtype=bool), np.zeros(k, dtype=np.intp)
+    if old_keys.shape == keys.shape and (old_keys == keys).all():
+        # the same contacts in the same order (a resting pile): each is its own source, no
+        # sort or search (a settled 55-box pyramid, 401 contacts: 1.6 % of its step)
+        k = keys.shape[0]
+        return old_lam.copy(), np.ones(k, dtype=bool), np.arange(k)
     order = np.argsort(old_keys)
     sorted_keys = old_keys.take(order)
     pos = np.minimum(np.searchsorted(sorted_keys, keys), old_keys.size - 1)
@@ -289,7 +294,7 @@ def warm_start(world, keys: np.ndarray):
     # (usually few) are zeroed by index (a select over the (K, 3) array costs more)
     src = order.take(pos)
     lam = old_lam.take(src, axis=0)
-    lam[np.flatnonzero(~hit)] = 0.0
+    lam[(~hit).nonzero()[0]] = 0.0
     return lam, hit, src
 
 

@@ -229,7 +229,7 @@ def held_boxes(qp, cone, z, tol, rel, s, friction, max_iterations):
         found = cone.limits(z)            # (the next round's box)
         change = np.abs(found - limit).compress(friction)
         largest = np.abs(s * z).max()
-        if residual <= 1.0 and np.all(change <= fric_tol + rel * largest / fric_s):
+        if residual <= 1.0 and (change <= fric_tol + rel * largest / fric_s).all():
             return z, iterations, residual, True
         if (iterations >= max_iterations or used == 0
                 or (fric_s * change).max() > MOVING_BOX * largest):

@@ -898,13 +898,14 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     # second half kick with the applied loads (the velocity projection supplies the joints');
     # with bounded rows, for the mechanisms they do not act on (see _to_drift)
     if uni is None:
-        second = 0.5
+        second, kicks = 0.5, True
     else:
         world._drift_only = ~unbounded
-        second = 0.5 * unbounded[:, None] if unbounded.any() else 0.0
-    kick_v = second * h * inv_mass[:, None] * F if np.any(second) else 0.0
+        kicks = bool(unbounded.any())
+        second = 0.5 * unbounded[:, None] if kicks else 0.0
+    kick_v = second * h * inv_mass[:, None] * F if kicks else 0.0
     kick_w = 0.0
-    if np.any(second) and np.any(T_kick):    # user torques (and the explicit gyroscopic term)
+    if kicks and np.any(T_kick):    # user torques (and the explicit gyroscopic term)
         if stabilize and K_found is not None:
             # in the projection's metric: it keeps the impulse I_aug dw, so a kick made with
             # the true inertia came out I_aug / I times too strong (a 2 N m torque on a small

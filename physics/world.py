@@ -238,6 +238,9 @@ class World:
         self._retuned = {}              # joint index -> joint whose settings changed
         self._ignored: set[frozenset] = set()
         self._pattern_cache = {}
+        # the layout (assembly.Scatter) of the last iterative solve's bounded rows, which the
+        # next one takes where its rows are the same (bodyspace.BodySpace's last_layout)
+        self._bounded_layout = None
         self._start_cache = None
         self._stiffness = None          # stiffness.unresolved_stiffness handed to the next step
         # the metric the velocities are in: (K (N, 3, 3) body frame, h) or None for the true
