@@ -1791,7 +1791,10 @@ def _store_contacts(world, report):
     bounced at 0.1-0.4 % of the impact speed, and a rod slammed into a hinge limit at
     100 rad/s left it at 0.34 rad/s)."""
     uni = report.uni
-    world._forget_contacts()
+    if uni is None or uni.n_contact_rows == 0:
+        world._forget_contacts()
+    else:           # (what _forget_contacts would clear that is not set again below)
+        world._shown = world._limit_warm = None
     if uni is not None:
         world._manifolds = uni.manifolds
     if uni is not None and report.lam_b is not None and uni.limit_rows.size:
