@@ -70,6 +70,7 @@ class Joint:
     (``_bind``). ``force`` and ``torque`` report what the joint applied to body_b in the
     last step (world frame, N and N m about the anchor; body_a receives the opposite)."""
     _anchor_name = "anchor"     # the name the anchor goes by in errors
+    _anchor_a_name = "anchor"   # ... and body_a's anchor (a Distance's has its own)
     _joins_bodies = True        # joined at a point: its two bodies do not collide
 
     def __init__(self, body_a, body_b, anchor=None, name: str | None = None):
@@ -133,6 +134,30 @@ class Joint:
     def _local_point(self, body, p):
         x, r = self._frame(body)
         return r.T @ (p - x)
+
+    def _check_reach(self):
+        """ValueError for an anchor so far from a dynamic body's centre that the inverse
+        effective mass of the joint's rows there, 1/m + |r|^2 / I_min (1/kg, r the anchor's
+        offset, m), overflows to infinity: a hinge anchored at (1e300, 0, 1) on a body at
+        the origin. Its rows' matrix held infinities, which one machine's factorisation
+        turned into NaN (a StepError) and another's, with other BLAS kernels, into a finite
+        step that held nothing (its constraint error read 1e-12 m, its force 0); an anchor
+        at 1e153 m from a 1 kg, 0.2 m box is the farthest taken (its rows then reach
+        1.5e308)."""
+        for body, local, name in ((self.body_a, getattr(self, "_la", None), self._anchor_a_name),
+                                  (self.body_b, getattr(self, "_lb", None), self._anchor_name)):
+            if body is None or local is None or body.static:
+                continue
+            world, row = body._world, body.row
+            with np.errstate(over="ignore", invalid="ignore"):
+                reach = float(local @ local)
+                inverse = (world._inv_mass[row]
+                           + reach * np.abs(np.linalg.eigvalsh(world._inv_inertia[row])).max())
+            if not np.isfinite(inverse):
+                raise ValueError(
+                    f"{name} lies {np.abs(local).max():.3g} m from {body!r}'s centre: so far "
+                    "that the joint's rows there overflow (1/m + |r|^2 / I is infinite); put "
+                    "the anchor within about 1e150 m of the bodies it joins")
 
     def _local_vector(self, body, v):
         return self._frame(body)[1].T @ v
@@ -1039,6 +1064,7 @@ class Distance(_Actuated, Joint):
     force along the line from anchor_a to anchor_b on body_b (N, positive pushing apart)."""
 
     _anchor_name = "anchor_b"           # (the anchor Joint keeps is body_b's)
+    _anchor_a_name = "anchor_a"
     _kind = "length"
 
     def __init__(self, body_a, body_b, anchor_a=None, anchor_b=None, length=None, limits=None,

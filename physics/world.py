@@ -593,6 +593,7 @@ class World:
         unbound = dict(vars(joint))
         try:
             joint._bind(self)
+            joint._check_reach()
         except Exception:
             # (refused: left as it was, to be mended and added again; a Distance with its
             # anchors at one point was "already in a world", and added at the second try)
