@@ -840,11 +840,23 @@ def test_a_heavy_ball_thrown_into_a_wall_of_boxes_knocks_them_instead_of_passing
     its 60 iterations; the ball went 0.36 m into a box and on at 29.4 m/s. A solve that ends
     its budget with a contact that would end the step more than 1 cm deeper than its target
     goes on (unilateral.MISSED_DEPTH): the ball stops at the boxes' faces, within 1 cm, and
-    pushes them on. It goes on at 18.3 m/s (21.6 when the push-out faded without end, see
-    ``physics.push_out``: the wall it meets settles otherwise) with 8 sub-steps a step; at
-    one, its speculative contacts, with the normals of the edges nearest at the step's
-    start, took it down to 16.4 m/s, and met where it first touches
-    (``physics.continuous``) 20.7."""
+    pushes them on, at 17 to 25 m/s: slowed by more than the four boxes in its path would
+    take carried at its own speed (600 N s / 24 kg = 25 m/s), and by less than its
+    speculative contacts took it with the normals of the edges nearest at the step's start
+    (16.4 m/s, at one sub-step a step).
+
+    Where it goes on is chaotic: walls moved by 1e-12 m sent it on at 18.6 to 21.3 m/s
+    (11 walls, on an AVX512 machine; 18.3 on the machine before, whose figure this test
+    once asserted to 5 %; 21.6 when the push-out faded without end, see
+    ``physics.push_out``, 20.7 met where it first touches, ``physics.continuous``). So is
+    how deep a box's corner swings into it: a box the hit spins to 32-35 rad/s turns 0.5 to
+    0.6 rad in that step, and its corner, off the straight path the step's rows take for
+    it, ended 1.9 to 4.2 cm into the ball in 3 of those 11 walls (pushed out the next
+    step; the solve's own linear end depth was 1.8 mm). A box that turns by theta in a step
+    may so end its corner's radius times 1 - cos(theta) deeper than the 1 cm.
+    (At 60 iterations the solve now carries the hit without MISSED_DEPTH too, 21.6 m/s;
+    at 15 without it the ball went 2 to 12 cm into boxes, 0.8 to 10 cm more than their
+    turns allow, on at 24.0-24.4 m/s, in 3 walls.)"""
     from scipy.spatial.transform import Rotation
     world = World(dt=1 / 60)
     world.add_body(Plane())
@@ -863,13 +875,18 @@ def test_a_heavy_ball_thrown_into_a_wall_of_boxes_knocks_them_instead_of_passing
             return 0.3 + (h - np.abs(p)).min()
         return 0.3 - np.linalg.norm(p - np.clip(p, -h, h))
 
-    deepest = 0.0
+    corner = np.sqrt(3) * h                     # m: a box corner's distance from its centre
+    beyond = -np.inf
     for _ in range(23):
+        before = np.array([box.orientation for box in boxes])
         world.step()
-        deepest = max(deepest, *(depth_in(box) for box in boxes))
-    assert deepest < 0.01
+        after = np.array([box.orientation for box in boxes])
+        turned = 2 * np.arccos(np.minimum(np.abs(np.einsum("ij,ij->i", before, after)), 1.0))
+        depth = np.array([depth_in(box) for box in boxes])
+        beyond = max(beyond, (depth - 0.01 - corner * (1 - np.cos(turned))).max())
+    assert beyond < 0.0
     assert world.stats["deep_misses"] > 0
-    assert ball.linear_velocity[0] == pytest.approx(18.3, rel=0.05)
+    assert 17.0 < ball.linear_velocity[0] < 25.0
 
 
 @pytest.mark.parametrize("orientation, spin", [
