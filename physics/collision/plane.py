@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .contacts import keep_deepest, slot_features
 from .geometry import BOX_CORNERS, dot, rotate, segment_ends
-from .rim import rim_candidates
+from .rim import buried, rim_candidates
 
 
 def _points_below(plane, x, margin, radius=0.0):
@@ -47,9 +47,10 @@ def plane_cylinder(a, b, margin):
     """Rim points within the margin (features 0..9, see rim.rim_candidates).
 
     A cylinder resting on a cap gives the 4 rim samples, lying on its side the furthest rim
-    point of each cap (2 points), tilted on its rim the single furthest point.
+    point of each cap (2 points), tilted on its rim the single furthest point; buried whole
+    (rim.buried: a coin sunk deeper than its tilt raises its rim), all 10.
     """
     plane = a.params
     rim, usable = rim_candidates(b.pos, b.rot, b.params, -plane[:, :3])
     point, normal, depth, valid = _points_below(plane, rim, margin)
-    return point, normal, depth, slot_features(10), valid & usable
+    return point, normal, depth, slot_features(10), valid & (usable | buried(depth))

@@ -74,3 +74,15 @@ def rim_candidates(pos, rot, params, direction, faces_in=None):
     side = axes[..., 0] * u[..., :1] + axes[..., 1] * u[..., 1:]
     cap = axes[..., 2] * _CAP_SIGN
     return world, usable, (side, cap)
+
+
+def buried(depth):
+    """(M, 1) bool: whether every one of the 10 rim points of each of M cylinders lies under
+    the other surface, depth (M, 10) (the depths of ``rim_candidates``' points): then all are
+    contacts, usable or not. The samples dropped for resting and rolling (NEAR_FAR_COS,
+    FLAT_REACH) leave the contacts on the lowest side of the rim alone, and a cylinder buried
+    deeper than its own tilt raises there was pushed out by turning about its centre: a coin
+    (r 1 cm, 1 mm thick, 2 g) tossed onto the ground at dt 1/60 sank 16 mm in and stayed
+    there, its push-out at the low rim turning it 0.5 rad a step, so that the other rim came
+    down as deep, period-2, for ever. Spread over the whole rim the push lifts it."""
+    return (depth > 0.0).all(axis=1, keepdims=True)

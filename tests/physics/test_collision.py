@@ -133,6 +133,15 @@ def test_cylinder_on_plane_standing_lying_and_tilted():
     tilted = collide(plane(), cylinder(0.3, 0.5, (0, 0, reach - 0.01), R=rot("x", 30)))
     assert len(tilted) == 1
     np.testing.assert_allclose(tilted.depth, [0.01])
+    # Buried whole (a coin, r 1 cm, 1 mm thick, tilted 15 degrees, its highest rim point
+    # 2 mm under the ground): every rim point is a contact, around its centre, not the low
+    # side's alone (whose push-out turned it about its centre and sent the other side down)
+    coin_reach = 0.01 * np.sin(np.radians(15)) + 0.0005 * np.cos(np.radians(15))
+    buried = collide(plane(), cylinder(0.01, 0.0005, (0, 0, -coin_reach - 0.002),
+                                       R=rot("x", 15)))
+    assert len(buried) == 10
+    assert buried.depth.min() == pytest.approx(0.002, abs=1e-12)
+    assert buried.point[:, 1].min() < -0.009 and buried.point[:, 1].max() > 0.009
 
 
 # --- spheres and capsules -------------------------------------------------------------------

@@ -1435,6 +1435,35 @@ def test_cylinder_stands_rights_itself_and_tips_over_at_its_tipping_angle():
     assert np.linalg.norm(cyl.linear_velocity) < 1e-2
 
 
+def test_a_tossed_coin_is_pushed_out_of_the_ground_and_lies_flat_on_it():
+    """A coin (r 1 cm, 1 mm thick, 2 g) landing wobbling at 28 rad/s, dt 1/60 (a state from a
+    toss of 30): it ends lying flat on the ground, its centre at its half thickness less at
+    most the slop, still. It sank 16.6 mm in (its whole body under the surface) and rocked
+    there, +-15.6 degrees at +-20 rad/s, for as long as it ran: its contacts were the low
+    side of its rim alone, whose push-out turned it 0.5 rad a step about its centre and sent
+    the other side as deep (rim.buried)."""
+    world = World(dt=1 / 60)
+    world.add_body(Plane())
+    coin = world.add_body(
+        Cylinder(0.01, 0.0005), mass=0.002,
+        position=(1.5316241917427202, 0.28143496337374485, 0.002159374580657703),
+        orientation=(0.9417537085763906, 0.046185363579114985, -0.06969732814043547,
+                     -0.32574399000405857),
+        linear_velocity=(0.3309007561336748, 0.22241927491206906, -0.20807357123583012),
+        angular_velocity=(1.872998055217547, -21.778961650556948, -18.160596865243964))
+    deepest = []                           # m, of its lowest point, step by step
+    for _ in range(120):
+        world.step()
+        tilt = np.sqrt(max(0.0, 1.0 - coin.rotation[2, 2] ** 2))
+        deepest.append(0.01 * tilt + 0.0005 * abs(coin.rotation[2, 2]) - coin.position[2])
+    assert max(deepest) < 8e-3             # landing (6.1 mm; 16.6 mm and staying before)
+    assert max(deepest[30:]) < SLOP + 1e-5
+    assert abs(coin.rotation[2, 2]) > np.cos(np.radians(0.5))
+    assert 0.0005 - SLOP - 1e-5 < coin.position[2] < 0.0005 + 1e-5
+    assert np.linalg.norm(coin.linear_velocity) < 1e-3
+    assert np.linalg.norm(coin.angular_velocity) < 1e-2
+
+
 # --- bodies whose edges line up, capsules lying across faces ----------------------------------
 
 def _stacked(lower, upper, dt):
