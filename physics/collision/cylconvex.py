@@ -142,16 +142,14 @@ def _finish(parts):
 
 
 def _pierced_box(cyl, box, seen):
-    """The cylinder a's body in the box b where no feature point is in the other (``seen``
-    (M,) False) but a's axis has a stretch in b, one cap's centre or both outside it: one
+    """The cylinder a's body through the box b where no feature point is in the other
+    (``seen`` (M,) False) but a's axis passes through b, both caps' centres outside it: one
     candidate (M, 1), by separating axes.
 
     A cylinder whose body pierces the box (in at one face, out at the opposite one: a rod
     through a wall, a log end-on through a slab) has no rim point, box corner or box edge
     point inside the other: a rod moving at 1 m/s and turning at 4 rad/s went through a 2 cm
-    wall, and ``overlapping`` did not see one put in it. Nor had a rod's end swung into a
-    wall past its middle with its rim points furthest and nearest the wall outside its
-    faces (those further round are dropped: rim.FLAT_REACH). Its axis has a stretch inside
+    wall, and ``overlapping`` did not see one put in it. Its axis has a stretch inside
     the box (clipped to the box's slabs), so they overlap. The candidate takes the least
     overlap of their projections on the box's 3 face normals, the cylinder's axis and the 3
     crossings of that axis with the box's edges (on which the cylinder's projection is its
@@ -163,10 +161,12 @@ def _pierced_box(cyl, box, seen):
     along that normal. Where feature points are in the other, they stand for the overlap
     (the deepest of them is it where a cylinder rests on a box, whose manifold stays as it
     was; deep in, where their points are not the overlap's, this one's point, on the
-    cylinder's far side, may not be over the box either). With both caps' centres in the
-    box, so are rim points, which see it: where they flickered out of a cylinder made
-    inside a box (a heap of overlapping bodies, ``test_contacts``' seed 4), this
-    candidate's 0.26 m came and went, and flung a body at 16 m/s."""
+    cylinder's far side, may not be over the box either). With a cap's centre in the box
+    it is left to the rim points: where they flickered out of a cylinder made inside a box
+    (``test_contacts.overlapping_heap``, seeds 4 and 14) this candidate's 0.24-0.26 m came
+    and went, and flung a body at 16-20 m/s (4 m/s without). That leaves a rod's end swung
+    into a wall past its middle, its rim points furthest and nearest the wall outside its
+    faces (those further round are dropped: rim.FLAT_REACH), unseen."""
     h, radius, half = box.params[:, :3], cyl.params[:, 0], cyl.params[:, 1]
     c = to_local(box.rot, box.pos, cyl.pos)                 # the cylinder's centre, box frame
     d = einsum("mji,mj->mi", box.rot, cyl.rot[:, :, 2])     # its axis, box frame
@@ -174,7 +174,7 @@ def _pierced_box(cyl, box, seen):
     lo, hi = -half, half
     for k in range(3):
         lo, hi = clip_to_slab(c[:, k], d[:, k], h[:, k], lo, hi)
-    pierced = (lo < hi) & ((lo > -half) | (hi < half)) & ~seen
+    pierced = (lo < hi) & (lo > -half) & (hi < half) & ~seen
     m = len(half)
     point, normal, depth = np.zeros((m, 1, 3)), np.zeros((m, 1, 3)), np.zeros((m, 1))
     if not pierced.any():       # (most pairs: the separating axes cost ~100 numpy calls)

@@ -316,25 +316,6 @@ def test_a_cylinder_through_a_wall_is_pushed_out_the_shorter_way(degrees):
                        cylinder(0.01, 0.35, (-0.011 - reach, 0, 0), R=turn))) == 0
 
 
-@pytest.mark.parametrize("tip", [0.003, 0.006])
-def test_a_rod_end_swung_into_a_wall_out_of_its_far_face_is_pushed_back(tip):
-    """A rod (r 1 cm, half length 0.35 m) at 10 degrees to a 2 cm wall (faces x = -+0.01),
-    its centre on the -x side and its end's cap centre in the wall at x = tip, its rim out
-    of the far face: one contact pushes it back out to -x (normal +x, rod towards wall), as
-    deep as the rod reaches past the -x face (tip + 0.01 cos 10 deg + 0.01). Before, there
-    was no contact at all: the rim points furthest and nearest the wall were outside its
-    faces, those further round are dropped (rim.FLAT_REACH), and no box point was in the
-    rod."""
-    a = np.radians(10)
-    axis = np.array([np.sin(a), np.cos(a), 0.0])
-    turn = Rotation.align_vectors([axis], [[0.0, 0.0, 1.0]])[0].as_matrix()
-    c = collide(box((0.01, 1.0, 1.0), (0, 0, 0), static=True),
-                cylinder(0.01, 0.35, np.array([tip, 0.3, 0]) - 0.35 * axis, R=turn))
-    assert len(c) == 1
-    np.testing.assert_allclose(c.normal, [[1, 0, 0]], atol=1e-12)
-    assert c.depth[0] == pytest.approx(tip + 0.01 * np.cos(a) + 0.01, abs=1e-12)
-
-
 def test_edges_lined_up_with_a_rim_are_measured_through_the_face_they_press_into():
     """Where an edge of one body lies on the side of the other (two equal cylinders stacked,
     twisted or not; a box whose edges' midpoints, or corners, lie on a cylinder's rim; a
