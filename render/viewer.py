@@ -438,6 +438,11 @@ class Viewer:
             pyglet.app.run(1 / 60)
         finally:
             pyglet.clock.unschedule(self._scheduled)
+            # pyglet's loop turns the windows' event queue off for good (a class attribute):
+            # a headless window made after it dispatched its first resize from its
+            # constructor, before its projection existed ('HeadlessWindow' object has no
+            # attribute 'ubo': 15 render tests run in one process without a display)
+            pyglet.window.Window._enable_event_queue = True
 
     def draw_frame(self, read: bool = False):
         """Draw the scene and overlays into the window's back buffer; with ``read`` return

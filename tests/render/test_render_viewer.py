@@ -213,6 +213,12 @@ def test_run_loop_advances_in_real_time(make_viewer):
     v.run()
     assert 0.05 < world.time < 1.0
     assert v.window.context is None
+    # and a window made after the loop works: pyglet's loop left its windows' event queue off,
+    # and a headless window then dispatched its first resize from its constructor, before
+    # its projection was made ('HeadlessWindow' object has no attribute 'ubo')
+    assert pyglet.window.Window._enable_event_queue
+    again = make_viewer(drop_world())
+    again.draw_frame()
 
 
 def test_the_hud_time_is_the_time_of_the_state_drawn(make_viewer):
