@@ -241,6 +241,12 @@ def onto_rows(pattern, scatter, factor, blocks, v, w, inv_mass, inv_inertia):
     return v + dv, w + dw
 
 
+def _kept(x: np.ndarray) -> np.ndarray:
+    """x, or a copy of it where it may change (it is writeable, or a view of an array that
+    is)."""
+    return x if not x.flags.writeable and x.base is None else x.copy()
+
+
 def _columns(a, b, out):
     """out (k, 12) <- the columns in J (m x 6N) of rows on bodies a, b (k,): body a's six
     lanes, then body b's."""
@@ -275,16 +281,20 @@ class Scatter:
         self.indices = columns.reshape(-1)
         # the solver's matrices' pattern on these rows (``bodyspace.BodySpace.operator``)
         self.operator_pattern = None
-        # what it was made for (``made_for``); copies: the caller's arrays may change
-        self._made_for = (a.copy(), b.copy(), n_contact_rows)
+        # what it was made for (``made_for``); copies where the caller's arrays may change
+        # (read-only ones are kept as they are: contact_rows.RowEnds, a pile's step after step)
+        self._made_for = (_kept(a), _kept(b), n_contact_rows)
 
     def made_for(self, a: np.ndarray, b: np.ndarray, n_bodies: int,
                  n_contact_rows: int = 0) -> bool:
         """Whether this is the layout Scatter(a, b, n_bodies, n_contact_rows) makes (the same
         rows on the same bodies: a resting pile's contacts step after step)."""
         made_a, made_b, made_contacts = self._made_for
-        return (n_bodies == self.n_bodies and n_contact_rows == made_contacts
-                and a.shape == made_a.shape and bool((a == made_a).all())
+        if n_bodies != self.n_bodies or n_contact_rows != made_contacts:
+            return False
+        if a is made_a and b is made_b:     # (the same read-only arrays: see _kept)
+            return True
+        return (a.shape == made_a.shape and bool((a == made_a).all())
                 and bool((b == made_b).all()))
 
     def at(self, index: np.ndarray) -> "Scatter":

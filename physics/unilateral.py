@@ -13,7 +13,8 @@ from .bodyspace import BodySpace
 from .bounded import CONTACT_SOFTNESS, solve_bounded
 from .contact_rows import (RESTITUTION_THRESHOLD, SLOP, SPECULATIVE_TOUCH, BoundedRows,
                            ContactFrames, contact_rows, glide_speeds, gripping_friction,
-                           positional_warm_start, projected_warm_start, with_torque_rows)
+                           positional_warm_start, projected_warm_start, row_ends,
+                           with_torque_rows)
 from .feedforward import carried_contacts, motor_feedforward, velocity_motor_rows
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
@@ -139,9 +140,10 @@ def unilateral_rows(world, model, kin, h, load=None):
         slid = world._contacts.sliding.take(src) if found.any() else found
         grip = gripping_friction(world._contacts, src, found, slid, mu, cs.pair_keys)
         glide = glide_speeds(mu, world._gravity, h)
+        ends = world._contact_row_ends = row_ends(a, b, world._contact_row_ends)
         block, frames = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T, load,
                                      rolling > 0, grip, glide,
-                                     cs.lead if cs.lead.any() else None)
+                                     cs.lead if cs.lead.any() else None, ends)
         # the friction rows turn with the slip, the roll and the load (the frame of the
         # normal alone only where all are slow): where they turned, the warm start is last
         # step's forces along the new rows. (So are those that slid last step. A contact

@@ -241,6 +241,9 @@ class World:
         # the layout (assembly.Scatter) of the last iterative solve's bounded rows, which the
         # next one takes where its rows are the same (bodyspace.BodySpace's last_layout)
         self._bounded_layout = None
+        # the last step's contacts' contact_rows.RowEnds, which the next takes where its
+        # contacts are on the same bodies (contact_rows.row_ends)
+        self._contact_row_ends = None
         self._start_cache = None
         self._stiffness = None          # stiffness.unresolved_stiffness handed to the next step
         # the metric the velocities are in: (K (N, 3, 3) body frame, h) or None for the true
