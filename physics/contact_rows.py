@@ -297,12 +297,11 @@ def glide_speeds(friction, gravity, h):
 
 class RowEnds(NamedTuple):
     """What K contacts' rows take from their bodies a, b (K,) alone, as ``contact_rows`` lays
-    them: each row's bodies (3K,) each, the bounds lo, hi (3K,) (normal rows >= 0, friction
-    rows free: their bound is mu times their normal's), each friction row's normal row
-    (3K,), and zeros (3K,) for the rows' compliance and Jdu. Read-only: kept from step to
-    step while the contacts are on the same bodies (``row_ends``)."""
-    a: np.ndarray
-    b: np.ndarray
+    them: each row's bodies (3K,) each (the contacts' own first), the bounds lo, hi (3K,)
+    (normal rows >= 0, friction rows free: their bound is mu times their normal's), each
+    friction row's normal row (3K,), and zeros (3K,) for the rows' compliance and Jdu.
+    Read-only: kept from step to step while the contacts are on the same bodies
+    (``row_ends``)."""
     rows_a: np.ndarray
     rows_b: np.ndarray
     lo: np.ndarray
@@ -315,10 +314,10 @@ def row_ends(a, b, last=None) -> RowEnds:
     """The RowEnds of contacts on bodies a, b (K,), or ``last`` (a RowEnds or None) where it
     was made for the same bodies (a resting pile's contacts step after step: 55 boxes, 401
     contacts, ~10 numpy calls a step saved)."""
-    if (last is not None and last.a.shape == a.shape and bool((last.a == a).all())
-            and bool((last.b == b).all())):
-        return last
     k = a.shape[0]
+    if (last is not None and last.rows_a.shape[0] == 3 * k
+            and bool((last.rows_a[:k] == a).all()) and bool((last.rows_b[:k] == b).all())):
+        return last
     # (filled in place: np.full's Python layer costs ~1 us a call)
     lo, hi = np.empty(3 * k), np.empty(3 * k)
     lo[:k] = 0.0
@@ -327,8 +326,8 @@ def row_ends(a, b, last=None) -> RowEnds:
     friction_normal = np.empty((3, k), dtype=np.int64)
     friction_normal[0] = -1
     friction_normal[1:] = np.arange(k)
-    ends = RowEnds(a.copy(), b.copy(), np.concatenate((a, a, a)), np.concatenate((b, b, b)),
-                   lo, hi, friction_normal.reshape(-1), np.zeros(3 * k))
+    ends = RowEnds(np.concatenate((a, a, a)), np.concatenate((b, b, b)), lo, hi,
+                   friction_normal.reshape(-1), np.zeros(3 * k))
     for x in ends:
         x.flags.writeable = False
     return ends
@@ -376,8 +375,9 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     if rolling is not None:
         R, rate, rolls_so = rolling
         turned = turned | rolls_so
+        rolls_fast = rate > ROLL_GLIDE_RATE
     else:
-        R, rate = D, np.zeros(k)
+        R, rolls_fast = D, np.zeros(k, dtype=bool)
     J = np.empty((2, 3 * k, 6))                 # b's rows and a's, one block for both
     _fill(J, r, D)
     Jb, Ja = J
@@ -404,7 +404,7 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
         push=push,
     )
     return block, ContactFrames((Jb[k:2 * k, :3], Jb[2 * k:, :3]), (R[:, 1].T, R[:, 2].T),
-                                slip > SLIP_SPEED, rate > ROLL_GLIDE_RATE, turned)
+                                slip > SLIP_SPEED, rolls_fast, turned)
 
 
 def with_torque_rows(block: BoundedRows, frames: ContactFrames, spin, rolling):

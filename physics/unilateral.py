@@ -949,7 +949,10 @@ def stopped_by_the_solve(uni, velocity, h):
     (restitution 0), and their force this step is an impact's (m v / h), not a load that the
     next step will carry."""
     vn = velocity[:uni.n_contact_rows // 3]
-    return _meeting(uni.contacts.depth, vn, h) & (vn < -RESTITUTION_THRESHOLD)
+    stopped = vn < -RESTITUTION_THRESHOLD
+    if stopped.any():           # (a resting pile has none: 3 calls a step saved)
+        stopped &= _meeting(uni.contacts.depth, vn, h)
+    return stopped
 
 
 def _mark_stops(uni, velocity, lam0, h):
@@ -999,7 +1002,9 @@ def _stopped_hard(uni, lam0, velocity, h):
       turned back by positions every step; it stood 0.17 rad past, reading -1.5 rad/s.)"""
     k = uni.stopped.size
     first = uni.first_limit_row
-    hard = uni.stopped & (CONTACT_SOFTNESS * h * -velocity[:k] > SLOP)
+    stopped = uni.stopped
+    # (none stopped, none stopped hard: a resting pile)
+    hard = stopped & (CONTACT_SOFTNESS * h * -velocity[:k] > SLOP) if stopped.any() else stopped
     limits = uni.limit_stopped
     if not hard.any() and (limits is None or not limits.any()):
         return None

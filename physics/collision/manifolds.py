@@ -145,6 +145,13 @@ def kept_pairs(manifolds: Manifolds, key, turn, offset, margin):
     m = key.shape[0]
     if not len(manifolds) or not m:
         return np.zeros(m, dtype=bool), np.zeros(m, dtype=np.intp)
+    if key.shape == manifolds.key.shape and bool((key == manifolds.key).all()):
+        # the same pairs in the same order (a resting pile): each pair is its own, no search
+        # or gathers (55 boxes: 5 calls a step saved)
+        moved = np.abs(turn - manifolds.turn).reshape(m, 9).max(axis=1)
+        shifted = np.abs(offset - manifolds.offset).max(axis=1)
+        kept = (moved <= KEEP_TURN) & (shifted <= KEEP_DISTANCE) & (margin <= manifolds.margin)
+        return kept, np.arange(m)
     at = np.minimum(np.searchsorted(manifolds.key, key), len(manifolds) - 1)
     found = manifolds.key.take(at) == key
     moved = np.abs(turn - manifolds.turn.take(at, axis=0)).reshape(m, 9).max(axis=1)

@@ -58,10 +58,11 @@ def shape_turning(kind, rot, spin):
     with rotations rot (N, 3, 3): none of a sphere's, and not a cylinder's or capsule's spin
     about its own axis (a wheel rolling on the ground meets it at its axle's foot whatever its
     spin: its contacts are found where the step's start has them)."""
-    axis = rot[:, :, 2]
-    about_axis = np.where(((kind == CYLINDER) | (kind == CAPSULE))[:, None],
-                          dot(spin, axis)[:, None] * axis, 0.0)
-    return np.where((kind == SPHERE)[:, None], 0.0, spin - about_axis)
+    axial = (kind == CYLINDER) | (kind == CAPSULE)
+    if axial.any():     # (else spin less zeros is spin, bit for bit: a pile of boxes)
+        axis = rot[:, :, 2]
+        spin = spin - np.where(axial[:, None], dot(spin, axis)[:, None] * axis, 0.0)
+    return np.where((kind == SPHERE)[:, None], 0.0, spin)
 
 
 def with_turned_contacts(narrowphase, a: Shapes, b: Shapes, margin, motion_a, motion_b,
