@@ -95,9 +95,12 @@ def solve_iterative(B: BodySpace, rhs, lo, hi, cfm, *, friction_normal=None, mu=
     cfm, b_centred, x = softened(cfm, stiffness, softness, b, lam0, exact, centre)
     # rows that move no dynamic body (both sides static) do nothing: held at zero
     dead = B.diagonal <= 1e-12 * B.diagonal.max(initial=0.0)
-    lo = np.where(dead, 0.0, lo)
-    hi = np.where(dead, 0.0, hi)
-    s = 1.0 / np.sqrt(np.where(dead, 1.0, B.diagonal + cfm))  # lambda = s z: unit diagonal
+    if dead.any():
+        lo = np.where(dead, 0.0, lo)
+        hi = np.where(dead, 0.0, hi)
+        s = 1.0 / np.sqrt(np.where(dead, 1.0, B.diagonal + cfm))  # lambda = s z: unit diagonal
+    else:           # (the same, without three selects over all rows: a pile has no dead rows)
+        s = 1.0 / np.sqrt(B.diagonal + cfm)
     # a row may miss its target by the absolute tolerance plus a fraction of what it asks for
     rel = RELATIVE_TOLERANCE if relative_tolerance is None else relative_tolerance
     # (a friction row's fraction also counts mu times its normal row's: a friction row asks
@@ -144,9 +147,10 @@ class _Problem:
         self.is_fric, self.normal_of, self.mu = is_fric, normal_of, mu
         self.dead, self.rel = dead, rel
         self.memory, self.long_solve = memory, long_solve
-        self.one_sided = (lo == 0.0) & (hi == np.inf) & ~is_fric
+        from_zero = lo == 0.0
+        self.one_sided = from_zero & (hi == np.inf) & ~is_fric
         # rows the solve holds at zero, whose products it never reads (``Reduced``)
-        self.held = np.where(is_fric, (mu == 0.0) | dead, (lo == 0.0) & (hi == 0.0))
+        self.held = np.where(is_fric, (mu == 0.0) | dead, from_zero & (hi == 0.0))
 
     def gradient(self, z):
         """(S + R) z - c on every row: one product without pruned matrices (what a working

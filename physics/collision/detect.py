@@ -218,9 +218,9 @@ def _keeping(t, manifolds, keys, a, b, pos_a, rot_a, pos_b, rot_b, par_a, par_b,
     PARTLY_KEPT_PAIRS)."""
     turn, offset = relative_pose(pos_a, rot_a, pos_b, rot_b)
     keep, at = kept_pairs(manifolds, keys, turn, offset, margin)
-    if not keep.all() and np.count_nonzero(keep) < PARTLY_KEPT_PAIRS:
+    every = bool(keep.all())
+    if not every and np.count_nonzero(keep) < PARTLY_KEPT_PAIRS:
         keep[:] = False
-    every = keep.all()
     if every:
         found = new = None
     else:
@@ -236,10 +236,11 @@ def _keeping(t, manifolds, keys, a, b, pos_a, rot_a, pos_b, rot_b, par_a, par_b,
     sides = a, b, pos_a, rot_a, pos_b, rot_b
     if not every:
         held = keep.nonzero()[0]
-        at = at.take(held)
+        at = held if at is None else at.take(held)
         sides = [x.take(held, axis=0) for x in sides]
     # (the same pairs as last step's, all kept: a settled stack)
-    same = at.shape[0] == len(manifolds) and (at == np.arange(at.shape[0])).all()
+    same = at is None or (at.shape[0] == len(manifolds)
+                          and (at == np.arange(at.shape[0])).all())
     old = manifolds if same else manifolds.pairs(at)
     carried = carried_contacts(old, *sides)
     # (last step's manifolds, all kept: sorted already)

@@ -141,7 +141,8 @@ def relative_pose(pos_a, rot_a, pos_b, rot_b):
 def kept_pairs(manifolds: Manifolds, key, turn, offset, margin):
     """Which of M pairs (keys (M,), their relative poses (``relative_pose``) and margins (M,))
     keep their manifolds: (M,) bool, and (M,) where each is in ``manifolds`` (meaningless
-    where not kept)."""
+    where not kept), or None where each is the pair of ``manifolds`` at its own place (the
+    same keys in the same order)."""
     m = key.shape[0]
     if not len(manifolds) or not m:
         return np.zeros(m, dtype=bool), np.zeros(m, dtype=np.intp)
@@ -151,7 +152,7 @@ def kept_pairs(manifolds: Manifolds, key, turn, offset, margin):
         moved = np.abs(turn - manifolds.turn).reshape(m, 9).max(axis=1)
         shifted = np.abs(offset - manifolds.offset).max(axis=1)
         kept = (moved <= KEEP_TURN) & (shifted <= KEEP_DISTANCE) & (margin <= manifolds.margin)
-        return kept, np.arange(m)
+        return kept, None
     at = np.minimum(np.searchsorted(manifolds.key, key), len(manifolds) - 1)
     found = manifolds.key.take(at) == key
     moved = np.abs(turn - manifolds.turn.take(at, axis=0)).reshape(m, 9).max(axis=1)
