@@ -753,7 +753,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         if world.geometric_stiffness:
             tension = (_tension_at_own_spins(world, model, kin, rows, factor, lam, metric,
                                              endpoint, true_inverse_inertia)
-                       if stiff_rows is None else _pull_bounded(model, rows, factor, lam, stiff_rows))
+                       if stiff_rows is None
+                       else _pull_bounded(model, rows, factor, lam, stiff_rows))
             K_found = unresolved_stiffness(model, kin, tension, h)
         if not stiffness_carries(K, K_found):
             # newly stiff, no longer stiff, or the stiffness moved: take the one found here,

@@ -969,10 +969,11 @@ def test_a_turning_rod_that_pokes_through_a_thin_wall_is_pushed_back(dt):
     end swings in first, at up to 2.4 m/s (4 cm a step at dt 1/60), and pokes out of the
     far face, caps outside, the rod's body through the wall. Nothing saw it there (no rim
     point, corner or edge of either lay in the other): at dt 1/60 it went on through, its
-    centre at x = +0.38 m after 0.5 s (at 1/120 and 1/240 it was held before too). Its body through the wall is a contact now
-    (``cylconvex._pierced_box``): pushed back, it ends on its near side, though at dt 1/60
-    it lies 1.9 cm into the wall on the way (centre at x = -0.0012 m) and its end is left in
-    the wall (a rim point past the middle is measured through the far face)."""
+    centre at x = +0.38 m after 0.5 s (at 1/120 and 1/240 it was held before too). Its
+    body through the wall is a contact now (``cylconvex._pierced_box``): pushed back, it
+    ends on its near side, though at dt 1/60 it lies 1.9 cm into the wall on the way (centre
+    at x = -0.0012 m) and its end is left in the wall (a rim point past the middle is
+    measured through the far face)."""
     world = World(dt=dt, gravity=(0, 0, 0))
     world.add_body(Box((0.01, 1, 1)), static=True)
     rod = world.add_body(Cylinder(0.01, 0.35), mass=0.05, position=(-0.12, 0, 0),
@@ -1739,8 +1740,9 @@ def test_a_heap_of_bodies_made_overlapping_comes_apart_and_settles(seed):
     """Bodies made inside one another are moved apart without the speed of the push (see
     test_bodies_made_overlapping_are_moved_apart_without_the_speed_of_the_push) and fall into
     a heap: over seeds 0-35 the fastest body of a heap was at most 6.4 m/s (seed 9; 5.3 at
-    seed 18, the others below 5.2, where falling from up to 1.25 m gives 5 m/s) and every heap ended its 2 s with at most a third of the energy it started
-    with (a median of 0.22). When the push was kept, a light body squeezed out of a heavier
+    seed 18, the others below 5.2, where falling from up to 1.25 m gives 5 m/s) and every
+    heap ended its 2 s with at most a third of the energy it started with (a median of
+    0.22). When the push was kept, a light body squeezed out of a heavier
     one left at up to 44 m/s: the fastest body of a heap had a median of 7.5 m/s, and was
     faster than 27 m/s in 3 seeds; heaps kept a median of 0.40 of their energy, and seed 4
     ended with 1.99 times it (its fastest body at 40.6 m/s; seed 1's at 12.1).

@@ -59,10 +59,12 @@ def test_lambda_equals_a_dense_solve_of_the_seed_equation_at_a_random_state():
     # d, as a kinematic carrier's change is: the joints' share of a blow is its impulse / h)
     expected = dense_seed_solve(1 / world.dt)
     world.step()
-    np.testing.assert_allclose(world.last_lambda, expected, rtol=1e-8, atol=1e-8 * np.abs(expected).max())
+    np.testing.assert_allclose(world.last_lambda, expected, rtol=1e-8,
+                               atol=1e-8 * np.abs(expected).max())
     # and from a step's own end, the seed equation's Baumgarte damping d
     for b in bodies:
         b.apply_force(rng.normal(size=3), point=b.position + rng.normal(size=3) * 0.1)
     expected = dense_seed_solve(world.baumgarte[1])
     world.step()
-    np.testing.assert_allclose(world.last_lambda, expected, rtol=1e-8, atol=1e-8 * np.abs(expected).max())
+    np.testing.assert_allclose(world.last_lambda, expected, rtol=1e-8,
+                               atol=1e-8 * np.abs(expected).max())
