@@ -282,7 +282,10 @@ class World:
         self._carrier_change = None       # their change met by the step's first sub-step
         self.last_lambda = np.zeros(0)
         self._allocate(16)
-        self._append_row(NO_SHAPE, np.zeros(4), 0.0, np.zeros((3, 3)), static=True)
+        # row 0: the world frame, a static row with no shape (body_a=None of the joints)
+        self._n = 1
+        self._blank_rows(0)
+        self._kind[0], self._mass[0], self._friction[0] = NO_SHAPE, np.inf, 0.5
         self._handles.append(None)
         self.sleeping = sleeping
 
@@ -319,27 +322,15 @@ class World:
             setattr(self, name, new)
         self._capacity = capacity
 
-    def _append_row(self, kind, params, mass, inertia, static):
-        if self._n == self._capacity:
-            self._allocate(2 * self._capacity)
-        i = self._n
-        self._n += 1
-        for name in self._FIELDS:       # (a removed body's row is reused: none of it is kept)
-            getattr(self, name)[i] = 0
-        self._q[i] = (1.0, 0.0, 0.0, 0.0)
-        self._kind[i] = kind
-        self._params[i] = params
-        self._group[i] = 1
-        self._mask[i] = -1
-        self._friction[i] = 0.5
-        self._island[i] = -1
-        if static:
-            self._mass[i] = np.inf
-        else:
-            self._mass[i] = mass
-            self._inertia[i] = inertia
-            self._set_inverses([i])
-        return i
+    def _blank_rows(self, new):
+        """The rows ``new`` (an index or a slice) as a new body's before its values: a removed
+        body's row is reused, and none of it is kept."""
+        for name in self._FIELDS:
+            getattr(self, name)[new] = 0
+        self._q[new] = (1.0, 0.0, 0.0, 0.0)
+        self._group[new] = 1
+        self._mask[new] = -1
+        self._island[new] = -1
 
     def _set_inverses(self, rows):
         """The inverse mass and inertia of the dynamic body rows ``rows`` (indices) from their
@@ -513,16 +504,11 @@ class World:
             new, column = first, lambda values: values[0]
         else:
             new, column = np.s_[first: first + k], lambda values: values
-        for name in self._FIELDS:       # (a removed body's row is reused: none of it is kept)
-            getattr(self, name)[new] = 0
+        self._blank_rows(new)
         static = np.array(static, dtype=bool)
-        self._q[new] = (1.0, 0.0, 0.0, 0.0)
         self._kind[new] = column([NO_SHAPE if shape is None else shape.KIND for shape in shapes])
         self._params[new] = column([np.zeros(4) if shape is None else shape.params
                                     for shape in shapes])
-        self._group[new] = 1
-        self._mask[new] = -1
-        self._island[new] = -1
         self._mass[new] = column(m)
         self._mass[rows.compress(static)] = np.inf
         self._inertia[new] = column(I)
