@@ -149,16 +149,16 @@ def kept_pairs(manifolds: Manifolds, key, turn, offset, margin):
     if key.shape == manifolds.key.shape and bool((key == manifolds.key).all()):
         # the same pairs in the same order (a resting pile): each pair is its own, no search
         # or gathers (55 boxes: 5 calls a step saved)
-        moved = np.abs(turn - manifolds.turn).reshape(m, 9).max(axis=1)
-        shifted = np.abs(offset - manifolds.offset).max(axis=1)
-        kept = (moved <= KEEP_TURN) & (shifted <= KEEP_DISTANCE) & (margin <= manifolds.margin)
-        return kept, None
-    at = np.minimum(np.searchsorted(manifolds.key, key), len(manifolds) - 1)
-    found = manifolds.key.take(at) == key
-    moved = np.abs(turn - manifolds.turn.take(at, axis=0)).reshape(m, 9).max(axis=1)
-    shifted = np.abs(offset - manifolds.offset.take(at, axis=0)).max(axis=1)
-    kept = (found & (moved <= KEEP_TURN) & (shifted <= KEEP_DISTANCE)
-            & (margin <= manifolds.margin.take(at)))
+        at, found = None, True
+        last = manifolds.turn, manifolds.offset, manifolds.margin
+    else:
+        at = np.minimum(np.searchsorted(manifolds.key, key), len(manifolds) - 1)
+        found = manifolds.key.take(at) == key
+        last = (x.take(at, axis=0) for x in (manifolds.turn, manifolds.offset, manifolds.margin))
+    last_turn, last_offset, last_margin = last
+    moved = np.abs(turn - last_turn).reshape(m, 9).max(axis=1)
+    shifted = np.abs(offset - last_offset).max(axis=1)
+    kept = found & (moved <= KEEP_TURN) & (shifted <= KEEP_DISTANCE) & (margin <= last_margin)
     return kept, at
 
 
