@@ -10,6 +10,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .collision import ContactSet, Manifolds, find_contacts_keeping
 from .collision.contacts import KEY_BITS
+from .collision.internal_faces import collision_shapes, true_contacts
 from .continuous import fast_bodies, passing_pairs
 from .joints import Fixed
 from .validation import check_integers, read_only
@@ -250,15 +251,22 @@ def detect(world, model, x, R, v, h, moving, w=None):
     # whipped by their arms, met the ground with the contacts of their own spin's turn and
     # passed their wrists' twist limits by up to 0.35 rad at dt 1/60)
     from .sleeping import jointed_bodies      # (sleeping reads this module's reports)
-    cs, manifolds = find_contacts_keeping(model.pair_cache, world._manifolds, x, R,
-                                          static=(world._inv_mass[:n] == 0) & ~moving,
+    still = (world._inv_mass[:n] == 0) & ~moving
+    # the still static boxes reach across the faces other still static boxes cover (a
+    # floor of flush tiles meets bodies as one box: collision.internal_faces)
+    centres, faces = collision_shapes(model.pair_cache, world._kind[:n], world._params[:n],
+                                      x, R, still)
+    cs, manifolds = find_contacts_keeping(model.pair_cache, world._manifolds, centres, R,
+                                          static=still,
                                           group=world._group[:n], mask=world._mask[:n],
                                           margin=world.contact_margin, velocity=v, dt=h,
                                           spin=w, steered=jointed_bodies(world))
+    if faces is not None and faces.grown is not None:
+        cs = true_contacts(cs, faces.grown, faces.half, faces.reach, x, R)
     moving = fast_bodies(world, model, v * h, w, h)
     if moving is not None:
         cs, *world._passing = passing_pairs(cs, moving, world.contact_margin,
-                                            model.pair_cache, x, R, v, h)
+                                            model.pair_cache, centres, R, v, h)
     return cs, manifolds
 
 

@@ -175,7 +175,10 @@ def stopped_at_first_touch(world, model, start_x, state, contacts, passing, h):
     own_a = np.where(lead_a[:, None], move_a, 0.0)
     own_b = np.where(lead_b[:, None], move_b, 0.0)
     cache = model.pair_cache
-    x_a, x_b = x.take(a, axis=0), x.take(b, axis=0)
+    # (the centres of the shapes the cache holds: a static box grown across internal faces
+    # is centred off its centre of mass, see collision.internal_faces)
+    x_a = cache.centres(a, x.take(a, axis=0), R[:p])
+    x_b = cache.centres(b, x.take(b, axis=0), R[p:])
     t = first_touch(cache.kind, cache.params, a, b, x_a, x_b, own_a, own_b, R[:p], R[p:],
                     SLOP)[0]
     led_body = np.where(lead_a, a, b)

@@ -345,19 +345,37 @@ class PairCache:
     and the plane pairs' normals, offsets and bodies grouped by kind."""
 
     def __init__(self, kind, params, excluded_pairs=None):
-        self.kind, self.params = np.asarray(kind), np.asarray(params, dtype=float)
+        self.kind = np.asarray(kind)
+        self.excluded_keys = excluded_keys(excluded_pairs, len(self.kind))
+        self.boxes = int(np.count_nonzero(self.kind == BOX))
+        # the internal faces the shapes were grown across (internal_faces.collision_shapes)
+        self.faces = None
+        self.reshape(params, None)
+
+    def reshape(self, params, offset):
+        """Make the cache's shapes params (N, 4), with centres offset (N, 3) m in their
+        bodies' frames (or None: none), and start from no sweep (static boxes grown across
+        the faces other static boxes cover: ``internal_faces``)."""
+        self.params = np.asarray(params, dtype=float)
+        self.offset = offset
         self.radius = bounding_radius(self.kind, self.params)     # m, 0 for unbounded kinds
         self.turning_arm = turning_arm(self.kind, self.params)    # m (detect's reach)
         self.core_radius = core_radius(self.kind, self.params)    # m (continuous collision)
         self.bounded = np.flatnonzero((self.kind >= SPHERE) & (self.kind < PLANE))
         self.planes = np.flatnonzero(self.kind == PLANE)
-        self.excluded_keys = excluded_keys(excluded_pairs, len(self.kind))
         self.anchor = None          # the positions (N, 3) of the last sweep; None before it
         self.paired = None          # the bodies in its candidate pairs (_keep_pairs)
         # find_pairs' last answer: (the candidates it re-tested, which of the body pairs and
         # of the plane pairs it kept, the pairs (i, j, pp, pb)); None before the first
         self.found = None
         self.typed = None           # detect's TypedPairs of those pairs (detect._typed_pairs)
+
+    def centres(self, rows, position, rotation):
+        """(M, 3) m: the centres of the shapes of bodies ``rows`` (M,) whose centres of mass
+        are ``position`` (M, 3) m, turned by ``rotation`` (M, 3, 3) (see ``reshape``)."""
+        if self.offset is None:
+            return position
+        return position + einsum("nij,nj->ni", rotation, self.offset.take(rows, axis=0))
 
     def candidates(self, position, static, margin, reach):
         """(i, j, plane, body) candidates containing every pair within reach this step.

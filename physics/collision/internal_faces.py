@@ -1,0 +1,152 @@
+"""Internal faces: the faces of static boxes that another static box covers.
+
+A floor of flush box tiles has a side face at every join, inside the floor. A body crossing
+the join meets it: box-box SAT picks the next tile's side face while the body overlaps that
+tile by less than it sinks into the top (a frictionless 0.5 m cube slid at 3 m/s over 1 m
+tiles tripped on the first join and tipped over), and a ball or capsule is lifted by the
+tile's top edge (4-91 mm hops). Measured, the union of the boxes has no such faces.
+
+So for contact purposes a still static box whose face is wholly covered by a face of another
+still static box (coincident plane, opposite normal, axes aligned within ALIGN_TOL, the other
+face holding this one within COVER_TOL) reaches across that face into its neighbour, by the
+neighbour's thickness at most (the grown box stays inside the union of the two, so what it
+finds there is solid), and by EXTENSION at most. The collision shape of the box is that grown
+box (``collision_shapes``: half extents and a centre offset in its own frame, which the
+broadphase.PairCache holds for the narrowphases); its contacts are then kept only where they
+lie on the true box (``true_contacts``): a point beyond a covered face is its neighbour's, which
+finds it too, with its own grown box. A body crossing the join thus meets each tile's top face
+alone, and each point once. The true box stays what its mass, ray casts and drawing see.
+
+A face covered in part (tiles offset sideways, a 2 m tile beside two 1 m ones) is not grown:
+its join keeps the side face. Boxes turned against each other (not a signed permutation of
+axes) are never joined. Kinematic (moving) static bodies neither grow nor cover.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..shapes import BOX
+from .broadphase import sweep_and_prune
+from .geometry import einsum
+
+# m: how far two faces may be apart (along their normal and at their edges) and still be
+# one join: float placement (0.1 * 3 != 0.3) leaves ~1e-16 m; 1 um is far below any contact
+# margin and far above rounding on worlds of kilometres
+COVER_TOL = 1e-6
+# how far from a signed permutation R_a^T R_b may be (entry by entry) for two boxes' axes to
+# be aligned
+ALIGN_TOL = 1e-9
+# m: the largest reach of a box across a covered face. It must exceed how deep a body sinks
+# into the top (the SAT of a body just past the grown end picks that end face while it
+# overlaps less than that; its points then lie beyond the true box and are dropped) and is
+# kept small so that a body resting on a tile pairs with fewer grown neighbours (see README's
+# figures: 1 m tiles, a 0.5 m cube resting mid-tile: 1 pair at 0.1 m, 3 at 1 m)
+EXTENSION = 0.1
+
+
+def covered_reach(half, position, rotation, limit=EXTENSION):
+    """(S, 2, 3) m: how far each of S boxes reaches across each of its faces (index [s, 0, k]
+    the face on its -k side, [s, 1, k] on its +k side) into the box that covers it: the
+    coverer's thickness along k, up to ``limit``; 0 where no single box covers the face.
+    half (S, 3) m half extents, position (S, 3) m centres, rotation (S, 3, 3) body->world.
+    Vectorised over the pairs whose bounding boxes touch (broadphase.sweep_and_prune)."""
+    s = half.shape[0]
+    reach = np.zeros((s, 2, 3))
+    if s < 2:
+        return reach
+    extent = einsum("nij,nj->ni", np.abs(rotation), half) + COVER_TOL
+    i, j = sweep_and_prune(position - extent, position + extent)
+    if not len(i):
+        return reach
+    i, j = np.concatenate([i, j]), np.concatenate([j, i])   # each box against each neighbour
+    rot_i = rotation.take(i, axis=0)
+    turn = np.abs(einsum("pji,pjk->pik", rot_i, rotation.take(j, axis=0)))  # |R_i^T R_j|
+    aligned = (np.abs(turn - np.round(turn)) <= ALIGN_TOL).all(axis=(1, 2))
+    # j as an axis-aligned box in i's frame: its centre and half extents along i's axes
+    centre = einsum("pji,pj->pi", rot_i, position.take(j, axis=0) - position.take(i, axis=0))
+    other = einsum("pik,pk->pi", turn, half.take(j, axis=0))
+    own = half.take(i, axis=0)
+    low, high = centre - other, centre + other
+    spans = (low <= -own + COVER_TOL) & (high >= own - COVER_TOL)    # j holds i along k
+    across = np.roll(spans, 1, axis=1) & np.roll(spans, 2, axis=1)   # ... along the other two
+    across &= aligned[:, None]
+    depth = np.minimum(2.0 * other, limit)
+    for side, face in ((0, np.abs(high + own) <= COVER_TOL), (1, np.abs(low - own) <= COVER_TOL)):
+        np.maximum.at(reach[:, side], i, np.where(across & face, depth, 0.0))
+    return reach
+
+
+def grown_boxes(half, reach):
+    """The boxes grown by ``reach`` (S, 2, 3) (covered_reach): (S, 3) half extents and (S, 3)
+    centre offsets, m, in each box's own frame."""
+    return half + 0.5 * (reach[:, 0] + reach[:, 1]), 0.5 * (reach[:, 1] - reach[:, 0])
+
+
+def true_contacts(cs, grown, half, reach, position, rotation):
+    """The contacts of cs (a ContactSet) that lie on the true boxes: those of the grown boxes
+    (``grown`` (N,) bool by body; half (N, 3) m their true half extents, reach (N, 2, 3)
+    m theirs, see covered_reach) that lie beyond a covered face are dropped (the neighbour
+    behind it has them). position (N, 3) m, rotation (N, 3, 3): the bodies' true poses."""
+    if not len(cs):
+        return cs
+    beyond = np.zeros(len(cs), dtype=bool)
+    for body in (cs.body_a, cs.body_b):
+        at = np.flatnonzero(grown.take(body))
+        if not at.size:
+            continue
+        rows = body.take(at)
+        local = einsum("pji,pj->pi", rotation.take(rows, axis=0),
+                       cs.point.take(at, axis=0) - position.take(rows, axis=0))
+        h, r = half.take(rows, axis=0) + COVER_TOL, reach.take(rows, axis=0)
+        out = ((local > h) & (r[:, 1] > 0.0)) | ((local < -h) & (r[:, 0] > 0.0))
+        beyond[at] |= out.any(axis=1)
+    return cs if not beyond.any() else cs.take(np.flatnonzero(~beyond))
+
+
+class Faces:
+    """The still static boxes a PairCache's shapes were grown for (``collision_shapes``):
+    their rows (S,), poses (S, 3) m and (S, 3, 3), and of all N bodies which are grown (N,)
+    bool (None: none), their true half extents (N, 3) m and reach (N, 2, 3) m
+    (covered_reach)."""
+
+    def __init__(self, rows, position, rotation, grown, half, reach):
+        self.rows, self.position, self.rotation = rows, position, rotation
+        self.grown, self.half, self.reach = grown, half, reach
+
+    def made_for(self, rows, position, rotation) -> bool:
+        return (self.rows.shape == rows.shape and (self.rows == rows).all()
+                and (self.position == position).all() and (self.rotation == rotation).all())
+
+
+def collision_shapes(cache, kind, params, position, rotation, still):
+    """The centres (N, 3) m of the collision shapes of a broadphase.PairCache's N bodies,
+    whose shapes are first made (``PairCache.reshape``) the still static boxes grown across
+    their covered faces (covered_reach), unless they were made for the same still static boxes
+    at the same poses. kind (N,), params (N, 4): the bodies' true shapes; position (N, 3) m,
+    rotation (N, 3, 3) body->world; still (N,) bool: the static bodies that do not move
+    (kinematic ones neither grow nor cover). Returns the centres and the cache's Faces."""
+    if cache.boxes < 2:
+        return position, None
+    rows = np.flatnonzero(still & (kind == BOX))
+    at, turn = position.take(rows, axis=0), rotation.take(rows, axis=0)
+    faces = cache.faces
+    if faces is None or not faces.made_for(rows, at, turn):
+        half = params.take(rows, axis=0)[:, :3]
+        reach = covered_reach(half, at, turn)
+        grown = (reach > 0.0).any(axis=(1, 2))
+        if grown.any():
+            n = kind.shape[0]
+            reach_all, grown_all = np.zeros((n, 2, 3)), np.zeros(n, dtype=bool)
+            reach_all[rows], grown_all[rows] = reach, grown
+            shape, offset = params.copy(), np.zeros((n, 3))
+            shape[rows, :3], offset[rows] = grown_boxes(half, reach)
+            cache.reshape(shape, offset)
+            faces = Faces(rows, at, turn, grown_all, params[:, :3], reach_all)
+        else:
+            if cache.offset is not None:
+                cache.reshape(params, None)
+            faces = Faces(rows, at, turn, None, None, None)
+        cache.faces = faces
+    if faces.grown is None:
+        return position, faces
+    return cache.centres(np.arange(kind.shape[0]), position, rotation), faces
