@@ -255,7 +255,7 @@ def detect(world, model, x, R, v, h, moving, w=None):
     # the still static boxes reach across the faces other still static boxes cover (a
     # floor of flush tiles meets bodies as one box: collision.internal_faces)
     centres, faces = collision_shapes(model.pair_cache, world._kind[:n], world._params[:n],
-                                      x, R, still)
+                                      x, R, moving)
     cs, manifolds = find_contacts_keeping(model.pair_cache, world._manifolds, centres, R,
                                           static=still,
                                           group=world._group[:n], mask=world._mask[:n],

@@ -26,7 +26,7 @@ from .assembly import Pattern, Scatter, inverse_mass_times, onto_rows
 from .blas_threads import one_blas_thread
 from .collision.broadphase import PairCache
 from .collision.turning import shape_turning
-from .shapes import SPHERE
+from .shapes import BOX, SPHERE
 from .contacts import ContactReport, detect, excluded_pairs, kinematic, report as contact_report
 from .contact_rows import MAX_PUSH_OUT
 from .continuous import stopped_at_first_touch
@@ -157,6 +157,8 @@ def compile_model(world, kept: Kept | None = None) -> Model:
     labels and the broadphase's sweep of all pairs)."""
     n = world._n
     pair_cache = PairCache(world._kind[:n], world._params[:n], excluded_pairs(world))
+    pair_cache.static_boxes = np.flatnonzero((world._kind[:n] == BOX)
+                                             & (world._inv_mass[:n] == 0))
     if kept is None:
         tables, a, b, owner, pattern, alignments = _joint_part(world)
         joint_b = joint_links(world)[:, 1].copy()

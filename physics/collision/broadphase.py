@@ -347,8 +347,10 @@ class PairCache:
     def __init__(self, kind, params, excluded_pairs=None):
         self.kind = np.asarray(kind)
         self.excluded_keys = excluded_keys(excluded_pairs, len(self.kind))
-        self.boxes = int(np.count_nonzero(self.kind == BOX))
-        # the internal faces the shapes were grown across (internal_faces.collision_shapes)
+        # the rows of the static boxes (set by the step's model: which bodies are static is
+        # fixed while the cache lives), and the internal faces they were grown across
+        # (internal_faces.collision_shapes)
+        self.static_boxes = np.zeros(0, dtype=np.intp)
         self.faces = None
         self.reshape(params, None)
 
@@ -371,11 +373,11 @@ class PairCache:
         self.typed = None           # detect's TypedPairs of those pairs (detect._typed_pairs)
 
     def centres(self, rows, position, rotation):
-        """(M, 3) m: the centres of the shapes of bodies ``rows`` (M,) whose centres of mass
+        """(M, 3) m: the centres of the shapes of bodies ``rows`` (M,) (or a slice) whose centres of mass
         are ``position`` (M, 3) m, turned by ``rotation`` (M, 3, 3) (see ``reshape``)."""
         if self.offset is None:
             return position
-        return position + einsum("nij,nj->ni", rotation, self.offset.take(rows, axis=0))
+        return position + einsum("nij,nj->ni", rotation, self.offset[rows])
 
     def candidates(self, position, static, margin, reach):
         """(i, j, plane, body) candidates containing every pair within reach this step.

@@ -44,10 +44,10 @@ ALIGN_TOL = 1e-9
 EXTENSION = 0.1
 
 
-def covered_reach(half, position, rotation, limit=EXTENSION):
+def covered_reach(half, position, rotation, limit=None):
     """(S, 2, 3) m: how far each of S boxes reaches across each of its faces (index [s, 0, k]
     the face on its -k side, [s, 1, k] on its +k side) into the box that covers it: the
-    coverer's thickness along k, up to ``limit``; 0 where no single box covers the face.
+    coverer's thickness along k, up to ``limit`` m (None: EXTENSION); 0 where no single box covers the face.
     half (S, 3) m half extents, position (S, 3) m centres, rotation (S, 3, 3) body->world.
     Vectorised over the pairs whose bounding boxes touch (broadphase.sweep_and_prune)."""
     s = half.shape[0]
@@ -70,7 +70,7 @@ def covered_reach(half, position, rotation, limit=EXTENSION):
     spans = (low <= -own + COVER_TOL) & (high >= own - COVER_TOL)    # j holds i along k
     across = np.roll(spans, 1, axis=1) & np.roll(spans, 2, axis=1)   # ... along the other two
     across &= aligned[:, None]
-    depth = np.minimum(2.0 * other, limit)
+    depth = np.minimum(2.0 * other, EXTENSION if limit is None else limit)
     for side, face in ((0, np.abs(high + own) <= COVER_TOL), (1, np.abs(low - own) <= COVER_TOL)):
         np.maximum.at(reach[:, side], i, np.where(across & face, depth, 0.0))
     return reach
@@ -118,35 +118,44 @@ class Faces:
                 and (self.position == position).all() and (self.rotation == rotation).all())
 
 
-def collision_shapes(cache, kind, params, position, rotation, still):
+def collision_shapes(cache, kind, params, position, rotation, moving):
     """The centres (N, 3) m of the collision shapes of a broadphase.PairCache's N bodies,
-    whose shapes are first made (``PairCache.reshape``) the still static boxes grown across
-    their covered faces (covered_reach), unless they were made for the same still static boxes
-    at the same poses. kind (N,), params (N, 4): the bodies' true shapes; position (N, 3) m,
-    rotation (N, 3, 3) body->world; still (N,) bool: the static bodies that do not move
-    (kinematic ones neither grow nor cover). Returns the centres and the cache's Faces."""
-    if cache.boxes < 2:
+    whose shapes are first made (``PairCache.reshape``) its static boxes
+    (``PairCache.static_boxes``) that do not move grown across their covered faces
+    (covered_reach), unless they were made for the same still static boxes at the same poses.
+    kind (N,), params (N, 4): the bodies' true shapes; position (N, 3) m, rotation (N, 3, 3)
+    body->world; moving (N,) bool: the static bodies that move (kinematic), which neither grow
+    nor cover. Returns the centres and the cache's Faces (None: fewer than two static
+    boxes)."""
+    rows = cache.static_boxes
+    if rows.shape[0] < 2:
         return position, None
-    rows = np.flatnonzero(still & (kind == BOX))
+    if moving.any():
+        rows = rows.compress(~moving.take(rows))
     at, turn = position.take(rows, axis=0), rotation.take(rows, axis=0)
     faces = cache.faces
     if faces is None or not faces.made_for(rows, at, turn):
-        half = params.take(rows, axis=0)[:, :3]
-        reach = covered_reach(half, at, turn)
-        grown = (reach > 0.0).any(axis=(1, 2))
-        if grown.any():
-            n = kind.shape[0]
-            reach_all, grown_all = np.zeros((n, 2, 3)), np.zeros(n, dtype=bool)
-            reach_all[rows], grown_all[rows] = reach, grown
-            shape, offset = params.copy(), np.zeros((n, 3))
-            shape[rows, :3], offset[rows] = grown_boxes(half, reach)
-            cache.reshape(shape, offset)
-            faces = Faces(rows, at, turn, grown_all, params[:, :3], reach_all)
-        else:
-            if cache.offset is not None:
-                cache.reshape(params, None)
-            faces = Faces(rows, at, turn, None, None, None)
-        cache.faces = faces
+        faces = cache.faces = _grown(cache, kind, params, rows, at, turn)
     if faces.grown is None:
         return position, faces
-    return cache.centres(np.arange(kind.shape[0]), position, rotation), faces
+    return cache.centres(slice(None), position, rotation), faces
+
+
+def _grown(cache, kind, params, rows, at, turn):
+    """Make the cache's shapes those of the static boxes ``rows`` (S,) (at poses at (S, 3) m,
+    turn (S, 3, 3)) grown across their covered faces, the other bodies' their own (params
+    (N, 4)); return their Faces."""
+    half = params.take(rows, axis=0)[:, :3]
+    reach = covered_reach(half, at, turn)
+    grown = (reach > 0.0).any(axis=(1, 2))
+    if not grown.any():
+        if cache.offset is not None:
+            cache.reshape(params, None)
+        return Faces(rows, at, turn, None, None, None)
+    n = kind.shape[0]
+    reach_all, grown_all = np.zeros((n, 2, 3)), np.zeros(n, dtype=bool)
+    reach_all[rows], grown_all[rows] = reach, grown
+    shape, offset = params.copy(), np.zeros((n, 3))
+    shape[rows, :3], offset[rows] = grown_boxes(half, reach)
+    cache.reshape(shape, offset)
+    return Faces(rows, at, turn, grown_all, params[:, :3], reach_all)

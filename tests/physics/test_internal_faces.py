@@ -1,0 +1,224 @@
+"""Internal faces of static boxes (collision.internal_faces): a floor of flush box tiles, and
+walls standing on a floor, meet bodies as the union of their boxes."""
+import numpy as np
+import pytest
+
+from physics import Box, Capsule, Plane, RotationLock, Sphere, World
+from physics.collision.internal_faces import EXTENSION, covered_reach
+from physics.math3d import quat_to_matrix
+
+
+def _tiles(world, count=40, size=1.0, friction=0.0, start=-2, raised=None, thickness=0.5):
+    """Flush static tiles ``size`` m long along x (2 m wide, ``thickness`` m deep, tops at
+    z = 0), the first centred at x = start * size; ``raised``: (index, dz m) one tile set
+    that much higher (and as much thicker, so that it stands on the same bottom)."""
+    tiles = []
+    for i in range(start, start + count):
+        half, z = (size / 2, 1.0, thickness / 2), -thickness / 2
+        if raised is not None and raised[0] == i:
+            half, z = (size / 2, 1.0, (thickness + raised[1]) / 2), (raised[1] - thickness) / 2
+        tiles.append(world.add_body(Box(half), static=True, position=(i * size, 0, z),
+                                    friction=friction))
+    return tiles
+
+
+def _slide_cube(world, speed, seconds=1.5):
+    """A frictionless 0.5 m cube (2 kg) settled on the floor at x = 0 and set sliding at
+    ``speed`` m/s along +x: (distance travelled m, its x speed at the end m/s, its largest spin
+    rad/s, the cosine of its tilt at the end)."""
+    cube = world.add_body(Box((0.25, 0.25, 0.25)), mass=2.0, position=(0.0, 0, 0.25),
+                          friction=0.0)
+    world.step(3)
+    start = cube.position[0]
+    cube.linear_velocity = (speed, 0, 0)
+    spin = 0.0
+    for _ in range(round(seconds / world.dt)):
+        world.step()
+        spin = max(spin, np.linalg.norm(cube.angular_velocity))
+    return cube.position[0] - start, cube.linear_velocity[0], spin, cube.rotation[2, 2]
+
+
+@pytest.mark.parametrize("dt", [1 / 60, 1 / 240])
+@pytest.mark.parametrize("speed", [0.5, 1.0, 3.0])
+def test_frictionless_cube_slides_on_over_flush_tiles(speed, dt):
+    # before: it caught its leading edge on the first join's side face and travelled 0.38,
+    # 0.58, 1.43 m in 1.5 s (at 3 m/s it tipped over)
+    world = World(dt=dt)
+    _tiles(world)
+    travelled, vx, spin, upright = _slide_cube(world, speed)
+    assert travelled == pytest.approx(1.5 * speed, rel=0.01)
+    assert vx == pytest.approx(speed, rel=1e-3)
+    assert spin < 1e-3
+    assert upright > 1.0 - 1e-6
+
+
+@pytest.mark.parametrize("dt", [1 / 60, 1 / 240])
+def test_ball_rolls_over_joins_without_hopping(dt):
+    # before: a ball at 2 m/s over 0.5 m tiles hopped 4-6 mm at each join and was at 1.90
+    # m/s after 3 s at dt 1/240, 1.20 at 1/60
+    world = World(dt=dt)
+    _tiles(world, count=32, size=0.5, friction=0.5)
+    r = 0.1
+    ball = world.add_body(Sphere(r), mass=1.0, position=(0, 0, r))
+    ball.linear_velocity, ball.angular_velocity = (2, 0, 0), (0, 2 / r, 0)
+    heights = []
+    for _ in range(round(3 / dt)):
+        world.step()
+        heights.append(ball.position[2])
+    assert max(heights) - r < 1e-4
+    assert np.linalg.norm(ball.linear_velocity) == pytest.approx(2.0, rel=1e-3)
+
+
+@pytest.mark.parametrize("dt", [1 / 60, 1 / 240])
+def test_capsule_character_runs_over_joins_without_hopping(dt):
+    # before: a yaw-locked capsule run at 3, 5 and 8 m/s hopped 5 to 91 mm at dt 1/60
+    for speed in (3.0, 8.0):
+        world = World(dt=dt)
+        _tiles(world, friction=0.5)
+        body = world.add_body(Capsule(0.3, 0.6), mass=80, position=(0.3, 0, 0.9))
+        world.add_joint(RotationLock(None, body))
+        world.step(10)
+        heights = []
+        for _ in range(round(3 / dt)):
+            body.linear_velocity = (speed, 0, body.linear_velocity[2])
+            world.step()
+            heights.append(body.position[2])
+        assert max(heights) - 0.9 < 1e-4, speed
+
+
+def test_box_rests_across_a_join():
+    world = World()
+    _tiles(world, count=2, start=0, friction=0.5)
+    box = world.add_body(Box((0.2, 0.2, 0.1)), mass=5.0, position=(0.5, 0.1, 0.1))
+    world.step(240)
+    assert 0.1 - box.position[2] < 1e-3
+    assert np.linalg.norm(box.linear_velocity) < 1e-3
+    assert box.rotation[2, 2] > 1.0 - 1e-6
+    # each point is found once, by the tile it lies on
+    assert len(world.contacts.point) == 4
+    assert world.contacts.normal_force.sum() == pytest.approx(5.0 * 9.81, rel=1e-3)
+
+
+def test_ball_into_the_corner_of_a_wall_standing_on_a_floor():
+    # a wall standing on a floor box (its bottom face covered by the floor's top) against
+    # the same wall sunk into a plane: one L-shaped solid. A frictionless ball slid along
+    # the floor into the wall rebounds and rests alike
+    results = []
+    for floor in ("box", "plane"):
+        world = World(dt=1 / 120)
+        if floor == "box":
+            world.add_body(Box((2.0, 2.0, 0.25)), static=True, position=(0, 0, -0.25),
+                           friction=0.0)
+            world.add_body(Box((0.1, 2.0, 0.5)), static=True, position=(1.0, 0, 0.5),
+                           friction=0.0, restitution=0.5)
+        else:
+            world.add_body(Plane(), friction=0.0)
+            world.add_body(Box((0.1, 2.0, 0.75)), static=True, position=(1.0, 0, 0.25),
+                           friction=0.0, restitution=0.5)
+        ball = world.add_body(Sphere(0.05), mass=1.0, position=(0.5, 0, 0.05), friction=0.0,
+                              restitution=0.5)
+        ball.linear_velocity = (2.0, 0, 0)
+        track = []
+        for _ in range(120):
+            world.step()
+            track.append(np.concatenate([ball.position, ball.linear_velocity]))
+        results.append(np.array(track))
+    box, plane = results
+    assert np.abs(box - plane).max() < 1e-6
+    assert box[-1, 3] == pytest.approx(-1.0, abs=0.02)    # rebounded at half its speed
+    assert np.abs(box[:, 2] - 0.05).max() < 1e-4          # on the floor all along
+
+
+def _pushed_out_of_face(world, tile):
+    """The x velocity (m/s) of a ball made 5 mm into ``tile``'s +x face, below its top, after
+    a step (a face pushes it out along +x; a face taken for covered does not). The ball
+    collides with bodies of group 1 alone."""
+    edge = tile.position[0] + 0.5
+    ball = world.add_body(Sphere(0.05), mass=1.0, position=(edge + 0.045, 0, -0.2))
+    ball.collision_mask = 1
+    world.step()
+    return ball.linear_velocity[0]
+
+
+def test_step_up_is_still_met():
+    # a tile 1 cm higher (and as much thicker) covers its lower neighbour's face, not the
+    # other way round: a cube slid at 1 m/s trips on the step's face
+    world = World()
+    _tiles(world, raised=(2, 0.01))
+    travelled, vx, _, _ = _slide_cube(world, 1.0)
+    assert travelled < 1.26           # the step's face is at x = 1.5, the cube's front at 0.25
+    assert vx < 0.5
+
+
+def test_faces_covered_in_part_are_not_grown():
+    # tiles offset sideways by 0.5 m: each +x face is half covered, and keeps its face
+    half = np.array([[0.5, 1.0, 0.25]] * 2)
+    position = np.array([[0.0, 0.0, -0.25], [1.0, 0.5, -0.25]])
+    rotation = np.repeat(np.eye(3)[None], 2, axis=0)
+    assert not covered_reach(half, position, rotation).any()
+    # the flush pair: each grows across the face the other covers, by EXTENSION at most
+    position[1, 1] = 0.0
+    reach = covered_reach(half, position, rotation)
+    assert reach[0, 1, 0] == EXTENSION and reach[1, 0, 0] == EXTENSION
+    assert np.count_nonzero(reach) == 2
+    # a thin neighbour: by its thickness
+    half[1, 0], position[1, 0] = 0.02, 0.52
+    assert covered_reach(half, position, rotation)[0, 1, 0] == pytest.approx(0.04)
+    # a neighbour turned a quarter turn about z (its y axis along x) is aligned; one turned
+    # 10 degrees is not
+    half[1] = (1.0, 0.5, 0.25)
+    position[1] = (1.0, 0.0, -0.25)
+    quarter = quat_to_matrix(np.array([[np.cos(np.pi / 4), 0, 0, np.sin(np.pi / 4)]]))[0]
+    rotation[1] = quarter
+    assert covered_reach(half, position, rotation)[0, 1, 0] == EXTENSION
+    rotation[1] = quat_to_matrix(np.array([[np.cos(0.087), 0, 0, np.sin(0.087)]]))[0]
+    assert not covered_reach(half, position, rotation)[0, 1, 0]
+
+
+def test_partly_covered_join_still_trips():
+    # the second tile shifted 0.5 m sideways: its join is not internal (the guard above, in
+    # motion), and a cube slid over it at 1 m/s trips as it did before
+    world = World()
+    world.add_body(Box((0.5, 1.0, 0.25)), static=True, position=(0, 0, -0.25), friction=0.0)
+    world.add_body(Box((0.5, 1.0, 0.25)), static=True, position=(1.0, 0.5, -0.25),
+                   friction=0.0)
+    travelled, vx, _, _ = _slide_cube(world, 1.0)
+    assert vx < 0.5
+
+
+def test_removing_or_moving_a_tile_exposes_the_face_again():
+    for change in ("remove", "move", "kinematic"):
+        world = World()
+        first, second = _tiles(world, count=2, start=0)
+        world.step()                                 # (the join found internal)
+        if change == "remove":
+            world.remove_body(second)
+        elif change == "move":
+            second.position = second.position + (0, 3.0, 0)
+        else:
+            # a static body that moves neither grows nor covers: one sliding sideways (in
+            # a group the ball does not meet)
+            second.collision_group = 2
+            second.linear_velocity = (0, 1e-3, 0)
+            world.step()
+        assert _pushed_out_of_face(world, first) > 0.05, change
+
+
+def test_kinematic_tile_does_not_cover():
+    # a tile sliding sideways in its own plane stays flush but moves: the join keeps its
+    # face, and the cube trips on it as it did on any join before
+    world = World()
+    tiles = _tiles(world)
+    tiles[3].linear_velocity = (0, 1e-4, 0)
+    travelled, vx, _, _ = _slide_cube(world, 1.0)
+    assert vx < 0.5
+
+
+def test_tile_added_later_joins_the_floor():
+    world = World()
+    _tiles(world, count=1, start=0)
+    world.step()
+    _tiles(world, count=30, start=1)
+    travelled, vx, _, upright = _slide_cube(world, 3.0)
+    assert travelled == pytest.approx(4.5, rel=0.01)
+    assert upright > 1.0 - 1e-6
