@@ -93,11 +93,12 @@ def world_ray_casts(world, origins, directions, max_distance=np.inf, mask=-1, ig
 
 def world_radii(world, kind, params):
     """(N,) m the bounding radii of the world's bodies' shapes: those the step's broadphase
-    keeps (its PairCache, made with the compiled model), or made afresh before a step has
-    compiled them."""
+    keeps (its PairCache, made with the compiled model: of the bodies' own shapes, not of
+    static boxes grown across internal faces), or made afresh before a step has compiled
+    them."""
     compiled = world._compiled
     if compiled is not None:
-        return compiled.pair_cache.radius[1:world._n]
+        return compiled.pair_cache.own_radius[1:world._n]
     return bounding_radius(kind, params)
 
 

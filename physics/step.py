@@ -25,6 +25,7 @@ import numpy as np
 from .assembly import Pattern, Scatter, inverse_mass_times, onto_rows
 from .blas_threads import one_blas_thread
 from .collision.broadphase import PairCache
+from .collision.internal_faces import carry_faces
 from .collision.turning import shape_turning
 from .shapes import BOX, SPHERE
 from .contacts import ContactReport, detect, excluded_pairs, kinematic, report as contact_report
@@ -171,6 +172,8 @@ def compile_model(world, kept: Kept | None = None) -> Model:
                                         before.pattern)
         alignments, joint_b, joint_lb = before.alignments, before.joint_b, before.joint_lb
         jointed = before.jointed
+        # (the static boxes grown across internal faces, then the sweep made of them)
+        carry_faces(pair_cache, before.pair_cache.faces, world._kind[:n], world._params[:n])
         pair_cache.carrying(kept.sweep)
         # (an appended body is linked to none: a label of its own after the others')
         known = kept.mechanism

@@ -89,33 +89,38 @@ def true_contacts(cs, grown, half, reach, position, rotation):
     behind it has them). position (N, 3) m, rotation (N, 3, 3): the bodies' true poses."""
     if not len(cs):
         return cs
-    beyond = np.zeros(len(cs), dtype=bool)
-    for body in (cs.body_a, cs.body_b):
-        at = np.flatnonzero(grown.take(body))
-        if not at.size:
-            continue
-        rows = body.take(at)
-        local = einsum("pji,pj->pi", rotation.take(rows, axis=0),
-                       cs.point.take(at, axis=0) - position.take(rows, axis=0))
-        h, r = half.take(rows, axis=0) + COVER_TOL, reach.take(rows, axis=0)
-        out = ((local > h) & (r[:, 1] > 0.0)) | ((local < -h) & (r[:, 0] > 0.0))
-        beyond[at] |= out.any(axis=1)
-    return cs if not beyond.any() else cs.take(np.flatnonzero(~beyond))
+    # (a grown box is static, and two static bodies never meet: at most one side is grown)
+    on_a = grown.take(cs.body_a)
+    at = (on_a | grown.take(cs.body_b)).nonzero()[0]
+    if not at.size:
+        return cs
+    rows = np.where(on_a.take(at), cs.body_a.take(at), cs.body_b.take(at))
+    local = einsum("pji,pj->pi", rotation.take(rows, axis=0),
+                   cs.point.take(at, axis=0) - position.take(rows, axis=0))
+    h, r = half.take(rows, axis=0) + COVER_TOL, reach.take(rows, axis=0)
+    beyond = (((local > h) & (r[:, 1] > 0.0)) | ((local < -h) & (r[:, 0] > 0.0))).any(axis=1)
+    if not beyond.any():
+        return cs
+    keep = np.ones(len(cs), dtype=bool)
+    keep[at.compress(beyond)] = False
+    return cs.take(keep.nonzero()[0])
 
 
 class Faces:
     """The still static boxes a PairCache's shapes were grown for (``collision_shapes``):
-    their rows (S,), poses (S, 3) m and (S, 3, 3), and of all N bodies which are grown (N,)
-    bool (None: none), their true half extents (N, 3) m and reach (N, 2, 3) m
-    (covered_reach)."""
+    their rows (S,), poses (S, 3) m and (S, 3, 3), half extents (S, 3) m and reach (S, 2, 3)
+    m (covered_reach); and by body, of the cache's N bodies, which are grown (N,) bool (None:
+    none), their true half extents (N, 3) m and reach (N, 2, 3) m (``true_contacts``)."""
 
-    def __init__(self, rows, position, rotation, grown, half, reach):
+    def __init__(self, rows, position, rotation, half, reach):
         self.rows, self.position, self.rotation = rows, position, rotation
-        self.grown, self.half, self.reach = grown, half, reach
+        self.half, self.reach = half, reach
+        self.grown = self.body_half = self.body_reach = None
 
-    def made_for(self, rows, position, rotation) -> bool:
+    def made_for(self, rows, position, rotation, half) -> bool:
         return (self.rows.shape == rows.shape and (self.rows == rows).all()
-                and (self.position == position).all() and (self.rotation == rotation).all())
+                and (self.position == position).all() and (self.rotation == rotation).all()
+                and (self.half == half).all())
 
 
 def collision_shapes(cache, kind, params, position, rotation, moving):
@@ -133,29 +138,41 @@ def collision_shapes(cache, kind, params, position, rotation, moving):
     if moving.any():
         rows = rows.compress(~moving.take(rows))
     at, turn = position.take(rows, axis=0), rotation.take(rows, axis=0)
+    half = params.take(rows, axis=0)[:, :3]
     faces = cache.faces
-    if faces is None or not faces.made_for(rows, at, turn):
-        faces = cache.faces = _grown(cache, kind, params, rows, at, turn)
+    if faces is None or not faces.made_for(rows, at, turn, half):
+        faces = Faces(rows, at, turn, half, covered_reach(half, at, turn))
+        _shaped(cache, kind, params, faces)
     if faces.grown is None:
         return position, faces
     return cache.centres(slice(None), position, rotation), faces
 
 
-def _grown(cache, kind, params, rows, at, turn):
-    """Make the cache's shapes those of the static boxes ``rows`` (S,) (at poses at (S, 3) m,
-    turn (S, 3, 3)) grown across their covered faces, the other bodies' their own (params
-    (N, 4)); return their Faces."""
-    half = params.take(rows, axis=0)[:, :3]
-    reach = covered_reach(half, at, turn)
-    grown = (reach > 0.0).any(axis=(1, 2))
+def carry_faces(cache, faces, kind, params):
+    """Start a PairCache of N bodies (kind (N,), params (N, 4)) from the Faces of the cache
+    it replaces (or None), as long as they hold (``collision_shapes`` checks them): bodies
+    appended to the world keep the grown floor, and the sweep that ``PairCache.carrying``
+    carries over was made of its shapes."""
+    # (after a removal the rows may be others': those are found again when checked, before
+    # the shapes are used)
+    if faces is not None and faces.rows.size and faces.rows[-1] < kind.shape[0]:
+        _shaped(cache, kind, params, faces)
+
+
+def _shaped(cache, kind, params, faces):
+    """Make the cache's shapes (N bodies: kind (N,), params (N, 4) their own) those of
+    ``faces`` (their boxes grown by their reach, the others' their own), and its faces."""
+    grown = (faces.reach > 0.0).any(axis=(1, 2))
+    cache.faces = faces
+    faces.grown = faces.body_half = faces.body_reach = None
     if not grown.any():
         if cache.offset is not None:
-            cache.reshape(params, None)
-        return Faces(rows, at, turn, None, None, None)
-    n = kind.shape[0]
-    reach_all, grown_all = np.zeros((n, 2, 3)), np.zeros(n, dtype=bool)
-    reach_all[rows], grown_all[rows] = reach, grown
+            cache.reshape(params, None, faces.rows)
+        return
+    n, rows = kind.shape[0], faces.rows
+    faces.body_reach, faces.grown = np.zeros((n, 2, 3)), np.zeros(n, dtype=bool)
+    faces.body_reach[rows], faces.grown[rows] = faces.reach, grown
+    faces.body_half = params[:, :3]
     shape, offset = params.copy(), np.zeros((n, 3))
-    shape[rows, :3], offset[rows] = grown_boxes(half, reach)
-    cache.reshape(shape, offset)
-    return Faces(rows, at, turn, grown_all, params[:, :3], reach_all)
+    shape[rows, :3], offset[rows] = grown_boxes(faces.half, faces.reach)
+    cache.reshape(shape, offset, rows)

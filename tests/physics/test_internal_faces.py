@@ -222,3 +222,19 @@ def test_tile_added_later_joins_the_floor():
     travelled, vx, _, upright = _slide_cube(world, 3.0)
     assert travelled == pytest.approx(4.5, rel=0.01)
     assert upright > 1.0 - 1e-6
+
+
+def test_floor_stays_joined_as_bodies_come_and_go():
+    # bodies added (the grown floor is carried to the new model) and removed before the
+    # tiles (their rows move down: the floor is found again)
+    world = World()
+    ball = world.add_body(Sphere(0.1), mass=1.0, position=(-1.0, 0, 0.1))
+    _tiles(world)
+    world.step()
+    for k in range(3):
+        world.add_body(Sphere(0.05), mass=0.1, position=(-1.5, 0.5 + 0.2 * k, 0.05))
+        world.step()
+    world.remove_body(ball)
+    travelled, vx, _, upright = _slide_cube(world, 3.0)
+    assert travelled == pytest.approx(4.5, rel=0.01)
+    assert upright > 1.0 - 1e-6
