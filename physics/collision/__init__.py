@@ -26,7 +26,9 @@ Pairs and the points each gives (body a first; planes are always body a):
     cylinder - box      1..8, cylinder - cylinder 1..8: feature-point approximation
                         (see cylconvex.py)
 Modules: broadphase (sweep-and-prune, filters), plane, round (spheres and capsules),
-boxround, sat + boxbox, cylround, cylconvex, with sdf / rim / geometry helpers.
+boxround, sat + boxbox, cylround, cylconvex, with sdf / rim / geometry helpers;
+internal_faces (static boxes grown across the faces other static boxes cover, so that flush
+tiles meet bodies as one box).
 """
 from .contacts import ContactSet
 from .detect import find_contacts, find_contacts_keeping, find_contacts_with_cache

@@ -336,7 +336,9 @@ class PairCache:
     Made for N bodies whose shapes and excluded pairs are fixed for the cache's lifetime:
     kind (N,) int shape kinds and params (N, 4) (physics.shapes; kept, not copied, so they
     must not be changed in place), excluded_pairs (P, 2) rows that never collide, in either
-    order (or None). What follows from them alone (bounding radii, the bounded bodies, the
+    order (or None). The one change of shape it takes is ``reshape``'s (static boxes grown
+    across internal faces, centred off their bodies' centres: ``centres``; see
+    internal_faces), which starts it from no sweep. What follows from them alone (bounding radii, the bounded bodies, the
     planes, the excluded pairs' keys) is computed here once. The step's cache is made with the
     compiled Model, which is made anew when bodies are added or removed or a pair is ignored
     or allowed (a new cache carries the old one's sweep over bodies on no joint added or

@@ -167,7 +167,7 @@ def _shaped(cache, kind, params, faces):
     faces.grown = faces.body_half = faces.body_reach = None
     if not grown.any():
         if cache.offset is not None:
-            cache.reshape(params, None, faces.rows)
+            cache.reshape(params, None, cache.static_boxes)
         return
     n, rows = kind.shape[0], faces.rows
     faces.body_reach, faces.grown = np.zeros((n, 2, 3)), np.zeros(n, dtype=bool)
@@ -175,4 +175,27 @@ def _shaped(cache, kind, params, faces):
     faces.body_half = params[:, :3]
     shape, offset = params.copy(), np.zeros((n, 3))
     shape[rows, :3], offset[rows] = grown_boxes(faces.half, faces.reach)
-    cache.reshape(shape, offset, rows)
+    # (all static boxes: one grown before may move now, and be grown no more)
+    cache.reshape(shape, offset, cache.static_boxes)
+
+
+def kept_manifolds(manifolds, faces):
+    """The kept manifolds (collision.manifolds) that this step's detection may keep, the
+    collision shapes being those of ``faces`` (collision_shapes'): none where the grown
+    boxes changed since they were found (a box that grew no more would keep contacts found
+    on its grown part, beyond its true faces, while the pair stays put)."""
+    made = getattr(manifolds, "grown_for", None)
+    if made is faces or not (_grows(made) or _grows(faces)):
+        return manifolds
+    return type(manifolds).empty()
+
+
+def mark_manifolds(manifolds, faces):
+    """Record on ``manifolds`` the Faces of the shapes they were found with (see
+    kept_manifolds)."""
+    manifolds.grown_for = faces
+    return manifolds
+
+
+def _grows(faces):
+    return faces is not None and faces.grown is not None

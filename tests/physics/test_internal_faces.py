@@ -238,3 +238,22 @@ def test_floor_stays_joined_as_bodies_come_and_go():
     travelled, vx, _, upright = _slide_cube(world, 3.0)
     assert travelled == pytest.approx(4.5, rel=0.01)
     assert upright > 1.0 - 1e-6
+
+
+def test_box_over_a_removed_tile_falls():
+    # a box resting across the join of the middle tile and its right neighbour, whose
+    # neighbours are both moved away (the middle tile's grown box shrinks about the same
+    # centre, so the resting pair would keep the contacts it found on it, those over the
+    # moved tile included): from the next step it has no contact beyond the tile, and it
+    # tips off the edge
+    world = World()
+    left, middle, right = _tiles(world, count=3, start=-1, friction=0.5)
+    box = world.add_body(Box((0.2, 0.2, 0.1)), mass=2.0, position=(0.55, 0, 0.1))
+    world.step(60)
+    assert box.position[2] == pytest.approx(0.1, abs=1e-3)
+    left.position = (-1.0, 0, -5.25)
+    right.position = (1.0, 0, -5.25)
+    world.step()
+    assert world.contacts.point[:, 0].max() <= 0.5 + 1e-6
+    world.step(120)
+    assert box.position[2] < -0.2
