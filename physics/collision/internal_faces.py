@@ -117,6 +117,11 @@ class Faces:
         self.half, self.reach = half, reach
         self.grown = self.body_half = self.body_reach = None
 
+    def grows_as(self, other: "Faces") -> bool:
+        """Whether these grow the same boxes as ``other`` by as much."""
+        return (self.rows.shape == other.rows.shape and (self.rows == other.rows).all()
+                and (self.reach == other.reach).all())
+
     def made_for(self, rows, position, rotation, half) -> bool:
         return (self.rows.shape == rows.shape and (self.rows == rows).all()
                 and (self.position == position).all() and (self.rotation == rotation).all()
@@ -130,22 +135,30 @@ def collision_shapes(cache, kind, params, position, rotation, moving):
     (covered_reach), unless they were made for the same still static boxes at the same poses.
     kind (N,), params (N, 4): the bodies' true shapes; position (N, 3) m, rotation (N, 3, 3)
     body->world; moving (N,) bool: the static bodies that move (kinematic), which neither grow
-    nor cover. Returns the centres and the cache's Faces (None: fewer than two static
-    boxes)."""
+    nor cover. Returns the centres, the cache's Faces (None: fewer than two static boxes),
+    and whether the grown boxes changed since the cache's last call: then the manifolds
+    kept from last step (collision.manifolds) are not to be kept (a box that grew no more
+    would keep the contacts found on its grown part, beyond its true face, while its pair
+    stays put: a box resting across a join whose neighbour tiles were moved away kept
+    contacts 0.1 m beyond the tile for a step). (A cache made afresh, which knows no last
+    call, takes its grown boxes for unchanged: a scene replayed from a snapshot stays bit
+    for bit the same.)"""
     rows = cache.static_boxes
     if rows.shape[0] < 2:
-        return position, None
+        return position, None, False
     if moving.any():
         rows = rows.compress(~moving.take(rows))
     at, turn = position.take(rows, axis=0), rotation.take(rows, axis=0)
     half = params.take(rows, axis=0)[:, :3]
-    faces = cache.faces
+    faces, changed = cache.faces, False
     if faces is None or not faces.made_for(rows, at, turn, half):
+        last = faces
         faces = Faces(rows, at, turn, half, covered_reach(half, at, turn))
         _shaped(cache, kind, params, faces)
+        changed = last is not None and not faces.grows_as(last)
     if faces.grown is None:
-        return position, faces
-    return cache.centres(slice(None), position, rotation), faces
+        return position, faces, changed
+    return cache.centres(slice(None), position, rotation), faces, changed
 
 
 def carry_faces(cache, faces, kind, params):
@@ -178,24 +191,3 @@ def _shaped(cache, kind, params, faces):
     # (all static boxes: one grown before may move now, and be grown no more)
     cache.reshape(shape, offset, cache.static_boxes)
 
-
-def kept_manifolds(manifolds, faces):
-    """The kept manifolds (collision.manifolds) that this step's detection may keep, the
-    collision shapes being those of ``faces`` (collision_shapes'): none where the grown
-    boxes changed since they were found (a box that grew no more would keep contacts found
-    on its grown part, beyond its true faces, while the pair stays put)."""
-    made = getattr(manifolds, "grown_for", None)
-    if made is faces or not (_grows(made) or _grows(faces)):
-        return manifolds
-    return type(manifolds).empty()
-
-
-def mark_manifolds(manifolds, faces):
-    """Record on ``manifolds`` the Faces of the shapes they were found with (see
-    kept_manifolds)."""
-    manifolds.grown_for = faces
-    return manifolds
-
-
-def _grows(faces):
-    return faces is not None and faces.grown is not None
