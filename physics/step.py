@@ -173,7 +173,7 @@ def compile_model(world, kept: Kept | None = None) -> Model:
         alignments, joint_b, joint_lb = before.alignments, before.joint_b, before.joint_lb
         jointed = before.jointed
         # (the static boxes grown across internal faces, then the sweep made of them)
-        carry_faces(pair_cache, before.pair_cache.faces, world._kind[:n], world._params[:n])
+        carry_faces(pair_cache, before.pair_cache, world._kind[:n], world._params[:n])
         pair_cache.carrying(kept.sweep)
         # (an appended body is linked to none: a label of its own after the others')
         known = kept.mechanism

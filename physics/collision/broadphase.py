@@ -338,8 +338,8 @@ class PairCache:
     must not be changed in place), excluded_pairs (P, 2) rows that never collide, in either
     order (or None). The one change of shape it takes is ``reshape``'s (static boxes grown
     across internal faces, centred off their bodies' centres: ``centres``; see
-    internal_faces), which starts it from no sweep. What follows from them alone (bounding radii, the bounded bodies, the
-    planes, the excluded pairs' keys) is computed here once. The step's cache is made with the
+    internal_faces), which starts it from no sweep. What follows from them alone (bounding
+    radii, the bounded bodies, the planes, the excluded pairs' keys) is computed here once. The step's cache is made with the
     compiled Model, which is made anew when bodies are added or removed or a pair is ignored
     or allowed (a new cache carries the old one's sweep over bodies on no joint added or
     removed: ``carrying``). Along with the pairs it keeps what the per-step re-test needs
@@ -386,8 +386,9 @@ class PairCache:
         self.typed = None           # detect's TypedPairs of those pairs (detect._typed_pairs)
 
     def centres(self, rows, position, rotation):
-        """(M, 3) m: the centres of the shapes of bodies ``rows`` (M,) (or a slice) whose centres of mass
-        are ``position`` (M, 3) m, turned by ``rotation`` (M, 3, 3) (see ``reshape``)."""
+        """(M, 3) m: the centres of the shapes of bodies ``rows`` (M,) (or a slice) whose
+        centres of mass are ``position`` (M, 3) m, turned by ``rotation`` (M, 3, 3) (see
+        ``reshape``)."""
         if self.offset is None:
             return position
         return position + einsum("nij,nj->ni", rotation, self.offset[rows])
