@@ -10,7 +10,8 @@ from scipy.sparse.csgraph import connected_components
 
 from .collision import ContactSet, Manifolds, find_contacts_keeping
 from .collision.contacts import KEY_BITS
-from .collision.internal_faces import collision_shapes, true_contacts
+from .collision.internal_faces import (collision_shapes, kept_manifolds, mark_manifolds,
+                                       marked_as, true_contacts)
 from .continuous import fast_bodies, passing_pairs
 from .joints import Fixed
 from .validation import check_integers, read_only
@@ -136,7 +137,7 @@ def manifolds_without_bodies(manifolds: Manifolds, removed) -> Manifolds:
     keep, keys = _renumbered(manifolds.key, removed, 0)
     kept = manifolds.pairs(np.flatnonzero(keep))
     kept.key = keys
-    return kept
+    return marked_as(kept, manifolds)
 
 
 def report_snapshot(report: ContactReport) -> dict:
@@ -254,15 +255,15 @@ def detect(world, model, x, R, v, h, moving, w=None):
     still = (world._inv_mass[:n] == 0) & ~moving
     # the still static boxes reach across the faces other still static boxes cover (a
     # floor of flush tiles meets bodies as one box: collision.internal_faces)
-    centres, faces, regrown = collision_shapes(model.pair_cache, world._kind[:n],
-                                               world._params[:n], x, R, moving)
+    centres, faces = collision_shapes(model.pair_cache, world._kind[:n], world._params[:n],
+                                      x, R, moving)
     cs, manifolds = find_contacts_keeping(model.pair_cache,
-                                          Manifolds.empty() if regrown else world._manifolds,
-                                          centres, R,
+                                          kept_manifolds(world._manifolds, faces), centres, R,
                                           static=still,
                                           group=world._group[:n], mask=world._mask[:n],
                                           margin=world.contact_margin, velocity=v, dt=h,
                                           spin=w, steered=jointed_bodies(world))
+    mark_manifolds(manifolds, faces)
     if faces is not None and faces.grown is not None:
         cs = true_contacts(cs, faces.grown, faces.body_half, faces.body_reach, x, R)
     moving = fast_bodies(world, model, v * h, w, h)

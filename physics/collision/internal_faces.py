@@ -123,11 +123,6 @@ class Faces:
         self.half, self.reach = half, reach
         self.grown = self.body_half = self.body_reach = None
 
-    def grows_as(self, other: "Faces") -> bool:
-        """Whether these grow the same boxes as ``other`` by as much."""
-        return (self.rows.shape == other.rows.shape and (self.rows == other.rows).all()
-                and (self.reach == other.reach).all())
-
     def made_for(self, rows, position, rotation, half) -> bool:
         """Whether these are the faces of the static boxes ``rows`` (S,) at these poses
         (S, 3) m, (S, 3, 3), with these half extents (S, 3) m."""
@@ -143,30 +138,22 @@ def collision_shapes(cache, kind, params, position, rotation, moving):
     (covered_reach), unless they were made for the same still static boxes at the same poses.
     kind (N,), params (N, 4): the bodies' true shapes; position (N, 3) m, rotation (N, 3, 3)
     body->world; moving (N,) bool: the static bodies that move (kinematic), which neither grow
-    nor cover. Returns the centres, the cache's Faces (None: fewer than two static boxes),
-    and whether the grown boxes changed since the cache's last call: then the manifolds
-    kept from last step (collision.manifolds) are not to be kept (a box that grew no more
-    would keep the contacts found on its grown part, beyond its true face, while its pair
-    stays put: a box resting across a join whose neighbour tiles were moved away kept
-    contacts 0.1 m beyond the tile for a step). (A cache made afresh, which knows no last
-    call, takes its grown boxes for unchanged: a scene replayed from a snapshot stays bit
-    for bit the same.)"""
+    nor cover. Returns the centres and the cache's Faces (None: fewer than two static
+    boxes)."""
     rows = cache.static_boxes
     if rows.shape[0] < 2:
-        return position, None, False
+        return position, None
     if moving.any():
         rows = rows.compress(~moving.take(rows))
     at, turn = position.take(rows, axis=0), rotation.take(rows, axis=0)
     half = params.take(rows, axis=0)[:, :3]
-    faces, changed = cache.faces, False
+    faces = cache.faces
     if faces is None or not faces.made_for(rows, at, turn, half):
-        last = faces
         faces = Faces(rows, at, turn, half, covered_reach(half, at, turn))
         _shaped(cache, kind, params, faces)
-        changed = last is not None and not faces.grows_as(last)
     if faces.grown is None:
-        return position, faces, changed
-    return cache.centres(slice(None), position, rotation), faces, changed
+        return position, faces
+    return cache.centres(slice(None), position, rotation), faces
 
 
 def carry_faces(cache, before, kind, params):
@@ -199,3 +186,44 @@ def _shaped(cache, kind, params, faces):
     # (all static boxes: one grown before may move now, and be grown no more)
     cache.reshape(shape, offset, cache.static_boxes)
 
+
+
+# (the mark of manifolds found before any were marked: a snapshot's, set_state's)
+_UNMARKED = object()
+
+
+def kept_manifolds(manifolds, faces):
+    """The kept manifolds (collision.manifolds; ``mark_manifolds`` marked them with the Faces
+    of the shapes they were found with) that a detection with the shapes of ``faces``
+    (collision_shapes') may keep: none where the grown boxes changed since (a box that grew
+    no more would keep the contacts found on its grown part, beyond its true face, while its
+    pair stays put: a box resting across a join whose neighbour tiles were moved away kept
+    contacts 0.1 m beyond the tile for a step). Unmarked ones are kept: a snapshot restored
+    with its bodies (and so its static boxes) where they were replays bit for bit."""
+    made = getattr(manifolds, "grown_for", _UNMARKED)
+    if made is _UNMARKED or made is faces or _same_growth(made, faces):
+        return manifolds
+    return type(manifolds).empty()
+
+
+def mark_manifolds(manifolds, faces):
+    """Mark ``manifolds`` with the Faces (or None) of the shapes they were found with (see
+    kept_manifolds); return them."""
+    manifolds.grown_for = faces
+    return manifolds
+
+
+def marked_as(manifolds, source):
+    """``manifolds`` marked as ``source`` is (if it is), as manifolds made from it are."""
+    made = getattr(source, "grown_for", _UNMARKED)
+    return manifolds if made is _UNMARKED else mark_manifolds(manifolds, made)
+
+
+def _same_growth(a, b):
+    """Whether Faces a and b (or None) grow the same boxes by as much."""
+    grows_a = a is not None and a.grown is not None
+    grows_b = b is not None and b.grown is not None
+    if not (grows_a or grows_b):
+        return True
+    return (grows_a and grows_b and a.rows.shape == b.rows.shape and (a.rows == b.rows).all()
+            and (a.reach == b.reach).all())
