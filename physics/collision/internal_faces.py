@@ -42,7 +42,7 @@ ALIGN_TOL = 1e-9
 # than that, and those points lie beyond the true box, dropped; a deeper body's are not), and
 # is kept small because every body within it of a join pairs with the neighbour's grown box
 # too. Measured on 144 flush 1 m tiles with 120 bodies sliding on them (dt 1/60;
-# scripts/extension_cost.py): 270, 308, 426 and 1368 candidate pairs a step at 0.05, 0.1,
+# pairs counted a step): 270, 308, 426 and 1368 candidate pairs a step at 0.05, 0.1,
 # 0.25 and 1 m (the whole neighbour: the exact union), 257 growing none; 303 contacts at
 # each. The frictionless 0.5 m cube slid at 10 and 20 m/s, and dropped 3 m onto a join,
 # kept its speed and stayed flat at 0.05 m already
