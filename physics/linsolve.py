@@ -119,6 +119,8 @@ class DiagonalBlocks:
     def __init__(self, starts: np.ndarray, sizes: np.ndarray, bandwidth: int):
         m = int(sizes.sum())
         self.count, self.rows = starts.shape[0], int(sizes.max())
+        self.starts, self.sizes = starts, sizes
+        self.block_of = np.repeat(np.arange(self.count), sizes)     # (m,) band position's block
         # L's blocks padded further, to a power of two, for ``TriangularInverses``
         p, w = _power_of_two(self.rows), bandwidth + 1
         i, j = np.meshgrid(np.arange(p), np.arange(p), indexing="ij")
@@ -131,11 +133,8 @@ class DiagonalBlocks:
         self.triangular = TriangularInverses(
             np.where(inside, flat, np.where(pad_diagonal, m * w + 1, m * w)))
         # band position of each padded slot (None: no padding, a reshape will do)
-        b = self.rows
-        slots = (starts[:, None] + np.arange(b)[None]).ravel()
-        real = (np.arange(b)[None] < sizes[:, None]).ravel()
-        self.slots = None if real.all() else (slots.compress(real), np.flatnonzero(real))
-        self._made = (None, None)          # (factor, its inverses): the last ``inverses``
+        self.slots = _padded_slots(starts, sizes, self.rows)
+        self._made = (None, None, None)    # (factor, chosen, their inverses): the last made
 
     @classmethod
     def find(cls, graph: sp.csr_matrix, order: np.ndarray, bandwidth: int):
@@ -155,30 +154,87 @@ class DiagonalBlocks:
             return None
         return cls(first, sizes, bandwidth)
 
-    def inverses(self, factor: np.ndarray) -> np.ndarray:
+    def inverses(self, factor: np.ndarray, chosen: Chosen | None = None) -> np.ndarray:
         """(count, rows, rows): the blocks' inverses L^-T L^-1, from the band's factor L
-        (dpbtrf's). The last factor's are kept: a step's solves again with the same factor
+        (dpbtrf's); of the ``chosen`` blocks only ((k, rows, rows), in their order) when
+        given. The last made are kept: a step's solves again with the same factor
         (limits overrun, a cold solve, a push) ask again (a 10-ragdoll pile: 14 of 134 in
         120 steps, 0.2-0.3 ms each); the caller must not change them."""
-        if factor is self._made[0]:
-            return self._made[1]
+        which = None if chosen is None else chosen.which
+        made_factor, made_which, made = self._made
+        if factor is made_factor and (made_which is which or (
+                which is not None and made_which is not None
+                and np.array_equal(made_which, which))):
+            return made
         values = np.concatenate([factor.ravel(order="F"), [0.0, 1.0]])
-        X = np.ascontiguousarray(self.triangular.of(values)[:, :self.rows, :self.rows])
+        X = np.ascontiguousarray(self.triangular.of(values, which)[:, :self.rows, :self.rows])
         inverses = np.matmul(X.transpose(0, 2, 1), X)
-        self._made = (factor, inverses)
+        self._made = (factor, which, inverses)
         return inverses
+
+    def chosen(self, positions: np.ndarray) -> Chosen | None:
+        """The blocks that hold any of the band ``positions`` (int array), as ``Chosen``, or
+        None when that is all of them."""
+        touched = np.zeros(self.count, dtype=bool)
+        touched[self.block_of.take(positions)] = True
+        if touched.all():
+            return None
+        return Chosen(self, touched)
 
     def times(self, inverses: np.ndarray, y: np.ndarray) -> np.ndarray:
         """A^-1 y for y (m,) in band order, by the blocks' ``inverses``."""
-        c, b = self.count, self.rows
-        if self.slots is None:
-            return np.matmul(inverses, y.reshape(c, b, 1)).reshape(-1)
-        band, padded = self.slots
-        yp = np.zeros(c * b)
-        yp[padded] = y.take(band)
-        out = np.empty_like(y)
-        out[band] = np.matmul(inverses, yp.reshape(c, b, 1)).reshape(-1).take(padded)
-        return out
+        return _blocks_times(inverses, y, self.count, self.rows, self.slots)
+
+
+class Chosen:
+    """Some of a band's ``DiagonalBlocks`` (``which``: their numbers, ascending), for a
+    product that reads A^-1 y only on their rows: the joints' rows in their blocks, one
+    block after another (``positions``: their band positions, in that order; ``renumbered``
+    (m,) int32: each band position's place among them, -1 outside), and A^-1 y on them
+    for y given on them alone (``times``). The chosen blocks' entries are the band's own:
+    the same inverses, the same products, the same bits on the rows read. A pile of 10
+    ragdolls whose contacts and limits touched 6-7 of them: a product's blocks 10 -> 6-7,
+    and their inverses as many."""
+
+    def __init__(self, blocks: DiagonalBlocks, touched: np.ndarray):
+        """``touched`` (count,) bool: the blocks chosen."""
+        self.blocks, self.which = blocks, np.flatnonzero(touched)
+        self.count, self.rows = self.which.shape[0], blocks.rows
+        sizes = blocks.sizes.take(self.which)
+        # (each block is a run of band positions: theirs, in order)
+        self.positions = np.flatnonzero(touched.take(blocks.block_of))
+        self.renumbered = np.full(blocks.block_of.shape[0], -1, dtype=np.int32)
+        self.renumbered[self.positions] = np.arange(self.positions.shape[0], dtype=np.int32)
+        self.slots = _padded_slots(np.cumsum(sizes) - sizes, sizes, self.rows)
+
+    def inverses(self, factor: np.ndarray) -> np.ndarray:
+        """(count, rows, rows): the chosen blocks' inverses (``DiagonalBlocks.inverses``)."""
+        return self.blocks.inverses(factor, self)
+
+    def times(self, inverses: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """A^-1 y on the chosen blocks' rows, for y (len(positions),) on them alone."""
+        return _blocks_times(inverses, y, self.count, self.rows, self.slots)
+
+
+def _padded_slots(starts, sizes, b):
+    """(positions, padded slots) of the real rows of blocks at ``starts`` of ``sizes``,
+    padded to b rows each, or None when none is padded (a reshape will do)."""
+    slots = (starts[:, None] + np.arange(b)[None]).ravel()
+    real = (np.arange(b)[None] < sizes[:, None]).ravel()
+    return None if real.all() else (slots.compress(real), np.flatnonzero(real))
+
+
+def _blocks_times(inverses, y, c, b, slots):
+    """The c blocks' ``inverses`` (c, b, b) times y, whose real rows are ``slots``
+    (``_padded_slots``)."""
+    if slots is None:
+        return np.matmul(inverses, y.reshape(c, b, 1)).reshape(-1)
+    band, padded = slots
+    yp = np.zeros(c * b)
+    yp[padded] = y.take(band)
+    out = np.empty_like(y)
+    out[band] = np.matmul(inverses, yp.reshape(c, b, 1)).reshape(-1).take(padded)
+    return out
 
 
 def _power_of_two(n: int) -> int:
@@ -212,12 +268,16 @@ class TriangularInverses:
             self.corners.append((h, np.ascontiguousarray(np.moveaxis(pairs[:, h:, :h], 3, 1))))
             h *= 2
 
-    def of(self, values: np.ndarray) -> np.ndarray:
-        """(count, b, b): the inverses of the matrices whose entries ``values`` holds."""
-        c = self.count
-        X = np.reciprocal(values.take(self.diagonal)).reshape(c, self.size, 1, 1)
+    def of(self, values: np.ndarray, which: np.ndarray | None = None) -> np.ndarray:
+        """(count, b, b): the inverses of the matrices whose entries ``values`` holds; of
+        the matrices ``which`` (their numbers) alone when given (each made as among all)."""
+        diagonal = self.diagonal if which is None else self.diagonal.take(which, axis=0)
+        c = diagonal.shape[0]
+        X = np.reciprocal(values.take(diagonal)).reshape(c, self.size, 1, 1)
         negated = np.negative(values)
         for h, corner_source in self.corners:
+            if which is not None:
+                corner_source = corner_source.take(which, axis=0)
             k = corner_source.shape[1]
             Y = np.empty((c, k, 2 * h, 2 * h))
             Y[:, :, :h, :h] = X[:, 0::2]

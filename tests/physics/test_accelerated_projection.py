@@ -104,3 +104,35 @@ def test_friction_rows_after_the_contacts_rows_are_bounded_by_their_normal_force
     shuffled = FrictionBox(lo[late], hi[late], friction[late], ratio[late], normal_of[late],
                            n_contact_rows=3 * k)
     assert not shuffled.contact_layout
+
+
+def test_a_box_of_normal_forces_from_zero_clips_once():
+    """Few rows (the general path): contacts' normal rows bounded by [0, inf) and their
+    friction rows, then limit rows. The friction rows' bounds from the normal forces as they
+    are (max(z_n, 0)) are those from the normal forces clipped first, so the box clips all
+    rows once: bit for bit the two passes, negative normal forces and signed zeros
+    included. A capped normal row takes the two passes."""
+    rng = np.random.default_rng(5)
+    k, rest = 20, 6
+    m = 3 * k + rest
+    friction = np.zeros(m, dtype=bool)
+    friction[k:3 * k] = True
+    normal_of = np.zeros(m, dtype=np.intp)
+    normal_of[k:3 * k] = np.tile(np.arange(k), 2)
+    lo = np.concatenate([np.zeros(k), np.full(2 * k, -np.inf), -rng.uniform(0.5, 1.0, rest)])
+    hi = np.concatenate([np.full(3 * k, np.inf), rng.uniform(0.5, 1.0, rest)])
+    ratio = np.where(friction, rng.uniform(0.0, 1.0, m), 0.0)
+    box = FrictionBox(lo, hi, friction, ratio, normal_of)
+    assert box._normals_from_zero and not box.contact_layout
+    two_passes = FrictionBox(lo, hi, friction, ratio, normal_of)
+    two_passes._normals_from_zero = False
+    for _ in range(3):
+        v = rng.normal(size=m)
+        v[:k:4], v[1:k:4], v[k::7] = -0.0, 0.0, -0.0
+        once = box.project(v, np.empty(m))
+        assert once.tobytes() == two_passes.project(v, np.empty(m)).tobytes()
+        assert np.all(np.abs(once[k:3 * k]) <= ratio[k:3 * k] * np.tile(once[:k], 2))
+        assert box.project(v.copy(), v).tobytes() == once.tobytes()       # (in place)
+    capped = hi.copy()
+    capped[3] = 0.5
+    assert not FrictionBox(lo, capped, friction, ratio, normal_of)._normals_from_zero

@@ -109,6 +109,28 @@ def test_long_solves_among_many_mechanisms_use_their_blocks_inverses(monkeypatch
     assert_optimal(p, E, B, lam_e, lam_b)
 
 
+def test_long_solves_apply_the_inverses_of_the_mechanisms_their_rows_touch(monkeypatch):
+    """Many small mechanisms, few of them touched by the bounded rows (two contacts and a
+    limit among six chains): a long solve's operator applies the inverses of those
+    mechanisms' blocks alone (the coupling J_B W_E reads A_EE^-1 y on their rows only, and
+    A_EE^-1 is block diagonal). It is the operator with every block's inverse, to the last
+    bit."""
+    from physics.linsolve import DiagonalBlocks
+    p = random_problem(4, n_bodies=24, n_contacts=2, n_limits=1, chains=6)
+    E, B, fac, factor = operators(p)
+    s = 1.0 / np.sqrt(B.diagonal + CFM)
+    some = Reduced(B, CFM, s, E, fac, factor, long_solve=True)
+    with monkeypatch.context() as patch:
+        patch.setattr(DiagonalBlocks, "chosen", lambda self, positions: None)
+        every = Reduced(B, CFM, s, E, fac, factor, long_solve=True)
+    assert every.blocks.count == 6 and 0 < some.blocks.count < 6
+    assert some.JJ.rows < every.JJ.rows and some.D.data.size == every.D.data.size
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        z = rng.normal(size=B.m)
+        assert some(z).tobytes() == every(z).tobytes()
+
+
 def test_long_solves_of_contacts_alone_skip_their_exact_zeros():
     """Contacts alone (no joints): a solve expected to take its whole budget multiplies by J
     and M^-1 J^T without their exact zeros (a sphere's normal rows have no torque, a static

@@ -55,6 +55,31 @@ def test_block_inverses_of_a_new_factor_are_its_own():
     assert np.abs(2.0 * halved - kept).max() <= 1e-12 * np.abs(kept).max()
 
 
+@pytest.mark.parametrize("lengths", [[4] * 6, [4, 5, 3, 5, 4, 5]], ids=["equal", "padded"])
+def test_chosen_blocks_are_the_bands_own(lengths):
+    """The blocks that hold some band positions (those a product reads, ``chosen``): their
+    rows one block after another, and A^-1 y on those rows from y on them alone, by their
+    inverses alone, is the whole band's blocks' product there to the last bit (each block's
+    product is its own); with every block chosen, None (the blocks themselves)."""
+    pattern, values = chains(lengths)
+    blocks = pattern.factorizer.blocks
+    factor = pattern.factorizer.factor(values)
+    y = np.random.default_rng(2).normal(size=pattern.factorizer.m)
+    whole = blocks.times(blocks.inverses(factor), y)
+    starts = np.concatenate([[0], np.cumsum(blocks.sizes)[:-1]])
+    touched = starts[[1, 4]] + 1                    # a row in the second and the fifth block
+    chosen = blocks.chosen(touched)
+    assert list(chosen.which) == [1, 4]
+    rows = np.concatenate([np.arange(starts[i], starts[i] + blocks.sizes[i]) for i in (1, 4)])
+    assert (chosen.positions == rows).all()
+    assert (chosen.renumbered.take(rows) == np.arange(rows.size)).all()
+    assert (np.delete(chosen.renumbered, rows) == -1).all()
+    inverses = chosen.inverses(factor)
+    assert inverses.shape[0] == 2
+    assert chosen.times(inverses, y.take(rows)).tobytes() == whole.take(rows).tobytes()
+    assert blocks.chosen(starts) is None
+
+
 @pytest.mark.parametrize("lengths, rule", [
     ([4] * 3, "MIN_BLOCKS"), ([4] * 5 + [BLOCK_ROWS // 3 + 1], "BLOCK_ROWS"),
     ([4] * 5 + [9], "BLOCK_WORK")], ids=["few mechanisms", "one too large", "too much padding"])
