@@ -13,7 +13,8 @@ rows have no torque: a third of 1000 poured spheres' entries). Among many small 
 pile of ragdolls), a solve expected to take its whole budget (the last one did not finish)
 applies A_EE^-1 by the inverses of the band's diagonal blocks instead
 (``linsolve.DiagonalBlocks``): a 10-ragdoll pile's product 21 -> 11 us, for 0.2-0.4 ms of
-inverses a solve.
+inverses a solve; and only those of the mechanisms the bounded rows touch
+(``linsolve.Chosen``).
 
 The products call scipy's CSR/CSC kernels directly on the raw arrays (``Compressed``): with
 10^4 rows they take about half of an iteration's time (the vector operations, ``vectorops``,

@@ -10,7 +10,8 @@ Two storage layouts, chosen once per sparsity pattern:
 
 Both take the values of A in their own flat storage (see ``Pattern``) and solve in the
 original row order. When the band falls apart into many small mechanisms, ``DiagonalBlocks``
-gives the inverses of its diagonal blocks, for solves that apply A^-1 many times.
+gives the inverses of its diagonal blocks, for solves that apply A^-1 many times (``Chosen``:
+some of them, where a product reads A^-1 y on their rows alone).
 """
 from __future__ import annotations
 

@@ -102,7 +102,8 @@ def test_long_solves_among_many_mechanisms_use_their_blocks_inverses(monkeypatch
     assert_close(blocks(z), band(z))
     made = []
     inverses = fac.blocks.inverses
-    monkeypatch.setattr(fac.blocks, "inverses", lambda f: made.append(f) or inverses(f))
+    monkeypatch.setattr(fac.blocks, "inverses",
+                        lambda f, *chosen: made.append(f) or inverses(f, *chosen))
     (lam_e, lam_b, info), *_ = long_solve(p, None, ops=(E, B, fac, factor))
     assert len(made) == 1 and made[0] is factor       # the solve used the blocks' inverses
     assert info["residual"] <= 1.0
