@@ -252,6 +252,7 @@ class World:
         self._after_euler = False       # the last sub-step had bounded rows (step._to_drift)
         self._to_drift = None           # what it added after its drift (step._to_drift)
         self._drift_only = None         # (N,) bodies left with the drift's velocity by it
+        self._drift_step = None         # s: the sub-step they are of (step._retimed_velocities)
         self._velocity_given = None     # (N,) bodies whose velocity the user set (_velocity_set)
         self._allowed: set[frozenset] = set()
         self._links = None              # sleeping.joint_links
@@ -989,7 +990,9 @@ class World:
         if self._to_drift is None or self._to_drift[0].shape[0] != n:
             # (none kept: nothing to take back from the other bodies, as with none)
             self._to_drift = (np.zeros((n, 3)), np.zeros((n, 3)))
-        h = self.dt / self.substeps          # (a sub-step's half kick)
+        # (a sub-step's half kick: the last sub-step's, as the rest of _to_drift, where dt has
+        # changed since; the next step makes it the new one's, step._retimed_velocities)
+        h = self.dt / self.substeps if self._drift_step is None else self._drift_step
         self._to_drift[0][row] = np.where(np.asarray(self._inv_mass[row] > 0)[..., None],
                                           0.5 * h * self._gravity, 0.0)
         self._to_drift[1][row] = 0.0
@@ -1170,9 +1173,9 @@ class World:
 
     # what an attempt at a step replaces before it may find a sleeping island in reach (the
     # velocities' bookkeeping, and the contacts, limits and reports each sub-step keeps)
-    _ATTEMPTED = ("_after_euler", "_to_drift", "_drift_only", "_velocity_given", "_contacts",
-                  "_shown", "_warm", "_limit_warm", "_manifolds", "_report", "_wrench_cache",
-                  "_angle_reference", "_turned_unreferenced", "_velocity_metric")
+    _ATTEMPTED = ("_after_euler", "_to_drift", "_drift_only", "_drift_step", "_velocity_given",
+                  "_contacts", "_shown", "_warm", "_limit_warm", "_manifolds", "_report",
+                  "_wrench_cache", "_angle_reference", "_turned_unreferenced", "_velocity_metric")
 
     def _step_undone(self, before, memory, counted, slept):
         """A step failed: the world as it was before it, bit for bit. (Without this, a step
@@ -1578,6 +1581,7 @@ class World:
         state["to_drift"] = (None if self._to_drift is None
                              else np.concatenate(self._to_drift, axis=1))
         state["drift_only"] = None if self._drift_only is None else self._drift_only.astype(float)
+        state["drift_step"] = self._drift_step
         state["velocity_given"] = (None if self._velocity_given is None
                                    else self._velocity_given.astype(float))
         state["contacts"] = (None if self._contacts is None
@@ -1647,6 +1651,7 @@ class World:
         carried = checked_array(state, "carried_velocities", (self._n, 6))
         to_drift = checked_array(state, "to_drift", (self._n, 6))
         drift_only = checked_array(state, "drift_only", (self._n,))
+        drift_step = _checked_drift_step(state.get("drift_step"))
         given = checked_array(state, "velocity_given", (self._n,))
         contacts, warm = checked_contact_snapshot(state.get("contacts"), self._n - 1)
         shown = checked_report(state.get("shown_contacts"), self._n - 1, "state['shown_contacts']")
@@ -1688,6 +1693,7 @@ class World:
                                                                  self._view("_w")))
         self._to_drift = None if to_drift is None else (to_drift[:, :3], to_drift[:, 3:])
         self._drift_only = None if drift_only is None else drift_only > 0
+        self._drift_step = drift_step
         self._velocity_given = None if given is None else given > 0
         self._forget_contacts()
         if contacts is not None:
@@ -1828,6 +1834,12 @@ def _checked_velocity_metric(held, n, stiffness):
     if stiffness is not None and np.array_equal(K, stiffness):
         K = stiffness
     return K, h
+
+
+def _checked_drift_step(step):
+    """A snapshot's drift_step (s, the sub-step its drift velocities are of) or None (older
+    snapshots, or before the first step: taken as the next step's own), checked."""
+    return None if step is None else check_positive("state['drift_step']", step)
 
 
 def _checked_clock(state, dt):
