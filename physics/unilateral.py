@@ -594,13 +594,15 @@ def resolve_impacts(world, model, rows, uni, inv_mass, Iinv, v, w, h, factor=Non
     An impact's friction is Coulomb's over the impulse: after each pass's bounce, a pass of
     its contacts' friction rows, each up to mu times its normal impulse (the bounce's part
     too), against the slip, enough to stop it where that suffices (a ball struck obliquely
-    leaves rolling). Left to the step's solve, which a bouncing contact leaves separating
-    with no load, a bounce had none: a ball meeting the ground at 3 m/s sideways and 3 m/s
-    down, e 0.5 and mu 0.3, left at 3 m/s with no spin, where at e 0 it left rolling at 5/7
-    of that. Solved with the bounce in one pass, Newton's restitution and the friction that
-    turns a body met off its centre (a spinning rod landing on its end) gave it energy
-    (Kane's paradox: +40 % in a bounce of e 1, mu 1); a friction pass after the bounce, a
-    slip brought towards zero by an impulse along it, takes energy only."""
+    leaves rolling; its rows turn each body about its own surface point, which meet, not
+    the contact's point midway across the gap: ``contact_rows.surface_points``). Left to
+    the step's solve, which a bouncing contact leaves separating with no load, a bounce had
+    none: a ball meeting the ground at 3 m/s sideways and 3 m/s down, e 0.5 and mu 0.3,
+    left at 3 m/s with no spin, where at e 0 it left rolling at 5/7 of that. Solved with
+    the bounce in one pass, Newton's restitution and the friction that turns a body met off
+    its centre (a spinning rod landing on its end) gave it energy (Kane's paradox: +40 % in
+    a bounce of e 1, mu 1); a friction pass after the bounce, a slip brought towards zero by
+    an impulse along it, takes energy only."""
     bouncy = uni.restitution > 0          # (empty without contacts)
     if not bouncy.any():
         return v, w, None

@@ -569,11 +569,13 @@ def test_a_step_that_blows_its_joints_apart_raises_and_leaves_the_world_as_it_wa
     and 10 times further apart than it started (step.BLOWN_APART_MISS, _GROWTH), nor energy
     above the release's. (100 kg, since the split steps' energy is bounded by their start's
     (energy.dissipative_bound), blows up at 1.1-2.7 s or not within 3 s, by release angles
-    1e-12 degrees apart; 200 kg raised at 0.85-2.9 s at all ten tried, 0 to +-1e-6 degrees.)"""
+    1e-12 degrees apart; 200 kg raised at 0.85-2.9 s at all ten tried, 0 to +-1e-6 degrees;
+    at 3.37 s at 0 degrees since contacts across a gap turn each body about its own surface
+    point.)"""
     world, _ = landing_rope(50, 1 / 60, 200.0)
     world.max_split_depth = 2
     e0, miss, highest, raised = world.energy(), 0.0, -np.inf, None
-    for _ in range(round(3.0 / world.dt)):
+    for _ in range(round(4.0 / world.dt)):
         before = world.get_state()
         try:
             world.step()
