@@ -167,13 +167,15 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
     kept) stays on, as the viewer's T
     key does, close enough that its bounding sphere takes about a third of the picture's
     height (the car at 1280x720 was 70 px wide on its 40 m course; followed, 190 px); not
-    with ``frame``.
+    with ``frame``. Where the scene's controller removes the body, the camera stays where it
+    last was and ``notes`` says from when.
     ``quality``: "fast", "full" or None (fast on a software rasteriser; see ``renderer``).
     ``playback``: a ``render.playback.Playback`` over ``world``: instead of simulating, frame
     k shows the recording at ``k / fps`` after its first sample (times past its end show the
     last sample). Returns ``{"out", "kind", "frames", "fps", "duration" (s the clip plays; 0
     for a still), "sim_time" (s simulated), "size", "seconds_wall", "removed" (stale frames
-    removed from a folder)}``. A step or controller that fails part-way raises
+    removed from a folder), "notes" (what the caller should be told: a followed body
+    removed)}``. A step or controller that fails part-way raises
     ``RenderStopped`` once the still of the state reached, or the frames before it, are
     written.
     """
@@ -188,6 +190,10 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
         raise ValueError("frame and follow both point the camera; give one of them")
     spec = as_scene(world, camera=camera, controller=controller)
     followed = followed_body(spec.world, follow)
+    # by its handle: once an earlier body is removed, the index names the next body (the
+    # camera followed it), or none (IndexError)
+    followed = None if followed is None else spec.world.bodies[followed]
+    notes = []
     if playback is not None:
         if playback.world is not spec.world:
             raise ValueError("playback must play into the world being rendered")
@@ -204,12 +210,18 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
     def camera_now(cam=None):
         """The camera for the state drawn next: the spec's (``frame``: framed) at the first
         call; on the followed body, its distance kept after the first, at every call."""
+        nonlocal followed
+        if followed is not None and followed.removed:
+            name = f"{followed.name!r}" if followed.name else "the followed body"
+            notes.append(f"the scene removed {name} by t={spec.world.time:.6g} s; the camera "
+                         "stayed where it last was from there")
+            followed = None
         if cam is None:
             cam = initial_camera(spec.camera, geometry, aspect, frame)
             if followed is not None:
-                aim_at_followed(cam, geometry, followed, aspect)
+                aim_at_followed(cam, geometry, followed.index, aspect)
         elif followed is not None:
-            cam.target = np.array(spec.world.positions[followed], float)
+            cam.target = np.array(spec.world.positions[followed.index], float)
         return cam
 
     cam = camera_now()
@@ -252,7 +264,7 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
     done = {"out": str(out), "kind": kind, "frames": n, "fps": fps,
             "duration": 0.0 if kind == "png" else n / fps, "sim_time": spec.world.time - t0,
             "size": list(size), "seconds_wall": time.perf_counter() - wall,
-            "removed": writer.removed if kind == "folder" else 0}
+            "removed": writer.removed if kind == "folder" else 0, "notes": notes}
     if failed is not None:
         raise RenderStopped(failed, done, getattr(sim, "in_controller", False))
     return done

@@ -83,6 +83,10 @@ class WorldGeometry:
         self.world = world
         self._key = None
         self._rows = {}
+        # each body's colour (the index body_color takes) by its handle: by index, removing
+        # a body repainted every body after it in the colour of the one before
+        self._colour_index = {}
+        self._next_colour = 0
         self.refresh()
 
     # -- topology ------------------------------------------------------------------------
@@ -100,11 +104,19 @@ class WorldGeometry:
         self.static = np.zeros(n, dtype=bool)
         self.color = np.ones((n, 4))
         self.planes = []                                # (normal (3,), offset)
+        colours = {}
         for i, b in enumerate(bodies):
             s = b.shape
             name = type(s).__name__ if s is not None else None
             self.static[i] = b.static
-            self.color[i, :3] = STATIC_COLOR if b.static else body_color(i)
+            # a body first seen takes its index's colour, or, where the index held another
+            # body before, the next colour no body has had
+            c = self._colour_index.get(b)
+            if c is None:
+                c = i if i >= self._next_colour else self._next_colour
+                self._next_colour = max(self._next_colour, c + 1)
+            colours[b] = c
+            self.color[i, :3] = STATIC_COLOR if b.static else body_color(c)
             if name == "Sphere":
                 self.kind[i] = 0
                 self.scale[i] = (s.radius,) * 3 + (0.0,)
@@ -121,6 +133,7 @@ class WorldGeometry:
                 self.planes.append((np.array(s.normal, float), float(s.offset)))
             if s is not None and name != "Plane":
                 self.radius[i] = float(s.bounding_radius())
+        self._colour_index = colours
         self.members = {k: np.flatnonzero(self.kind == j) for j, k in enumerate(KINDS)}
         self.has_shape = self.kind >= 0
         # height of the reference grid drawn when the world has no ground plane: z = 0, or

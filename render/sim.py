@@ -192,8 +192,11 @@ class DragSpring:
         self.local_point = body.rotation.T @ (p - body.position)
         self.target = p.copy()          # the cursor, m
         self.anchor = p.copy()          # the spring's end, chasing the cursor, m
-        self.island = np.array(jointed_island(self.world, body), dtype=int)
-        self.masses = np.array([self.world.bodies[k].mass for k in self.island])
+        # the island by handles: a controller removing other bodies moves their indices
+        # (the damping then pushed whichever bodies took them, or indexed past the end)
+        self.island_bodies = [self.world.bodies[k] for k in jointed_island(self.world, body)]
+        self._island_key = None
+        self._find_island()
         self.mass = float(self.masses.sum())
         self.omega = 2 * math.pi * frequency
         self.damping_ratio = float(damping_ratio)
@@ -208,6 +211,20 @@ class DragSpring:
         self.max_speed = float(max_speed)
         self.held = np.zeros(3)         # the integral term, N
         self.force = np.zeros(3)        # the last force at the point, N
+
+    def _find_island(self):
+        """``island`` (indices in world.bodies now) and ``masses`` of the island's bodies still
+        in the world; looked up again only when the number of bodies or the grabbed body's
+        index has changed since (a lookup by handles takes ~1 ms for a 2000-link chain: too
+        much for every step)."""
+        key = (len(self.world.bodies), self.body.index)
+        if key == self._island_key:
+            return
+        self._island_key = key
+        kept = [b for b in self.island_bodies if not b.removed]
+        self.island_bodies = kept
+        self.island = np.array([b.index for b in kept], dtype=int)
+        self.masses = np.array([b.mass for b in kept], dtype=float)
 
     def grab_point_world(self) -> np.ndarray:
         b = self.body
@@ -262,8 +279,9 @@ class DragSpring:
         centre-of-mass velocity; no torques, so its limbs swing freely about it."""
         if self.island_damping <= 0.0:
             return
+        self._find_island()
         v = np.asarray(self.world.linear_velocities)[self.island]
-        v_com = (self.masses[:, None] * v).sum(0) / self.mass
+        v_com = (self.masses[:, None] * v).sum(0) / self.masses.sum()
         rate = self.island_damping / self.mass                     # 1/s
         decel = rate / (1.0 + rate * h) * v_com                     # m/s^2
         self.world.apply_forces(-self.masses[:, None] * decel, self.island)
@@ -315,7 +333,11 @@ class Simulation(TimeScale):
 
     # -- single steps --------------------------------------------------------------------
     def step_once(self):
-        """One world.step() with the drag spring and the controller applied first."""
+        """One world.step() with the drag spring and the controller applied first. A drag
+        on a body the controller has removed ends (it raised "... has been removed" as if
+        the engine had failed, and paused the viewer)."""
+        if self.drag is not None and self.drag.body.removed:
+            self.drag = None
         if self.drag is not None:
             self.drag.apply()
         self.in_controller = True        # (left so when the controller raises)

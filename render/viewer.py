@@ -96,7 +96,9 @@ PLAYBACK_HELP = {
 }
 
 TIMELINE_HEIGHT = 30        # px, the playback timeline along the bottom of the window
-SCREENSHOT_NOTICE = 4.0     # s the HUD names the screenshot just saved
+NOTICE_SECONDS = 4.0        # s the HUD shows a notice (the screenshot just saved, a body
+                            # the scene removed while it was selected)
+SCREENSHOT_NOTICE = NOTICE_SECONDS
 
 MOUSE_BINDINGS = (
     ("Left drag", "orbit"),
@@ -213,10 +215,13 @@ class Viewer:
         self.show_help = False
         self.show_hud = True
         self._help_over_hud = False      # the help fits only over the HUD: the HUD not drawn
-        self.selected: int | None = None
+        # the selected body by its handle: a controller removing a body moves the indices
+        # of those after it (an index kept selected, followed and dragged the next body, or
+        # crashed the HUD past the end)
+        self._selected_body = None
         self.follow = False
         self.last_screenshot: Path | None = None
-        self._screenshot_at = -np.inf            # (time.monotonic() of the last one)
+        self._notices: list[tuple[str, float]] = []   # (text, time.monotonic() it came)
         self._drag_plane = None
         self._frames = []
         self._hud_time = 0.0
@@ -259,7 +264,7 @@ class Viewer:
         w, h = self.window.get_size()
         self.camera = initial_camera(spec.camera, self.geometry, w / max(h, 1))
         self.initial_camera = self.camera.copy()
-        self.selected = None
+        self._selected_body = None
         self.follow = False
         self.window.set_caption(f"maxcoord - {self.title}")
         self._update_hud(force=True)
@@ -316,8 +321,10 @@ class Viewer:
 
     def reset(self):
         """The scene from its start (built again where it has a controller: see
-        ``Simulation.reset``); the camera, pause, time scale and draw options stay."""
+        ``Simulation.reset``); the camera, pause, time scale and draw options stay, and the
+        selection where the scene built again has a body at its index."""
         world = self.world
+        selected = self.selected
         self.sim.reset()
         self._drag_plane = None
         if self.sim.world is not world:
@@ -325,8 +332,8 @@ class Viewer:
                                             controller=self.sim.controller)
             self.world = self.sim.world
             self.geometry = WorldGeometry(self.world)
-            if self.selected is not None and self.selected >= len(self.world.bodies):
-                self.selected, self.follow = None, False
+            self.selected = selected if selected is not None and \
+                selected < len(self.world.bodies) else None
             self._update_hud(force=True)
 
     def faster(self):
@@ -388,6 +395,49 @@ class Viewer:
     def toggle_follow(self):
         self.follow = (not self.follow) and self.selected is not None
 
+    # -- the selected body ---------------------------------------------------------------
+    @property
+    def selected_body(self):
+        """The selected Body, or None (none selected, or the scene has removed it)."""
+        body = self._selected_body
+        return None if body is None or body.removed else body
+
+    @property
+    def selected(self) -> int | None:
+        """The selected body's index in ``world.bodies`` now (it moves when the scene removes
+        an earlier body), or None. Set: an index, or None to select nothing."""
+        body = self.selected_body
+        return None if body is None else body.index
+
+    @selected.setter
+    def selected(self, index: int | None):
+        self._selected_body = None if index is None else self.world.bodies[index]
+        if index is None:
+            self.follow = False
+
+    def _drop_removed_selection(self):
+        """Where the scene's controller has removed the selected body: nothing selected,
+        followed or dragged any more, and the HUD says so for NOTICE_SECONDS."""
+        body = self._selected_body
+        if body is None or not body.removed:
+            return
+        # (the simulation ends a drag on a removed body itself; _drag_plane says there was one)
+        dragged = self._drag_plane is not None
+        what = ", ".join(["selected"] + ["followed"] * self.follow + ["dragged"] * dragged)
+        self._selected_body = None
+        self.follow = False
+        if self.sim.drag is not None and self.sim.drag.body is body:
+            self.sim.drag = None
+        self._drag_plane = None
+        name = f" {body.name!r}" if body.name else ""
+        self.notice(f"the scene removed the body{name} ({what}): selection dropped")
+
+    def notice(self, text: str):
+        """Show ``text`` on the HUD for NOTICE_SECONDS."""
+        self._notices = [(t, at) for t, at in self._notices if t != text]
+        self._notices.append((text, time.monotonic()))
+        self._update_hud(force=True)
+
     def frame_scene(self):
         """Frame every shaped body (the F key), keeping the camera's angles."""
         self.follow = False
@@ -404,9 +454,9 @@ class Viewer:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         write_png(path, self.draw_frame(read=True))
-        self.last_screenshot, self._screenshot_at = path, time.monotonic()
+        self.last_screenshot = path
         print(f"screenshot: {path}")
-        self._update_hud(force=True)
+        self.notice(f"screenshot saved: {path}")
         return path
 
     def quit(self):
@@ -424,6 +474,7 @@ class Viewer:
     def tick(self, wall_dt: float):
         """Advance the simulation by the wall time since the last frame (fixed steps)."""
         self.sim.advance(wall_dt)
+        self._drop_removed_selection()
         if self.follow and self.selected is not None:
             self.camera.target = np.asarray(self.world.positions[self.selected], float).copy()
         self._update_hud()
@@ -452,6 +503,7 @@ class Viewer:
         self._frames.append(now)
         self._frames = [t for t in self._frames if now - t < 1.0]
         fw, fh = self.window.get_framebuffer_size()
+        self._drop_removed_selection()          # (a single step, or a key's controller)
         highlight = {}
         if self.selected is not None:
             highlight[self.selected] = (0.35, 0.35, 0.25)
@@ -524,7 +576,7 @@ class Viewer:
     def on_mouse_release(self, x, y, button, modifiers):
         if button == mouse.LEFT and self.playback is not None and self.playback.scrubbing:
             self.playback.scrubbing = False
-        if button == mouse.LEFT and self.sim.drag is not None:
+        if button == mouse.LEFT:
             self.sim.drag = None
             self._drag_plane = None
         return pyglet.event.EVENT_HANDLED
@@ -556,7 +608,6 @@ class Viewer:
         hit = self.geometry.ray_cast(origin, direction)
         if hit is None:
             self.selected = None
-            self.follow = False
             return None
         i, _, point = hit
         self.selected = i
@@ -868,21 +919,29 @@ class Viewer:
         ]
         if sim.slower_than_real_time:
             lines.append(self._behind_text())
-        if self.selected is not None:
-            b = self.world.bodies[self.selected]
-            name = f" {b.name!r}" if b.name else ""
-            lines.append(f"selected #{self.selected}{name} {type(b.shape).__name__}"
-                         + ("  (following)" if self.follow else ""))
+        lines += self._selection_lines()
         if sim.error:
             lines.append(f"ERROR: {sim.error}  (traceback on stderr)")
-        if time.monotonic() - self._screenshot_at < SCREENSHOT_NOTICE:
-            # (S printed the path on stdout only: nothing in the window said it had worked)
-            lines.append(f"screenshot saved: {self.last_screenshot}")
+        # (S printed the path on stdout only: nothing in the window said it had worked)
+        lines += self._notice_lines()
         if self.scenes:
             at = "-" if self.scene_index is None else self.scene_index + 1
             lines.append(f"scene {at}/{len(self.scenes)} (N/P)")
         lines.append("H: help   I: hide this")
         return "\n".join(lines)
+
+    def _selection_lines(self) -> list[str]:
+        body = self.selected_body
+        if body is None:
+            return []
+        name = f" {body.name!r}" if body.name else ""
+        return [f"selected #{body.index}{name} {type(body.shape).__name__}"
+                + ("  (following)" if self.follow else "")]
+
+    def _notice_lines(self) -> list[str]:
+        now = time.monotonic()
+        self._notices = [(text, at) for text, at in self._notices if now - at < NOTICE_SECONDS]
+        return [text for text, _ in self._notices]
 
     def _behind_text(self) -> str:
         """The warning that the steps cannot keep up, in the terms of the line above it: the
@@ -914,11 +973,8 @@ class Viewer:
             f"recorded: energy {recorded('energy', '.6g')} J   "
             f"error {recorded('constraint_error', '.2e')}",
         ]
-        if self.selected is not None:
-            b = self.world.bodies[self.selected]
-            name = f" {b.name!r}" if b.name else ""
-            lines.append(f"selected #{self.selected}{name} {type(b.shape).__name__}"
-                         + ("  (following)" if self.follow else ""))
+        lines += self._selection_lines()
+        lines += self._notice_lines()
         lines.append("H: help   I: hide this")
         return "\n".join(lines)
 

@@ -848,8 +848,16 @@ def cmd_render(args):
                                   size=size, **drawing)
         except RenderStopped as stop:        # (what was rendered up to there is written)
             print(_rendered(stop.done, seconds, stopped_at=scene.world.time))
+            _print_notes(stop.done)
             raise _stopped("render", stop.error, scene.world, stop.in_controller) from None
     print(_rendered(done, seconds))
+    _print_notes(done)
+
+
+def _print_notes(done: dict):
+    """render's notes (a --follow body the scene removed part-way) on stderr, a line each."""
+    for note in done.get("notes", ()):
+        print(f"maxcoord: note: --follow: {note}", file=sys.stderr)
 
 
 def cmd_plot(args):

@@ -194,3 +194,22 @@ def test_a_scene_grown_past_its_camera_is_framed_on_its_first_view():
     assert inside(own, boxes).all()
     assert repr(own) == repr(framed)
     assert (own.yaw, own.pitch) == (default.camera["yaw"], default.camera["pitch"])
+
+
+def test_a_bodys_colour_stays_with_it_when_an_earlier_body_is_removed():
+    """Colours were by index: removing a body repainted every later one in the colour of
+    the one before it (a followed car turned from green to purple). A body added after a
+    removal takes a colour no body has had."""
+    from render.scenedata import body_color
+    world = World()
+    world.add_body(Plane(normal=(0, 0, 1)))
+    bodies = [world.add_body(Sphere(0.1), mass=1.0, position=(k, 0, 1)) for k in range(4)]
+    geometry = WorldGeometry(world)
+    before = {b: geometry.color[b.index, :3].copy() for b in bodies}
+    np.testing.assert_allclose(before[bodies[2]], body_color(3))
+    world.remove_body(bodies[1])
+    added = world.add_body(Sphere(0.1), mass=1.0, position=(9, 0, 1))
+    geometry.refresh()
+    for b in (bodies[0], bodies[2], bodies[3]):
+        np.testing.assert_array_equal(geometry.color[b.index, :3], before[b])
+    np.testing.assert_allclose(geometry.color[added.index, :3], body_color(5))

@@ -278,6 +278,58 @@ def test_a_clip_follows_a_body_given_by_its_index(gl_mode, tmp_path):
                          progress=False)
 
 
+def _removing_scene(removed: str, at: float):
+    """Ground, 'early' (x = -1.5) and 'late' (moving along x) spheres, no gravity; the
+    controller removes the body ``removed`` once t > ``at``."""
+    from physics import Plane, Sphere, World
+    world = World(gravity=(0, 0, 0), dt=1 / 120)
+    world.add_body(Plane(normal=(0, 0, 1)), name="ground")
+    world.add_body(Sphere(0.2), mass=1.0, position=(-1.5, 0, 0.5), name="early")
+    late = world.add_body(Sphere(0.2), mass=1.0, position=(1.0, 0, 0.5), name="late")
+    late.linear_velocity = (1.0, 0, 0)
+    state = {"body": world.body(removed)}
+
+    def controller(world):
+        if state["body"] is not None and world.time > at:
+            world.remove_body(state["body"])
+            state["body"] = None
+
+    return {"world": world, "controller": controller,
+            "camera": {"yaw": -90, "pitch": 10, "target": (0, 0, 0.5), "distance": 6}}
+
+
+def test_a_followed_body_stays_followed_when_an_earlier_one_is_removed(gl_mode, tmp_path):
+    """--follow held the body's index: once 'early' (index 1) was removed, index 2 was past
+    the end (IndexError, a traceback from render). 'late' stays in the middle."""
+    from render import render_offscreen
+    scene = _removing_scene("early", at=0.2)
+    w, h = 160, 90
+    r = render_offscreen(scene, seconds=1.0, fps=4, out=tmp_path / "frames", size=(w, h),
+                         follow="late", samples=0, progress=False)
+    assert r["frames"] == 4 and r["notes"] == [] and len(scene["world"].bodies) == 2
+    for k in range(4):
+        late = colour_mask(read_png(tmp_path / "frames" / f"frame_{k:05d}.png"),
+                           body_color(2))
+        x, y = centroid(late)
+        assert abs(x - w / 2) < 0.08 * w and abs(y - h / 2) < 0.1 * h, (k, x, y)
+
+
+def test_a_followed_body_the_scene_removes_leaves_the_camera_where_it_was(gl_mode, tmp_path):
+    """Following 'late' until the scene removes it: the camera stays on its last place
+    (frames after the removal are the same picture) and ``notes`` says so."""
+    from render import render_offscreen
+    scene = _removing_scene("late", at=0.3)
+    r = render_offscreen(scene, seconds=1.0, fps=4, out=tmp_path / "frames", size=(160, 90),
+                         follow="late", samples=0, progress=False)
+    assert r["frames"] == 4
+    assert r["notes"] == ["the scene removed 'late' by t=0.5 s; the camera stayed where it "
+                          "last was from there"]
+    frames = [read_png(tmp_path / "frames" / f"frame_{k:05d}.png") for k in range(4)]
+    np.testing.assert_array_equal(frames[2], frames[3])
+    green = [int(colour_mask(f, body_color(2)).sum()) for f in frames]
+    assert min(green[:2]) > 3 * max(green[2:]), green      # (the y axis is green too)
+
+
 def test_a_box_dropped_from_10_m_stays_in_every_frame_and_the_still_matches_the_clip(
         gl_mode, tmp_path):
     """A scene with no camera: a 0.4 m box dropped from 10 m onto the ground. The clip's

@@ -1514,3 +1514,31 @@ def test_render_follows_a_body_by_its_index_as_plot_takes_it(tmp_path, capsys):
                  str(tmp_path / "m.png")]) == 2
     err = capsys.readouterr().err
     assert len(err) < 300 and err.endswith("and 995 more; or an index from 0 to 1004)\n"), err
+
+
+def test_render_follow_of_a_body_the_scene_removes_says_so_and_keeps_rendering(tmp_path,
+                                                                               capsys):
+    """--follow of a body the scene's controller removes part-way: a traceback (IndexError
+    in offscreen.py's camera_now), or, where a later body took its index, that body followed
+    without a word. The clip is written, the camera stays where it last was, and a note
+    on stderr says from when; exit code 0."""
+    scene = tmp_path / "removes.py"
+    scene.write_text(
+        "from physics import Plane, Sphere\n"
+        "def build(world):\n"
+        "    world.add_body(Plane(normal=(0, 0, 1)), name='ground')\n"
+        "    world.add_body(Sphere(0.2), mass=1, position=(-0.6, 0, 0.2), name='stays')\n"
+        "    goes = world.add_body(Sphere(0.2), mass=1, position=(0.6, 0, 0.2), name='goes')\n"
+        "    left = [goes]\n"
+        "    def controller(world):\n"
+        "        if left and world.time > 0.25:\n"
+        "            world.remove_body(left.pop())\n"
+        "    return controller\n")
+    out = tmp_path / "clip.gif"
+    assert main(["render", str(scene), "--follow", "goes", "--seconds", "0.5", "--fps", "10",
+                 "--size", "80x45", "--quiet", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith(f"wrote {out} (5 frames at 10 fps")
+    assert captured.err == ("maxcoord: note: --follow: the scene removed 'goes' by t=0.3 s; "
+                            "the camera stayed where it last was from there\n")
+    assert out.exists()
