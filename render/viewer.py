@@ -22,6 +22,7 @@ import atexit
 import dataclasses
 import math
 import re
+import sys
 import textwrap
 import time
 from dataclasses import dataclass
@@ -68,7 +69,7 @@ KEY_BINDINGS = (
     KeyBinding("N", (key.N,), "next_scene", "next scene in the list (keeps pause, time scale)"),
     KeyBinding("P", (key.P,), "previous_scene",
                "previous scene (the one opened keeps its params)"),
-    KeyBinding("S", (key.S,), "screenshot", "screenshot to PNG"),
+    KeyBinding("S", (key.S,), "save_screenshot", "screenshot to PNG (view --screenshot-dir)"),
     KeyBinding("I", (key.I,), "toggle_hud", "HUD (status text, timeline) on / off"),
     KeyBinding("H", (key.H, key.F1), "toggle_help", "this help"),
     KeyBinding("Esc", (key.ESCAPE,), "quit", "quit"),
@@ -98,6 +99,7 @@ PLAYBACK_HELP = {
 TIMELINE_HEIGHT = 30        # px, the playback timeline along the bottom of the window
 NOTICE_SECONDS = 4.0        # s the HUD shows a notice (the screenshot just saved, a body
                             # the scene removed while it was selected)
+FAILED_NOTICE_SECONDS = 12.0   # s it shows a screenshot that could not be saved
 SCREENSHOT_NOTICE = NOTICE_SECONDS
 
 MOUSE_BINDINGS = (
@@ -221,7 +223,7 @@ class Viewer:
         self._selected_body = None
         self.follow = False
         self.last_screenshot: Path | None = None
-        self._notices: list[tuple[str, float]] = []   # (text, time.monotonic() it came)
+        self._notices: list[tuple[str, float]] = []   # (text, time.monotonic() it goes)
         self._drag_plane = None
         self._frames = []
         self._hud_time = 0.0
@@ -432,10 +434,10 @@ class Viewer:
         name = f" {body.name!r}" if body.name else ""
         self.notice(f"the scene removed the body{name} ({what}): selection dropped")
 
-    def notice(self, text: str):
-        """Show ``text`` on the HUD for NOTICE_SECONDS."""
-        self._notices = [(t, at) for t, at in self._notices if t != text]
-        self._notices.append((text, time.monotonic()))
+    def notice(self, text: str, seconds: float = NOTICE_SECONDS):
+        """Show ``text`` on the HUD for ``seconds``."""
+        self._notices = [n for n in self._notices if n[0] != text]
+        self._notices.append((text, time.monotonic() + seconds))
         self._update_hud(force=True)
 
     def frame_scene(self):
@@ -458,6 +460,21 @@ class Viewer:
         print(f"screenshot: {path}")
         self.notice(f"screenshot saved: {path}")
         return path
+
+    def save_screenshot(self) -> Path | None:
+        """The S key: :meth:`screenshot` to ``screenshot_dir``; a file that cannot be written
+        (a folder without write permission, a working folder since deleted, a full disk) is
+        named on the HUD and stderr, as other errors are, instead of closing the viewer (it
+        raised out of the key handler). Returns the path, or None."""
+        try:
+            return self.screenshot()
+        except OSError as exc:
+            folder = self.screenshot_dir
+            text = (f"ERROR: screenshot not saved in {str(folder)!r}: {type(exc).__name__}: "
+                    f"{exc.strerror or exc} (view --screenshot-dir DIR saves elsewhere)")
+            print(f"maxcoord viewer: {text}", file=sys.stderr)
+            self.notice(text, FAILED_NOTICE_SECONDS)
+            return None
 
     def quit(self):
         self.close()
@@ -940,7 +957,7 @@ class Viewer:
 
     def _notice_lines(self) -> list[str]:
         now = time.monotonic()
-        self._notices = [(text, at) for text, at in self._notices if now - at < NOTICE_SECONDS]
+        self._notices = [(text, until) for text, until in self._notices if now < until]
         return [text for text, _ in self._notices]
 
     def _behind_text(self) -> str:

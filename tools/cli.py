@@ -79,7 +79,8 @@ def _check_writable(path: str, option: str, folder: bool = False):
         elif os.path.isdir(target):
             raise UsageError(f"{option}: {path!r} is a folder; give a file name")
         elif folder:
-            raise UsageError(f"{option}: {path!r} is a file, not a folder for the frames; "
+            what = "the frames" if option == "--out" else "what it saves"
+            raise UsageError(f"{option}: {path!r} is a file, not a folder for {what}; "
                              "give another name")
         else:
             existed = os.path.exists(target)
@@ -725,6 +726,9 @@ def _view(args):
     if not (np.isfinite(time_scale) and time_scale > 0):
         raise UsageError(f"--time-scale must be a positive number, got {args.time_scale}")
     window = dict(size=_size(args.size), paused=args.paused, time_scale=time_scale)
+    if args.screenshot_dir is not None:
+        _check_writable(args.screenshot_dir, "--screenshot-dir", folder=True)
+        window["screenshot_dir"] = args.screenshot_dir
     if _is_recording(args.scene):
         scene, playback = _open_recording(args.scene, args.param, args.sleeping)
         view_command(scene, playback=playback, **window)
@@ -966,6 +970,9 @@ def _view_parser(sub):
     s.add_argument("--time-scale", default="1", metavar="X",
                    help="simulated seconds per wall second, a number or a fraction such as 1/4 "
                         "(default 1; +/- change it)")
+    s.add_argument("--screenshot-dir", default=None, metavar="DIR",
+                   help="the folder the S key saves screenshots in, made if need be (default: "
+                        "the working folder)")
     _add_sleeping(s, drawn=True, recordings=True)
 
 

@@ -121,6 +121,32 @@ def test_a_screenshot_is_named_on_the_hud_for_a_few_seconds(make_viewer, key, mo
     assert "screenshot" not in v.hud_text()
 
 
+@pytest.mark.parametrize("where", ["under a file", "deleted working folder"])
+def test_s_where_the_screenshot_cannot_be_written_says_so_on_the_hud(make_viewer, key, tmp_path,
+                                                                     monkeypatch, capsys, where):
+    """S in a working folder since deleted (the explorer's FileNotFoundError) or under a
+    file raised out of the key handler and closed the viewer; the HUD and stderr now say the
+    screenshot was not saved, and why, and the viewer goes on."""
+    if where == "under a file":
+        (tmp_path / "afile").write_text("kept")
+        v = make_viewer(drop_world(), screenshot_dir=tmp_path / "afile" / "shots")
+    else:
+        gone = tmp_path / "gone"
+        gone.mkdir()
+        monkeypatch.chdir(gone)
+        gone.rmdir()
+        v = make_viewer(drop_world(), screenshot_dir=".")
+    assert v.on_key_press(key.S, 0)
+    assert v.last_screenshot is None
+    hud = v.hud_text()
+    error = "FileNotFoundError" if where != "under a file" else "NotADirectoryError"
+    assert f"ERROR: screenshot not saved in {str(v.screenshot_dir)!r}: {error}" in hud
+    assert "(view --screenshot-dir DIR saves elsewhere)" in hud
+    assert "ERROR: screenshot not saved" in capsys.readouterr().err
+    v.tick(1 / 60)
+    assert v.world.time > 0 and v.draw_frame(read=True).std() > 5
+
+
 def test_z_turns_sleeping_on_and_off_and_the_hud_counts_the_sleepers(make_viewer, key):
     world = drop_world(body="box", position=(0.0, 0.0, 0.5))     # resting on the ground
     v = make_viewer(world)

@@ -142,3 +142,21 @@ def test_a_scene_switch_does_not_keep_a_pause_forced_by_an_error(make_viewer, ke
 def key_symbols(gl_mode):
     from render.backend import load_pyglet
     return load_pyglet().window.key
+
+
+def test_view_takes_a_screenshot_dir_and_refuses_one_it_cannot_make(monkeypatch, capsys,
+                                                                    tmp_path):
+    import render.commands
+    seen = {}
+    monkeypatch.setattr(render.commands, "view_command",
+                        lambda target, **opts: seen.update(opts) or 0)
+    shots = tmp_path / "shots"
+    assert main(["view", "pendulum", "--screenshot-dir", str(shots)]) == 0
+    assert seen["screenshot_dir"] == str(shots) and not shots.exists()   # (made at S)
+    (tmp_path / "afile").write_text("kept")
+    capsys.readouterr()
+    assert main(["view", "pendulum", "--screenshot-dir", str(tmp_path / "afile")]) == 2
+    assert capsys.readouterr().err == (
+        f"maxcoord: error: --screenshot-dir: {str(tmp_path / 'afile')!r} is a file, not a "
+        "folder for what it saves; give another name\n")
+
