@@ -24,6 +24,7 @@ are returned as row-major numpy arrays; pass ``M.T`` flattened to GL.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -104,10 +105,30 @@ def orthographic(left, right, bottom, top, near, far) -> np.ndarray:
     return m
 
 
+@dataclass(frozen=True)
+class CameraLimits:
+    """Where the mouse may take an orbit camera (``Camera.limits``; the viewer makes them
+    from the scene, ``WorldGeometry.camera_limits``): the target within the box ``lo``-
+    ``hi`` (m), the distance from ``min_distance`` to ``max_distance`` (m), and, where
+    ``floor`` is a height (m: a ground plane's), the eye at least ``eye_height`` above it
+    (the pitch held up so). Without them a small orbit put the eye under the ground (the
+    whole view its underside), a pan took the target to z = -42 m, and the zoom went from
+    1 mm (inside the bodies) to 1e6 m."""
+    lo: np.ndarray
+    hi: np.ndarray
+    min_distance: float
+    max_distance: float
+    floor: float | None = None
+    eye_height: float = 0.0
+
+
 class Camera:
     """Orbit camera. ``frame_on_load`` is True when the camera should frame the scene's bodies
     when first shown (no spec was given); ``fit_on_load``, when it should frame them only if
-    some body's centre is out of its view (a spec with ``"fit": True``)."""
+    some body's centre is out of its view (a spec with ``"fit": True``). ``limits`` (a
+    :class:`CameraLimits`, or None: only the distance's 1 mm to MAX_DISTANCE) bound what
+    ``orbit``, ``pan``, ``zoom`` and the framing methods may do; setting them moves
+    nothing until one of those is called."""
 
     def __init__(self, target=(0.0, 0.0, 0.0), distance: float = 5.0, yaw: float = DEFAULT_YAW,
                  pitch: float = DEFAULT_PITCH, fov: float = DEFAULT_FOV):
@@ -118,6 +139,7 @@ class Camera:
         self.fov = _finite(fov, "fov")
         self.frame_on_load = False
         self.fit_on_load = False
+        self.limits: CameraLimits | None = None
         if not -90.0 <= self.pitch <= 90.0:
             # (beyond, the eye passes over the top and looks back upside down: a typo for a
             # pitch within +-90 more likely than meant)
@@ -193,6 +215,7 @@ class Camera:
         c = Camera(self.target, self.distance, self.yaw, self.pitch, self.fov)
         c.frame_on_load = self.frame_on_load
         c.fit_on_load = self.fit_on_load
+        c.limits = self.limits
         return c
 
     def spec(self) -> dict:
@@ -206,9 +229,20 @@ class Camera:
 
     # -- geometry ------------------------------------------------------------------------
     def _clamp(self):
-        self.pitch = float(np.clip(self.pitch, -89.0, 89.0))
         self.yaw = (self.yaw + 180.0) % 360.0 - 180.0
-        self.distance = float(np.clip(self.distance, 1e-3, MAX_DISTANCE))
+        lim = self.limits
+        if lim is None:
+            self.pitch = float(np.clip(self.pitch, -89.0, 89.0))
+            self.distance = float(np.clip(self.distance, 1e-3, MAX_DISTANCE))
+            return
+        self.distance = float(np.clip(self.distance, lim.min_distance, lim.max_distance))
+        self.target = np.clip(self.target, lim.lo, lim.hi)
+        lowest = -89.0
+        if lim.floor is not None:
+            # eye z = target z + distance sin(pitch) >= floor + eye_height
+            rise = (lim.floor + lim.eye_height - self.target[2]) / self.distance
+            lowest = max(lowest, math.degrees(math.asin(min(max(rise, -1.0), 1.0))))
+        self.pitch = float(np.clip(self.pitch, min(lowest, 89.0), 89.0))
 
     @property
     def offset_direction(self) -> np.ndarray:
@@ -252,6 +286,8 @@ class Camera:
         r, u, _ = self.basis()
         scale = 2 * self.distance * math.tan(math.radians(self.fov) / 2) / max(viewport_height, 1)
         self.target = self.target - (dx_px * r + dy_px * u) * scale
+        if self.limits is not None:
+            self._clamp()
 
     def zoom(self, factor: float):
         self.distance *= factor

@@ -294,6 +294,40 @@ class WorldGeometry:
             self._typical = float(np.median(r)) if len(r) else 0.25
         return self._typical
 
+    # the mouse's camera limits (camera_limits), in the scene's radius S (its bodies'
+    # bounding sphere) and the median body's bounding radius
+    ZOOM_OUT = 50.0         # the eye at most 50 S from the target (or twice the first view's)
+    ZOOM_IN_BODIES = 1.0    # and at least a median body's radius, or 2 % of S, from it
+    ZOOM_IN_SCENE = 0.02
+    PAN_ROOM = 1.0          # the target within S of the box around the bodies
+    EYE_HEIGHT = 0.25       # the eye at least a quarter of the least distance over the ground
+
+    def camera_limits(self, start) -> "CameraLimits":
+        """Where the mouse may take the camera (``render.camera.CameraLimits``), from the
+        bodies as they are now and the first view ``start`` (a Camera, always within them).
+        The floor is the highest ground plane (normal within 8 degrees of +z) under the
+        first view's eye; a scene without one has none (its reference grid may be seen
+        from below)."""
+        from .camera import CameraLimits
+        centre, radius = self.bounding_sphere()
+        b = self.bounds()
+        lo, hi = (centre - radius, centre + radius) if b is None else b
+        room = self.PAN_ROOM * radius
+        lo = np.minimum(lo - room, start.target)
+        hi = np.maximum(hi + room, start.target)
+        near = max(self.ZOOM_IN_BODIES * self.typical_size(), self.ZOOM_IN_SCENE * radius)
+        near = min(near, start.distance)
+        far = max(self.ZOOM_OUT * radius, 2.0 * start.distance)
+        levels = [offset / n[2] for n, offset in self.planes if n[2] > 0.99]
+        under = [z for z in levels if z <= start.eye[2]]
+        floor = max(under) if under else None
+        if floor is not None:
+            lo[2] = max(lo[2], min(floor, start.target[2]))
+            hi[2] = max(hi[2], lo[2])
+        height = 0.0 if floor is None else min(self.EYE_HEIGHT * near, start.eye[2] - floor)
+        return CameraLimits(lo=lo, hi=hi, min_distance=float(near), max_distance=float(far),
+                            floor=floor, eye_height=float(height))
+
     # -- picking -------------------------------------------------------------------------
     def ray_cast(self, origin, direction):
         """First body hit by the ray: (body index, distance t, world point) or None.

@@ -444,7 +444,14 @@ class Viewer:
         """Frame every shaped body (the F key), keeping the camera's angles."""
         self.follow = False
         w, h = self.window.get_size()
+        self._limit_camera()
         self.geometry.frame(self.camera, w / max(h, 1))
+
+    def _limit_camera(self):
+        """Bound what the mouse and F do to the camera by the scene as it is now
+        (``WorldGeometry.camera_limits``): the eye above the ground, the target near the
+        bodies, the zoom within a range of the scene's size."""
+        self.camera.limits = self.geometry.camera_limits(self.initial_camera)
 
     def screenshot(self, path=None) -> Path:
         """Draw a frame and save the window's pixels (HUD included) as a PNG; returns the
@@ -606,12 +613,15 @@ class Viewer:
         elif buttons & (mouse.RIGHT | mouse.MIDDLE) or (buttons & mouse.LEFT
                                                         and modifiers & key.MOD_SHIFT):
             self.follow = False
+            self._limit_camera()
             self.camera.pan(dx, dy, self.window.get_size()[1])
         elif buttons & mouse.LEFT and not modifiers & key.MOD_CTRL:
+            self._limit_camera()
             self.camera.orbit(-0.3 * dx, -0.3 * dy)
         return pyglet.event.EVENT_HANDLED
 
     def on_mouse_scroll(self, x, y, scroll_x, scroll_y):
+        self._limit_camera()
         self.camera.zoom(0.88 ** scroll_y)
         return pyglet.event.EVENT_HANDLED
 

@@ -125,3 +125,55 @@ def test_the_hud_wraps_no_line_the_window_has_room_for(make_viewer, key, tmp_pat
     assert 80 < len(f"screenshot saved: {v.last_screenshot}") < 150, v.last_screenshot
     assert v.hud_label.content_width > 420
     assert v.hud_label.content_height == _unwrapped_height(v.hud_label)
+
+
+@pytest.fixture
+def mouse(gl_mode):
+    from render.backend import load_pyglet
+    return load_pyglet().window.mouse
+
+
+def test_the_mouse_keeps_the_eye_above_the_ground_and_the_camera_near_the_scene(make_viewer,
+                                                                               mouse):
+    """An orbit drag to a negative pitch put the eye under the ground plane (the whole view
+    its underside), a pan took the target to z = -17 m, and the wheel zoomed from 1 mm (inside
+    the bodies) to 1e6 m. Now: the eye stays a little above the ground (a quarter of the least
+    distance), the target within the scene's radius S of the bodies and above the ground, the
+    distance from a median body's radius (the 0.4 m sphere's) to 50 S."""
+    world = drop_world(position=(0.0, 0.0, 1.0))      # the 0.4 m sphere, 0.6 m over the ground
+    v = make_viewer(world, camera={"target": (0, 0, 1), "distance": 6, "yaw": -90,
+                                   "pitch": 10})
+    _, radius = v.geometry.bounding_sphere()
+    for _ in range(40):                               # up the screen: the eye goes down
+        v.on_mouse_drag(160, 120, 0, 20, mouse.LEFT, 0)
+    assert v.camera.eye[2] >= 0.1 - 1e-9 and v.camera.pitch < 0     # (was -2.8 m)
+    np.testing.assert_allclose(v.camera.eye[2], 0.25 * 0.4)          # pitch held there
+    assert v.draw_frame(read=True).std() > 5
+    for _ in range(100):
+        v.on_mouse_scroll(160, 120, 0, 1)
+    assert v.camera.distance == pytest.approx(0.4)                  # (was 1 mm)
+    assert v.camera.eye[2] >= 0.1 - 1e-9
+    for _ in range(400):
+        v.on_mouse_scroll(160, 120, 0, -1)
+    assert v.camera.distance == pytest.approx(50 * radius)          # (was 1e6 m)
+    assert v.camera.eye[2] >= 0.1 - 1e-9                            # (zooming out lowers it)
+    for _ in range(40):                               # the scene pulled up: the target sinks
+        v.on_mouse_drag(160, 120, 0, 200, mouse.RIGHT, 0)
+    assert v.camera.target[2] >= 0.0 and v.camera.eye[2] >= 0.1 - 1e-9
+    for _ in range(40):
+        v.on_mouse_drag(160, 120, 300, 0, mouse.RIGHT, 0)
+    lo, hi = v.geometry.bounds()
+    assert np.all(v.camera.target >= lo - radius - 1e-9)
+    assert np.all(v.camera.target <= hi + radius + 1e-9)
+
+
+def test_without_a_ground_the_eye_may_go_under_the_bodies(make_viewer, mouse):
+    """A scene with no ground plane (its grid is only a reference) keeps its full pitch."""
+    from physics import Sphere, World
+    world = World(gravity=(0, 0, 0))
+    world.add_body(Sphere(0.3), mass=1.0, position=(0, 0, 1))
+    v = make_viewer(world, camera={"target": (0, 0, 1), "distance": 4, "yaw": -90,
+                                   "pitch": 10})
+    for _ in range(60):
+        v.on_mouse_drag(160, 120, 0, 20, mouse.LEFT, 0)
+    assert v.camera.pitch == -89.0
