@@ -1,6 +1,10 @@
 """Writing frames: PNG (a small zlib writer, no dependency), GIF (Pillow when installed, else a
-built-in writer), MP4 (imageio-ffmpeg when installed, else an ``ffmpeg`` on PATH), or a folder
-of numbered PNGs. Frames are (h, w, 3) uint8 arrays, top row first.
+built-in writer), MP4 (imageio-ffmpeg's ffmpeg when installed, else an ``ffmpeg`` on PATH), or a
+folder of numbered PNGs. Frames are (h, w, 3) uint8 arrays, top row first.
+
+A write that fails part-way (a full disk, a folder removed, ffmpeg failing) raises
+:class:`WriteFailed`, one line naming the file and why, with the partial file removed (it
+raised the OSError's traceback, or, for an .mp4, said it was written and left a corrupt file).
 """
 from __future__ import annotations
 
@@ -11,10 +15,57 @@ import re
 import shutil
 import struct
 import subprocess
+import tempfile
 import zlib
+from contextlib import contextmanager
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
+
+
+# -- failures ---------------------------------------------------------------------------------
+class WriteFailed(OSError):
+    """An output that could not be written: the message is one line naming the file, the
+    reason and what became of the partial file; ``cause`` is the OSError behind it (None
+    where ffmpeg failed)."""
+
+    def __init__(self, message: str, cause: OSError | None = None):
+        super().__init__(message)
+        self.cause = cause
+
+    def __str__(self):
+        return self.args[0]
+
+
+def _remove_partial(path) -> str:
+    """Remove what a failed write left at ``path``; says what became of it."""
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        return "nothing was written"
+    except OSError as exc:
+        return f"the partial file is left there ({exc.strerror or exc})"
+    return "the partial file is removed"
+
+
+def write_failed(path, reason: OSError | str) -> WriteFailed:
+    """The WriteFailed for ``path`` (the partial file removed) from an OSError or a reason."""
+    cause = reason if isinstance(reason, OSError) else None
+    why = (reason.strerror or str(reason)) if cause is not None else reason
+    return WriteFailed(f"could not write {path}: {why}; {_remove_partial(path)}", cause)
+
+
+@contextmanager
+def writing(path):
+    """Inside, an OSError writing ``path`` becomes a :class:`WriteFailed` (partial file
+    removed)."""
+    try:
+        yield
+    except WriteFailed:
+        raise
+    except OSError as exc:
+        raise write_failed(path, exc) from None
 
 
 # -- PNG --------------------------------------------------------------------------------------
@@ -41,7 +92,10 @@ def encode_png(img: np.ndarray, level: int = 6) -> bytes:
 
 
 def write_png(path, img: np.ndarray):
-    Path(path).write_bytes(encode_png(img))
+    """Write ``img`` as a PNG file; WriteFailed (partial file removed) if it cannot."""
+    data = encode_png(img)
+    with writing(path):
+        Path(path).write_bytes(data)
 
 
 def read_png(path) -> np.ndarray:
@@ -264,31 +318,49 @@ class GifWriter:
             self.frames.append(_paletted_frame(frame))
             return
         h, w, _ = frame.shape
-        if self._f is None:
-            self._size = (w, h)
-            self._f = open(self.path, "wb")
-            self._f.write(b"GIF89a" + struct.pack("<HHBBB", w, h, 0xF7, 0, 0))
-            self._f.write(_fixed_palette().tobytes())
-            self._f.write(b"\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00")   # loop forever
-        elif (w, h) != self._size:
+        if self._f is not None and (w, h) != self._size:
             raise ValueError("all GIF frames must have the same size")
-        k = self.count - 1                                   # this frame's index
-        delay = _gif_clock(k + 1, self.fps) - _gif_clock(k, self.fps)
-        self._f.write(b"\x21\xf9\x04\x04" + struct.pack("<H", delay) + b"\x00\x00")
-        self._f.write(b"\x2c" + struct.pack("<HHHHB", 0, 0, w, h, 0))
-        self._f.write(_lzw_uncompressed(_quantize_fixed(frame)))
+        with self._writing():
+            if self._f is None:
+                self._size = (w, h)
+                self._f = open(self.path, "wb")
+                self._f.write(b"GIF89a" + struct.pack("<HHBBB", w, h, 0xF7, 0, 0))
+                self._f.write(_fixed_palette().tobytes())
+                self._f.write(b"\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00")  # loop
+            k = self.count - 1                                   # this frame's index
+            delay = _gif_clock(k + 1, self.fps) - _gif_clock(k, self.fps)
+            self._f.write(b"\x21\xf9\x04\x04" + struct.pack("<H", delay) + b"\x00\x00")
+            self._f.write(b"\x2c" + struct.pack("<HHHHB", 0, 0, w, h, 0))
+            self._f.write(_lzw_uncompressed(_quantize_fixed(frame)))
 
     def close(self):
         if self.use_pillow:
-            if self.frames:
-                milliseconds = [10 * d for d in gif_delays(len(self.frames), self.fps)]
-                self.frames[0].save(self.path, save_all=True, append_images=self.frames[1:],
-                                    duration=milliseconds, loop=0, optimize=False, disposal=1)
-            self.frames = []
+            frames, self.frames = self.frames, []
+            if frames:
+                milliseconds = [10 * d for d in gif_delays(len(frames), self.fps)]
+                with writing(self.path):
+                    frames[0].save(self.path, save_all=True, append_images=frames[1:],
+                                   duration=milliseconds, loop=0, optimize=False, disposal=1)
         elif self._f is not None:
-            self._f.write(b"\x3b")
-            self._f.close()
+            with self._writing():
+                self._f.write(b"\x3b")
+                self._f.close()
             self._f = None
+
+    @contextmanager
+    def _writing(self):
+        """The built-in writer's file writes: on an OSError the file is closed and removed
+        (WriteFailed), and close does nothing more."""
+        try:
+            yield
+        except OSError as exc:
+            if self._f is not None:
+                try:
+                    self._f.close()
+                except OSError:
+                    pass               # (the close flushes into the same full disk)
+            self._f = None
+            raise write_failed(self.path, exc) from None
 
 
 def gif_frame_count(path) -> int:
@@ -342,35 +414,44 @@ def check_mp4_encoder():
         raise ValueError(MP4_NEEDS_FFMPEG)
 
 
+def _ffmpeg_exe() -> str:
+    """imageio-ffmpeg's ffmpeg (the [video] extra), else one on PATH."""
+    try:
+        import imageio_ffmpeg
+        return imageio_ffmpeg.get_ffmpeg_exe()
+    except ImportError:
+        pass
+    exe = shutil.which("ffmpeg")
+    if exe is None:
+        raise RuntimeError(MP4_NEEDS_FFMPEG)
+    return exe
+
+
 class Mp4Writer:
-    """H.264 MP4 through imageio-ffmpeg's bundled ffmpeg (or an ``ffmpeg`` on PATH). Odd frame
-    sizes are padded by one pixel (yuv420p needs even sizes)."""
+    """H.264 MP4 (CRF 15, yuv420p) through ffmpeg, imageio-ffmpeg's or one on PATH, fed raw
+    frames on a pipe. Odd frame sizes are padded by one pixel (yuv420p needs even sizes).
+    ffmpeg's exit status is checked: imageio-ffmpeg's ``write_frames`` ignored it, so a disk
+    filling up while the file was written left a corrupt .mp4 and a report that it was
+    written; now that, or a pipe ffmpeg stopped reading, is a WriteFailed naming ffmpeg's
+    last error line, the partial file removed."""
+
+    CRF = 15           # (imageio-ffmpeg's quality 7, which this writer used through it)
 
     def __init__(self, path, fps: float):
         self.path = str(path)
         self.fps = fps
-        self._gen = None
         self._proc = None
+        self._log = None
         self.count = 0
 
     def _start(self, w, h):
-        try:
-            import imageio_ffmpeg
-            self._gen = imageio_ffmpeg.write_frames(
-                self.path, (w, h), fps=self.fps, codec="libx264", pix_fmt_in="rgb24",
-                pix_fmt_out="yuv420p", quality=7, macro_block_size=2,
-                ffmpeg_log_level="error")
-            self._gen.send(None)
-            return
-        except ImportError:
-            pass
-        exe = shutil.which("ffmpeg")
-        if exe is None:
-            raise RuntimeError(MP4_NEEDS_FFMPEG)
+        fps = str(Fraction(self.fps).limit_denominator())     # (30000/1001 stays exact)
+        self._log = tempfile.TemporaryFile()          # (a pipe ffmpeg could fill and block on)
         self._proc = subprocess.Popen(
-            [exe, "-y", "-loglevel", "error", "-f", "rawvideo", "-pix_fmt", "rgb24",
-             "-s", f"{w}x{h}", "-r", str(self.fps), "-i", "-", "-c:v", "libx264",
-             "-pix_fmt", "yuv420p", "-crf", "20", self.path], stdin=subprocess.PIPE)
+            [_ffmpeg_exe(), "-y", "-loglevel", "error", "-f", "rawvideo", "-vcodec", "rawvideo",
+             "-s", f"{w}x{h}", "-pix_fmt", "rgb24", "-r", fps, "-i", "-", "-an",
+             "-vcodec", "libx264", "-pix_fmt", "yuv420p", "-crf", str(self.CRF), self.path],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self._log)
 
     def append(self, frame: np.ndarray):
         frame = np.ascontiguousarray(frame[:, :, :3], dtype=np.uint8)
@@ -378,23 +459,42 @@ class Mp4Writer:
         if h % 2 or w % 2:
             frame = np.pad(frame, ((0, h % 2), (0, w % 2), (0, 0)), mode="edge")
             h, w = frame.shape[:2]
-        if self._gen is None and self._proc is None:
+        if self._proc is None:
             self._start(w, h)
-        if self._gen is not None:
-            self._gen.send(frame.tobytes())
-        else:
+        try:
             self._proc.stdin.write(frame.tobytes())
+        except OSError:              # (ffmpeg has stopped: a full disk, a bad path)
+            self._finish()
+            raise self._failure() from None
         self.count += 1
 
     def close(self):
-        if self._gen is not None:
-            self._gen.close()
-            self._gen = None
-        if self._proc is not None:
-            self._proc.stdin.close()
-            if self._proc.wait() != 0:
-                raise RuntimeError(f"ffmpeg failed writing {self.path}")
-            self._proc = None
+        if self._proc is None:
+            return
+        if self._finish() != 0:
+            raise self._failure()
+        self._log.close()
+
+    def _finish(self) -> int:
+        """Close ffmpeg's input, wait for it; its exit status."""
+        proc, self._proc = self._proc, None
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+        self._status = proc.wait()
+        return self._status
+
+    def _failure(self) -> WriteFailed:
+        self._log.seek(0)
+        lines = [line.strip() for line in
+                 self._log.read().decode("utf-8", "replace").splitlines() if line.strip()]
+        self._log.close()
+        # the first line: the cause (the rest follow from it, ending "Nothing was written
+        # into output file ..."); without its "[out#0/mp4 @ 0x55648abc4400] "
+        reason = (re.sub(r"^\[[^\]]*\]\s*", "", lines[0]) if lines
+                  else f"ffmpeg exited with status {self._status}")
+        return write_failed(self.path, f"ffmpeg: {reason}")
 
 
 # the frames FolderWriter writes, and the only files of a folder it removes
@@ -418,7 +518,12 @@ class FolderWriter:
         self.count = 0
 
     def append(self, frame):
-        write_png(self.path / f"frame_{self.count:05d}.png", frame)
+        try:
+            write_png(self.path / f"frame_{self.count:05d}.png", frame)
+        except WriteFailed as exc:
+            kept = ("" if self.count == 0 else f"; frame_00000.png to "
+                    f"frame_{self.count - 1:05d}.png before it are kept")
+            raise WriteFailed(str(exc) + kept, exc.cause) from None
         self.count += 1
 
     def close(self):

@@ -476,9 +476,10 @@ class Viewer:
         try:
             return self.screenshot()
         except OSError as exc:
+            cause = getattr(exc, "cause", None) or exc       # (write_png's WriteFailed)
             folder = self.screenshot_dir
-            text = (f"ERROR: screenshot not saved in {str(folder)!r}: {type(exc).__name__}: "
-                    f"{exc.strerror or exc} (view --screenshot-dir DIR saves elsewhere)")
+            text = (f"ERROR: screenshot not saved in {str(folder)!r}: {type(cause).__name__}: "
+                    f"{cause.strerror or cause} (view --screenshot-dir DIR saves elsewhere)")
             print(f"maxcoord viewer: {text}", file=sys.stderr)
             self.notice(text, FAILED_NOTICE_SECONDS)
             return None

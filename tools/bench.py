@@ -283,6 +283,7 @@ def run(names: list[str] | None = None, out: str | None = None, progress=None) -
             progress(f"bench {i}/{len(todo)}: {name} took {time.perf_counter() - start:.0f} s")
     text = json.dumps(report, indent=2)
     if out:
-        with open(out, "w") as f:
+        from render.imagefiles import writing
+        with writing(out), open(out, "w") as f:
             f.write(text + "\n")
     return report

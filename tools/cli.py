@@ -360,17 +360,29 @@ def cmd_run(args):
         rows.append(("stopped", f"after {steps} of {planned} steps: interrupted (Ctrl-C)"))
     width = max(len(k) for k, _ in rows)
     print("\n".join(f"{k:<{width}}  {v}" for k, v in rows))
+    from render.imagefiles import WriteFailed, writing
+    failed = []              # (a recording that cannot be written does not stop the PNG)
     if record_path and record["time"]:
         # a scene file by its absolute path, so the recording plays from any directory
         scene_name = os.path.abspath(scene.name) if scene.name.endswith(".py") else scene.name
-        np.savez_compressed(record_path, scene=scene_name, params=json.dumps(scene.params),
-                            dt=world.dt, joint_coordinate_name=_coordinate_names(coordinated),
-                            body_name=np.array([b.name or "" for b in world.bodies], dtype=str),
-                            body_shape=recording["built_shapes"],
-                            **{k: np.array(v) for k, v in record.items()})
-        print(f"recorded {len(record['time'])} samples to {record_path}")
+        try:
+            with writing(record_path):
+                np.savez_compressed(
+                    record_path, scene=scene_name, params=json.dumps(scene.params),
+                    dt=world.dt, joint_coordinate_name=_coordinate_names(coordinated),
+                    body_name=np.array([b.name or "" for b in world.bodies], dtype=str),
+                    body_shape=recording["built_shapes"],
+                    **{k: np.array(v) for k, v in record.items()})
+            print(f"recorded {len(record['time'])} samples to {record_path}")
+        except WriteFailed as exc:
+            failed.append(exc)
     if png_path:
-        _write_final_frame(scene, png_path, args.frame, png_camera)
+        try:
+            _write_final_frame(scene, png_path, args.frame, png_camera)
+        except WriteFailed as exc:
+            failed.append(exc)
+    if failed:
+        raise WriteFailed("; and ".join(map(str, failed)))
     if stopped is not None:
         raise _stopped("run", stopped, world, in_controller)
     if interrupted:
@@ -1075,6 +1087,14 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:         # (maxcoord list | head: the reader has all it wants)
         sys.stdout = open(os.devnull, "w")
         return 0
+    except OSError as exc:
+        from render.imagefiles import WriteFailed
+        if not isinstance(exc, WriteFailed):
+            raise
+        # an output that could not be written part-way (a full disk): its partial file
+        # removed (the OSError's traceback, or for an .mp4 a corrupt file said to be written)
+        print(f"maxcoord: error: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

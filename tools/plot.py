@@ -61,8 +61,12 @@ def plot_recording(path: str, out: str, bodies: list[str] | None = None,
     fig.axes[-1].set_xlabel("time (s)")
     fig.suptitle(f"{scene_label(rec.scene)}  (dt = {rec.dt * 1e3:.3f} ms)")
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    from render.imagefiles import writing
+    try:
+        with writing(out):
+            fig.savefig(out, dpi=110)
+    finally:
+        plt.close(fig)
     return out
 
 

@@ -1542,3 +1542,108 @@ def test_render_follow_of_a_body_the_scene_removes_says_so_and_keeps_rendering(t
     assert captured.err == ("maxcoord: note: --follow: the scene removed 'goes' by t=0.3 s; "
                             "the camera stayed where it last was from there\n")
     assert out.exists()
+
+
+def _full_disk(tmp_path, name):
+    """``tmp_path / name``, a link to /dev/full: every write to it fails with ENOSPC, as on
+    a full disk (what the explorer saw on a 200 KB tmpfs)."""
+    import os
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full to stand for a full disk")
+    path = tmp_path / name
+    path.symlink_to("/dev/full")
+    return path
+
+
+@pytest.mark.parametrize("name, extra", [
+    ("clip.mp4", []),
+    ("clip.gif", []),
+    ("still.png", ["--seconds", "0"]),
+])
+def test_render_onto_a_full_disk_is_one_line_exit_1_and_no_partial_file(tmp_path, capsys,
+                                                                         name, extra):
+    """A full disk while writing: an .mp4 was reported written (exit 0) and left corrupt
+    (imageio-ffmpeg's writer ignored ffmpeg's exit status); a GIF or PNG raised the
+    OSError's traceback. Now one line naming the file and the reason, exit code 1, and the
+    partial file removed."""
+    out = _full_disk(tmp_path, name)
+    assert main(["render", "pendulum", "--seconds", "0.2", "--size", "64x36", "--quiet",
+                 "--out", str(out), *extra]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"maxcoord: error: could not write {out}: ")
+    assert "No space left on device" in captured.err
+    assert captured.err.endswith("; the partial file is removed\n")
+    assert captured.err.count("\n") == 1 and "wrote" not in captured.out
+    assert not out.exists() and not out.is_symlink()
+
+
+def test_the_built_in_gif_writer_on_a_full_disk_removes_its_partial_file(tmp_path):
+    from render.imagefiles import GifWriter, WriteFailed
+    out = _full_disk(tmp_path, "clip.gif")
+    writer = GifWriter(out, 10, use_pillow=False)
+    frame = np.zeros((36, 64, 3), np.uint8)
+    with pytest.raises(WriteFailed, match="No space left on device; the partial file is "
+                                          "removed"):
+        for _ in range(3):
+            writer.append(frame)
+    writer.close()                                 # (nothing more to do)
+    assert not out.is_symlink()
+
+
+def test_a_frames_folder_on_a_full_disk_keeps_the_whole_frames_and_says_so(tmp_path, capsys,
+                                                                          monkeypatch):
+    """The disk fills at the fourth frame: the frame partly written is removed, the three
+    before it are kept, and one line says so (a traceback before)."""
+    import errno
+    from pathlib import Path
+    write_bytes = Path.write_bytes
+
+    def filling(path, data):
+        if path.name == "frame_00003.png":
+            write_bytes(path, data[:100])              # (part of it, then the disk is full)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return write_bytes(path, data)
+
+    monkeypatch.setattr(Path, "write_bytes", filling)
+    out = tmp_path / "frames"
+    assert main(["render", "pendulum", "--seconds", "0.5", "--fps", "10", "--size", "64x36",
+                 "--quiet", "--out", str(out)]) == 1
+    assert capsys.readouterr().err == (
+        f"maxcoord: error: could not write {out / 'frame_00003.png'}: No space left on "
+        "device; the partial file is removed; frame_00000.png to frame_00002.png before it "
+        "are kept\n")
+    assert sorted(p.name for p in out.iterdir()) == [f"frame_{k:05d}.png" for k in range(3)]
+
+
+def test_run_record_onto_a_full_disk_still_writes_the_png_and_says_which_failed(tmp_path,
+                                                                               capsys):
+    out = _full_disk(tmp_path, "rec.npz")
+    png = tmp_path / "last.png"
+    assert main(["run", "pendulum", "--seconds", "0.1", "--quiet", "--record", str(out),
+                 "--png", str(png)]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"maxcoord: error: could not write {out}: No space left on device; the "
+                   "partial file is removed\n")
+    assert not out.is_symlink() and png.exists()
+
+
+def test_an_mp4_whose_ffmpeg_fails_at_the_end_is_not_reported_written(tmp_path, capsys,
+                                                                      monkeypatch):
+    """On a disk that fills while ffmpeg writes the trailer, ffmpeg took every frame and then
+    exited with an error, which imageio-ffmpeg's writer ignored: 'wrote x.mp4 (90 frames
+    ...)', exit code 0, a corrupt file. An ffmpeg (IMAGEIO_FFMPEG_EXE) that does that now
+    gives one line with its error, exit code 1, and no file."""
+    pytest.importorskip("imageio_ffmpeg")
+    fake = tmp_path / "ffmpeg"
+    fake.write_text('#!/bin/sh\nfor last; do :; done\ncat > /dev/null\nprintf corrupt > "$last"\n'
+                    'echo "[out#0/mp4 @ 0x5560] Error writing trailer: No space left on '
+                    'device" >&2\nexit 228\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("IMAGEIO_FFMPEG_EXE", str(fake))
+    out = tmp_path / "clip.mp4"
+    assert main(["render", "pendulum", "--seconds", "0.2", "--size", "64x36", "--quiet",
+                 "--out", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == (f"maxcoord: error: could not write {out}: ffmpeg: Error writing "
+                            "trailer: No space left on device; the partial file is removed\n")
+    assert captured.out == "" and not out.exists()
