@@ -37,6 +37,18 @@ def want_headless() -> bool:
     return not os.environ.get("WAYLAND_DISPLAY")
 
 
+def forced_quality() -> str | None:
+    """The render quality ``MAXCOORD_RENDER_QUALITY`` forces ("fast" or "full"), or None
+    (unset or "auto"); ValueError for anything else. Needs no GL context, so a command can
+    check it before its work (run --png simulated the whole run first, then blamed OpenGL)."""
+    forced = os.environ.get("MAXCOORD_RENDER_QUALITY", "").strip().lower()
+    if forced in ("", "auto"):
+        return None
+    if forced not in ("fast", "full"):
+        raise ValueError(f"MAXCOORD_RENDER_QUALITY must be fast, full or auto, got {forced!r}")
+    return forced
+
+
 class NoDisplayError(RuntimeError):
     """A window was asked for where none can be opened (no X display to connect to)."""
 

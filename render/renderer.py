@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ctypes
 import math
-import os
 import time
 
 import numpy as np
@@ -67,12 +66,8 @@ def is_software_renderer(name: str | None = None) -> bool:
 def default_quality() -> str:
     """``MAXCOORD_RENDER_QUALITY`` if set, else "fast" on a software rasteriser and "full"
     on a GPU (needs a current context)."""
-    forced = os.environ.get("MAXCOORD_RENDER_QUALITY", "").strip().lower()
-    if forced in QUALITIES:
-        return forced
-    if forced and forced != "auto":
-        raise ValueError(f"MAXCOORD_RENDER_QUALITY must be fast, full or auto, got {forced!r}")
-    return "fast" if is_software_renderer() else "full"
+    from .backend import forced_quality
+    return forced_quality() or ("fast" if is_software_renderer() else "full")
 
 
 def resolve_quality(quality: str | None) -> str:

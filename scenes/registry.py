@@ -331,8 +331,13 @@ def _settings(name: str, module) -> tuple[dict, World, dict]:
     except (TypeError, ValueError) as exc:
         raise ValueError(f"scene {name!r}: WORLD = {world!r}: {exc}") from None
     camera = getattr(module, "CAMERA", {})
+    from render.camera import CAMERA_KEYS, Camera
+    if not isinstance(camera, dict):
+        # (dict("front") said "dictionary update sequence element #0 has length 1")
+        raise ValueError(f"scene {name!r}: CAMERA must be a dict with some of the keys "
+                         f"{', '.join(sorted(CAMERA_KEYS))} (such as {{'yaw': -90, "
+                         f"'pitch': 15}}), got a {type(camera).__name__}: {camera!r}")
     try:
-        from render.camera import Camera
         Camera.from_spec(dict(camera) or None)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"scene {name!r} has a bad CAMERA: {exc}") from None

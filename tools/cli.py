@@ -277,6 +277,9 @@ def cmd_run(args):
     if args.frame and not png_path:
         raise UsageError("--frame points the camera of the --png picture; give --png OUT.png "
                          "too, or leave --frame out")
+    if png_path:
+        from render.backend import forced_quality
+        forced_quality()          # (before the run: a ValueError, one line)
     scene = _load(args.scene, _params(args.param), dt, args.sleeping)
     world = scene.world
     if iterations is not None:

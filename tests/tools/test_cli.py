@@ -528,6 +528,33 @@ def test_a_scene_files_camera_values_are_checked_when_it_is_loaded(camera, messa
     assert not out.exists()
 
 
+@pytest.mark.parametrize("camera", ['"front"', "((0, 0, 0), 5, 30, 20)"])
+def test_a_scene_files_camera_that_is_no_dict_says_what_it_must_be(camera, tmp_path, capsys):
+    """CAMERA = "front" said "dictionary update sequence element #0 has length 1; 2 is
+    required" (registry's dict(camera)); now what CAMERA must be, with its keys."""
+    scene = tmp_path / "cam.py"
+    scene.write_text(f"CAMERA = {camera}\n" + BUILD)
+    assert main(["run", str(scene), "--seconds", "0.1", "--quiet"]) == 2
+    kind = "str" if camera.startswith('"') else "tuple"
+    assert capsys.readouterr().err == (
+        f"maxcoord: error: scene {str(scene)!r}: CAMERA must be a dict with some of the keys "
+        "distance, eye, fit, fov, pitch, target, yaw (such as {'yaw': -90, 'pitch': 15}), "
+        f"got a {kind}: {camera.replace(chr(34), chr(39))}\n")
+
+
+def test_run_png_checks_the_render_quality_variable_before_the_run(tmp_path, capsys,
+                                                                 monkeypatch):
+    """MAXCOORD_RENDER_QUALITY=ultra: run --png simulated the whole run, then said it "could
+    not open an OpenGL context" (render and view refuse it before any work)."""
+    monkeypatch.setenv("MAXCOORD_RENDER_QUALITY", "ultra")
+    out = tmp_path / "x.png"
+    assert main(["run", "pendulum", "--seconds", "0.1", "--png", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == ("maxcoord: error: MAXCOORD_RENDER_QUALITY must be fast, full or "
+                            "auto, got 'ultra'\n")
+    assert captured.out == "" and not out.exists()
+
+
 def test_render_refuses_sleeping_with_a_recording(tmp_path, capsys):
     """`render REC.npz --sleeping` was accepted and did nothing (a recording plays its
     recorded poses), where `view REC.npz --sleeping` and `render REC.npz --dt` are refused:
