@@ -1017,21 +1017,11 @@ class Renderer:
                     add_segments(pts, tips, 0.045 * size, (1.0, 0.55, 0.1))
                     add_points(tips[length > 0], 0.09 * size, (1.0, 0.55, 0.1))
         if opt.joints and world.joints:
-            anchors, axis_a, axis_b = [], [], []
-            for j in world.joints:
-                try:
-                    p = np.asarray(j.anchor, float)
-                except Exception:
-                    continue
-                anchors.append(p)
-                ax = getattr(j, "axis", None)
-                if ax is not None:
-                    ax = np.asarray(ax, float)
-                    axis_a.append(p - ax * 1.3 * size)
-                    axis_b.append(p + ax * 1.3 * size)
+            anchors, points, axes = geometry.joint_marks()
             add_points(anchors, 0.2 * size, (1.0, 0.85, 0.1))
-            if axis_a:
-                add_segments(axis_a, axis_b, 0.04 * size, (0.1, 0.8, 0.95))
+            if len(axes):
+                add_segments(points - axes * 1.3 * size, points + axes * 1.3 * size,
+                             0.04 * size, (0.1, 0.8, 0.95))
         if opt.drag is not None:
             a, b = opt.drag
             add_segments([a], [b], 0.03 * size, (1.0, 1.0, 1.0))

@@ -213,3 +213,39 @@ def test_a_bodys_colour_stays_with_it_when_an_earlier_body_is_removed():
     for b in (bodies[0], bodies[2], bodies[3]):
         np.testing.assert_array_equal(geometry.color[b.index, :3], before[b])
     np.testing.assert_allclose(geometry.color[added.index, :3], body_color(5))
+
+
+def test_the_joint_overlay_marks_are_each_joints_anchor_and_axis_from_arrays():
+    """The J overlay read ``joint.anchor`` and ``joint.axis`` joint by joint (a quaternion
+    made a matrix each: 52 ms a frame for 2000 joints); ``WorldGeometry.joint_marks`` takes
+    them from arrays (``World.joint_anchors``, each axis in body_a's frame found once). The
+    same points and directions, a hinge on the world frame and a removed body included."""
+    from physics import Ball, Hinge, RotationLock, Slider
+    world = World(gravity=(0, 0, -9.81))
+    world.add_body(Plane(normal=(0, 0, 1)))
+    spare = world.add_body(Sphere(0.1), mass=1.0, position=(5, 0, 1))
+    tilt = np.array([0.9, 0.1, 0.3, 0.2])
+    a = world.add_body(Box((0.1, 0.2, 0.3)), mass=1.0, position=(0, 0, 2),
+                       orientation=tilt / np.linalg.norm(tilt))
+    b = world.add_body(Capsule(0.1, 0.2), mass=1.0, position=(0.5, 0, 2))
+    c = world.add_body(Cylinder(0.1, 0.1), mass=1.0, position=(1.0, 0, 2))
+    world.add_joint(Hinge(None, a, anchor=(0, 0, 2.3), axis=(0, 1, 0)))
+    world.add_joint(Ball(a, b, anchor=(0.25, 0, 2)))
+    world.add_joint(Slider(b, c, axis=(1, 0, 0)))
+    world.add_joint(RotationLock(a, c))
+    world.step(20)
+    world.remove_body(spare)                       # (the jointed bodies' indices move down)
+    world.step(5)
+    geometry = WorldGeometry(world)
+    anchors, points, axes = geometry.joint_marks()
+    want = np.array([j.anchor for j in world.joints])
+    np.testing.assert_allclose(anchors, want, atol=1e-12)
+    with_axis = [j for j in world.joints if getattr(j, "axis", None) is not None]
+    assert len(with_axis) == 2 and len(axes) == 2          # (the lock holds no axis)
+    np.testing.assert_allclose(points, [j.anchor for j in with_axis], atol=1e-12)
+    np.testing.assert_allclose(axes, [j.axis for j in with_axis], atol=1e-12)
+    world.step(5)                                   # the cached axes turn with body_a
+    anchors, points, axes = geometry.joint_marks()
+    np.testing.assert_allclose(axes, [j.axis for j in with_axis], atol=1e-12)
+    np.testing.assert_allclose(world.joint_anchors, [j.anchor for j in world.joints],
+                               atol=1e-12)
