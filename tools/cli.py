@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -836,6 +837,10 @@ def cmd_render(args):
     fps = _number(args.fps, "--fps", "a number of frames per second", "30000/1001")
     _check_render_numbers(asked, fps, kind)
     size, dt = _size(args.size), _dt(args.dt)
+    if kind == "gif" and importlib.util.find_spec("PIL") is None:
+        print("maxcoord: note: Pillow is not installed (it comes with the [viewer] extra): the "
+              "GIF is written with a fixed palette and no compression, about 9 times larger "
+              "(pip install pillow)", file=sys.stderr)
     if kind == "mp4" and (size[0] % 2 or size[1] % 2):
         even = tuple(side + side % 2 for side in size)
         print(f"maxcoord: note: --size {size[0]}x{size[1]} is padded to {even[0]}x{even[1]} "
