@@ -534,12 +534,12 @@ def check_output(out, option: str = "out") -> str:
     """The kind of output ``out`` names (see ``output_kind``), checked before any work: the
     folder it goes in must exist (a folder of frames is made, but not its parent), and an
     .mp4 needs ffmpeg (``check_mp4_encoder``). ValueError naming ``option`` otherwise."""
-    try:
-        kind = output_kind(out)
-        if kind == "mp4":
+    kind = output_kind(out, option)        # (its message names the option once)
+    if kind == "mp4":
+        try:
             check_mp4_encoder()
-    except ValueError as exc:
-        raise ValueError(f"{option}: {exc}") from None
+        except ValueError as exc:
+            raise ValueError(f"{option}: {exc}") from None
     path = os.path.abspath(str(out))        # (abspath drops a folder's trailing separator)
     folder = os.path.dirname(path)
     if not os.path.isdir(folder):
@@ -563,9 +563,9 @@ def check_frames_folder(path, option: str = "out"):
                          f"a name ending in .png, .gif or .mp4")
 
 
-def output_kind(out) -> str:
+def output_kind(out, option: str = "out") -> str:
     """'png', 'gif', 'mp4' or 'folder' from an output path (a path ending in a separator or
-    without a suffix is a folder of PNGs)."""
+    without a suffix is a folder of PNGs); ValueError naming ``option`` for another suffix."""
     s = str(out)
     if s.endswith(("/", os.sep)):
         return "folder"
@@ -574,5 +574,5 @@ def output_kind(out) -> str:
         return "folder"
     if suffix in (".png", ".gif", ".mp4"):
         return suffix[1:]
-    raise ValueError(f"out must end in .png, .gif or .mp4, or name a folder for PNG frames; "
-                     f"got {out!r}")
+    raise ValueError(f"{option} must end in .png, .gif or .mp4, or name a folder for PNG "
+                     f"frames; got {out!r}")

@@ -832,6 +832,9 @@ def cmd_render(args):
     from render.offscreen import RenderStopped
     if args.frame and args.follow is not None:
         raise UsageError("--frame and --follow both point the camera; give one of them")
+    if args.shadows and args.no_shadows:
+        raise UsageError("--shadows and --no-shadows contradict each other; give one (shadows "
+                         "are drawn unless --no-shadows is given)")
     kind = _render_output(args.out)
     asked = None if args.seconds is None else _number(args.seconds, "--seconds")
     fps = _number(args.fps, "--fps", "a number of frames per second", "30000/1001")
@@ -846,7 +849,7 @@ def cmd_render(args):
         print(f"maxcoord: note: --size {size[0]}x{size[1]} is padded to {even[0]}x{even[1]} "
               "in the .mp4 (its H.264 video takes even sides only)", file=sys.stderr)
     drawing = dict(frame=args.frame, follow=args.follow, contacts=args.contacts,
-                   joints=args.joints, shadows=args.shadows, quality=args.quality,
+                   joints=args.joints, shadows=not args.no_shadows, quality=args.quality,
                    progress=not args.quiet)
     if _is_recording(args.scene):
         if dt is not None:
@@ -1034,8 +1037,12 @@ def _render_parser(sub):
     s.add_argument("--joints", action="store_true",
                    help="draw the joints' anchors and axes, as the viewer's J key (default: "
                         "off)")
-    s.add_argument("--shadows", action=argparse.BooleanOptionalAction, default=True,
-                   help="draw shadows (default: on; --no-shadows leaves them out)")
+    # (two flags, not argparse's BooleanOptionalAction, whose last word silently won when
+    # both were given)
+    s.add_argument("--shadows", action="store_true",
+                   help="draw shadows (the default; --no-shadows leaves them out)")
+    s.add_argument("--no-shadows", action="store_true",
+                   help="leave the shadows out (default: they are drawn)")
     s.add_argument("--quality", choices=("fast", "full"), default=None,
                    help="fast: contact shadows and a vertex-coloured sky; full: a shadow map "
                         "and per-pixel fog, grid and sky, as the viewer's Q key (default: "

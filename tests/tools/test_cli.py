@@ -102,7 +102,10 @@ def test_run_with_sleeping_reports_the_bodies_asleep_at_the_end(capsys):
     (["run", "pendulum", "--record", "out.txt"], "give a name ending in .npz"),
     (["run", "pendulum", "--png", "last.jpg"], "give a name ending in .png"),
     (["bench", "machine", "--out", "no_such_folder/b.json"], "no_such_folder' does not exist"),
-    (["render", "pendulum", "--out", "clip.jpg"], "--out: out must end in .png, .gif or .mp4"),
+    (["render", "pendulum", "--out", "clip.jpg"], "--out must end in .png, .gif or .mp4"),
+    # (accepted: the last word won)
+    (["render", "pendulum", "--out", "clip.gif", "--shadows", "--no-shadows"],
+     "--shadows and --no-shadows contradict each other"),
     (["render", "pendulum", "--out", "clip.gif", "--fps", "60"],
      "--fps must be above 0 and at most 50 for a GIF"),
     (["render", "pendulum", "--out", "clip.gif", "--fps", "0"], "--fps must be a positive"),
