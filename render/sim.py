@@ -406,9 +406,12 @@ class Simulation(TimeScale):
     def reset(self):
         """Back to the start: a scene with a controller built again (``self.world`` is then a
         new World, keeping the old one's ``sleeping``), else the initial snapshot restored.
-        A rebuild that fails restores the snapshot and shows the error (paused)."""
+        A rebuild that fails restores the snapshot and shows the error (paused). The user's
+        pause stays; a pause an error forced ends (R after a failing step stayed paused)."""
         self.accumulator = 0.0
         self.drag = None
+        if self.error is not None and self.paused:
+            self.paused = False
         self.error = None
         if self.controller is not None and self.rebuild is not None:
             try:

@@ -52,3 +52,20 @@ def test_a_failing_key_hook_pauses_instead_of_closing_the_viewer(make_viewer, ke
         assert text in v.hud_text() and "controller on_key_" in v.hud_text()
         assert text in capsys.readouterr().err
     v.draw_frame()
+
+
+def test_r_after_an_error_runs_again_but_keeps_the_users_own_pause(make_viewer, key, capsys):
+    """The pause a failing step forced is not the user's (N / P already drop it): R ran the
+    scene from its start still paused, where the user's own pause stays as R keeps it."""
+    v = make_viewer(drop_world(), controller=Faulty(after=0.05))
+    for _ in range(12):
+        v.tick(1 / 60)
+    assert v.sim.paused and v.sim.error is not None
+    v.on_key_press(key.R, 0)
+    assert not v.sim.paused and v.sim.error is None and v.world.time == 0.0
+    v.tick(1 / 60)
+    assert v.world.time > 0
+    v.on_key_press(key.SPACE, 0)                    # the user's pause
+    v.on_key_press(key.R, 0)
+    assert v.sim.paused and v.world.time == 0.0
+    capsys.readouterr()
