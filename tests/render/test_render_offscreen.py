@@ -356,3 +356,20 @@ def test_a_box_dropped_from_10_m_stays_in_every_frame_and_the_still_matches_the_
     assert still["kind"] == "png"
     end = colour_mask(read_png(tmp_path / "end.png"), body_color(1))
     assert np.abs(centroid(end) - centroid(blobs[-1])).max() < 1    # both at t = 1.5 s
+
+
+@pytest.mark.parametrize("size", [(0, 10), (10, 0), (-4, 4)])
+def test_a_bad_picture_size_is_refused_before_any_drawing_or_warning(gl_mode, tmp_path, size):
+    """render_image(world, size=(0, 10)) warned "divide by zero" (the camera's aspect) before
+    its ValueError; render_offscreen's (10, 0) raised ZeroDivisionError."""
+    import warnings
+    from render import render_image, render_offscreen
+    world = drop_world()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"size must be two positive integers, got"):
+            render_image(world, size=size)
+        with pytest.raises(ValueError, match=r"size must be two positive integers, got"):
+            render_offscreen(world, seconds=0.0, out=tmp_path / "x.png", size=size,
+                             progress=False)
+    assert world.time == 0.0
