@@ -874,12 +874,28 @@ class Viewer:
         end = f"{pb.end:.3f}"
         return f"{pb.t:{len(end)}.3f} / {end} s"
 
+    TIMELINE_FONT_SIZES = (10, 9, 8, 7)     # pt, tried largest first
+    MIN_TRACK = 60                          # px of track the label must leave
+
     def _layout_timeline(self):
+        """The time label, then the track to the right edge: the label's largest font that
+        leaves the track MIN_TRACK px, else no label and the track the whole width (at
+        120x80 the label took the window and the track began past its right edge)."""
         w, _ = self.window.get_size()
         lab = self.timeline_label
         # size the label for its widest text so the track does not move as time changes
-        lab.text = f"{self.playback.end:.3f} / {self.playback.end:.3f} s"
-        x0 = lab.x + lab.content_width + 14
+        widest = f"{self.playback.end:.3f} / {self.playback.end:.3f} s"
+        lab.text = widest
+        for size in self.TIMELINE_FONT_SIZES:
+            if lab.font_size != size:
+                lab.font_size = size
+                lab.text = widest
+            if lab.x + lab.content_width + 14 + self.MIN_TRACK <= w - 16:
+                break
+        self._timeline_label_shown = lab.x + lab.content_width + 14 + self.MIN_TRACK <= w - 16
+        x0 = lab.x + lab.content_width + 14 if self._timeline_label_shown else 10
+        if not self._timeline_label_shown:
+            lab.text = ""
         self._timeline_x = (x0, max(x0 + 1, w - 16))
         self._timeline_text = None
         self.timeline_bg.width = w
@@ -912,7 +928,7 @@ class Viewer:
         px = x0 + self.playback.fraction * (x1 - x0)
         self.timeline_fill.width = px - x0
         self.timeline_handle.x = px - 3
-        text = self._timeline_string()
+        text = self._timeline_string() if self._timeline_label_shown else ""
         if text != self._timeline_text:
             self._timeline_text = self.timeline_label.text = text
 

@@ -383,3 +383,21 @@ def test_the_help_leaves_a_recordings_timeline_uncovered(make_viewer, key, recor
     v.draw_frame()
     assert v.show_help and v.help_bg.y >= TIMELINE_HEIGHT, (v.help_bg.y, v.help_bg.height)
     assert v.help_label.font_size >= 9
+
+
+@pytest.mark.parametrize("size", [(640, 360), (200, 120), (120, 80)])
+def test_the_timeline_track_stays_in_small_windows(make_viewer, recording, size):
+    """At 120x80 the time label took the window and the track began past its right edge
+    (nothing to click); the label now takes a smaller font, or none, to leave the track
+    room, and a click near its end still scrubs to the end."""
+    scene, pb = open_recording(recording)
+    v = make_viewer(scene, playback=pb, size=size)
+    w, _ = v.window.get_size()
+    v.draw_frame()
+    x0, _, x1, _ = v.timeline_rect()
+    assert 0 < x0 and x1 <= w and x1 - x0 >= min(60, w - 26), (x0, x1, w)
+    label = v.timeline_label
+    assert label.text == "" or label.x + label.content_width < x0
+    v.on_mouse_press(x1 - 1, 10, 1, 0)
+    v.on_mouse_release(x1 - 1, 10, 1, 0)
+    assert pb.t > 0.95 * pb.end
