@@ -533,6 +533,8 @@ class Viewer:
         if self.selected is not None:
             highlight[self.selected] = (0.35, 0.35, 0.25)
         drag = self.sim.drag
+        if drag is not None and drag.body.removed:      # (a drag not on the selected body)
+            drag = self.sim.drag = None
         self.options.highlight = highlight
         self.options.drag = None if drag is None else (drag.grab_point_world(), drag.target)
         self.renderer.draw(self.geometry, self.camera, fw, fh, self.options, target_fbo=0)
