@@ -422,7 +422,11 @@ class Simulation(TimeScale):
                 spec.world.sleeping = self.world.sleeping      # (Z, --sleeping)
                 self._use(spec.world, spec.controller)
                 return
-        self.world.set_state(self.initial_state)
+        try:
+            self.world.set_state(self.initial_state)
+        except ValueError as exc:      # (bodies the controller removed: it raised out of R)
+            self.report_error(exc, "restoring the start (R)")
+            return
         reset = getattr(self.controller, "reset", None)
         if callable(reset):
             reset()

@@ -104,3 +104,20 @@ def test_a_drag_keeps_damping_its_own_island_when_an_earlier_body_goes(make_view
     assert np.all(ground.position == 0)
     # pulled up the screen: the pair has risen (no other body took its pull)
     assert v.world.body("late").position[2] > 1.05
+
+
+def test_r_on_a_world_whose_controller_removed_a_body_says_so_instead_of_raising(make_viewer,
+                                                                               key, capsys):
+    """A World handed to the Viewer with a controller gets its start snapshot back on R; once
+    the controller had removed a body, set_state's ValueError went out of the key handler
+    (closing the viewer). It is shown as other errors are, paused."""
+    spec = removing_scene("late")
+    v = make_viewer(spec["world"], controller=spec["controller"])
+    for _ in range(12):
+        v.tick(1 / 60)
+    assert len(v.world.bodies) == 2
+    assert v.on_key_press(key.R, 0)
+    assert v.sim.paused and "restoring the start (R): ValueError: state was taken" in \
+        v.hud_text()
+    assert "Bodies removed since cannot be restored" in capsys.readouterr().err
+    v.draw_frame()
