@@ -63,7 +63,9 @@ class Coupling(Joint):
     whole turns, slider positions in m, each zero at its joint's creation).
 
     phi(q) -> float, grad(q) -> (k,) and optionally hessian(q) -> (k, k) (otherwise it is
-    taken by central differences of grad along q-dot).
+    taken by central differences of grad along q-dot). ``force`` and ``torque`` report its
+    wrench on ``body_b``, the last joint's body_b (that joint's body_a where its body_b is
+    static).
     """
 
     def __init__(self, joints, phi, grad, hessian=None, name=None):
@@ -94,12 +96,27 @@ class Coupling(Joint):
             raise ValueError(f"a coupling may move at most two bodies; {joints} move {len(bodies)}")
         if not bodies:
             raise ValueError("the coupled joints move no body")
-        body_a = bodies[0] if len(bodies) == 2 else None
-        super().__init__(body_a, bodies[-1], anchor=bodies[-1].position, name=name)
+        # the body its force and torque are reported on: the last joint's (see body_b). (It
+        # was the last moving body met among the joints' bodies, which a yo-yo's
+        # Gear(Hinge(carriage, disc), Slider(None, carriage)) made the disc: its report read
+        # no force and -T r about the axle instead of the string's tension T on the carriage.)
+        last = joints[-1]
+        body_b = next((body for body in (last.body_b, last.body_a)
+                       if body is not None and not body.static), bodies[-1])
+        body_a = next((body for body in bodies if body is not body_b), None)
+        super().__init__(body_a, body_b, anchor=body_b.position, name=name)
         self._coupled = joints
         self._phi_given, self._grad_given, self._hessian_given = phi, grad, hessian
 
     coupled = MadeWith(_NEW_COUPLING, "The coupled joints, in the order of q.")
+    body_b = MadeWith(_NEW_COUPLING, "The body the coupling's ``force`` and ``torque`` are "
+                      "reported on (its wrench on it, world frame, about its centre at "
+                      "creation): the last coupled joint's body_b (a Gear's joint2's), or "
+                      "that joint's body_a where its body_b is static; if that joint moves "
+                      "no body, the other joints' moving body. Fixed at creation.")
+    body_a = MadeWith(_NEW_COUPLING, "The other body the coupled joints move (None: none), "
+                      "fixed at creation. It does not receive the opposite of the reported "
+                      "wrench: see ``body_b``, and the README on couplings.")
     phi = MadeWith(_NEW_COUPLING, "phi(q), the function held at 0.", "_phi_given")
     grad = MadeWith(_NEW_COUPLING, "grad(q), phi's gradient.", "_grad_given")
     hessian = MadeWith(_NEW_COUPLING, "hessian(q), grad's derivative (None: central "
@@ -200,7 +217,9 @@ class Gear(Coupling):
     angle in rad or a Slider's position in m, each zero at its joint's creation): a gear
     pair (two hinges, ratio = -r1 / r2 for meshing gears turning opposite ways), a rack and
     pinion (a hinge and a slider, ratio in m/rad or rad/m). ``ratio`` is any finite number but
-    0."""
+    0. ``force`` and ``torque`` report the gear's wrench on joint2's body_b (its body_a
+    where that one is static): the tension on a rack, on an Atwood machine's mass, on a
+    yo-yo's carriage (``Gear(Hinge(carriage, disc), Slider(None, carriage), r)``)."""
 
     def __init__(self, joint1, joint2, ratio: float, name=None):
         _check_coordinate_joint("joint1", joint1, "a gear")

@@ -301,3 +301,36 @@ def test_a_coupling_function_that_goes_wrong_later_is_named_and_the_world_kept(l
             world.step()
     from snapshot_helpers import assert_same_state
     assert_same_state(world.get_state(), before)
+
+
+def test_a_gear_reports_its_wrench_on_joint2s_body_whichever_joint_moves_it():
+    """A yo-yo as a carriage (10 g) on a vertical Slider to the world, a disc (0.2 kg,
+    r 5 cm) on a Hinge to the carriage, Gear(hinge, slider, r) for the string: the gear
+    reports its wrench on joint2's body_b, the carriage, whose string tension is
+    (m + mc)(g - a), a = (m + mc) g / (m + mc + I / r^2) (0.66455 N), with joint1's share,
+    T r about the axle (its hinge's body_a is the carriage too). Its body_b was the last
+    moving body met among the joints' bodies, the disc: the gear read no force and -T r."""
+    m, mc, r, g = 0.2, 0.01, 0.05, 9.81
+    world = World(dt=1 / 240)
+    car = world.add_body(Box((0.01, 0.01, 0.01)), mass=mc, position=(0, 0, 1))
+    disc = world.add_body(Cylinder(r, 0.01), mass=m, position=(0, 0, 1),
+                          orientation=(np.cos(np.pi / 4), np.sin(np.pi / 4), 0, 0))
+    world.ignore_collision(car, disc)
+    slider = world.add_joint(Slider(None, car, axis=(0, 0, 1)))
+    hinge = world.add_joint(Hinge(car, disc, axis=(0, 1, 0)))
+    gear = world.add_joint(Gear(hinge, slider, ratio=r))
+    assert gear.body_b is car and gear.body_a is disc
+    world.step(10)
+    a = (m + mc) * g / (m + mc + 0.5 * m)
+    tension = (m + mc) * (g - a)
+    np.testing.assert_allclose(gear.force, [0, 0, tension], atol=1e-6 * tension)
+    np.testing.assert_allclose(gear.torque, [0, tension * r, 0], atol=1e-6 * tension * r)
+    # the carriage's balance: gravity, the gear's pull and the hinge's load of the disc
+    assert -mc * g + gear.force[2] - hinge.force[2] == pytest.approx(-mc * a, rel=1e-6)
+    # joint2 on the world: its body_b as before (an Atwood machine's mass, the rack)
+    wheel = world.add_body(Cylinder(0.1, 0.02), mass=0.5, position=(2, 0, 2),
+                           orientation=(np.cos(np.pi / 4), np.sin(np.pi / 4), 0, 0))
+    weight = world.add_body(Box((0.05,) * 3), mass=3.0, position=(2.1, 0, 1))
+    pulley = world.add_joint(Hinge(None, wheel, anchor=(2, 0, 2), axis=(0, 1, 0)))
+    rope = world.add_joint(Slider(None, weight, axis=(0, 0, 1)))
+    assert world.add_joint(Gear(pulley, rope, ratio=0.1)).body_b is weight
