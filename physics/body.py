@@ -145,6 +145,7 @@ class Body:
         if not self.static:
             self._world._posed = True
             self._world._placed[self.row] = True
+            self._world._kick_forgotten(self.row)
 
     def _touched(self):
         """The user moved or pushed this body: wake it (and its island) and what sleeps on

@@ -289,6 +289,7 @@ def put_to_sleep(world, rows, label):
     still, and static to the step."""
     world._v[:world._n][rows] = 0.0
     world._w[:world._n][rows] = 0.0
+    world._kick_forgotten(rows)
     # island ids that stay unique across sleeps: this step's labels after all used before
     world._island[:world._n][rows] = world._next_island + label[rows]
     world._next_island += world._n

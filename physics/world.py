@@ -254,6 +254,7 @@ class World:
         self._drift_only = None         # (N,) bodies left with the drift's velocity by it
         self._drift_step = None         # s: the sub-step they are of (step._retimed_velocities)
         self._velocity_given = None     # (N,) bodies whose velocity the user set (_velocity_set)
+        self._kicked_loads = None       # the user loads of its second half kick (step.KickedLoads)
         self._allowed: set[frozenset] = set()
         self._links = None              # sleeping.joint_links
         self._jointed = None            # sleeping.jointed_bodies: (the links, the mask)
@@ -726,6 +727,12 @@ class World:
             arr = getattr(self, name)
             if arr is not None and arr.shape[0] == n:
                 setattr(self, name, change(arr, False))
+        kicked = self._kicked_loads       # (a new body's velocity holds no half kick)
+        if kicked is not None and kicked.bodies.shape[0] == n:
+            self._kicked_loads = kicked._replace(
+                force=None if kicked.force is None else change(kicked.force, 0.0),
+                torque=None if kicked.torque is None else change(kicked.torque, 0.0),
+                bodies=change(kicked.bodies, False))
 
     def _contacts_without(self, removed):
         """The contacts, their warm start and kept manifolds, live and sleeping, once the
@@ -999,6 +1006,18 @@ class World:
         if self._velocity_given is None or self._velocity_given.shape[0] != n:
             self._velocity_given = np.zeros(n, dtype=bool)
         self._velocity_given[row] = True
+        self._kick_forgotten(row)
+
+    def _kick_forgotten(self, row):
+        """Body ``row`` (or rows, an int array or (N,) mask) holds no half kick of the user
+        loads that the next step should exchange for its own (step.loads_caught_up): the user
+        set its velocity or pose, or it fell asleep, and the step takes its velocity as it
+        is."""
+        kicked = self._kicked_loads
+        if kicked is not None and kicked.bodies.shape[0] == self._n:
+            bodies = kicked.bodies.copy()
+            bodies[row] = False
+            self._kicked_loads = kicked._replace(bodies=bodies)
 
     def _step_caches_dropped(self):
         """What the last step left for the next that the bodies' rows or masses fix. (Not
@@ -1185,6 +1204,7 @@ class World:
     # what an attempt at a step replaces before it may find a sleeping island in reach (the
     # velocities' bookkeeping, and the contacts, limits and reports each sub-step keeps)
     _ATTEMPTED = ("_after_euler", "_to_drift", "_drift_only", "_drift_step", "_velocity_given",
+                  "_kicked_loads",
                   "_contacts", "_shown", "_warm", "_limit_warm", "_manifolds", "_report",
                   "_wrench_cache", "_angle_reference", "_turned_unreferenced", "_velocity_metric")
 
@@ -1595,6 +1615,12 @@ class World:
         state["drift_step"] = self._drift_step
         state["velocity_given"] = (None if self._velocity_given is None
                                    else self._velocity_given.astype(float))
+        kicked = self._kicked_loads
+        state["kicked_loads"] = None if kicked is None else np.concatenate(
+            [np.zeros((self._n, 3)) if load is None else load
+             for load in (kicked.force, kicked.torque)], axis=1)
+        state["kicked_step"] = None if kicked is None else kicked.h
+        state["kicked_bodies"] = None if kicked is None else kicked.bodies.astype(float)
         state["contacts"] = (None if self._contacts is None
                              else contact_snapshot(self._contacts, *self._warm))
         shown = self._shown_contacts()
@@ -1664,6 +1690,7 @@ class World:
         drift_only = checked_array(state, "drift_only", (self._n,))
         drift_step = _checked_drift_step(state.get("drift_step"))
         given = checked_array(state, "velocity_given", (self._n,))
+        kicked = _checked_kicked_loads(state, self._n)
         contacts, warm = checked_contact_snapshot(state.get("contacts"), self._n - 1)
         shown = checked_report(state.get("shown_contacts"), self._n - 1, "state['shown_contacts']")
         impacts = (None if contacts is None     # (what a snapshot before shown_contacts had)
@@ -1706,6 +1733,7 @@ class World:
         self._drift_only = None if drift_only is None else drift_only > 0
         self._drift_step = drift_step
         self._velocity_given = None if given is None else given > 0
+        self._kicked_loads = kicked
         self._forget_contacts()
         if contacts is not None:
             self._contacts, self._warm = contacts, warm
@@ -1845,6 +1873,21 @@ def _checked_velocity_metric(held, n, stiffness):
     if stiffness is not None and np.array_equal(K, stiffness):
         K = stiffness
     return K, h
+
+
+def _checked_kicked_loads(state, n):
+    """A snapshot's record of the user loads of the last sub-step's second half kick
+    (step.KickedLoads), or None (none, or an older snapshot: the next step takes the
+    velocities as they are), checked."""
+    loads = checked_array(state, "kicked_loads", (n, 6))
+    bodies = checked_array(state, "kicked_bodies", (n,))
+    step = state.get("kicked_step")
+    if loads is None or bodies is None or step is None:
+        return None
+    force, torque = loads[:, :3], loads[:, 3:]
+    return pipeline.KickedLoads(force if force.any() else None,
+                                torque if torque.any() else None,
+                                check_positive("state['kicked_step']", step), bodies > 0)
 
 
 def _checked_drift_step(step):
