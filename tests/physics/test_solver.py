@@ -31,8 +31,11 @@ def test_lambda_equals_a_dense_solve_of_the_seed_equation_at_a_random_state():
     # state as it is
     world.set_state(world.get_state())
 
-    def dense_seed_solve(d):
-        """lambda of the seed equation at the world's state, dense, with damping d."""
+    def dense_seed_solve(d, last_loads=None):
+        """lambda of the seed equation at the world's state, dense, with damping d; with
+        ``last_loads`` (forces, torques (N, 3) and the step h of the last step's second half
+        kick) at the velocities a step starts from: that half kick exchanged for one of the
+        loads now, projected onto the joints (step.loads_caught_up)."""
         n = world._n
         x, q, v, w = (world._view(k).copy() for k in ("_x", "_q", "_v", "_w"))
         R = quat_to_matrix(q)
@@ -47,6 +50,14 @@ def test_lambda_equals_a_dense_solve_of_the_seed_equation_at_a_random_state():
         for i in range(n):
             Minv[6 * i: 6 * i + 3, 6 * i: 6 * i + 3] = np.eye(3) * world._inv_mass[i]
             Minv[6 * i + 3: 6 * i + 6, 6 * i + 3: 6 * i + 6] = Iinv[i]
+        if last_loads is not None:
+            force, torque, h = last_loads
+            change = np.concatenate([world._force[:n] - force, world._torque[:n] - torque],
+                                    axis=1).reshape(-1)
+            du = 0.5 * h * Minv @ change
+            du -= Minv @ J.T @ np.linalg.solve(J @ Minv @ J.T, J @ du)
+            v, w = v + du.reshape(n, 6)[:, :3], w + du.reshape(n, 6)[:, 3:]
+            rows = evaluate_tables(world._model().tables, Kinematics(x, R, v, w))
         F, T, _ = applied_wrench(world, world._model(), R, v, w)
         phi = np.concatenate([F, T], axis=1).reshape(-1)
         u = np.concatenate([v, w], axis=1).reshape(-1)
@@ -58,13 +69,15 @@ def test_lambda_equals_a_dense_solve_of_the_seed_equation_at_a_random_state():
     # the velocities were set by the user: the J u they open is met within the step (1/h for
     # d, as a kinematic carrier's change is: the joints' share of a blow is its impulse / h)
     expected = dense_seed_solve(1 / world.dt)
+    last_loads = (world._force[:world._n].copy(), world._torque[:world._n].copy(), world.dt)
     world.step()
     np.testing.assert_allclose(world.last_lambda, expected, rtol=1e-8,
                                atol=1e-8 * np.abs(expected).max())
-    # and from a step's own end, the seed equation's Baumgarte damping d
+    # and from a step's own end, the seed equation's Baumgarte damping d (its velocities the
+    # state's with the last half kick of the loads exchanged for the new loads')
     for b in bodies:
         b.apply_force(rng.normal(size=3), point=b.position + rng.normal(size=3) * 0.1)
-    expected = dense_seed_solve(world.baumgarte[1])
+    expected = dense_seed_solve(world.baumgarte[1], last_loads)
     world.step()
     np.testing.assert_allclose(world.last_lambda, expected, rtol=1e-8,
                                atol=1e-8 * np.abs(expected).max())
