@@ -265,7 +265,7 @@ def detect(world, model, x, R, v, h, moving, w=None):
                                           spin=w, steered=jointed_bodies(world))
     mark_manifolds(manifolds, faces)
     if faces is not None and faces.grown is not None:
-        cs = true_contacts(cs, faces.grown, faces.body_half, faces.body_reach, x, R)
+        cs = true_contacts(cs, faces, x, R)
     moving = fast_bodies(world, model, v * h, w, h)
     if moving is not None:
         cs, *world._passing = passing_pairs(cs, moving, world.contact_margin,

@@ -18,9 +18,13 @@ lie on the true box (``true_contacts``): a point beyond a covered face is its ne
 finds it too, with its own grown box. A body crossing the join thus meets each tile's top face
 alone, and each point once. The true box stays what its mass, ray casts and drawing see.
 
-A face covered in part (tiles offset sideways, a 2 m tile beside two 1 m ones) is not grown:
-its join keeps the side face. Boxes turned against each other (not a signed permutation of
-axes) are never joined. Kinematic (moving) static bodies neither grow nor cover.
+A face that a larger face covers (a thin tile beside a thick one, tops flush; two 1 m tiles
+beside a 2 m one) grows as any covered face, but the larger face, covered only in part, does
+not: there the thin box's contacts in the first half of its reach, and the thick box's in
+front of it, are the thin box's (PartCover). A face covered by no single box (tiles offset
+sideways) is not grown: its join keeps the side face. Boxes turned against each other (not a
+signed permutation of axes) are never joined. Kinematic (moving) static bodies neither grow
+nor cover.
 """
 from __future__ import annotations
 
@@ -49,21 +53,22 @@ ALIGN_TOL = 1e-9
 EXTENSION = 0.1
 
 
-def covered_reach(half, position, rotation, limit=None):
+def covered_reach(half, position, rotation, limit=None, parts=False):
     """(S, 2, 3) m: how far each of S boxes reaches across each of its faces (index [s, 0, k]
     the face on its -k side, [s, 1, k] on its +k side) into the box that covers it: the
     coverer's thickness along k, up to ``limit`` m (None: EXTENSION); 0 where no single box
     covers the face. half (S, 3) m half extents, position (S, 3) m centres, rotation
     (S, 3, 3) body->world. Vectorised over the pairs whose bounding boxes touch
-    (broadphase.sweep_and_prune)."""
+    (broadphase.sweep_and_prune). With ``parts``, also the faces covered by a larger face
+    (``PartCover``)."""
     s = half.shape[0]
     reach = np.zeros((s, 2, 3))
     if s < 2:
-        return reach
+        return (reach, PartCover.none(s)) if parts else reach
     extent = einsum("nij,nj->ni", np.abs(rotation), half) + COVER_TOL
     i, j = sweep_and_prune(position - extent, position + extent)
     if not len(i):
-        return reach
+        return (reach, PartCover.none(s)) if parts else reach
     i, j = np.concatenate([i, j]), np.concatenate([j, i])   # each box against each neighbour
     rot_i = rotation.take(i, axis=0)
     turn = np.abs(einsum("pji,pjk->pik", rot_i, rotation.take(j, axis=0)))  # |R_i^T R_j|
@@ -77,9 +82,75 @@ def covered_reach(half, position, rotation, limit=None):
     across = np.roll(spans, 1, axis=1) & np.roll(spans, 2, axis=1)   # ... along the other two
     across &= aligned[:, None]
     depth = np.minimum(2.0 * other, EXTENSION if limit is None else limit)
-    for side, face in ((0, np.abs(high + own) <= COVER_TOL), (1, np.abs(low - own) <= COVER_TOL)):
-        np.maximum.at(reach[:, side], i, np.where(across & face, depth, 0.0))
-    return reach
+    covers = [across & (np.abs(high + own) <= COVER_TOL), across & (np.abs(low - own) <= COVER_TOL)]
+    for side in (0, 1):
+        np.maximum.at(reach[:, side], i, np.where(covers[side], depth, 0.0))
+    if not parts:
+        return reach
+    # j's face ends where i's does along an axis, on each side (P, 2, 3)
+    flush = np.stack([np.abs(low + own) <= COVER_TOL, np.abs(high - own) <= COVER_TOL], axis=1)
+    same = flush.all(axis=1)
+    same_face = np.roll(same, 1, axis=1) & np.roll(same, 2, axis=1)
+    part = np.stack(covers, axis=1) & ~same_face[:, None]            # (P, 2, 3)
+    return reach, PartCover.of(part, flush, reach, half, i, j)
+
+
+class PartCover:
+    """The faces of S static boxes that a larger face of one neighbour covers (a 1 cm tile
+    beside a 50 cm one, tops flush: the thin tile's side face is wholly covered, the thick
+    one's only in its top band). The thin box (A) grows across its face into the thick one
+    (B) as across any covered face, but B does not grow back (its face holds more than A's),
+    so B's face is met in the covered band: a body crossing from A's top to B's met it as it
+    met any join (a frictionless cube slid at 3 m/s tripped, 1.72 m travelled of 4.5; a ball
+    hopped 7 mm). So the first half of A's reach into B, over A's face (its region), is A's,
+    and so is A itself: A keeps its contacts there (its grown box has B's top and sides
+    there, flush with its own) and B drops its own (a body about to cross, in front of B's
+    face, met it through a speculative contact). The half beyond stays B's (A's grown end
+    face, inside B, would push a body just past it that sinks deeper than it overlaps it).
+    The region is open along a side where B's face ends where A's does (the tops: a contact
+    found just above them is A's); elsewhere it ends at A's face (its sides there are inside
+    B). A point in a concave corner of the union, B's face going on beyond A's (a box
+    resting on a floor against a wall that stands on it), is B's too: see ``_claimed``.
+
+    part (S, 2, 3) bool the faces covered in part; low, high (S, 2, 3, 3) m the region of
+    each such face, in its box's frame (from its far side to half its reach beyond the
+    face); claims (C,) B and A of each such face (indices into the S boxes, sorted by B) and
+    (C, 2) its (side, axis)."""
+
+    def __init__(self, part, low, high, claims_b, claims_a, claims_face):
+        self.part, self.low, self.high = part, low, high
+        self.claims_b, self.claims_a, self.claims_face = claims_b, claims_a, claims_face
+
+    @staticmethod
+    def none(s):
+        e = np.zeros(0, dtype=np.intp)
+        return PartCover(np.zeros((s, 2, 3), dtype=bool), np.zeros((s, 2, 3, 3)),
+                         np.zeros((s, 2, 3, 3)), e, e, np.zeros((0, 2), dtype=np.intp))
+
+    @staticmethod
+    def of(part_pairs, flush, reach, half, i, j):
+        """From covered_reach's pairs: part_pairs (P, 2, 3) a face of i covered in part by j,
+        flush (P, 2, 3) j's extent ends where i's does, reach (S, 2, 3) and half (S, 3)."""
+        s = half.shape[0]
+        cover = PartCover.none(s)
+        pair, side, axis = part_pairs.nonzero()
+        if not pair.size:
+            return cover
+        a, b = i.take(pair), j.take(pair)
+        cover.part[a, side, axis] = True
+        h = half.take(a, axis=0) + COVER_TOL
+        low, high = -h, h.copy()
+        open_low, open_high = flush[pair, 0], flush[pair, 1]
+        low[open_low], high[open_high] = -np.inf, np.inf
+        k = np.arange(pair.size)
+        edge = half[a, axis] + 0.5 * reach[a, side, axis]
+        low[k, axis] = np.where(side == 1, -np.inf, -edge)
+        high[k, axis] = np.where(side == 1, edge, np.inf)
+        cover.low[a, side, axis], cover.high[a, side, axis] = low, high
+        order = np.argsort(b, kind="stable")
+        cover.claims_b, cover.claims_a = b.take(order), a.take(order)
+        cover.claims_face = np.stack([side, axis], axis=1).take(order, axis=0)
+        return cover
 
 
 def grown_boxes(half, reach):
@@ -88,14 +159,16 @@ def grown_boxes(half, reach):
     return half + 0.5 * (reach[:, 0] + reach[:, 1]), 0.5 * (reach[:, 1] - reach[:, 0])
 
 
-def true_contacts(cs, grown, half, reach, position, rotation):
+def true_contacts(cs, faces, position, rotation):
     """The contacts of cs (a ContactSet) that lie on the true boxes: those of the grown boxes
-    (``grown`` (N,) bool by body; half (N, 3) m their true half extents, reach (N, 2, 3)
-    m theirs, see covered_reach) that lie beyond a covered face are dropped (the neighbour
-    behind it has them). position (N, 3) m, rotation (N, 3, 3): the bodies' true poses."""
+    that lie beyond a covered face are dropped (the neighbour behind it has them), but for
+    those in the region of a face covered in part, which are theirs, and which the box
+    covering it drops (PartCover). faces: the Faces of the shapes cs was found with (its
+    arrays by body); position (N, 3) m, rotation (N, 3, 3): the bodies' true poses."""
     if not len(cs):
         return cs
     # (a grown box is static, and two static bodies never meet: at most one side is grown)
+    grown = faces.grown
     on_a = grown.take(cs.body_a)
     at = (on_a | grown.take(cs.body_b)).nonzero()[0]
     if not at.size:
@@ -103,25 +176,121 @@ def true_contacts(cs, grown, half, reach, position, rotation):
     rows = np.where(on_a.take(at), cs.body_a.take(at), cs.body_b.take(at))
     local = einsum("pji,pj->pi", rotation.take(rows, axis=0),
                    cs.point.take(at, axis=0) - position.take(rows, axis=0))
-    h, r = half.take(rows, axis=0) + COVER_TOL, reach.take(rows, axis=0)
-    beyond = (((local > h) & (r[:, 1] > 0.0)) | ((local < -h) & (r[:, 0] > 0.0))).any(axis=1)
-    if not beyond.any():
+    beyond, kept = _beyond(local, faces, rows)
+    drop = at.compress(beyond & ~kept)
+    if faces.claims_b.size:
+        drop = np.concatenate([drop, _claimed(cs, faces, position, rotation)])
+    if not drop.size:
         return cs
     keep = np.ones(len(cs), dtype=bool)
-    keep[at.compress(beyond)] = False
+    keep[drop] = False
     return cs.take(keep.nonzero()[0])
+
+
+def _beyond(local, faces, rows):
+    """Of P points ``local`` (P, 3) m in the frames of the grown boxes ``rows`` (P,): (P,)
+    bool which lie beyond a covered face, and (P,) bool which of those are the box's own all
+    the same: beyond one face covered in part alone, in its region (PartCover), and beyond
+    no other covered face."""
+    out, part = _outside(local, faces, rows)
+    beyond = out.any(axis=(1, 2))
+    if part is None:
+        return beyond, np.zeros_like(beyond)
+    part &= out
+    one = (part.sum(axis=(1, 2)) == 1) & ~(out & ~part).any(axis=(1, 2))
+    return beyond, one & (part & _inside(local, faces, rows)).any(axis=(1, 2))
+
+
+def _outside(local, faces, rows):
+    """(P, 2, 3) bool: which covered faces of the grown boxes ``rows`` (P,) the points
+    ``local`` (P, 3) m in their frames lie beyond; and (P, 2, 3) bool which of their faces are
+    covered in part (None: no box's is)."""
+    h, r = faces.body_half.take(rows, axis=0) + COVER_TOL, faces.body_reach.take(rows, axis=0)
+    out = np.stack([local < -h, local > h], axis=1) & (r > 0.0)
+    if faces.body_part is None:
+        return out, None
+    return out, faces.body_part.take(rows, axis=0)
+
+
+def _inside(local, faces, rows):
+    """(P, 2, 3) bool: which regions of the boxes ``rows`` (P,) across their faces covered in
+    part (PartCover: from the far side of the box up to half its reach beyond the face) hold
+    the points ``local`` (P, 3) m in their frames."""
+    low, high = faces.body_low.take(rows, axis=0), faces.body_high.take(rows, axis=0)
+    return ((local[:, None, None] >= low) & (local[:, None, None] <= high)).all(axis=3)
+
+
+def _only(shape, face):
+    """(P, 2, 3) bool: True at each point's (side, axis) ``face`` (P, 2) alone."""
+    only = np.zeros(shape, dtype=bool)
+    only[np.arange(shape[0]), face[:, 0], face[:, 1]] = True
+    return only
+
+
+# the contact normals nearer a face's own than any face at right angles to it: through it
+_THROUGH_FACE = np.sqrt(0.5)
+
+
+def _claimed(cs, faces, position, rotation):
+    """Indices of the contacts of cs on boxes (B) whose face another box (A) covers in part
+    that lie in A's region across it (PartCover): A has them. Kept all the same (B's): one
+    through that face (its normal nearer that face's than any other's) whose point is no
+    further from B's face beyond A's (the concave corner of the two) than it is deep."""
+    claimed = faces.claimed
+    on_a = claimed.take(cs.body_a)
+    at = (on_a | claimed.take(cs.body_b)).nonzero()[0]
+    if not at.size:
+        return at
+    on_a = on_a.take(at)
+    b_rows = np.where(on_a, cs.body_a.take(at), cs.body_b.take(at))
+    # each contact with each face of B covered in part (claims sorted by B)
+    first = np.searchsorted(faces.claims_b, b_rows, side="left")
+    count = np.searchsorted(faces.claims_b, b_rows, side="right") - first
+    contact = np.repeat(np.arange(at.size), count)
+    claim = np.repeat(first - np.cumsum(count) + count, count) + np.arange(contact.size)
+    a_rows, face = faces.claims_a.take(claim), faces.claims_face.take(claim, axis=0)
+    turn = rotation.take(a_rows, axis=0)
+    local = einsum("pji,pj->pi", turn,
+                   cs.point.take(at.take(contact), axis=0) - position.take(a_rows, axis=0))
+    # in the region across that face, and beyond none of A's other covered faces (the box
+    # A itself included: a body there is on A's top, or in A)
+    out, _ = _outside(local, faces, a_rows)
+    only = _only(out.shape, face)
+    kept = (_inside(local, faces, a_rows) & only).any(axis=(1, 2))
+    kept &= ~(out & ~only).any(axis=(1, 2))
+    if not kept.any():
+        return at[:0]
+    # B's outward normal, and its face's (A's face turned round), in A's frame
+    normal = einsum("pji,pj->pi", turn, cs.normal.take(at.take(contact), axis=0))
+    normal *= np.where(on_a.take(contact), 1.0, -1.0)[:, None]
+    p = np.arange(contact.size)
+    through = normal[p, face[:, 1]] * np.where(face[:, 0] == 1, -1.0, 1.0) > _THROUGH_FACE
+    # how far the point is from the edges of A's region that lie on B's face (inf: open)
+    low = faces.body_low[a_rows, face[:, 0], face[:, 1]]
+    high = faces.body_high[a_rows, face[:, 0], face[:, 1]]
+    along = face[:, 1]
+    low[p, along], high[p, along] = -np.inf, np.inf
+    edge = np.minimum(local - low, high - local).min(axis=1)
+    corner = through & (edge <= cs.depth.take(at.take(contact)))
+    return np.unique(at.take(contact.compress(kept & ~corner)))
 
 
 class Faces:
     """The still static boxes a PairCache's shapes were grown for (``collision_shapes``):
     their rows (S,), poses (S, 3) m and (S, 3, 3), half extents (S, 3) m and reach (S, 2, 3)
-    m (covered_reach); and by body, of the cache's N bodies, which are grown (N,) bool (None:
-    none), their true half extents (N, 3) m and reach (N, 2, 3) m (``true_contacts``)."""
+    m and the faces covered in part (``cover``, a PartCover, by those S boxes); and by body, of
+    the cache's N bodies, which are grown (N,) bool (None: none), their true half extents
+    (N, 3) m, reach (N, 2, 3) m, faces covered in part (N, 2, 3) bool (None: none) and
+    regions across them (N, 2, 3, 3) m, which boxes cover faces in part (N,) bool, and those
+    claims as body rows (``true_contacts``)."""
 
-    def __init__(self, rows, position, rotation, half, reach):
+    def __init__(self, rows, position, rotation, half, reach, cover):
         self.rows, self.position, self.rotation = rows, position, rotation
-        self.half, self.reach = half, reach
+        self.half, self.reach, self.cover = half, reach, cover
         self.grown = self.body_half = self.body_reach = None
+        self.body_part = self.body_low = self.body_high = self.claimed = None
+        self.claims_b = self.claims_a = np.zeros(0, dtype=np.intp)
+        self.claims_face = np.zeros((0, 2), dtype=np.intp)
 
     def made_for(self, rows, position, rotation, half) -> bool:
         """Whether these are the faces of the static boxes ``rows`` (S,) at these poses
@@ -149,7 +318,7 @@ def collision_shapes(cache, kind, params, position, rotation, moving):
     half = params.take(rows, axis=0)[:, :3]
     faces = cache.faces
     if faces is None or not faces.made_for(rows, at, turn, half):
-        faces = Faces(rows, at, turn, half, covered_reach(half, at, turn))
+        faces = Faces(rows, at, turn, half, *covered_reach(half, at, turn, parts=True))
         _shaped(cache, kind, params, faces)
     if faces.grown is None:
         return position, faces
@@ -181,6 +350,18 @@ def _shaped(cache, kind, params, faces):
     faces.body_reach, faces.grown = np.zeros((n, 2, 3)), np.zeros(n, dtype=bool)
     faces.body_reach[rows], faces.grown[rows] = faces.reach, grown
     faces.body_half = params[:, :3]
+    faces.body_part = faces.body_low = faces.body_high = faces.claimed = None
+    faces.claims_b = faces.claims_a = np.zeros(0, dtype=np.intp)
+    cover = faces.cover
+    if cover.claims_b.size:
+        faces.body_part = np.zeros((n, 2, 3), dtype=bool)
+        faces.body_low, faces.body_high = np.zeros((n, 2, 3, 3)), np.zeros((n, 2, 3, 3))
+        faces.body_part[rows], faces.body_low[rows] = cover.part, cover.low
+        faces.body_high[rows] = cover.high
+        faces.claims_b, faces.claims_a = rows.take(cover.claims_b), rows.take(cover.claims_a)
+        faces.claims_face = cover.claims_face
+        faces.claimed = np.zeros(n, dtype=bool)
+        faces.claimed[faces.claims_b] = True
     shape, offset = params.copy(), np.zeros((n, 3))
     shape[rows, :3], offset[rows] = grown_boxes(faces.half, faces.reach)
     # (all static boxes: one grown before may move now, and be grown no more)
@@ -226,4 +407,6 @@ def _same_growth(a, b):
     if not (grows_a or grows_b):
         return True
     return (grows_a and grows_b and a.rows.shape == b.rows.shape and (a.rows == b.rows).all()
-            and (a.reach == b.reach).all())
+            and (a.reach == b.reach).all() and (a.cover.part == b.cover.part).all()
+            and np.array_equal(a.cover.low, b.cover.low)
+            and np.array_equal(a.cover.high, b.cover.high))

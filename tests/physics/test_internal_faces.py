@@ -257,3 +257,91 @@ def test_box_over_a_removed_tile_falls():
     assert world.contacts.point[:, 0].max() <= 0.5 + 1e-6
     world.step(120)
     assert box.position[2] < -0.2
+
+
+def _slide_over(world, speed, direction=1.0, start=0.3):
+    """A frictionless 0.5 m cube (2 kg) settled at x = ``start`` and slid at ``speed`` m/s
+    along ``direction`` * x for 1.5 s: (distance m, its largest spin rad/s)."""
+    cube = world.add_body(Box((0.25, 0.25, 0.25)), mass=2.0, position=(start, 0, 0.25),
+                          friction=0.0)
+    world.step(3)
+    x0 = cube.position[0]
+    cube.linear_velocity = (direction * speed, 0, 0)
+    spin = 0.0
+    for _ in range(round(1.5 / world.dt)):
+        world.step()
+        spin = max(spin, np.linalg.norm(cube.angular_velocity))
+    return abs(cube.position[0] - x0), spin
+
+
+@pytest.mark.parametrize("dt", [1 / 60, 1 / 240])
+@pytest.mark.parametrize("thick", [(0.01, 0.5), (0.1, 0.11), (0.001, 0.1)])
+def test_flush_tops_of_different_thickness_join(thick, dt):
+    # 1 m tiles of alternate thicknesses, tops at z = 0: the thin tile's face is wholly
+    # covered, the thick one's only in its top band. before: the cube slid at 3 m/s tripped
+    # on the first join (1.72 m travelled at dt 1/60, 1.94 at 1/240, spun at 4.5 rad/s) and
+    # a ball rolled at 2 m/s hopped 7.06 mm (0.52 at 1/240)
+    def level():
+        world = World(dt=dt)
+        for i in range(8):
+            t = thick[i % 2]
+            world.add_body(Box((0.5, 0.5, t / 2)), static=True, position=(i + 0.5, 0, -t / 2),
+                           friction=0.0)
+        return world
+    for direction, start in ((1.0, 0.3), (-1.0, 7.7)):
+        travelled, spin = _slide_over(level(), 3.0, direction, start)
+        assert travelled == pytest.approx(4.5, rel=1e-3)
+        assert spin < 1e-3
+    world = level()
+    ball = world.add_body(Sphere(0.1), mass=1.0, position=(0.3, 0, 0.1), friction=0.5)
+    ball.linear_velocity, ball.angular_velocity = (2, 0, 0), (0, 20, 0)
+    heights = []
+    for _ in range(round(1.5 / dt)):
+        world.step()
+        heights.append(ball.position[2])
+    assert max(heights) - 0.1 < 1e-4
+
+
+def test_two_tiles_beside_one_long_tile_join():
+    # two 1 m tiles side by side flush with a 2 m tile: each small tile's face is wholly
+    # covered by the long one's, which is covered by the two together. before: the cube slid
+    # at 1 m/s tripped (0.72 m travelled, 0.26 m/s), at 3 m/s travelled 1.72 m and spun
+    for y in (0.0, 0.5):
+        world = World(dt=1 / 60)
+        for x in (0.5, 2.5):
+            for side in (-0.5, 0.5):
+                world.add_body(Box((0.5, 0.5, 0.25)), static=True, position=(x, side, -0.25),
+                               friction=0.0)
+        world.add_body(Box((0.5, 1.0, 0.25)), static=True, position=(1.5, 0, -0.25),
+                       friction=0.0)
+        world.add_body(Box((2.0, 1.0, 0.25)), static=True, position=(5.0, 0, -0.25),
+                       friction=0.0)
+        cube = world.add_body(Box((0.25, 0.25, 0.25)), mass=2.0, position=(0.3, y, 0.25),
+                              friction=0.0)
+        world.step(3)
+        cube.linear_velocity = (3.0, 0, 0)
+        spin = 0.0
+        for _ in range(90):
+            world.step()
+            spin = max(spin, np.linalg.norm(cube.angular_velocity))
+        assert cube.position[0] == pytest.approx(4.8, abs=5e-3)
+        assert spin < 1e-3
+
+
+def test_box_against_a_wall_on_a_floor_keeps_its_floor():
+    # the floor's top is covered in part by the wall's bottom: a box resting on the floor
+    # and pushed against the wall keeps the floor under its corners at the wall (a guard:
+    # its corners there are claimed by the wall's region unless no further from the wall's
+    # side than they are deep, PartCover)
+    world = World()
+    world.add_body(Box((2, 2, 0.25)), static=True, position=(0, 0, -0.25))
+    world.add_body(Box((0.1, 2, 0.5)), static=True, position=(1.0, 0, 0.5))
+    box = world.add_body(Box((0.2, 0.2, 0.2)), mass=2.0, position=(0.7, 0, 0.2),
+                         friction=0.0)
+    for _ in range(240):
+        box.apply_force((20.0, 0, 0))
+        world.step()
+    assert box.position[2] == pytest.approx(0.2, abs=1e-3)
+    assert box.rotation[2, 2] > 1.0 - 1e-6
+    assert world.contacts.normal_force[world.contacts.normal[:, 2] > 0.9].sum() == \
+        pytest.approx(2.0 * 9.81, rel=1e-3)
