@@ -8,8 +8,9 @@ tile's top edge (a ball 4-6 mm, a capsule character 5-91 mm). The union of the b
 no such faces.
 
 So for contact purposes a still static box whose face is wholly covered by a face of another
-still static box (coincident plane, opposite normal, axes aligned within ALIGN_TOL, the other
-face holding this one within COVER_TOL) reaches across that face into its neighbour, by the
+still static box (coincident plane, opposite normal, axes aligned: their misalignment moves
+no corner of either by more than COVER_TOL, the other face holding this one within
+COVER_TOL) reaches across that face into its neighbour, by the
 neighbour's thickness at most (the grown box stays inside the union of the two, so what it
 finds there is solid), and by EXTENSION at most. The collision shape of the box is that grown
 box (``collision_shapes``: half extents and a centre offset in its own frame, which the
@@ -34,13 +35,15 @@ from ..shapes import BOX
 from .broadphase import sweep_and_prune
 from .geometry import einsum
 
-# m: how far two faces may be apart (along their normal and at their edges) and still be
-# one join: float placement (0.1 * 3 != 0.3) leaves ~1e-16 m; 1 um is far below any contact
-# margin and far above rounding on worlds of kilometres
-COVER_TOL = 1e-6
-# how far from a signed permutation R_a^T R_b may be (entry by entry) for two boxes' axes to
-# be aligned
-ALIGN_TOL = 1e-9
+# m: how far two faces may be apart (along their normal and at their edges, their boxes'
+# misalignment included) and still be one join. Level data kept in float32 rounds positions
+# to 3.1e-5 m between 256 and 512 m from the origin and 6.1e-5 m up to 1024 m (two rounded
+# tiles: a gap or overlap of one such step; 0.3 m tiles at x = 100 m, 7.6e-6 m, lost their
+# joins at 1e-6), and float32 quaternions turn boxes by ~1e-7 rad (a room yawed 30 degrees
+# lost its joins at the 1e-9 entry test this replaces). 0.1 mm joins such data up to 1 km
+# from the origin and stays 100 times below the default contact margin (1 cm): a step or
+# gap of less than that is smoothed over
+COVER_TOL = 1e-4
 # m: the largest reach of a box across a covered face. It must exceed how deep a body sinks
 # into the top (a body just past the grown end meets that end face while it overlaps it less
 # than that, and those points lie beyond the true box, dropped; a deeper body's are not), and
@@ -72,7 +75,11 @@ def covered_reach(half, position, rotation, limit=None, parts=False):
     i, j = np.concatenate([i, j]), np.concatenate([j, i])   # each box against each neighbour
     rot_i = rotation.take(i, axis=0)
     turn = np.abs(einsum("pji,pjk->pik", rot_i, rotation.take(j, axis=0)))  # |R_i^T R_j|
-    aligned = (np.abs(turn - np.round(turn)) <= ALIGN_TOL).all(axis=(1, 2))
+    # aligned: turn is a permutation but for a misalignment that moves the corners of
+    # either box (j's along i's axes, i's along j's) by COVER_TOL at most
+    off = np.abs(turn - np.round(turn))
+    aligned = ((einsum("pik,pk->pi", off, half.take(j, axis=0)) <= COVER_TOL).all(axis=1)
+               & (einsum("pki,pk->pi", off, half.take(i, axis=0)) <= COVER_TOL).all(axis=1))
     # j as an axis-aligned box in i's frame: its centre and half extents along i's axes
     centre = einsum("pji,pj->pi", rot_i, position.take(j, axis=0) - position.take(i, axis=0))
     other = einsum("pik,pk->pi", turn, half.take(j, axis=0))
