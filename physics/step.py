@@ -125,10 +125,14 @@ class Kept(NamedTuple):
     removed from it, no joint's body changing row (``World._body_appended``,
     ``World.remove_body``): the joints' part of ``model`` (its tables, their rows' bodies and
     sparsity), the broadphase's last ``sweep`` (collision.broadphase.Sweep, or None) and the
-    ``mechanism`` labels of the bodies it had, as their rows are now."""
+    ``mechanism`` labels of the bodies it had, as their rows are now, and the internal
+    ``faces`` of its static boxes once bodies were removed (collision.internal_faces.Faces,
+    found again around the removed ones; None: the model's own; False: to be found again in
+    full)."""
     model: Model
     sweep: object
     mechanism: np.ndarray
+    faces: object = None
 
     @staticmethod
     def of(model: Model) -> "Kept":
@@ -145,8 +149,12 @@ class Kept(NamedTuple):
             labels = np.sort(mechanism.take(had.rows))
             mechanism = np.delete(mechanism, had.rows)
             mechanism -= labels.searchsorted(mechanism)
+        faces = self.model.pair_cache.faces if self.faces is None else self.faces
+        if faces is not None and faces is not False:
+            faces = faces.without_rows(removed)
+            faces = False if faces is None else faces
         return Kept(self.model, None if self.sweep is None else self.sweep.without_rows(removed),
-                    mechanism)
+                    mechanism, faces)
 
 
 def compile_model(world, kept: Kept | None = None) -> Model:
@@ -173,7 +181,8 @@ def compile_model(world, kept: Kept | None = None) -> Model:
         alignments, joint_b, joint_lb = before.alignments, before.joint_b, before.joint_lb
         jointed = before.jointed
         # (the static boxes grown across internal faces, then the sweep made of them)
-        carry_faces(pair_cache, before.pair_cache, world._kind[:n], world._params[:n])
+        carry_faces(pair_cache, before.pair_cache, world._kind[:n], world._params[:n],
+                    kept.faces)
         pair_cache.carrying(kept.sweep)
         # (an appended body is linked to none: a label of its own after the others')
         known = kept.mechanism

@@ -408,3 +408,80 @@ def test_tile_turned_a_milliradian_is_not_joined():
     assert not covered_reach(half, position, rotation).any()
     rotation[1] = quat_to_matrix(np.array([[np.cos(5e-5), 0, 0, np.sin(5e-5)]]))[0]
     assert covered_reach(half, position, rotation)[0, 1, 0] == EXTENSION
+
+
+def test_faces_found_again_around_changed_boxes_match_a_full_recompute():
+    # a floor of 12 x 12 tiles of two thicknesses (faces covered wholly and in part), a
+    # wall on it and tiles turned a quarter: one tile teleported, one slid a little, one
+    # made thinner, one wall block turned; the update (only around them) matches
+    # covered_reach of the whole level bit for bit
+    from physics.collision.internal_faces import Faces, updated_reach
+    rng = np.random.default_rng(7)
+    half, position, rotation = [], [], []
+    quarter = quat_to_matrix(np.array([[np.cos(np.pi / 4), 0, 0, np.sin(np.pi / 4)]]))[0]
+    for ix in range(12):
+        for iy in range(12):
+            t = (0.05, 0.3)[(ix + iy) % 2]
+            half.append((0.5, 0.5, t / 2))
+            position.append((ix, iy, -t / 2))
+            rotation.append(quarter if rng.random() < 0.3 else np.eye(3))
+    for iy in range(12):
+        half.append((0.1, 0.5, 0.5))
+        position.append((3.0, iy, 0.5))
+        rotation.append(np.eye(3))
+    half, position, rotation = np.array(half), np.array(position), np.array(rotation)
+    faces = Faces(np.arange(len(half)), position, rotation, half,
+                  *covered_reach(half, position, rotation, parts=True))
+    assert faces.cover.claims_b.size and faces.reach.any()
+    half2, position2, rotation2 = half.copy(), position.copy(), rotation.copy()
+    position2[17] += (40.0, 3.0, 0.0)                      # teleported
+    position2[30, 0] += 0.3                                # slid half way over a neighbour
+    half2[50, 2], position2[50, 2] = 0.01, -0.01           # made thin, top kept
+    rotation2[150] = quarter                               # a wall block turned
+    updated = updated_reach(faces, half2, position2, rotation2)
+    full = covered_reach(half2, position2, rotation2, parts=True)
+    assert updated is not None
+    assert np.array_equal(updated[0], full[0])
+    for name in ("part", "low", "high", "claims_b", "claims_a", "claims_face"):
+        assert np.array_equal(getattr(updated[1], name), getattr(full[1], name)), name
+    assert not np.array_equal(full[0], faces.reach)
+
+
+def test_level_edited_between_steps_is_found_again_around_the_edits(monkeypatch):
+    # tiles removed, added and moved between steps: the faces are found again around them
+    # alone (no full recompute) and match a full recompute bit for bit
+    from physics.collision import internal_faces
+    world = World()
+    ball = world.add_body(Sphere(0.1), mass=1.0, position=(2.0, 2.0, 0.1))
+    tiles = []
+    for ix in range(8):
+        for iy in range(8):
+            t = (0.05, 0.3)[(ix * 3 + iy) % 2]
+            tiles.append(world.add_body(Box((0.5, 0.5, t / 2)), static=True,
+                                        position=(ix, iy, -t / 2)))
+    world.step()
+    full = internal_faces.covered_reach
+
+    def no_full_recompute(*args, **kwargs):
+        raise AssertionError("found again in full")
+    monkeypatch.setattr(internal_faces, "covered_reach", no_full_recompute)
+    for edit in ("remove", "remove two", "add", "move", "remove a dynamic body"):
+        if edit == "remove":
+            world.remove_body(tiles.pop(20))
+        elif edit == "remove two":
+            world.remove_body(tiles.pop(40))
+            world.remove_body(tiles.pop(3))
+        elif edit == "add":
+            tiles.append(world.add_body(Box((0.5, 0.5, 0.025)), static=True,
+                                        position=(8, 3, -0.025)))
+        elif edit == "move":
+            tiles[10].position = tiles[10].position + (0.0, 0.0, 0.02)
+        else:
+            world.remove_body(ball)
+        world.step()
+        faces = world._compiled.pair_cache.faces
+        assert np.array_equal(faces.rows, [t.row for t in tiles]), edit
+        reach, cover = full(faces.half, faces.position, faces.rotation, parts=True)
+        assert np.array_equal(faces.reach, reach), edit
+        for name in ("part", "low", "high", "claims_b", "claims_a", "claims_face"):
+            assert np.array_equal(getattr(faces.cover, name), getattr(cover, name)), (edit, name)
