@@ -31,9 +31,17 @@ def in_world_frame(R: np.ndarray, body: np.ndarray) -> np.ndarray:
     return R @ body @ R.transpose(0, 2, 1)
 
 
-def world_inverse_inertia(R: np.ndarray, inv_inertia_body: np.ndarray) -> np.ndarray:
-    """R I^-1 R^T per body (N, 3, 3); zero for static bodies (whose I^-1 is zero)."""
-    return in_world_frame(R, inv_inertia_body)
+def world_inverse_inertia(R: np.ndarray, inv_inertia_body: np.ndarray,
+                          dynamic=None) -> np.ndarray:
+    """R I^-1 R^T per body (N, 3, 3); zero for static bodies (whose I^-1 is zero).
+    dynamic: the rows of the dynamic bodies (an index array or slice; None: all rows), the
+    others' left zero uncomputed (a level of 10,000 static tiles turned its zeros into
+    the world frame every step: 3.5 ms of an 8.6 ms step with every dynamic body asleep)."""
+    if dynamic is None:
+        return in_world_frame(R, inv_inertia_body)
+    out = np.zeros(R.shape)
+    out[dynamic] = in_world_frame(R[dynamic], inv_inertia_body[dynamic])
+    return out
 
 
 def euler_midpoint(inertia, omega, h, iterations=2, guess=None):

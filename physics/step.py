@@ -619,7 +619,8 @@ def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None,
     R = quat_to_matrix(q) if R is None else R
     if stiffness is None:
         if Iinv_true is None:
-            Iinv_true = world_inverse_inertia(R, body_inverse_inertia(world, model))
+            Iinv_true = world_inverse_inertia(R, body_inverse_inertia(world, model),
+                                              model.dynamic)
         Iinv = Iinv_true
     else:       # the next sub-step makes the true ones only if it is no longer stiff
         Iinv = (augmented_inverse_inertia(R, body_inertia(world, model), stiffness, h,
@@ -662,7 +663,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         """R I^-1 R^T (N, 3, 3), made when first needed (a stiff step may not need it)."""
         nonlocal Iinv_true
         if Iinv_true is None:
-            Iinv_true = world_inverse_inertia(R, body_inverse_inertia(world, model))
+            Iinv_true = world_inverse_inertia(R, body_inverse_inertia(world, model),
+                                              model.dynamic)
         return Iinv_true
 
     if depth == 0:
@@ -906,7 +908,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         # from this step's metric into the projection's, each body keeping its angular
         # momentum (the projection then takes it onto the joints there: _between_metrics)
         if K_found is None:
-            Iinv_end = world_inverse_inertia(R1, body_inverse_inertia(world, model))
+            Iinv_end = world_inverse_inertia(R1, body_inverse_inertia(world, model),
+                                             model.dynamic)
         else:
             Iinv_stiff = augmented_inverse_inertia(R1, inertia, K_found, h, model.dynamic)
         change = _metric_change(metric, ends_in, ending)
@@ -932,7 +935,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
             Iinv_kick = Iinv_stiff
         elif flow or (stabilize and K is not None):
             if Iinv_end is None:
-                Iinv_end = world_inverse_inertia(R1, body_inverse_inertia(world, model))
+                Iinv_end = world_inverse_inertia(R1, body_inverse_inertia(world, model),
+                                                 model.dynamic)
             Iinv_kick = Iinv_end
         else:
             Iinv_kick = Iinv
@@ -1708,7 +1712,7 @@ def rk4_substep(world, model, x, q, v, w, h):
     def derivative(x, q, v, w):
         qn = q / np.linalg.norm(q, axis=1, keepdims=True)
         R = quat_to_matrix(qn)
-        Iinv = world_inverse_inertia(R, body_inverse_inertia(world, model))
+        Iinv = world_inverse_inertia(R, body_inverse_inertia(world, model), model.dynamic)
         F, T, _ = applied_wrench(world, model, R, v, w, damped=True)
         rows = lam = None
         if model.m:
