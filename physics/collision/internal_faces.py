@@ -374,9 +374,9 @@ def _claimed(cs, faces, position, rotation):
     # A itself included: a body there is on A's top, or in A)
     out, _ = _outside(local, faces, a_rows)
     only = _only(out.shape, face)
-    kept = (_inside(local, faces, a_rows) & only).any(axis=(1, 2))
-    kept &= ~(out & ~only).any(axis=(1, 2))
-    if not kept.any():
+    in_region = (_inside(local, faces, a_rows) & only).any(axis=(1, 2))
+    in_region &= ~(out & ~only).any(axis=(1, 2))
+    if not in_region.any():
         return at[:0]
     # B's outward normal, and its face's (A's face turned round), in A's frame
     normal = einsum("pji,pj->pi", turn, cs.normal.take(at.take(contact), axis=0))
@@ -390,7 +390,7 @@ def _claimed(cs, faces, position, rotation):
     low[p, along], high[p, along] = -np.inf, np.inf
     edge = np.minimum(local - low, high - local).min(axis=1)
     corner = through & (edge <= cs.depth.take(at.take(contact)))
-    return np.unique(at.take(contact.compress(kept & ~corner)))
+    return np.unique(at.take(contact.compress(in_region & ~corner)))
 
 
 class Faces:
