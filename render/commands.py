@@ -8,18 +8,20 @@ from __future__ import annotations
 
 
 def parse_size(size) -> tuple[int, int]:
-    """(w, h) from a pair or a "WxH" string."""
+    """(w, h) pixels from a pair or a "WxH" string; ValueError unless two positive integers."""
+    given = size
     if isinstance(size, str):
         parts = size.lower().replace("*", "x").split("x")
         if len(parts) != 2:
             raise ValueError(f"size must look like 1280x720, got {size!r}")
         size = parts
+    refusal = f"size must be two positive integers (w, h) or 'WxH', got {given!r}"
     try:
         w, h = (int(v) for v in size)
     except (TypeError, ValueError):
-        raise ValueError(f"size must be two integers (w, h) or 'WxH', got {size!r}") from None
+        raise ValueError(refusal) from None
     if w < 1 or h < 1:
-        raise ValueError(f"size must be positive, got {w}x{h}")
+        raise ValueError(refusal)
     return w, h
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from .backend import load_pyglet, make_window, renderer_info
 from .camera import Camera
+from .commands import parse_size
 from .imagefiles import (FolderWriter, GifWriter, Mp4Writer, check_gif_fps, check_output,
                          write_png)
 from .scenedata import WorldGeometry, initial_camera
@@ -40,7 +41,7 @@ class OffscreenRenderer:
         if self.renderer is None:
             self.renderer = _CONTEXT["renderer"] = Renderer()
         self.quality = resolve_quality(quality)
-        self.size = _checked_size(size)
+        self.size = parse_size(size)
         from .renderer import RenderTarget
         self.target = RenderTarget(*self.size, samples=samples)
 
@@ -60,17 +61,6 @@ class OffscreenRenderer:
     def close(self):
         self.window.switch_to()
         self.target.delete()
-
-
-def _checked_size(size) -> tuple[int, int]:
-    """(w, h) pixels from ``size``; ValueError unless two positive integers."""
-    try:
-        w, h = (int(side) for side in size)
-    except (TypeError, ValueError):
-        raise ValueError(f"size must be two positive integers, got {size!r}") from None
-    if w < 1 or h < 1:
-        raise ValueError(f"size must be two positive integers, got {size!r}")
-    return w, h
 
 
 def _shared_window():
@@ -192,7 +182,7 @@ def render_offscreen(world, *, seconds: float, out, fps: float = 30, size=(1280,
         raise ValueError(f"seconds must be >= 0, got {seconds!r}")
     if not fps > 0:
         raise ValueError(f"fps must be > 0, got {fps!r}")
-    size = _checked_size(size)
+    size = parse_size(size)
     kind = check_output(out)
     if kind == "gif":
         check_gif_fps(fps)
@@ -293,7 +283,7 @@ def render_image(world, camera=None, size=(640, 360), samples: int = 0,
                  quality: str | None = None, frame: bool = False, **draw) -> np.ndarray:
     """The current state of ``world`` as an (h, w, 3) uint8 image (no stepping); ``frame``:
     the camera frames every body (render_offscreen); ``draw`` are ``DrawOptions``."""
-    size = _checked_size(size)          # (before size[0] / size[1]: numpy's divide warning)
+    size = parse_size(size)          # (before size[0] / size[1]: numpy's divide warning)
     spec = as_scene(world, camera=camera)
     geometry = WorldGeometry(spec.world)
     from .renderer import DrawOptions

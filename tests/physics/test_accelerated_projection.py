@@ -10,6 +10,21 @@ from physics.vectorops import SHORT_ROWS
 from bounded_helpers import CFM, operators, random_problem, reduced_qp
 
 
+def contact_then_limit_rows(rng, k, rest):
+    """(m, lo, hi, friction, ratio, normal_of) of k contacts' rows as contact_rows makes them
+    (k normal rows bounded by [0, inf), then their first and second friction rows, ratios
+    random) followed by ``rest`` limit rows of random two-sided bounds."""
+    m = 3 * k + rest
+    friction = np.zeros(m, dtype=bool)
+    friction[k:3 * k] = True
+    normal_of = np.zeros(m, dtype=np.intp)
+    normal_of[k:3 * k] = np.tile(np.arange(k), 2)
+    lo = np.concatenate([np.zeros(k), np.full(2 * k, -np.inf), -rng.uniform(0.5, 1.0, rest)])
+    hi = np.concatenate([np.full(3 * k, np.inf), rng.uniform(0.5, 1.0, rest)])
+    ratio = np.where(friction, rng.uniform(0.0, 1.0, m), 0.0)
+    return m, lo, hi, friction, ratio, normal_of
+
+
 class CountedReduced(Reduced):
     """The solver's operator, counting its products."""
     products = 0
@@ -49,15 +64,8 @@ def test_contact_rows_project_by_slices_as_the_general_box():
     the projection of the box not told, bit for bit."""
     rng = np.random.default_rng(3)
     k, rest = SHORT_ROWS // 3 + 1, 5
-    m = 3 * k + rest
-    friction = np.zeros(m, dtype=bool)
-    friction[k:3 * k] = True
-    normal_of = np.zeros(m, dtype=np.intp)
-    normal_of[k:3 * k] = np.tile(np.arange(k), 2)
-    lo = np.concatenate([np.zeros(k), np.full(2 * k, -np.inf), -rng.uniform(0.5, 1.0, rest)])
-    hi = np.concatenate([np.full(3 * k, np.inf), rng.uniform(0.5, 1.0, rest)])
+    m, lo, hi, friction, ratio, normal_of = contact_then_limit_rows(rng, k, rest)
     hi[:k:7] = 0.5
-    ratio = np.where(friction, rng.uniform(0.0, 1.0, m), 0.0)
     told = FrictionBox(lo, hi, friction, ratio, normal_of, n_contact_rows=3 * k)
     plain = FrictionBox(lo, hi, friction, ratio, normal_of)
     assert told.contact_layout and not plain.contact_layout
@@ -114,14 +122,7 @@ def test_a_box_of_normal_forces_from_zero_clips_once():
     included. A capped normal row takes the two passes."""
     rng = np.random.default_rng(5)
     k, rest = 20, 6
-    m = 3 * k + rest
-    friction = np.zeros(m, dtype=bool)
-    friction[k:3 * k] = True
-    normal_of = np.zeros(m, dtype=np.intp)
-    normal_of[k:3 * k] = np.tile(np.arange(k), 2)
-    lo = np.concatenate([np.zeros(k), np.full(2 * k, -np.inf), -rng.uniform(0.5, 1.0, rest)])
-    hi = np.concatenate([np.full(3 * k, np.inf), rng.uniform(0.5, 1.0, rest)])
-    ratio = np.where(friction, rng.uniform(0.0, 1.0, m), 0.0)
+    m, lo, hi, friction, ratio, normal_of = contact_then_limit_rows(rng, k, rest)
     box = FrictionBox(lo, hi, friction, ratio, normal_of)
     assert box._normals_from_zero and not box.contact_layout
     two_passes = FrictionBox(lo, hi, friction, ratio, normal_of)

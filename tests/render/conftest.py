@@ -37,3 +37,15 @@ def make_viewer(gl_mode, tmp_path):
     yield make
     for v in made:
         v.close()
+
+
+@pytest.fixture
+def key(gl_mode):
+    from render.backend import load_pyglet
+    return load_pyglet().window.key
+
+
+@pytest.fixture
+def mouse(gl_mode):
+    from render.backend import load_pyglet
+    return load_pyglet().window.mouse

@@ -367,9 +367,9 @@ def test_a_bad_picture_size_is_refused_before_any_drawing_or_warning(gl_mode, tm
     world = drop_world()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ValueError, match=r"size must be two positive integers, got"):
+        with pytest.raises(ValueError, match=r"size must be two positive integers \(w, h\) or .WxH., got"):
             render_image(world, size=size)
-        with pytest.raises(ValueError, match=r"size must be two positive integers, got"):
+        with pytest.raises(ValueError, match=r"size must be two positive integers \(w, h\) or .WxH., got"):
             render_offscreen(world, seconds=0.0, out=tmp_path / "x.png", size=size,
                              progress=False)
     assert world.time == 0.0

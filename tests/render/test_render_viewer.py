@@ -7,18 +7,6 @@ from render.scenedata import body_color
 from render_helpers import centroid, colour_mask, drop_world
 
 
-@pytest.fixture
-def key(gl_mode):
-    from render.backend import load_pyglet
-    return load_pyglet().window.key
-
-
-@pytest.fixture
-def mouse(gl_mode):
-    from render.backend import load_pyglet
-    return load_pyglet().window.mouse
-
-
 def test_falling_body_moves_down_the_screen_where_projected(make_viewer):
     world = drop_world(position=(3.0, 3.0, 2.5))
     v = make_viewer(world, camera={"target": (3, 3, 1.6), "distance": 6, "yaw": -90,

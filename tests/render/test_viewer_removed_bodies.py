@@ -9,18 +9,6 @@ import pytest
 from physics import Ball, Plane, Sphere, World
 
 
-@pytest.fixture
-def key(gl_mode):
-    from render.backend import load_pyglet
-    return load_pyglet().window.key
-
-
-@pytest.fixture
-def mouse(gl_mode):
-    from render.backend import load_pyglet
-    return load_pyglet().window.mouse
-
-
 def removing_scene(removed_name: str, at: float = 0.1, pair=False):
     """Ground, 'early' and 'late' spheres (and with ``pair`` a 'partner' jointed to 'late'
     by a ball joint); a controller removes the body ``removed_name`` once t > ``at``."""
