@@ -358,6 +358,9 @@ def test_a_box_dropped_from_10_m_stays_in_every_frame_and_the_still_matches_the_
     assert np.abs(centroid(end) - centroid(blobs[-1])).max() < 1    # both at t = 1.5 s
 
 
+BAD_SIZE = r"size must be two positive integers \(w, h\) or .WxH., got"
+
+
 @pytest.mark.parametrize("size", [(0, 10), (10, 0), (-4, 4)])
 def test_a_bad_picture_size_is_refused_before_any_drawing_or_warning(gl_mode, tmp_path, size):
     """render_image(world, size=(0, 10)) warned "divide by zero" (the camera's aspect) before
@@ -367,9 +370,9 @@ def test_a_bad_picture_size_is_refused_before_any_drawing_or_warning(gl_mode, tm
     world = drop_world()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(ValueError, match=r"size must be two positive integers \(w, h\) or .WxH., got"):
+        with pytest.raises(ValueError, match=BAD_SIZE):
             render_image(world, size=size)
-        with pytest.raises(ValueError, match=r"size must be two positive integers \(w, h\) or .WxH., got"):
+        with pytest.raises(ValueError, match=BAD_SIZE):
             render_offscreen(world, seconds=0.0, out=tmp_path / "x.png", size=size,
                              progress=False)
     assert world.time == 0.0
