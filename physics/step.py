@@ -1165,7 +1165,8 @@ def loads_caught_up(world, model, x, q, v, w):
     on a hinged rod within 3.7 %. A load that stays the same changes nothing (a constant
     thrust's path is as it was, to the bit); one that begins or ends is not exchanged
     (_exchanged). On a mechanism the exchange is projected onto the joints, as the
-    projection that ended the last sub-step took that half kick. Gravity is the same every step and left out; so is the
+    projection that ended the last sub-step took that half kick. Gravity is the same every
+    step and left out; so is the
     explicit gyroscopic torque, which depends on the velocities, not the positions; viscous
     damping acts on the velocities the drift moves with, not in these kicks."""
     kicked = world._kicked_loads

@@ -339,7 +339,8 @@ class PairCache:
     order (or None). The one change of shape it takes is ``reshape``'s (static boxes grown
     across internal faces, centred off their bodies' centres: ``centres``; see
     internal_faces), which starts it from no sweep. What follows from them alone (bounding
-    radii, the bounded bodies, the planes, the excluded pairs' keys) is computed here once. The step's cache is made with the
+    radii, the bounded bodies, the planes, the excluded pairs' keys) is computed here once.
+    The step's cache is made with the
     compiled Model, which is made anew when bodies are added or removed or a pair is ignored
     or allowed (a new cache carries the old one's sweep over bodies on no joint added or
     removed: ``carrying``). Along with the pairs it keeps what the per-step re-test needs
