@@ -56,6 +56,13 @@ def pair_types(kind, a, b):
     return np.where(kind.take(a) == PLANE, rank_b, 4 * rank.take(a) + rank_b)
 
 
+def ranks_in_order(kind, a, b):
+    """(M,) bool: the pairs (a, b) (M,) whose sides are in the order the narrowphase of
+    their ``pair_types`` takes them (a plane, or a of no higher rank than b)."""
+    rank = _RANK_OF_KIND.take(kind)
+    return (kind.take(a) == PLANE) | ((kind.take(b) != PLANE) & (rank.take(a) <= rank.take(b)))
+
+
 def narrowphase(pair_type):
     """The narrowphase of a pair type: f(Shapes a, Shapes b, margin (M,)) -> candidates
     (point, normal, depth, feature, valid) as ``from_candidates`` takes them."""
