@@ -23,7 +23,7 @@ SAME_NORMAL = 1e-9
 # gap of round surfaces passing obliquely is convex in time, so its Newton steps come from
 # below and do not overshoot (a half-ball billiard hit at dt 1/60, 33 mm a step: 0.4 mm after
 # the first, 3e-9 m after the second; stopped at 1e-8 the struck ball leaves within 3e-6
-# degrees of its angle, at 1e-10 within 1e-12, a narrowphase more per pass)
+# degrees of its angle, at 1e-10 within 1e-6, a narrowphase more per pass)
 MEETING_STEPS = 4
 MEETING_GAP = 1e-8
 
