@@ -158,20 +158,22 @@ def _frame(normal):
 
 
 def surface_points(point, normal, depth):
-    """(2, k, 3) world, m: where b's and a's surfaces are at k contacts (b's side first),
-    each body's own surface point across a gap (depth (k,) < 0: ``point`` is midway, the
+    """(2, k, 3) world, m: where b's and a's surfaces are at k contacts (b's side first;
+    ``point`` itself, (k, 3), where no contact has a gap), each body's own surface point
+    across a gap (depth (k,) < 0: ``point`` is midway, the
     surfaces ``normal`` (k, 3) times the gap / 2 on either side of it), ``point`` (k, 3)
     itself where they touch or overlap. Those are the points that meet, so the rows' arms
     go to them: from the midway point, a ball meeting the ground at 3 m/s sideways and
     10 m/s down from a gap of 0.1 m (r 0.15 m, e 1, mu 0.5, dt 1/60) was turned about a
     point 5 cm below its surface by its impact's friction, and left at 2.52 m/s with
     w r = 1.74 m/s where it rolls at 15/7 = 2.14 (and at 2.30 rolling with e 0)."""
-    points = np.stack((point, point))
     gaps = np.flatnonzero(depth < 0.0)
-    if gaps.size:
-        half = (0.5 * depth.take(gaps))[:, None] * normal.take(gaps, axis=0)
-        points[0, gaps] -= half
-        points[1, gaps] += half
+    if not gaps.size:
+        return point            # (broadcasts as both bodies': no stacked copy to make)
+    points = np.array((point, point))
+    half = (0.5 * depth.take(gaps))[:, None] * normal.take(gaps, axis=0)
+    points[0, gaps] -= half
+    points[1, gaps] += half
     return points
 
 
