@@ -167,13 +167,14 @@ def surface_points(point, normal, depth):
     10 m/s down from a gap of 0.1 m (r 0.15 m, e 1, mu 0.5, dt 1/60) was turned about a
     point 5 cm below its surface by its impact's friction, and left at 2.52 m/s with
     w r = 1.74 m/s where it rolls at 15/7 = 2.14 (and at 2.30 rolling with e 0)."""
-    gaps = np.flatnonzero(depth < 0.0)
-    if not gaps.size:
+    half_gap = np.minimum(depth, 0.0)
+    if not half_gap.any():
         return point            # (broadcasts as both bodies': no stacked copy to make)
-    points = np.array((point, point))
-    half = (0.5 * depth.take(gaps))[:, None] * normal.take(gaps, axis=0)
-    points[0, gaps] -= half
-    points[1, gaps] += half
+    half_gap *= 0.5
+    shift = half_gap[:, None] * normal            # (0 where they touch)
+    points = np.empty((2,) + point.shape)
+    np.subtract(point, shift, out=points[0])
+    np.add(point, shift, out=points[1])
     return points
 
 
