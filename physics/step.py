@@ -606,6 +606,16 @@ def project_positions(world, model, x, q, v, w):
     return best
 
 
+def inverse_inertia_at(world, model, R, stiffness=None, h=0.0):
+    """The world inverse inertias (N, 3, 3) at the rotations R: the true ones (stiffness
+    None), or in the metric of the joints' ``stiffness`` over a step of h (the kick's
+    augmented inertia, ``augmented_inverse_inertia``); static bodies' zero."""
+    if stiffness is None:
+        return world_inverse_inertia(R, body_inverse_inertia(world, model), model.dynamic)
+    return augmented_inverse_inertia(R, body_inertia(world, model), stiffness, h,
+                                     model.dynamic)
+
+
 def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None,
                        Iinv_true=None, Iinv_stiff=None):
     """RATTLE's second half: the M-orthogonal projection of u onto J(x) u = 0 (removes only
@@ -619,12 +629,11 @@ def project_velocities(world, model, x, q, v, w, stiffness=None, h=0.0, R=None,
     R = quat_to_matrix(q) if R is None else R
     if stiffness is None:
         if Iinv_true is None:
-            Iinv_true = world_inverse_inertia(R, body_inverse_inertia(world, model),
-                                              model.dynamic)
+            Iinv_true = inverse_inertia_at(world, model, R)
         Iinv = Iinv_true
     else:       # the next sub-step makes the true ones only if it is no longer stiff
-        Iinv = (augmented_inverse_inertia(R, body_inertia(world, model), stiffness, h,
-                                          model.dynamic) if Iinv_stiff is None else Iinv_stiff)
+        Iinv = (inverse_inertia_at(world, model, R, stiffness, h) if Iinv_stiff is None
+                else Iinv_stiff)
         Iinv_true = None
     rows = evaluate_tables(model.tables, Kinematics(x, R, v, w, velocity_terms=False))
     factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
@@ -663,8 +672,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         """R I^-1 R^T (N, 3, 3), made when first needed (a stiff step may not need it)."""
         nonlocal Iinv_true
         if Iinv_true is None:
-            Iinv_true = world_inverse_inertia(R, body_inverse_inertia(world, model),
-                                              model.dynamic)
+            Iinv_true = inverse_inertia_at(world, model, R)
         return Iinv_true
 
     if depth == 0:
@@ -908,8 +916,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         # from this step's metric into the projection's, each body keeping its angular
         # momentum (the projection then takes it onto the joints there: _between_metrics)
         if K_found is None:
-            Iinv_end = world_inverse_inertia(R1, body_inverse_inertia(world, model),
-                                             model.dynamic)
+            Iinv_end = inverse_inertia_at(world, model, R1)
         else:
             Iinv_stiff = augmented_inverse_inertia(R1, inertia, K_found, h, model.dynamic)
         change = _metric_change(metric, ends_in, ending)
@@ -935,8 +942,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
             Iinv_kick = Iinv_stiff
         elif flow or (stabilize and K is not None):
             if Iinv_end is None:
-                Iinv_end = world_inverse_inertia(R1, body_inverse_inertia(world, model),
-                                                 model.dynamic)
+                Iinv_end = inverse_inertia_at(world, model, R1)
             Iinv_kick = Iinv_end
         else:
             Iinv_kick = Iinv
@@ -1194,9 +1200,7 @@ def loads_caught_up(world, model, x, q, v, w):
         Iinv = cache.metric
     elif turned or projected:
         R = quat_to_matrix(q)
-        Iinv = (world_inverse_inertia(R, body_inverse_inertia(world, model)) if held is None
-                else augmented_inverse_inertia(R, body_inertia(world, model), held[0], held[1],
-                                               model.dynamic))
+        Iinv = inverse_inertia_at(world, model, R, *(() if held is None else held))
     if turned:
         dw = half * einsum("nij,nj->ni", Iinv, dT)
     if cache is not None:
@@ -1713,7 +1717,7 @@ def rk4_substep(world, model, x, q, v, w, h):
     def derivative(x, q, v, w):
         qn = q / np.linalg.norm(q, axis=1, keepdims=True)
         R = quat_to_matrix(qn)
-        Iinv = world_inverse_inertia(R, body_inverse_inertia(world, model), model.dynamic)
+        Iinv = inverse_inertia_at(world, model, R)
         F, T, _ = applied_wrench(world, model, R, v, w, damped=True)
         rows = lam = None
         if model.m:
