@@ -1077,6 +1077,12 @@ class World:
         return self._readonly("_x")
 
     @property
+    def masses(self) -> np.ndarray:
+        """(n,) masses, kg, in ``bodies`` order (infinite for static bodies), a read-only view;
+        set one with ``Body.mass``."""
+        return self._readonly("_mass")
+
+    @property
     def asleep(self) -> np.ndarray:
         """(n,) bool: which bodies sleep (see ``sleeping``), a read-only view."""
         return self._readonly("_asleep")

@@ -1007,7 +1007,7 @@ class Renderer:
                     if force is not None and len(force):
                         f = np.asarray(force, float).reshape(-1)
                         dyn = geometry.dynamic & geometry.has_shape
-                        masses = np.array([b.mass for b, d in zip(world.bodies, dyn) if d])
+                        masses = np.asarray(world.masses)[dyn]
                         g = float(np.linalg.norm(getattr(world, "gravity", (0, 0, 9.81)))) or 9.81
                         ref = (float(np.median(masses)) if len(masses) else 1.0) * g
                         length = np.clip(f / ref, 0.0, 4.0) * 1.5 * size

@@ -433,12 +433,28 @@ def test_the_state_arrays_handed_out_cannot_be_made_writeable():
     world's other records (its sleep, its contacts' warm starts) never heard of."""
     world, a, b = hanging_pair()
     for name in ("positions", "orientations", "linear_velocities", "angular_velocities",
-                 "asleep"):
+                 "masses", "asleep"):
         view = getattr(world, name)
         with pytest.raises(ValueError, match="WRITEABLE"):
             view.flags.writeable = True
     world.step(3)
     assert np.array_equal(world.positions[1], b.position)      # still a live view
+
+
+def test_masses_follow_each_body_in_bodies_order():
+    """world.masses is every body's mass in one array (static ones infinite), as Body.mass
+    reads it, and follows a mass set on a body and a body removed before it."""
+    world = World()
+    ground = world.add_body(Box((1, 1, 0.1)), static=True)
+    ball = world.add_body(Sphere(0.1), density=1000.0, position=(0, 0, 1))
+    box = world.add_body(Box((0.1, 0.2, 0.3)), mass=2.5, position=(1, 0, 1))
+    assert np.isinf(world.masses[0])
+    assert world.masses[1] == pytest.approx(1000.0 * 4 / 3 * np.pi * 0.1 ** 3, rel=1e-12)
+    assert world.masses[2] == 2.5
+    box.mass = 4.0
+    assert world.masses[2] == 4.0
+    world.remove_body(ball)
+    assert np.array_equal(world.masses, [np.inf, 4.0])
 
 
 def test_a_pendulum_swings_on_under_a_new_gravity():
