@@ -44,6 +44,28 @@ def _box_on_incline(angle_deg, mu=0.5, downhill_heading_deg=180.0):
     return world, box, th
 
 
+@pytest.mark.parametrize("solver", ["direct", "iterative"])
+@pytest.mark.parametrize("dt", [1 / 60, 1 / 1000])
+def test_a_box_loaded_off_centre_rests_on_its_weight_at_the_centre_of_pressure(solver, dt):
+    """Four coplanar corners share a load in a statically indeterminate way, but their
+    total is the box's weight plus the load and their centre of pressure is where the two
+    balance (the moments about the ground's point), as statics gives, at every dt."""
+    world = World(dt=dt, contact_solver=solver)
+    world.add_body(Plane((0, 0, 1), 0.0))
+    box = world.add_body(Box((0.3, 0.2, 0.1)), mass=5.0, position=(0.1, -0.2, 0.1))
+    load, at = np.array([0.0, 0.0, -30.0]), np.array([0.35, 0.1, 0.2])
+    for _ in range(round(0.5 / dt)):
+        box.apply_force(load, point=at)
+        world.step(1)
+    c = world.contacts
+    weight = 5.0 * 9.81
+    assert len(c.normal_force) == 4
+    assert c.normal_force.sum() == pytest.approx(weight + 30.0, rel=1e-5)
+    centre = (c.normal_force[:, None] * c.point).sum(axis=0) / c.normal_force.sum()
+    expected = (weight * np.array([0.1, -0.2]) + 30.0 * at[:2]) / (weight + 30.0)
+    assert np.abs(centre[:2] - expected).max() < 1e-5
+
+
 @pytest.mark.parametrize("heading", [180.0, 135.0, 202.5])
 def test_box_sticks_on_an_incline_below_the_friction_angle(heading):
     world, box, _ = _box_on_incline(20, downhill_heading_deg=heading)
