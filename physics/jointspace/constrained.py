@@ -162,8 +162,12 @@ class ConstrainedMixin:
 
         With ``lam=None``: tau = P (M qdd + bias), the one of smallest M^-1-norm (it pushes
         nothing into the constraints: A M^-1 tau = 0). Adding any A^T mu to it changes the
-        constraint forces, not the motion. With ``lam``: tau = M qdd + bias - A^T lam, the
-        one for which the constraints apply exactly ``lam`` (engine sign) to the mechanism."""
+        constraint forces, not the motion. With floating bases, nothing drives a base: tau is
+        zero on the bases' coordinates and the constraints (feet on point contacts) carry
+        them, lambda being the one nearest to that of P's (a ValueError when no lambda can:
+        three point feet carry a base, two do not in general). With ``lam``: tau = M qdd +
+        bias - A^T lam, the one for which the constraints apply exactly ``lam`` (engine sign)
+        to the mechanism (nonzero on a base unless ``lam`` carries it)."""
         qdd = check_vector("qdd", qdd, self.n)
         M, h, A, b, cho, MiAT, Kp = self._constrained_parts()
         if check and A.size:
@@ -173,10 +177,29 @@ class ConstrainedMixin:
                 raise ValueError("qdd violates the constraints (A qdd + Adot_qd = "
                                  f"{np.abs(res).max():.3g}); it cannot be produced by any tau")
         full = M @ qdd + h
-        if lam is None:
-            return full - A.T @ (Kp @ (MiAT.T @ full))
-        lam = check_vector("lam", lam, A.shape[0])
+        if lam is not None:
+            lam = check_vector("lam", lam, A.shape[0])
+            return full - A.T @ lam
+        lam = Kp @ (MiAT.T @ full)
+        passive = self._base_coordinates()
+        if passive.size:
+            # (A^T lam)[passive] = full[passive]: the constraints' force on the bases is all
+            # that moves them; of those lambda the nearest to P's (its own when P's is one)
+            B = A[:, passive].T
+            if B.shape[1]:
+                lam = lam + np.linalg.lstsq(B, full[passive] - B @ lam, rcond=1e-10)[0]
+            left = full[passive] - B @ lam
+            if check and np.abs(left).max(initial=0.0) > 1e-9 * (1.0 + np.abs(full).max()):
+                raise ValueError("qdd needs a force on a floating base that its constraints "
+                                 f"cannot give ({np.abs(left).max():.3g} N or N m left over "
+                                 "on its coordinates); no joint forces produce it "
+                                 "(inverse_dynamics gives the base wrench it would need)")
         return full - A.T @ lam
+
+    def _base_coordinates(self) -> np.ndarray:
+        """Indices into q of the floating bases' coordinates (no actuator drives them)."""
+        return np.array([i for tj in self.tree if tj.kind == "free"
+                         for i in range(tj.start, tj.start + tj.dof)], dtype=np.intp)
 
     # -- Featherstone's FDgq ---------------------------------------------------------------------
     def forward_dynamics_gq(self, tau, gamma_q, q=None, qd=None) -> np.ndarray:

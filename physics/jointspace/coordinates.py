@@ -38,6 +38,13 @@ Coordinates per joint type (q_j; qd_j):
   axis, first the angle about it (rad, zero at creation, in (-pi, pi]: not a continuous
   angle, which the world keeps for hinges alone), then that translation: (angle, x, y, z).
   The relative rotation is the lock's own (as at its creation), turned by the angle.
+- Floating base (``FloatingBase``: no engine joint; 6 DOF between the world frame and a free
+  base body): (x, y, z, phi) with (x, y, z) the base's centre of mass in the world frame (m)
+  and phi the rotation vector (rad, world frame) of its rotation since the view was created,
+  R_base = exp([phi]x) R_ref, as a Ball joint whose body_a is the world. qd_j is (v, w): the
+  velocity of the base's centre of mass and its angular velocity, both in the world frame
+  (the engine's u = [v; w] of the base). dphi/dt = J_l(phi)^-1 w as for a ball; phi read
+  from the pose has |phi| <= pi.
 """
 from __future__ import annotations
 
@@ -102,6 +109,28 @@ def _locked_rotation(lock) -> np.ndarray:
     return Ra_T @ Rb_T.T
 
 
+class FloatingBase:
+    """The 6-DOF tree joint of an ``ArticulatedView`` between the world frame (body_a = None)
+    and a free base body (body_b); the engine has no joint there, so nothing in the world's
+    rows holds it. Its coordinates are the base's centre of mass and rotation vector, world
+    frame (see the module docstring)."""
+
+    _la = _lb = (0.0, 0.0, 0.0)          # anchors: the world origin and the base's centre
+    _rows_a = 0
+    body_a = None
+
+    def __init__(self, body):
+        self.body_b = body
+
+    @property
+    def body(self):
+        """The base body."""
+        return self.body_b
+
+    def __repr__(self):
+        return f"<FloatingBase {self.body_b!r}>"
+
+
 class TreeJoint:
     """One joint of the tree: its coordinate slice, tree direction and kinematic model.
 
@@ -112,7 +141,7 @@ class TreeJoint:
 
     KINDS = ((Hinge, "hinge", 1), (Slider, "slider", 1), (Cylindrical, "cylindrical", 2),
              (Ball, "ball", 3), (Universal, "universal", 2), (Fixed, "fixed", 0),
-             (RotationLock, "lock", 3))
+             (RotationLock, "lock", 3), (FloatingBase, "free", 6))
 
     def __init__(self, joint, forward: bool, start: int, Ra0: np.ndarray, Rb0: np.ndarray):
         for cls, kind, dof in self.KINDS:
@@ -121,7 +150,7 @@ class TreeJoint:
         else:
             raise ValueError(f"{joint!r} cannot be a tree joint of an ArticulatedView "
                              "(hinge, slider, cylindrical, ball, universal, fixed or "
-                             "rotation lock)")
+                             "rotation lock; or a FloatingBase)")
         if kind == "lock" and joint.axis is not None:
             kind, dof = "axis_lock", 4        # its angle about the axis, then the translation
         self.joint, self.kind, self.dof = joint, kind, dof
@@ -152,6 +181,12 @@ class TreeJoint:
             self.v_ref = self.R_ref @ self.v_b          # axis_b in a's frame at zero
             self.u_ref = self.R_ref.T @ self.u_a        # axis_a in b's frame at zero
 
+    def attached(self, world) -> bool:
+        """Whether the joint (or a floating base's body) is still in ``world``."""
+        if self.kind == "free":
+            return self.joint.body_b._world is world and self.joint.body_b._row >= 0
+        return self.joint._world is world and self.joint._index >= 0
+
     # -- position level ------------------------------------------------------------------
     def relative_rotation(self, qj: np.ndarray) -> np.ndarray:
         """R_a^T R_b for coordinates qj."""
@@ -160,6 +195,8 @@ class TreeJoint:
             return axis_rotation(self.axis_a, qj[0]) @ self.R_ref
         if k == "ball":
             return exp_so3(qj) @ self.R_ref
+        if k == "free":
+            return exp_so3(qj[3:]) @ self.R_ref
         if k == "universal":
             return axis_rotation(self.u_a, qj[0]) @ self.R_ref @ axis_rotation(self.v_b, qj[1])
         return self.R_ref                              # slider, fixed, lock
@@ -172,6 +209,8 @@ class TreeJoint:
             return qj[1] * self.axis_a
         if self.kind in ("lock", "axis_lock"):
             return qj[-3:].copy()
+        if self.kind == "free":
+            return qj[:3].copy()
         return np.zeros(3)
 
     def coordinates(self, xa, Ra, xb, Rb) -> np.ndarray:
@@ -194,6 +233,8 @@ class TreeJoint:
             return np.array([angle, sep @ self.axis_a])
         if k == "ball":
             return log_so3(Rrel @ self.R_ref.T)
+        if k == "free":            # (the world frame is body_a: Ra = 1, xa = 0)
+            return np.concatenate([Ra.T @ (xb - xa), log_so3(Rrel @ self.R_ref.T)])
         if k == "universal":
             t1 = _signed_angle(self.v_ref, Rrel @ self.v_b, self.u_a)
             t2 = -_signed_angle(self.u_ref, Rrel.T @ self.u_a, self.v_b)
@@ -201,13 +242,19 @@ class TreeJoint:
         return np.zeros(0)
 
     def q_rate(self, qj: np.ndarray, qdj: np.ndarray) -> np.ndarray:
-        """dq_j/dt from the velocity variables (differs from qd_j only for balls)."""
-        if self.kind == "ball":
-            return left_jacobian_inverse(qj) @ qdj
+        """dq_j/dt from the velocity variables (differs from qd_j only for the rotation
+        vectors of balls and floating bases)."""
+        if self.kind in ("ball", "free"):
+            return self.qd_to_qdot_matrix(qj) @ qdj
         return qdj
 
     def qd_to_qdot_matrix(self, qj):
-        return left_jacobian_inverse(qj) if self.kind == "ball" else np.eye(self.dof)
+        if self.kind == "ball":
+            return left_jacobian_inverse(qj)
+        N = np.eye(self.dof)
+        if self.kind == "free":
+            N[3:, 3:] = left_jacobian_inverse(qj[3:])
+        return N
 
     # -- velocity level ------------------------------------------------------------------
     def motion(self, Ra, Rb):
@@ -224,6 +271,8 @@ class TreeJoint:
             return np.column_stack([np.zeros(3), ax]), np.column_stack([ax, np.zeros(3)]), (True, True)
         if k == "ball":
             return z, Ra.copy(), (True, True, True)
+        if k == "free":
+            return np.column_stack([Ra, z[:, 3:]]), np.column_stack([z[:, :3], Ra]), (True,) * 6
         if k == "universal":
             return z, np.column_stack([Ra @ self.u_a, Rb @ self.v_b]), (True, False)
         if k == "lock":             # body_a's axes, which the translation is measured along

@@ -42,7 +42,8 @@ def apply_joint_torques(view, tau):
     ``maximal_accelerations``). A joint's load is the wrench W on body_b at its anchor (and -W
     on body_a) of least norm with S^T W = tau_j, so its power is tau_j . qd_j: a torque
     tau axis for a hinge, a force tau axis for a slider, R_a tau for a ball, tau1 axis_a +
-    tau2 axis_b for a universal joint."""
+    tau2 axis_b for a universal joint, the force tau[:3] and torque tau[3:] (world frame) at
+    the centre of a floating base (from nothing: the world frame takes no load)."""
     tau = check_vector("tau", tau, view.n)
     world = view.world
     R = quat_to_matrix(world._q[: world._n])

@@ -2,7 +2,8 @@
 
 The view owns no state: q and qd are read from (and written to) the bodies of the world, and
 every quantity is evaluated at the world's current state. Recursions run from the root
-(the world frame and static bodies) to the leaves through the tree joints; see
+(the world frame and static bodies, and through a floating base's 6-DOF joint the free bodies
+chosen as bases) to the leaves through the tree joints; see
 ``coordinates.py`` for the joint coordinates and the relations they rest on.
 
 Equations (n = number of joint coordinates, all world frame, body twists u = [v; w] at the
@@ -34,7 +35,7 @@ from ..limits import wrap_near
 from ..math3d import cross, quat_to_matrix
 from ..validation import check_vector
 from .constrained import Constraint, ConstrainedMixin
-from .coordinates import TreeJoint, cross3, skew
+from .coordinates import FloatingBase, TreeJoint, cross3, skew
 
 _STATE = ("_x", "_q", "_v", "_w")
 
@@ -61,24 +62,115 @@ class _Kin:
     al0: np.ndarray         # (N, 3) Jdot qd, angular
 
 
+def _given_bases(world, base) -> list:
+    """The bodies given as ``base`` (None: none yet, found later), checked."""
+    from ..body import Body
+    if base is None:
+        return []
+    given = [base] if isinstance(base, Body) else base
+    try:
+        given = list(given)
+    except TypeError:
+        raise ValueError(f"base must be a dynamic body of the world or a list of them, got "
+                         f"{base!r}") from None
+    for b in given:
+        if not isinstance(b, Body) or b._world is not world or b._row < 0:
+            raise ValueError(f"base: {b!r} is not a body of this world")
+        if b.static:
+            raise ValueError(f"base: {b!r} is static; a tree already grows from static bodies "
+                             "(a floating base is a dynamic body)")
+    if len({id(b) for b in given}) != len(given):
+        raise ValueError(f"base: {given} names a body twice")
+    return given
+
+
+def _grow_tree(candidates, reached, chosen, order):
+    """Add to the tree (``chosen``: joint id -> forward, ``order``: parents first) every
+    candidate joint that reaches a new body from ``reached``, until none does."""
+    changed = True
+    while changed:
+        changed = False
+        for j in candidates:
+            if id(j) in chosen:
+                continue
+            a, b = j._rows_a, j.body_b.row
+            if (a in reached) == (b in reached):
+                continue
+            chosen[id(j)] = a in reached
+            reached.add(b if a in reached else a)
+            order.append(j)
+            changed = True
+
+
+def _untied_groups(world, candidates, chosen, reached, fixed, default_joints):
+    """Groups (sets of rows) of the bodies that the candidate joints left out of the tree join
+    to each other and that no joint of the world ties to the world frame or a static body:
+    each gets a floating base. A group tied to the world only by joints that cannot be tree
+    joints is a ValueError when the joints are the default ones (the view would leave
+    jointed bodies out without a word); with joints given, the caller reports them."""
+    parent = {}
+
+    def root(r):
+        while parent[r] != r:
+            parent[r] = parent[parent[r]]
+            r = parent[r]
+        return r
+
+    for j in candidates:
+        a, b = j._rows_a, j.body_b.row
+        if id(j) in chosen or a in reached or b in reached:
+            continue
+        for r in (a, b):
+            parent.setdefault(r, r)
+        parent[root(a)] = root(b)
+    groups = {}
+    for r in parent:
+        groups.setdefault(root(r), set()).add(r)
+    untied = []
+    for group in sorted(groups.values(), key=min):
+        ties = [j for j in world.joints if {j._rows_a, j.body_b.row} & group
+                and {j._rows_a, j.body_b.row} & fixed]
+        if not ties:
+            untied.append(group)
+        elif default_joints:
+            bodies = [world._handles[r] for r in sorted(group)]
+            raise ValueError(f"bodies {bodies} are joined to each other but "
+                             f"tied to the world only by {ties}, which cannot be tree joints; "
+                             "pass base=<one of them> to view them on a floating base (those "
+                             "joints then close loops), or joints=[...] to leave them out")
+    return untied
+
+
 class ArticulatedView(ConstrainedMixin):
-    """Joint-space view of the tree of joints of ``world`` rooted at the world frame.
+    """Joint-space view of the tree of joints of ``world`` rooted at the world frame, and at
+    floating bases.
 
     Parameters
     ----------
     world : the World.
     joints : the tree joints (hinge, slider, cylindrical, ball, universal, fixed, rotation
         lock: see coordinates.py), in the order of their coordinates. Default: every such joint
-        of ``world.joints`` that reaches a new body from the world frame (or a static body), in
-        the world's order; a joint may point either way (body_a or body_b nearer the root).
+        of ``world.joints`` that reaches a new body from the world frame (or a static body, or
+        a floating base), in the world's order; a joint may point either way (body_a or body_b
+        nearer the root).
     loop_joints : joints that close loops, applied as constraints with their engine rows.
         Default: every other joint of the world between bodies of the tree (or the world).
+    base : a dynamic body, or a list of them, each joined to the world frame by a 6-DOF
+        ``FloatingBase`` tree joint (coordinates: its centre of mass and rotation vector,
+        velocities (v, w), world frame; see coordinates.py), first in q. The tree then grows
+        from the bases too; a joint of the world between a base and the world (or a static
+        body) becomes a loop joint. Default: one floating base for each group of dynamic
+        bodies that ``joints`` join to each other but that no joint of the world ties to the
+        world frame or a static body (a legged robot, a mobile manipulator, a ragdoll): the
+        first of the group added to the world. ``base=()``: no floating base.
 
-    Bodies that no tree joint reaches are not part of the view (a free-floating mechanism);
-    a joint between one of them and a body of the tree is an error.
+    Bodies that no tree joint reaches are not part of the view (a lone free body, or with
+    ``base=()`` a free-floating mechanism); a joint between one of them and a body of the tree
+    is an error, and so, by default, is a group of jointed bodies tied to the world only by
+    joints that cannot be tree joints (a distance joint): pass ``base=`` to view them.
     """
 
-    def __init__(self, world, joints=None, loop_joints=None):
+    def __init__(self, world, joints=None, loop_joints=None, base=None):
         from ..world import World
         if not isinstance(world, World):
             raise ValueError(f"world must be the World whose joints to view, got {world!r}")
@@ -93,39 +185,38 @@ class ArticulatedView(ConstrainedMixin):
             for j in candidates:
                 if not isinstance(j, Joint) or j._world is not world:
                     raise ValueError(f"joints: {j!r} is not a joint of this world")
-        reached = set(fixed)
+        bases = _given_bases(world, base)
+        reached = set(fixed) | {b.row for b in bases}
         chosen = {}                      # joint id -> forward
         order = []
-        changed = True
-        while changed:
-            changed = False
-            for j in candidates:
-                if id(j) in chosen:
-                    continue
-                a, b = j._rows_a, j.body_b.row
-                if (a in reached) == (b in reached):
-                    continue
-                chosen[id(j)] = a in reached
-                reached.add(b if a in reached else a)
-                order.append(j)
-                changed = True
+        _grow_tree(candidates, reached, chosen, order)
+        if base is None:
+            for group in _untied_groups(world, candidates, chosen, reached, fixed,
+                                        joints is None):
+                first = min(group)
+                bases.append(world._handles[first])
+                reached.add(first)
+                _grow_tree(candidates, reached, chosen, order)
         if joints is not None:
             missing = [j for j in candidates if id(j) not in chosen]
             if missing:
                 raise ValueError(f"joints: {missing} do not extend the tree from the world "
-                                 "(they close a loop or do not reach it); pass loop-closing "
-                                 "joints as loop_joints")
-        tree_list = [j for j in candidates if id(j) in chosen]    # coordinate order
+                                 "or a floating base (they close a loop or do not reach it); "
+                                 "pass loop-closing joints as loop_joints, and base=body for "
+                                 "a floating base")
+        tree_list = ([FloatingBase(b) for b in bases]
+                     + [j for j in candidates if id(j) in chosen])    # coordinate order
         R_all = quat_to_matrix(world._q[: world._n])
         self.tree: list[TreeJoint] = []
         start = 0
         for j in tree_list:
-            tj = TreeJoint(j, chosen[id(j)], start, R_all[j._rows_a], R_all[j.body_b.row])
+            tj = TreeJoint(j, chosen.get(id(j), True), start, R_all[j._rows_a],
+                           R_all[j.body_b.row])
             self.tree.append(tj)
             start += tj.dof
         self.n = start
         by_id = {id(tj.joint): tj for tj in self.tree}
-        self._topo = [by_id[id(j)] for j in order]                 # parents before children
+        self._topo = self.tree[:len(bases)] + [by_id[id(j)] for j in order]   # parents first
         self._rows = np.array([tj.child for tj in self._topo], dtype=np.intp)
         self._fixed = fixed
         self._reached = reached
@@ -163,8 +254,14 @@ class ArticulatedView(ConstrainedMixin):
     # -- bookkeeping ---------------------------------------------------------------------
     @property
     def joints(self) -> list:
-        """The tree joints in coordinate order."""
+        """The tree joints in coordinate order: a ``FloatingBase`` for each floating base
+        first, then the world's joints."""
         return [tj.joint for tj in self.tree]
+
+    @property
+    def bases(self) -> list:
+        """The floating bases' bodies, in the order of their coordinates (q[6 i: 6 i + 6])."""
+        return [tj.joint.body for tj in self.tree if tj.kind == "free"]
 
     @property
     def bodies(self) -> list:
@@ -172,9 +269,10 @@ class ArticulatedView(ConstrainedMixin):
         return [self.world._handles[r] for r in self._rows]
 
     def coordinate_slice(self, joint) -> slice:
-        """Where ``joint``'s coordinates are in q."""
+        """Where ``joint``'s coordinates are in q (a floating base's: pass its body or its
+        ``FloatingBase``)."""
         for tj in self.tree:
-            if tj.joint is joint:
+            if tj.joint is joint or (tj.kind == "free" and tj.joint.body is joint):
                 return tj.slice
         raise ValueError(f"joint {joint!r} is not a tree joint of this view")
 
@@ -187,7 +285,7 @@ class ArticulatedView(ConstrainedMixin):
         handles = self.world._handles
         if len(handles) != len(self._bodies_made) or any(
                 a is not b for a, b in zip(handles, self._bodies_made)) or any(
-                tj.joint._world is not self.world or tj.joint._index < 0 for tj in self.tree):
+                not tj.attached(self.world) for tj in self.tree):
             raise ValueError("the world's bodies or tree joints changed since this view was "
                              "made; make a new ArticulatedView")
         state = self._world_state()
@@ -477,5 +575,7 @@ class ArticulatedView(ConstrainedMixin):
         return self.mass_matrix() @ qdd + self.bias_forces()
 
     def __repr__(self):
-        return (f"<ArticulatedView {len(self.tree)} joints, n={self.n}, "
-                f"{self._n_rows} constraint rows>")
+        floating = len(self.bases)
+        return (f"<ArticulatedView {len(self.tree) - floating} joints"
+                + (f", {floating} floating base{'s' * (floating > 1)}" if floating else "")
+                + f", n={self.n}, {self._n_rows} constraint rows>")

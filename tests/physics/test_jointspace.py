@@ -618,3 +618,282 @@ def test_a_view_refuses_a_world_whose_bodies_changed_and_posing_through_it_wakes
     world.add_body(Sphere(0.1), mass=1.0, position=(9, 9, 9))
     with pytest.raises(ValueError, match="make a new ArticulatedView"):
         view.q = [0.5]
+
+
+# -- floating bases ------------------------------------------------------------------------------
+def floating_arm(rng, **world_args):
+    """A free base box with a hinged arm (then a ball-jointed link) and a universal-jointed
+    tail: no joint to the world (a mobile manipulator in the air)."""
+    world = World(**{"baumgarte": (0, 0), "cfm": 0.0, **world_args})
+    b = [random_box(world, rng, p) for p in [(0, 0, 1.0), (0.3, 0, 1.1), (0.6, 0.1, 1.2),
+                                             (-0.3, 0.1, 0.9)]]
+    joints = [Hinge(b[0], b[1], anchor=(0.15, 0, 1.05), axis=(0, 1, 0.2)),
+              Ball(b[2], b[1], anchor=(0.45, 0.05, 1.15)),
+              Universal(b[0], b[3], anchor=(-0.15, 0.05, 0.95), axis_a=(1, 0, 0),
+                        axis_b=(0, 0.6, 0.8))]
+    for j in joints:
+        world.add_joint(j)
+    return world, b, joints
+
+
+def test_a_robot_on_a_free_base_is_viewed_on_a_floating_base_by_default():
+    """A base box on the ground with a two-hinge arm and no joint to the world: the view was
+    empty (n = 0, no warning) and passing its joints was refused; it is now the base's 6
+    coordinates (centre of mass, rotation vector, world frame) then the two hinge angles."""
+    from physics import Plane
+    from physics.jointspace import FloatingBase
+    world = World()
+    ground = world.add_body(Plane((0, 0, 1), 0.0))
+    base = world.add_body(Box((0.3, 0.3, 0.1)), mass=10.0, position=(0, 0, 0.1))
+    l1 = world.add_body(Box((0.2, 0.02, 0.02)), mass=2.0, position=(0.2, 0, 0.5))
+    l2 = world.add_body(Box((0.2, 0.02, 0.02)), mass=1.0, position=(0.6, 0, 0.5))
+    shoulder = world.add_joint(Hinge(base, l1, anchor=(0, 0, 0.5), axis=(0, 1, 0)))
+    elbow = world.add_joint(Hinge(l1, l2, anchor=(0.4, 0, 0.5), axis=(0, 1, 0)))
+    for view in (ArticulatedView(world), ArticulatedView(world, joints=[shoulder, elbow]),
+                 ArticulatedView(world, base=base)):
+        assert view.n == 8 and view.bases == [base] and view.bodies == [base, l1, l2]
+        assert isinstance(view.joints[0], FloatingBase) and view.joints[1:] == [shoulder, elbow]
+        assert view.coordinate_slice(base) == slice(0, 6) == view.coordinate_slice(view.joints[0])
+        np.testing.assert_allclose(view.q, [0, 0, 0.1, 0, 0, 0, 0, 0], atol=1e-15)
+        # (gravity_forces is minus gravity's generalised force) the whole robot's weight,
+        # 13 kg, on the base's height; the arm's moment about the base's y axis, gravity
+        # pulling the arm at x > 0 down turns it about +y by (2 kg 0.2 m + 1 kg 0.6 m) g
+        np.testing.assert_allclose(view.gravity_forces()[[2, 4]], [13 * 9.81, -1.0 * 9.81],
+                                   rtol=1e-14)
+    assert ArticulatedView(world, base=()).n == 0          # no floating base asked for
+    assert "1 floating base" in repr(view)
+    world.step(120)                                        # it lands on the ground and settles
+    np.testing.assert_allclose(view.q[:3], base.position, atol=1e-15)
+    np.testing.assert_allclose(view.q[6:], [shoulder.angle, elbow.angle], atol=1e-12)
+    assert ground.static
+
+
+def test_floating_base_coordinates_and_jacobians():
+    """q = (centre of mass, rotation vector since the view was made) of the base, qd = its
+    (v, w), world frame: set and read back, J qd is every body's velocity, Jdot qd the
+    central difference along the motion (dphi/dt = J_l(phi)^-1 w)."""
+    rng = np.random.default_rng(30)
+    world, b, joints = floating_arm(rng)
+    R0 = b[0].rotation.copy()
+    view = ArticulatedView(world)
+    assert [tj.kind for tj in view.tree] == ["free", "hinge", "ball", "universal"]
+    assert [tj.forward for tj in view.tree] == [True, True, False, True] and view.n == 12
+    np.testing.assert_allclose(view.q, np.r_[b[0].position, np.zeros(9)], atol=1e-15)
+    q, qd = rng.normal(size=view.n), rng.normal(size=view.n)
+    view.set_state(q, qd)
+    np.testing.assert_allclose(view.q, q, atol=1e-12)
+    np.testing.assert_allclose(view.qd, qd, atol=1e-12)
+    assert world.constraint_error() < 1e-12
+    np.testing.assert_allclose(b[0].position, q[:3], atol=1e-15)
+    from scipy.spatial.transform import Rotation
+    np.testing.assert_allclose(b[0].rotation, Rotation.from_rotvec(q[3:6]).as_matrix() @ R0,
+                               atol=1e-12)
+    np.testing.assert_allclose(np.r_[b[0].linear_velocity, b[0].angular_velocity], qd[:6],
+                               atol=1e-15)
+    np.testing.assert_allclose(joints[0].angle, q[6], atol=1e-12)
+    Jdqd = {body: view.jacobian_dot_qd(body) for body in b}
+    for body in b:
+        np.testing.assert_allclose(view.jacobian(body) @ qd,
+                                   np.r_[body.linear_velocity, body.angular_velocity], atol=1e-12)
+
+    def flow(t, steps=20):
+        y, h = q.copy(), t / steps
+        for _ in range(steps):
+            k1 = view.q_rate(y, qd)
+            k2 = view.q_rate(y + h / 2 * k1, qd)
+            k3 = view.q_rate(y + h / 2 * k2, qd)
+            k4 = view.q_rate(y + h * k3, qd)
+            y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        return y
+
+    h, u = 1e-4, []
+    for t in (-h, h):
+        view.set_state(flow(t), qd)
+        u.append({body: np.r_[body.linear_velocity, body.angular_velocity] for body in b})
+    for body in b:
+        np.testing.assert_allclose((u[1][body] - u[0][body]) / (2 * h), Jdqd[body], atol=1e-6)
+
+
+def test_floating_base_dynamics_match_the_engine():
+    """Forward dynamics of the view (a force and torque on the base, joint torques) against
+    the engine's accelerations; inverse then forward; with no load in zero gravity the
+    momentum rate is zero."""
+    rng = np.random.default_rng(31)
+    world, b, _ = floating_arm(rng)
+    view = ArticulatedView(world)
+    for _ in range(3):
+        view.set_state(rng.normal(size=view.n), 2 * rng.normal(size=view.n))
+        tau = rng.normal(size=view.n)
+        apply_joint_torques(view, tau)
+        np.testing.assert_allclose(view.applied_forces(), tau, atol=1e-12)
+        world.clear_forces()
+        close(maximal_qdd(view, tau)[0], view.forward_dynamics(tau))
+        qdd = rng.normal(size=view.n)
+        close(view.forward_dynamics(view.inverse_dynamics(qdd)), qdd, 1e-10)
+        assert np.all(np.linalg.eigvalsh(view.mass_matrix()) > 0)
+    # the base's coordinates' generalised forces are the external wrench on the whole tree
+    # (force, and moment about the base's centre): gravity's is (0, 0, m g) and r x m g
+    m = world.masses
+    x = world.positions
+    np.testing.assert_allclose(view.gravity_forces()[:3], [0, 0, 9.81 * m.sum()], rtol=1e-14)
+    np.testing.assert_allclose(view.gravity_forces()[3:6],
+                               -np.cross(x - x[0], m[:, None] * world.gravity).sum(0), atol=1e-13)
+    world.gravity = (0, 0, 0)
+    lin, ang = view.body_accelerations(view.forward_dynamics(np.zeros(view.n)))
+    np.testing.assert_allclose((m[:, None] * lin).sum(0), 0, atol=1e-12)
+
+
+def _momentum(world):
+    """(linear, angular about the origin) momentum of the world's bodies (kg m/s, kg m^2/s)."""
+    m, x, v = world.masses, world.positions, world.linear_velocities
+    L = np.cross(x, m[:, None] * v).sum(0)
+    for body in world.bodies:
+        L += body.rotation @ body.inertia @ body.rotation.T @ body.angular_velocity
+    return (m[:, None] * v).sum(0), L
+
+
+@pytest.mark.parametrize("dt", [2e-3, 1e-3])
+def test_a_free_two_link_arm_tumbles_alike_in_the_engine_and_the_view(dt):
+    """Zero gravity, no joint to the world, spun up through the view: 0.6 s of the engine's
+    RK4 on the seed equation and of RK4 on the view's forward dynamics end in the same pose
+    (fourth order: 1.4e-10 m at dt 2e-3, 8.7e-12 at 1e-3), both keep the momentum, and the
+    centre of mass moves in a straight line at P / m."""
+    world = World(gravity=(0, 0, 0), integrator="rk4", baumgarte=(0, 0), cfm=0.0, dt=dt)
+    l1 = world.add_body(Box((0.3, 0.05, 0.05)), mass=2.0, position=(0, 0, 1))
+    l2 = world.add_body(Box((0.2, 0.04, 0.04)), mass=1.0, position=(0.5, 0, 1))
+    world.add_joint(Hinge(l1, l2, anchor=(0.3, 0, 1), axis=(0, 0.6, 0.8)))
+    view = ArticulatedView(world)
+    assert view.bases == [l1] and view.n == 7
+    view.qd = [0.3, -0.2, 0.1, 1.5, -2.0, 0.7, 6.0]
+    P0, L0 = _momentum(world)
+    np.testing.assert_allclose(P0, [0.9, 0.71, 0.58], atol=1e-15)
+    q0, qd0 = view.q, view.qd
+    steps = round(0.6 / dt)
+    world.step(steps)
+    P1, L1 = _momentum(world)
+    engine_pose = world.positions.copy(), world.orientations.copy()
+    com = (world.masses[:, None] * world.positions).sum(0) / 3.0
+    np.testing.assert_allclose(com, np.r_[0.5 / 3, 0, 1] + P0 / 3.0 * steps * dt, atol=1e-14)
+    times, Q, QD = simulate_gq(view, trivial_gamma_q, np.zeros(7), steps * dt, dt, q0, qd0)
+    assert np.linalg.norm(Q[-1, 3:6]) > 1.7                # it turned 1.73 rad
+    tol = (dt / 2e-3) ** 4
+    np.testing.assert_allclose(P1, P0, atol=1e-14)
+    np.testing.assert_allclose(L1, L0, atol=6e-11 * tol)
+    for i in range(0, len(times), steps // 10):
+        with view.posed(Q[i], QD[i]):
+            P, L = _momentum(world)
+        np.testing.assert_allclose(P, P0, atol=6e-10 * tol)
+        np.testing.assert_allclose(L, L0, atol=6e-10 * tol)
+    with view.posed(Q[-1], QD[-1]):
+        np.testing.assert_allclose(world.positions, engine_pose[0], atol=4e-10 * tol)
+        np.testing.assert_allclose(world.orientations, engine_pose[1], atol=4e-10 * tol)
+
+
+def quadruped(world, legs_at=((1, 1), (1, -1), (-1, 1), (-1, -1))):
+    """A 8 kg box base on legs of a 1 kg thigh (ball hip) and a 0.5 kg shin (knee hinge),
+    each foot on the ground (z = 0), standing as built."""
+    base = world.add_body(Box((0.3, 0.15, 0.05)), mass=8.0, position=(0.02, -0.01, 0.5))
+    legs, feet = [], []
+    for sx, sy in legs_at:
+        hip = np.array([0.25 * sx, 0.12 * sy, 0.48])
+        knee = hip + (0.05 * sx, 0.03 * sy, -0.22)
+        foot = np.array([hip[0] - 0.02 * sx, hip[1] + 0.04 * sy, 0.0])
+        thigh = world.add_body(Box((0.03, 0.03, 0.11)), mass=1.0, position=0.5 * (hip + knee))
+        shin = world.add_body(Box((0.02, 0.02, 0.12)), mass=0.5, position=0.5 * (knee + foot))
+        legs += [world.add_joint(Ball(base, thigh, anchor=hip)),
+                 world.add_joint(Hinge(thigh, shin, anchor=knee, axis=(-sy, sx, 0)))]
+        feet.append((shin, foot))
+    return base, legs, feet
+
+
+def _engine_accelerations_and_foot_forces(view, tau, holds):
+    world = view.world
+    world.clear_forces()
+    apply_joint_torques(view, tau)
+    acc_lin, acc_ang, lam = maximal_accelerations(world)
+    world.clear_forces()
+    return acc_lin, acc_ang, np.concatenate([lam[joint_rows(world, h)] for h in holds])
+
+
+def test_inverse_dynamics_of_a_legged_base_standing_on_point_contacts():
+    """A quadruped on four point feet: the joint torques of the view's inverse dynamics leave
+    the floating base's coordinates without force (nothing drives it), stand it still in the
+    engine (its feet held by world ball joints), and the feet carry its 14 kg as the engine
+    says; moving, the feet's forces are m (a_com - g) and the engine's."""
+    world = World(baumgarte=(0, 0), cfm=0.0)
+    base, legs, feet = quadruped(world)
+    view = ArticulatedView(world)
+    assert view.bases == [base] and view.n == 6 + 4 * 4
+    for shin, foot in feet:
+        view.add_point_contact(shin, foot)
+    holds = [world.add_joint(Ball(None, shin, anchor=foot)) for shin, foot in feet]
+    looped = ArticulatedView(world, base=base)          # the holds as loop joints
+    assert looped.n == view.n and [c.source for c in looped.constraints] == holds
+    tau = view.constrained_inverse_dynamics(np.zeros(view.n))
+    np.testing.assert_allclose(tau[:6], 0, atol=1e-13)
+    assert np.abs(tau[6:]).max() > 1.0                  # the legs do work: up to 1.3 N m
+    qdd, lam = view.constrained_forward_dynamics(tau)
+    np.testing.assert_allclose(qdd, 0, atol=1e-11)
+    close(looped.constrained_forward_dynamics(tau)[1], lam, 1e-12)
+    np.testing.assert_allclose(lam.reshape(4, 3).sum(0), [0, 0, 14 * 9.81], atol=1e-12)
+    acc_lin, acc_ang, lam_engine = _engine_accelerations_and_foot_forces(view, tau, holds)
+    np.testing.assert_allclose(acc_lin, 0, atol=1e-12)
+    np.testing.assert_allclose(acc_ang, 0, atol=1e-11)
+    close(lam_engine, lam, 1e-12)
+    # moving on its fixed feet: qd and qdd that keep them there
+    rng = np.random.default_rng(32)
+    A, _ = view.constraint_rows()
+    N = np.linalg.svd(A)[2][12:]
+    view.qd = N.T @ rng.normal(size=view.n - 12)
+    A, Adot_qd = view.constraint_rows()
+    qdd = N.T @ rng.normal(size=view.n - 12) - np.linalg.pinv(A) @ Adot_qd
+    tau = view.constrained_inverse_dynamics(qdd)
+    np.testing.assert_allclose(tau[:6], 0, atol=1e-12)
+    qdd_b, lam = view.constrained_forward_dynamics(tau)
+    close(qdd_b, qdd, 1e-11)
+    acc_lin, acc_ang, lam_engine = _engine_accelerations_and_foot_forces(view, tau, holds)
+    close(view.qdd_from_body_accelerations(acc_lin, acc_ang), qdd, 1e-11)
+    close(lam_engine, lam, 1e-11)
+    lin, _ = view.body_accelerations(qdd)
+    close(lam.reshape(4, 3).sum(0), (world.masses[:, None] * (lin - world.gravity)).sum(0), 1e-12)
+
+
+def test_a_floating_base_its_feet_cannot_carry_is_a_clear_value_error():
+    """Two front feet cannot hold the base still (its centre of mass is behind the line
+    between them): no joint torques do it, and inverse dynamics says so."""
+    world = World(baumgarte=(0, 0), cfm=0.0)
+    base, _, feet = quadruped(world, legs_at=((1, 1), (1, -1)))
+    view = ArticulatedView(world)
+    for shin, foot in feet:
+        view.add_point_contact(shin, foot)
+    with pytest.raises(ValueError, match="floating base"):
+        view.constrained_inverse_dynamics(np.zeros(view.n))
+    # with no constraint the base needs the whole weight from outside
+    free = ArticulatedView(world)
+    with pytest.raises(ValueError, match="floating base"):
+        free.constrained_inverse_dynamics(np.zeros(free.n))
+    np.testing.assert_allclose(free.inverse_dynamics(np.zeros(free.n))[2], 11 * 9.81, rtol=1e-14)
+
+
+def test_floating_base_bad_input_and_bodies_left_out_are_clear_value_errors():
+    """A static or foreign base, and jointed bodies tied to the world by a distance joint
+    alone (the default view would leave them out without a word), name what to pass."""
+    from physics import Distance
+    rng = np.random.default_rng(33)
+    world, b, _ = floating_arm(rng)
+    wall = world.add_body(Box((0.1, 0.1, 0.1)), static=True, position=(3, 0, 0))
+    with pytest.raises(ValueError, match="base: .* is static"):
+        ArticulatedView(world, base=wall)
+    with pytest.raises(ValueError, match="base: .* not a body of this world"):
+        ArticulatedView(world, base=World().add_body(Box((0.1, 0.1, 0.1)), mass=1.0))
+    with pytest.raises(ValueError, match="base must be"):
+        ArticulatedView(world, base=3)
+    rope = world.add_joint(Distance(None, b[2], anchor_a=(0.6, 0.1, 2.0),
+                                    anchor_b=b[2].position))
+    with pytest.raises(ValueError, match="tied to the world only by .*Distance.*base="):
+        ArticulatedView(world)
+    view = ArticulatedView(world, base=b[2])            # the rope closes a loop
+    assert view.bases == [b[2]] and [c.source for c in view.constraints] == [rope]
+    assert view.n == 6 + 1 + 3 + 2
+    lone = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, position=(5, 0, 0))
+    assert lone not in ArticulatedView(world, base=b[2]).bodies   # a lone body stays out
