@@ -1837,3 +1837,49 @@ def test_an_arm_on_a_base_bolted_to_the_world_keeps_its_motor_torque_when_its_ve
         world.step()
         assert hinge.motor_effort == pytest.approx(-5.886, rel=1e-4)
     assert abs(hinge.angle - angle) < 1e-8
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_limit_hold_newton_step_bordering_the_joints_factor_is_the_whole_matrix_step(seed):
+    """placement.bordered_newton_move (the joints' own factorisation bordered by the held
+    limit rows) gives the Newton step of one factorisation of the whole matrix of joints and
+    limit rows, which the limit holds built a pattern for each time: a ragdoll turned off its
+    pose at random, with 1-4 of its limit rows held at their bounds (seen: within 1e-15 of
+    the move)."""
+    from physics.assembly import Pattern, Scatter
+    from physics.limits import UPPER, plan_rows
+    from physics.math3d import quat_to_matrix
+    from physics.placement import bordered_newton_move, newton_move
+    from physics.rows import Rows, evaluate_tables
+    from scenes.humanoid import add_ragdoll
+
+    rng = np.random.default_rng(seed)
+    world = World()
+    world.add_body(Plane())
+    add_ragdoll(world, (0, 0, 1.5))
+    world.step()
+    model, n = world._model(), world._n
+    x = world._view("_x") + 0.01 * rng.normal(size=(n, 3))
+    q = world._view("_q") + 0.05 * rng.normal(size=(n, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    v = w = np.zeros((n, 3))
+    R = quat_to_matrix(q)
+    k = kinematics_now(world)
+    k.x, k.R, k.v, k.w, k.velocity_terms = x, R, v, w, False
+    rows = evaluate_tables(model.tables, k)
+    tables = world._limit_tables()
+    _, J, C = plan_rows(tables, k)
+    limit = np.flatnonzero(tables.plan.group <= UPPER)
+    held = rng.choice(limit, size=int(rng.integers(1, 5)), replace=False)
+    plan = tables.plan
+    extra = Rows(plan.a.take(held), plan.b.take(held), C.take(held), J[held, :6], J[held, 6:],
+                 np.zeros(held.size))
+    inv_mass = world._inv_mass[:n]
+    both = Rows.concatenate([rows, extra])
+    whole = newton_move(world, model, R, both, inv_mass, Pattern(both.a, both.b, inv_mass > 0, n),
+                        Scatter(both.a, both.b, n))
+    bordered = bordered_newton_move(world, model, R, rows, extra, inv_mass)
+    for part_whole, part_bordered in zip(whole, bordered):
+        scale = np.abs(part_whole).max()
+        assert scale > 1e-4                       # (a real move: m, rad)
+        np.testing.assert_allclose(part_bordered, part_whole, rtol=0, atol=1e-12 * scale)
