@@ -114,6 +114,13 @@ class Model:
     mechanism: np.ndarray    # (N,) label: dynamic bodies linked by joint rows share one
     turning_reach: np.ndarray  # (N,) m^2: largest principal moment over mass (sleeping)
     alignments: Alignments | None  # the axes and frames the joints hold (placement)
+    # what the step reads of the masses every step, made once with them (every change of a
+    # mass, inertia, sleep or body compiles the model again): gravity's kg and the
+    # kinetic energy bound's (``_energy_overflows``). From a 55-box pyramid's steps these
+    # took a dozen numpy calls each, the same numbers every step.
+    dynamic_mass: np.ndarray | None = None   # (N,) kg, 0 for static (and sleeping) bodies
+    dynamic_mass_sum: float = 0.0            # kg, their sum (``unilateral._weight``)
+    spin_weight: np.ndarray | None = None    # (dynamic,) kg m^2: tr(I) of the dynamic bodies
 
     @property
     def m(self) -> int:
@@ -203,6 +210,7 @@ def compile_model(world, kept: Kept | None = None) -> Model:
     # own StepError, without numpy's warnings first)
     with np.errstate(over="ignore", invalid="ignore"):
         sides = anchor_sides(tables, world._inv_inertia[:n])
+    mass, moves = world._mass[:n], inv_mass > 0
     return Model(tables, a, b, owner, pattern, scatter, dynamic, joint_b, joint_lb,
                  shaped >= 2, sides,
                  principal, principal_inv, spinning, tumbling,
@@ -211,7 +219,9 @@ def compile_model(world, kept: Kept | None = None) -> Model:
                  pair_cache, jointed, mechanism,
                  (principal if principal is not None
                   else np.linalg.eigvalsh(world._inertia[:n])).max(axis=1) * inv_mass,
-                 alignments)
+                 alignments,
+                 np.where(moves, mass, 0.0), float(mass.sum(where=moves)),
+                 np.trace(world._inertia[:n][dynamic], axis1=1, axis2=2))
 
 
 def _joint_part(world):
@@ -287,15 +297,14 @@ def applied_wrench(world, model, R, v, w, damped=False):
     ``damped_velocities``); and the torque the kicks take when the gyroscopic torque is left
     to the drift (``world.gyroscopic == "implicit"``): the loads'."""
     n = world._n
-    mass = world._mass[:n]
-    F = world._force[:n] + np.where(world._inv_mass[:n, None] > 0, mass[:, None], 0.0) * world.gravity
+    F = world._force[:n] + model.dynamic_mass[:, None] * world.gravity
     T_loads = world._torque[:n]
     damping = _damping(world) if damped else None
     if damping is not None:
         c, c_spin = damping
         spin = einsum("nij,nj->ni", R, inertia_times(body_inertia(world, model),
                                                       einsum("nji,nj->ni", R, w)))
-        F = F - (c * np.where(world._inv_mass[:n] > 0, mass, 0.0))[:, None] * v
+        F = F - (c * model.dynamic_mass)[:, None] * v
         T_loads = T_loads - c_spin[:, None] * spin
     return (F, *_with_gyroscopic(world, model, R, w, T_loads))
 
@@ -1143,11 +1152,16 @@ class KickedLoads(NamedTuple):
 
 def _kicked_loads(world, h, bodies):
     """What the world keeps of the user loads a sub-step of h kicked ``bodies`` ((N,) bool)
-    with after its drift (KickedLoads)."""
+    with after its drift (KickedLoads), or None when there were none: the next step has
+    nothing to exchange (``loads_caught_up`` returns at once; a KickedLoads of no force and
+    no torque exchanged nothing either, through two more calls and the tuple's making)."""
     n = world._n
     force, torque = world._force[:n], world._torque[:n]
-    return KickedLoads(force.copy() if force.any() else None,
-                       torque.copy() if torque.any() else None, h, bodies)
+    force_given, torque_given = force.any(), torque.any()
+    if not (force_given or torque_given):
+        return None
+    return KickedLoads(force.copy() if force_given else None,
+                       torque.copy() if torque_given else None, h, bodies)
 
 
 def loads_caught_up(world, model, x, q, v, w):
@@ -1791,37 +1805,37 @@ def _advance(world):
     parts = [] if world.substeps > 1 else None
     passive = world.integrator == "symplectic"
     try:
-        with np.errstate(all=world._errstate):
-            for _ in range(world.substeps):
-                start_x = state[0]
-                state, report = substep(world, model, *state, h)
-                passive = passive and _passive(world, report)
-                state = stopped_at_first_touch(
-                    world, model, start_x, state,
-                    None if report.uni is None else report.uni.contacts, world._passing, h)
-                world._carrier_change = None        # (the first sub-step meets it)
-                if parts is not None:
-                    parts.append(_substep_done(world, report))
-            fell_back = (world.stats["projections"] + world.stats["splits"]
-                         + world.stats["stiff_steps"] > fallbacks)
-            conservative = world.integrator == "symplectic" and _conservative(world, report)
-            if conservative:
-                if reference is None:
-                    reference = state_energy(world, start)
-                # back to the level after a fallback; a plain step (whose own energy error is
-                # bounded, of order h^2) is only pulled down when it rose well above it
-                cache = world._start_cache
-                R = cache.R if cache is not None and cache.q is state[1] else None
-                if fell_back:
-                    state = restore_energy(world, reference, state, R=R)
-                else:
-                    state = restore_energy(world, reference, state, most=1.0, slack=1e-3, R=R)
-            elif passive and fell_back:
-                # (see energy.dissipative_bound: split steps with contacts pumped a light
-                # rope's whips, 10-20 J in 2 s into a 10 kg ball resting on the ground)
-                cache = world._start_cache
-                R = cache.R if cache is not None and cache.q is state[1] else None
-                state = dissipative_bound(world, start, state, R=R)
+        # (under the errstate that advance() set for the whole step)
+        for _ in range(world.substeps):
+            start_x = state[0]
+            state, report = substep(world, model, *state, h)
+            passive = passive and _passive(world, report)
+            state = stopped_at_first_touch(
+                world, model, start_x, state,
+                None if report.uni is None else report.uni.contacts, world._passing, h)
+            world._carrier_change = None        # (the first sub-step meets it)
+            if parts is not None:
+                parts.append(_substep_done(world, report))
+        fell_back = (world.stats["projections"] + world.stats["splits"]
+                     + world.stats["stiff_steps"] > fallbacks)
+        conservative = world.integrator == "symplectic" and _conservative(world, report)
+        if conservative:
+            if reference is None:
+                reference = state_energy(world, start)
+            # back to the level after a fallback; a plain step (whose own energy error is
+            # bounded, of order h^2) is only pulled down when it rose well above it
+            cache = world._start_cache
+            R = cache.R if cache is not None and cache.q is state[1] else None
+            if fell_back:
+                state = restore_energy(world, reference, state, R=R)
+            else:
+                state = restore_energy(world, reference, state, most=1.0, slack=1e-3, R=R)
+        elif passive and fell_back:
+            # (see energy.dissipative_bound: split steps with contacts pumped a light
+            # rope's whips, 10-20 J in 2 s into a 10 kg ball resting on the ground)
+            cache = world._start_cache
+            R = cache.R if cache is not None and cache.q is state[1] else None
+            state = dissipative_bound(world, start, state, R=R)
     except (SingularSystemError, np.linalg.LinAlgError, ZeroDivisionError, OverflowError) as exc:
         # (the last two: Python's own float arithmetic in a solver, where numpy's would
         # have given an infinity or a NaN)
@@ -1928,9 +1942,9 @@ def _energy_overflows(world, model, state) -> bool:
     n = world._n
     v, w = state[2][model.dynamic], state[3][model.dynamic]
     mass = world._mass[:n][model.dynamic]
-    trace = np.trace(world._inertia[:n][model.dynamic], axis1=1, axis2=2)
     with np.errstate(over="ignore", invalid="ignore"):   # (the overflow is what is asked)
-        bound = (mass * einsum("ij,ij->i", v, v)).sum() + (trace * einsum("ij,ij->i", w, w)).sum()
+        bound = ((mass * einsum("ij,ij->i", v, v)).sum()
+                 + (model.spin_weight * einsum("ij,ij->i", w, w)).sum())
     return not np.isfinite(bound)
 
 
@@ -1949,13 +1963,16 @@ def _passive(world, report) -> bool:
     elastic, with friction) and the viscous damping can only take energy out, the joints
     none, so the energy must not rise but by what the positions' corrections lift."""
     uni = report.uni
-    return uni is not None and not uni.limit_rows.size and not _driven(world)
+    return uni is not None and not uni.limit_rows.size and not _driven(world, uni.moving)
 
 
-def _driven(world) -> bool:
-    """User forces or torques, or kinematic bodies, act on the step: they do work."""
+def _driven(world, moving=None) -> bool:
+    """User forces or torques, or kinematic bodies, act on the step: they do work. moving:
+    the kinematic bodies (N,) bool where already found this step (``contacts.kinematic``:
+    the user sets their velocities between steps only)."""
     n = world._n
-    return bool(world._force[:n].any() or world._torque[:n].any() or kinematic(world).any())
+    return bool(world._force[:n].any() or world._torque[:n].any()
+                or (kinematic(world) if moving is None else moving).any())
 
 
 def _store_contacts(world, report):

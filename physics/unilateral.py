@@ -54,6 +54,7 @@ class Unilateral:
     # move the bodies at the drift's end (``resolve_impacts``: each jump at its meeting time)
     impact_shift: tuple | None = None
     kin: object = None      # rows.Kinematics of the step's start the contacts were found at
+    moving: np.ndarray | None = None    # (N,) bool: the kinematic bodies (contacts.kinematic)
 
     @property
     def first_limit_row(self) -> int:
@@ -177,7 +178,8 @@ def unilateral_rows(world, model, kin, h, load=None):
         return None
     return Unilateral(merged, np.concatenate(owners), cs, 3 * len(cs), frames, warm, e,
                       limit_rows, torque_contacts, manifolds, limit_plan=tables.plan,
-                      weight=_weight(world), limit_found=found, kin=kin)
+                      weight=_weight(world, model), limit_found=found, kin=kin,
+                      moving=moving)
 
 
 def with_overrun_limits(world, uni, v, w, h, unbounded):
@@ -220,17 +222,16 @@ def _user_load(world, model, kin):
     return inv_mass[:, None] * force, ang
 
 
-def _weight(world) -> float:
+def _weight(world, model) -> float:
     """N: the weight of every dynamic body, and the user's forces on them this step (a 1 kg
     box pressed onto the floor with 1e5 N sank through it: its contact's force was capped
     at twice its weight)."""
     n = world._n
     g = world._gravity
-    dynamic = world._inv_mass[:n] > 0.0
-    weight = float(np.sqrt(g @ g) * world._mass[:n].sum(where=dynamic))
+    weight = float(np.sqrt(g @ g) * model.dynamic_mass_sum)
     pushed = world._force[:n]
     if pushed.any():
-        weight += float(np.sqrt((pushed * pushed).sum(axis=1)).sum(where=dynamic))
+        weight += float(np.sqrt((pushed * pushed).sum(axis=1)).sum(where=world._inv_mass[:n] > 0.0))
     return weight
 
 
