@@ -1845,7 +1845,9 @@ def _advance(world):
                         f"{_where_singular(world, model, exc)}; the world is unchanged "
                         f"({_too_fast(world, model, start) or _CHECK_JOINTS}){_queued(world)}"
                         ) from None
-    finite = all(np.isfinite(s).all() for s in state)
+    x, q, v, w = state
+    finite = bool(np.isfinite(x).all() and np.isfinite(q).all() and np.isfinite(v).all()
+                  and np.isfinite(w).all())
     apart = (_blown_apart(world, model, start, state)
              if finite and world.stats["projections"] > projections else None)
     if not finite or apart is not None or _energy_overflows(world, model, state):

@@ -4,6 +4,7 @@ iterative); impacts resolved before it (``resolve_impacts``). Forces in N, impul
 velocities in m/s, world frame."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -56,9 +57,10 @@ class Unilateral:
     kin: object = None      # rows.Kinematics of the step's start the contacts were found at
     moving: np.ndarray | None = None    # (N,) bool: the kinematic bodies (contacts.kinematic)
 
-    @property
+    @functools.cached_property
     def first_limit_row(self) -> int:
-        """The first limit or motor row (after the contacts' and their torque rows)."""
+        """The first limit or motor row (after the contacts' and their torque rows). (Made
+        once: a step asks five times, which took 30 Python calls a step as a property.)"""
         return self.n_contact_rows + sum(c.size for c in self.torque_contacts)
 
     # The contacts' multipliers by contact, (K, 3): normal, tangent 1, tangent 2, or (K, 6)

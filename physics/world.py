@@ -7,6 +7,7 @@ of ``world.bodies``.
 from __future__ import annotations
 
 import dataclasses
+import operator
 
 import numpy as np
 
@@ -44,14 +45,12 @@ CONTACT_SOLVERS = ("auto", "iterative", "direct")
 
 def _setting(name: str, check, doc: str) -> property:
     """A World setting, held as ``_name``, checked whenever it is set: ``check(name, value)``
-    returns what is kept or raises ValueError naming it."""
-    def get(self):
-        return getattr(self, "_" + name)
-
+    returns what is kept or raises ValueError naming it. (Read by an attrgetter: no Python
+    call, where a getter function took two; a step reads six.)"""
     def set(self, value):
         setattr(self, "_" + name, check(name, value))
 
-    return property(get, set, doc=doc)
+    return property(operator.attrgetter("_" + name), set, doc=doc)
 
 
 # kg m/N: the most a body's mass times World.cfm may be. The regularisation is absolute, beside
