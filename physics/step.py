@@ -16,6 +16,7 @@ No stage loops over bodies or joints in Python.
 """
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -122,8 +123,9 @@ class Model:
     dynamic_mass_sum: float = 0.0            # kg, their sum (``unilateral._weight``)
     spin_weight: np.ndarray | None = None    # (dynamic,) kg m^2: tr(I) of the dynamic bodies
 
-    @property
+    @functools.cached_property
     def m(self) -> int:
+        """Joint rows (made once: a step asks about ten times)."""
         return self.a.shape[0]
 
 
@@ -297,7 +299,7 @@ def applied_wrench(world, model, R, v, w, damped=False):
     ``damped_velocities``); and the torque the kicks take when the gyroscopic torque is left
     to the drift (``world.gyroscopic == "implicit"``): the loads'."""
     n = world._n
-    F = world._force[:n] + model.dynamic_mass[:, None] * world.gravity
+    F = world._force[:n] + model.dynamic_mass[:, None] * world._gravity
     T_loads = world._torque[:n]
     damping = _damping(world) if damped else None
     if damping is not None:
@@ -1394,7 +1396,7 @@ def _gains_too_much(world, model, q, R, v, w, v_kicked, w_kicked, h):
     after = kinetic_energy(world, q, v_kicked, w_kicked, R)
     if after <= KICK_GAIN * before:
         return False
-    speed = MAX_PUSH_OUT + np.linalg.norm(world.gravity) * h
+    speed = MAX_PUSH_OUT + np.linalg.norm(world._gravity) * h
     pushed = 0.5 * world._mass[:world._n][model.dynamic].sum() * speed * speed
     return after > KICK_GAIN * (before + pushed)
 
@@ -1772,11 +1774,11 @@ def advance(world):
 def _advance(world):
     model = world._model()
     n = world._n
-    h = world.dt / world.substeps
-    state = tuple(world._view(name) for name in ("_x", "_q", "_v", "_w"))
+    h = world._dt / world._substeps
+    state = (world._x[:n], world._q[:n], world._v[:n], world._w[:n])
     if world._posed and model.m:
         state = placed_on_joints(world, model, *state)
-    if world._joined_since_step and model.m and world.integrator == "symplectic":
+    if world._joined_since_step and model.m and world._integrator == "symplectic":
         # a joint added between moving bodies takes the velocities it forbids at once, M-
         # orthogonally (an inelastic event: momentum kept, energy lost), and the energy the
         # step keeps to is the one after it. (The step's own rows took them over the step
@@ -1787,14 +1789,14 @@ def _advance(world):
         state = (x, q, *project_velocities(world, model, x, q, v, w))
         world._energy_reference = None
         world._velocity_metric = None     # (projected in the true metric: taken as true ones)
-    if world.integrator != "symplectic":
+    if world._integrator != "symplectic":
         world._velocity_metric = None     # (rk4 takes them as true ones)
         world._kicked_loads = None        # (nor does it kick in halves)
     else:
         # the last step's second half kick of the user loads, made this step's
         state = loads_caught_up(world, model, *state)
     world._carrier_change = _carrier_change(world, model, state[2], state[3])
-    substep = SUBSTEPS[world.integrator]
+    substep = SUBSTEPS[world._integrator]
     world._contact_misses_left = CONTACT_MISSES
     start, reference, stiffness = state, world._energy_reference, world._stiffness
     metric = world._velocity_metric
@@ -1802,11 +1804,11 @@ def _advance(world):
         world._start_cache = world._start_cache._replace(x=state[0], q=state[1])
     fallbacks = world.stats["projections"] + world.stats["splits"] + world.stats["stiff_steps"]
     projections = world.stats["projections"]
-    parts = [] if world.substeps > 1 else None
-    passive = world.integrator == "symplectic"
+    parts = [] if world._substeps > 1 else None
+    passive = world._integrator == "symplectic"
     try:
         # (under the errstate that advance() set for the whole step)
-        for _ in range(world.substeps):
+        for _ in range(world._substeps):
             start_x = state[0]
             state, report = substep(world, model, *state, h)
             passive = passive and _passive(world, report)
@@ -1818,7 +1820,7 @@ def _advance(world):
                 parts.append(_substep_done(world, report))
         fell_back = (world.stats["projections"] + world.stats["splits"]
                      + world.stats["stiff_steps"] > fallbacks)
-        conservative = world.integrator == "symplectic" and _conservative(world, report)
+        conservative = world._integrator == "symplectic" and _conservative(world, report)
         if conservative:
             if reference is None:
                 reference = state_energy(world, start)
@@ -1861,8 +1863,7 @@ def _advance(world):
                                                    "configuration")
         raise StepError(f"step at t={world.time:.6g} s produced {produced}; the world is "
                         f"unchanged ({cause}){_queued(world)}")
-    for name, value in zip(("_x", "_q", "_v", "_w"), state):
-        getattr(world, name)[:n] = value
+    world._x[:n], world._q[:n], world._v[:n], world._w[:n] = state
     world._force[:n] = 0.0
     world._torque[:n] = 0.0
     world._steps += 1

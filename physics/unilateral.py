@@ -108,7 +108,8 @@ def joint_space(uni, model, rows, inv_mass, Iinv, n):
 def _time_constant(world, h) -> float:
     """s: the stabilisation time T the bounded rows push out with (2 / d of the world's
     Baumgarte gains, or 4 h without damping)."""
-    return 1.0 / world.baumgarte[1] * 2.0 if world.baumgarte[1] > 0 else 4 * h
+    d = world._baumgarte[1]
+    return 1.0 / d * 2.0 if d > 0 else 4 * h
 
 
 def unilateral_rows(world, model, kin, h, load=None):
