@@ -1004,17 +1004,19 @@ def carry_angle_reference(world, q1, w, h):
     carried the last one (``limits.continuous_angle``): the angles the rows evaluated there
     (SHAKE, the velocity projection, the limits and couplings of the next sub-step) and the
     step's end unwrap against. Unwrapped against the step's start instead, a disc turning
-    4.2 rad a step on a 2:1 gear was put 1.26 rad off its turn every step."""
+    4.2 rad a step on a 2:1 gear was put 1.26 rad off its turn every step. (A world without
+    such joints has no angle to carry, and no turn to count: World._track_angles resets it.)"""
+    table = world._turning_angles()
+    if not table.owner.size:
+        return
     world._turned_unreferenced += h * float(np.sqrt(einsum("ni,ni->n", w, w).max(initial=0.0)))
     if world._turned_unreferenced <= REFERENCED_TURN:
         return
-    table = world._turning_angles()
-    if table.owner.size:
-        last = (world._angle_reference if world._angle_reference is not None
-                else world._joint_angle)
-        reference = last.copy()
-        reference[table.owner] = table.at(quat_to_matrix(q1), w=w, h=h)[0]
-        world._angle_reference = reference
+    last = (world._angle_reference if world._angle_reference is not None
+            else world._joint_angle)
+    reference = last.copy()
+    reference[table.owner] = table.at(quat_to_matrix(q1), w=w, h=h)[0]
+    world._angle_reference = reference
     world._turned_unreferenced = 0.0
 
 

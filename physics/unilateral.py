@@ -61,7 +61,7 @@ class Unilateral:
     def first_limit_row(self) -> int:
         """The first limit or motor row (after the contacts' and their torque rows). (Made
         once: a step asks five times, which took 30 Python calls a step as a property.)"""
-        return self.n_contact_rows + sum(c.size for c in self.torque_contacts)
+        return self.n_contact_rows + sum([c.size for c in self.torque_contacts])
 
     # The contacts' multipliers by contact, (K, 3): normal, tangent 1, tangent 2, or (K, 6)
     # with the rolling and spin friction's (spin, rolling 1, rolling 2; zero on contacts
