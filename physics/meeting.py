@@ -6,11 +6,15 @@ velocities in m/s, world frame."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from .collision.detect import narrowphase, pair_types, ranks_in_order
 from .collision.contacts import Shapes
+from .collision.detect import (FIRST_BODY_PAIR_TYPE, ROUND_PAIR_TYPE, narrowphase, pair_types,
+                               ranks_in_order)
+from .collision.geometry import norm
+from .collision.round import sphere_pair
 from .contact_rows import SPECULATIVE_TOUCH, contact_rows, glide_speeds
 from .math3d import cross, einsum, quat_to_matrix, rotation_vector_to_quat
 from .rows import Kinematics
@@ -43,59 +47,103 @@ class MetContacts:
     x_b: np.ndarray
 
 
-def _poses(kin, v, w, shift, bodies, when):
-    """Positions (c, 3) and rotations (c, 3, 3) of ``bodies`` (c,) at ``when`` (c,) s into
-    the step: drifting at v, w from the step's start (kin), moved by the impacts' ``shift``
-    (unilateral.Unilateral.impact_shift: the earlier jumps made at their times; None: none)."""
-    t = when[:, None]
-    x = kin.x.take(bodies, axis=0) + t * v.take(bodies, axis=0)
-    turn = t * w.take(bodies, axis=0)
+def _positions(kin, v, shift, bodies, when):
+    """Positions (c, 3) of ``bodies`` (c,) at ``when`` (c,) s into the step: drifting at v
+    from the step's start (kin), moved by the impacts' ``shift`` (unilateral.Unilateral.
+    impact_shift: the earlier jumps made at their times; None: none)."""
+    x = kin.x.take(bodies, axis=0) + when[:, None] * v.take(bodies, axis=0)
     if shift is not None:
         x += shift[0].take(bodies, axis=0)
+    return x
+
+
+def _rotations(kin, w, shift, bodies, when):
+    """Rotations (c, 3, 3) body to world of ``bodies`` (c,) at ``when`` (c,) s into the step,
+    as ``_positions`` (turning at w)."""
+    turn = when[:, None] * w.take(bodies, axis=0)
+    if shift is not None:
         turn += shift[1].take(bodies, axis=0)
-    R = einsum("mij,mjk->mik", quat_to_matrix(rotation_vector_to_quat(turn)),
-               kin.R.take(bodies, axis=0))
-    return x, R
+    return einsum("mij,mjk->mik", quat_to_matrix(rotation_vector_to_quat(turn)),
+                  kin.R.take(bodies, axis=0))
 
 
-def _found(world, contacts, idx, kin, v, w, shift, when, usable):
-    """The contacts ``idx`` (c,) of ``contacts`` (collision.ContactSet) found by their pairs'
-    narrowphase at the poses at ``when``, for those ``usable`` (c,) bool: (found (c,) bool,
-    point, normal (c, 3), gap (c,), a's and b's positions (c, 3))."""
-    c = idx.size
-    a, b = contacts.body_a.take(idx), contacts.body_b.take(idx)
-    x_a, R_a = _poses(kin, v, w, shift, a, when)
-    x_b, R_b = _poses(kin, v, w, shift, b, when)
-    found = np.zeros(c, dtype=bool)
-    point, normal, gap = np.zeros((c, 3)), np.zeros((c, 3)), np.zeros(c)
+class _PairGroup(NamedTuple):
+    """The contacts ``rows`` (m,) (of a met_contacts call's c) of one pair type, fixed over
+    its Newton steps: their sides' shape params (m, 4), their features (m,), their margins
+    (m,) in m, and whether all are sphere pairs (``round_round`` then reads their centres
+    alone, and so does ``_found``)."""
+    pair_type: int
+    rows: np.ndarray
+    par_a: np.ndarray
+    par_b: np.ndarray
+    feature: np.ndarray
+    margin: np.ndarray
+    spheres: bool
+
+
+def _pair_groups(world, contacts, idx, a, b, usable, normal0):
+    """The _PairGroups of the contacts ``idx`` (c,) of ``contacts`` (collision.ContactSet),
+    bodies a, b (c,), that are ``usable`` (c,) bool and can be found with a normal of their
+    own. A plane's contacts take the plane's normal at any pose (collision.plane: its
+    params' first three): one whose start's normal ``normal0`` (c, 3) is within SAME_NORMAL
+    of it has none of its own, and needs no narrowphase (a pour: 1.7 calls a step)."""
     n = world._n
     kind, params = world._kind[:n], world._params[:n]
     types = pair_types(kind, a, b)
-    feature = contacts.feature.take(idx)
+    on_plane = np.flatnonzero(usable & (types < FIRST_BODY_PAIR_TYPE))
+    if on_plane.size:
+        diff = (params.take(a.take(on_plane), axis=0)[:, :3]
+                - normal0.take(on_plane, axis=0))
+        usable = usable.copy()
+        usable[on_plane] = einsum("ij,ij->i", diff, diff) > SAME_NORMAL * SAME_NORMAL
     # (margin: as far apart as the contact was at the step's start, which its gap closes
     # from, and the world's: the feature is a candidate wherever within the step it is
     # looked at)
     margin = (np.maximum(-contacts.depth.take(idx), 0.0)
               + (world.contact_margin + SPECULATIVE_TOUCH))
+    feature = contacts.feature.take(idx)
+    groups = []
     for t in np.unique(types[usable]).tolist():
         rows = np.flatnonzero(usable & (types == t))
-        side_a = Shapes(x_a.take(rows, axis=0), R_a.take(rows, axis=0),
-                        params.take(a.take(rows), axis=0))
-        side_b = Shapes(x_b.take(rows, axis=0), R_b.take(rows, axis=0),
-                        params.take(b.take(rows), axis=0))
-        p, nrm, depth, feat, valid = narrowphase(t)(side_a, side_b, margin.take(rows))
-        feat = np.broadcast_to(feat, valid.shape)
-        same = valid & (feat == feature.take(rows)[:, None])
+        par_a, par_b = params.take(a.take(rows), axis=0), params.take(b.take(rows), axis=0)
+        spheres = t == ROUND_PAIR_TYPE and not (par_a[:, 1].any() or par_b[:, 1].any())
+        groups.append(_PairGroup(t, rows, par_a, par_b, feature.take(rows), margin.take(rows),
+                                 spheres))
+    return groups
+
+
+def _found(groups, kin, v, w, shift, a, b, when):
+    """The contacts of ``groups`` (_PairGroups) of c contacts, bodies a, b (c,), found by
+    their pairs' narrowphase at the poses at ``when`` (c,) (``_positions``): (found (c,) bool,
+    point, normal (c, 3), gap (c,), a's and b's positions (c, 3)). Sphere pairs are found as
+    ``round_round`` finds them, from their centres (its one candidate, feature 0), without
+    the bodies' rotations (which it reads only for centres within 1e-12 m)."""
+    x_a, x_b = _positions(kin, v, shift, a, when), _positions(kin, v, shift, b, when)
+    c = x_a.shape[0]
+    found = np.zeros(c, dtype=bool)
+    point, normal, gap = np.zeros((c, 3)), np.zeros((c, 3)), np.zeros(c)
+    for group in groups:
+        rows = group.rows
+        pos_a, pos_b = x_a.take(rows, axis=0), x_b.take(rows, axis=0)
+        if group.spheres and norm(pos_b - pos_a).min() > 1e-12:
+            p, nrm, depth = sphere_pair(pos_a, pos_b, group.par_a[:, 0], group.par_b[:, 0],
+                                        None, None)
+            found[rows] = (depth >= -group.margin) & (group.feature == 0)
+            point[rows], normal[rows], gap[rows] = p, nrm, -depth
+            continue
+        at = when.take(rows)
+        R_a = _rotations(kin, w, shift, a.take(rows), at)
+        R_b = _rotations(kin, w, shift, b.take(rows), at)
+        p, nrm, depth, feat, valid = narrowphase(group.pair_type)(
+            Shapes(pos_a, R_a, group.par_a), Shapes(pos_b, R_b, group.par_b), group.margin)
+        same = valid & (feat == group.feature[:, None])
         slot = same.argmax(axis=1)
-        ok = same[np.arange(rows.size), slot]
-        pick = slot[:, None]
-        point[rows] = np.take_along_axis(np.asarray(p, dtype=float),
-                                         pick[:, :, None], axis=1)[:, 0]
-        normal[rows] = np.take_along_axis(np.broadcast_to(np.asarray(nrm, dtype=float),
-                                                          np.shape(p)),
-                                          pick[:, :, None], axis=1)[:, 0]
-        gap[rows] = -np.take_along_axis(np.asarray(depth, dtype=float), pick, axis=1)[:, 0]
-        found[rows] = ok
+        pick = np.arange(rows.size), slot
+        p = np.asarray(p, dtype=float)
+        found[rows] = same[pick]
+        point[rows] = p[pick]
+        normal[rows] = np.broadcast_to(np.asarray(nrm, dtype=float), p.shape)[pick]
+        gap[rows] = -np.asarray(depth, dtype=float)[pick]
     return found, point, normal, gap, x_a, x_b
 
 
@@ -138,9 +186,11 @@ def met_contacts(world, uni, idx, when, v, w, shift, h, refine=None):
     usable &= ranks_in_order(world._kind[:world._n], a, b)
     when = when.copy()
     steps = MEETING_STEPS if refine is None else 1
+    groups = _pair_groups(world, contacts, idx, a, b, usable, normal0)
+    if not groups:
+        return None
     for step in range(steps):
-        found, point, normal, gap, x_a, x_b = _found(world, contacts, idx, kin, v, w, shift,
-                                                     when, usable)
+        found, point, normal, gap, x_a, x_b = _found(groups, kin, v, w, shift, a, b, when)
         diff = normal - normal0
         changed = found & (einsum("ij,ij->i", diff, diff) > SAME_NORMAL * SAME_NORMAL)
         if step == steps - 1:

@@ -33,6 +33,10 @@ _RANK_OF_KIND = np.zeros(PLANE + 2, dtype=np.int64)
 for _kind, _rank in _RANK.items():
     _RANK_OF_KIND[_kind] = _rank
 _BY_TYPE = {4 * ra + rb: f for (ra, rb), f in _NARROWPHASE.items()}
+# a pair type below this is a plane's (its body's rank; two bodies' 4 rank_a + rank_b is 5 or
+# more), and the type of two round shapes (spheres or capsules, ``round_round``)
+FIRST_BODY_PAIR_TYPE = 4
+ROUND_PAIR_TYPE = 4 * _RANK[SPHERE] + _RANK[SPHERE]
 # the pair types that keep their manifolds between steps (``find_contacts_keeping``): those
 # whose narrowphase costs many numpy calls a pair type (box-box clipping, cylinders against
 # boxes and cylinders). Keeping costs ~25 calls of its own a pair type: more than it saves

@@ -1380,6 +1380,44 @@ def test_a_ball_bouncing_obliquely_off_the_ground_keeps_its_impact_rows(mu, monk
     assert not made
 
 
+def test_impacts_find_sphere_pairs_where_they_meet_as_the_narrowphase_does_to_the_bit():
+    """meeting finds a pass's sphere pairs from their centres alone (``round_round``'s
+    spheres' path, without the bodies' turns): the same found, point, normal and gap as
+    the narrowphase run on the turned poses, centres within 1e-12 m included (there the
+    narrowphase runs: its normal comes from the turned axes)."""
+    from physics import meeting
+    from physics.collision.detect import ROUND_PAIR_TYPE
+    from physics.rows import Kinematics
+    rng = np.random.default_rng(5)
+    n, c = 60, 200
+    x = rng.uniform(-0.08, 0.08, (n, 3))
+    q = rng.normal(size=(n, 4))
+    R = quat_to_matrix(q / np.linalg.norm(q, axis=1, keepdims=True))
+    v, w = rng.normal(0, 2.0, (n, 3)), rng.normal(0, 20.0, (n, 3))
+    kin = Kinematics(x, R, v, w)
+    a = rng.integers(0, n, c)
+    b = (a + rng.integers(1, n, c)) % n
+    when = rng.uniform(0.0, 1 / 60, c)
+    shift = (rng.normal(0, 1e-3, (n, 3)), rng.normal(0, 1e-2, (n, 3)))
+    b[:3], when[:3] = a[:3], 0.0                 # coincident centres: the narrowphase's path
+    rows = np.arange(c)
+    radius = rng.uniform(0.03, 0.05, n)
+    par = np.c_[radius, np.zeros((n, 3))]
+    group = meeting._PairGroup(ROUND_PAIR_TYPE, rows, par.take(a, axis=0), par.take(b, axis=0),
+                               rng.choice([0, 0, 0, 1], c), rng.choice([0.0, 0.05], c), True)
+    for moves in (None, shift):
+        for groups in ([group], [group._replace(rows=rows[3:], par_a=group.par_a[3:],
+                                                 par_b=group.par_b[3:],
+                                                 feature=group.feature[3:],
+                                                 margin=group.margin[3:])]):
+            fast = meeting._found(groups, kin, v, w, moves, a, b, when)
+            general = meeting._found([g._replace(spheres=False) for g in groups], kin, v, w,
+                                     moves, a, b, when)
+            assert 0 < fast[0].sum() < c - 10
+            for got, expected in zip(fast, general):
+                np.testing.assert_array_equal(got, expected)
+
+
 def test_heavy_box_resting_on_a_light_box_does_not_sink():
     world = World()
     world.add_body(Plane())
