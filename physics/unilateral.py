@@ -527,6 +527,9 @@ def _missed_depth(B, E, lam_b, lam_e, free, v, w, target, h, k):
 # energy at every knock.
 IMPACT_SOFTNESS = 1e-7
 IMPACT_TOLERANCE = 1e-6
+# rounds of spreading a pass's earliest times through its chains of struck bodies before
+# they are labelled instead (``_earliest_in_islands``; a pour's take 2-4)
+SPREAD_ROUNDS = 16
 
 
 @dataclass
@@ -815,13 +818,24 @@ def _earliest_in_islands(a, b, when, dynamic, mechanism):
     ends = np.concatenate([la[da], lb[db]])
     if np.bincount(ends).max(initial=0) <= 1:
         return when
-    nodes, at = np.unique(np.concatenate([la, lb]), return_inverse=True)
-    node_a, node_b = at[:a.size], at[a.size:]
     # (a static side links the row to its other side alone)
-    node_a, node_b = np.where(da, node_a, node_b), np.where(db, node_b, node_a)
-    chain = linked_labels(node_a, node_b, nodes.size)
-    row_chain = chain.take(node_a)
-    first = np.full(nodes.size, np.inf)
+    node_a, node_b = np.where(da, la, lb), np.where(db, lb, la)
+    # the earliest time spread through the chains a link a round, until no row's changes:
+    # then each row holds its chain's earliest. A pour's chains settle in 2-4 rounds (~7
+    # calls each), where labelling them cost ~450 Python calls (scipy's graph, 2.2 times
+    # a step: spheres_1000's resolve_impacts 5800 -> 4800 calls a step); longer chains are
+    # labelled
+    first = np.full(mechanism.shape[0], np.inf)
+    row = when
+    for _ in range(SPREAD_ROUNDS):
+        np.minimum.at(first, node_a, row)
+        np.minimum.at(first, node_b, row)
+        spread = np.minimum(first.take(node_a), first.take(node_b))
+        if (spread == row).all():
+            return spread
+        row = spread
+    row_chain = linked_labels(node_a, node_b, first.shape[0]).take(node_a)
+    first[:] = np.inf
     np.minimum.at(first, row_chain, when)
     return first.take(row_chain)
 

@@ -1352,6 +1352,35 @@ def test_a_break_in_zero_gravity_keeps_its_angular_momentum(spread, dt):
     assert world.linear_momentum() == pytest.approx(P0, abs=1e-14)
 
 
+@pytest.mark.parametrize("length", [3, 40])
+def test_an_impact_pass_takes_each_chain_of_struck_bodies_at_its_earliest_time(length):
+    """_earliest_in_islands gives every row of a pass the earliest meeting time of the rows
+    linked to it through dynamic bodies (jointed ones sharing a mechanism; a static body
+    links nothing): against a reference by connected components, for pairs, short chains
+    and, spread over more rounds than SPREAD_ROUNDS, a 40-body chain (then labelled)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+    from physics.unilateral import SPREAD_ROUNDS, _earliest_in_islands
+    rng = np.random.default_rng(length)
+    n = 300
+    mechanism = np.arange(n)
+    mechanism[100:110] = 100                        # a jointed mechanism of ten bodies
+    dynamic = np.ones(n, dtype=bool)
+    dynamic[:5] = False                             # static: the ground, walls
+    chain = rng.permutation(np.arange(5, n))[:length]
+    a = np.r_[chain[:-1], rng.integers(0, 5, 20), rng.integers(5, n, 30)]
+    b = np.r_[chain[1:], rng.integers(5, n, 20), rng.integers(5, n, 30)]
+    when = rng.uniform(0, 1 / 60, a.size)
+    got = _earliest_in_islands(a, b, when, dynamic, mechanism)
+    node_a = np.where(dynamic.take(a), mechanism.take(a), mechanism.take(b))
+    node_b = np.where(dynamic.take(b), mechanism.take(b), mechanism.take(a))
+    label = connected_components(coo_matrix((np.ones(a.size), (node_a, node_b)), (n, n)),
+                                 directed=False)[1].take(node_a)
+    expected = np.array([when[label == k].min() for k in label])
+    np.testing.assert_array_equal(got, expected)
+    assert (length > SPREAD_ROUNDS) == (length == 40)
+
+
 @pytest.mark.parametrize("mu", [0.0, 0.5])
 def test_a_ball_bouncing_obliquely_off_the_ground_keeps_its_impact_rows(mu, monkeypatch):
     """A ball (e 1) meeting the ground at 3 m/s sideways and 3 m/s down meets it along the
