@@ -128,6 +128,15 @@ class BodySpace:
         if self._lasting_layout and scale is None and held is None:
             return self._lasting_operator(order, moves)
         Jd, Md, cols = self._J, self._M, self.layout.columns
+        m = self.m if order is None else order.shape[0]
+        # the held rows' entries are all left out: their rows are made empty without being
+        # taken (1000 poured spheres: four in five contacts glide, their row across the slip
+        # held; the matrices of a 7.5k-row working set 0.90 -> 0.65 ms, the same arrays)
+        live = np.flatnonzero(~held) if held is not None and held.any() else None
+        if live is not None:
+            order = live if order is None else order.take(live)
+            if scale is not None:
+                scale = scale.take(live)
         if order is not None:
             Jd, Md, cols = Jd.take(order, axis=0), Md.take(order, axis=0), cols.take(order, axis=0)
         if scale is not None:
@@ -138,14 +147,11 @@ class BodySpace:
         if moves is None:
             moves = self._inverse_mass[0] > 0
         sides = self._sides if order is None else self._sides.take(order, axis=0)
-        m = sides.shape[0]
-        keep_j = (Jd.reshape(m, 2, 6) != 0) & moves.take(sides)[:, :, None]
+        k = sides.shape[0]
+        keep_j = (Jd.reshape(k, 2, 6) != 0) & moves.take(sides)[:, :, None]
         keep_m = Md != 0
-        if held is not None and held.any():
-            keep_j &= ~held[:, None, None]
-            keep_m &= ~held[:, None]
-        J = _compressed_rows(keep_j.reshape(m, 12), cols, Jd, 6 * self.n)
-        Wt = _compressed_rows(keep_m, cols, Md, 6 * self.n)
+        J = _compressed_rows(keep_j.reshape(k, 12), cols, Jd, 6 * self.n, m, live)
+        Wt = _compressed_rows(keep_m, cols, Md, 6 * self.n, m, live)
         return J, _by_rows(Compressed(6 * self.n, m, Wt.indptr, Wt.indices, Wt.data, True))
 
     def _lasting_operator(self, order, moves):
@@ -228,15 +234,21 @@ def _rows_taken(M: Compressed, rows: np.ndarray) -> Compressed:
     return Compressed(rows.shape[0], M.cols, indptr, M.indices.take(at), M.data.take(at))
 
 
-def _compressed_rows(keep, columns, values, width):
-    """The CSR matrix (m x width) of the entries ``values`` (m, 12) in ``columns`` (m, 12)
-    where ``keep`` (m, 12 bool)."""
+def _compressed_rows(keep, columns, values, width, rows=None, at_rows=None):
+    """The CSR matrix (rows x width) of the entries ``values`` (k, 12) in ``columns`` (k, 12)
+    where ``keep`` (k, 12 bool): the k rows are the matrix's rows ``at_rows`` (k,) ascending,
+    the others empty (None: all of them, rows = k)."""
     at = np.flatnonzero(keep)
     # the rows' counts by a matrix-vector product: a searchsorted of the row starts, or
     # numpy's count along the short axis, took about four times as long for 10^4 rows
-    indptr = np.zeros(keep.shape[0] + 1, dtype=np.int32)
-    indptr[1:] = np.cumsum(keep.astype(float) @ _TWELVE_ONES)
-    return Compressed(keep.shape[0], width, indptr, columns.reshape(-1).take(at),
+    counts = keep.astype(float) @ _TWELVE_ONES
+    if at_rows is not None:
+        placed = np.zeros(rows)
+        placed[at_rows] = counts
+        counts = placed
+    indptr = np.zeros(counts.shape[0] + 1, dtype=np.int32)
+    indptr[1:] = np.cumsum(counts)
+    return Compressed(counts.shape[0], width, indptr, columns.reshape(-1).take(at),
                       values.reshape(-1).take(at))
 
 

@@ -190,6 +190,39 @@ def test_operator_on_a_lasting_layout_keeps_the_same_entries_bit_for_bit():
                     assert x.shape == y.shape and np.array_equal(x, y)
 
 
+@pytest.mark.parametrize("scaled", [False, True])
+def test_operator_leaves_held_rows_empty_and_the_others_bit_for_bit(scaled):
+    """Rows the solve holds at zero (``held``, per row taken) are empty rows of J and empty
+    columns of M^-1 J^T in the solver's matrices, made without taking them; every other
+    entry is where, and what, it is in the matrices of the same rows with the held rows'
+    blocks zeroed (all their entries then exact zeros, left out), in any order of the rows."""
+    rng = np.random.default_rng(5)
+    n, contacts, count = 9, 40, 30
+    inv_mass, Iinv = random_bodies(rng, n - 1)      # body 0: the static world
+    rows = random_rows(rng, n, count, contacts)
+    m = rows.count
+    for order in (None, rng.permutation(m)[:m - 7]):
+        taken = m if order is None else order.size
+        held = rng.random(taken) < 0.4
+        scale = rng.uniform(0.5, 2.0, taken) if scaled else None
+        zeroed = np.zeros(m, dtype=bool)
+        zeroed[np.arange(m)[held] if order is None else order[held]] = True
+        Ja, Jb = rows.Ja.copy(), rows.Jb.copy()
+        Ja[zeroed], Jb[zeroed] = 0.0, 0.0
+        plain = BodySpace(Rows(rows.a, rows.b, rows.C, Ja, Jb, rows.Jdu), inv_mass, Iinv, n,
+                          n_contact_rows=3 * contacts)
+        B = BodySpace(rows, inv_mass, Iinv, n, n_contact_rows=3 * contacts)
+        for got, made in zip(B.operator(scale, order, held=held), plain.operator(scale, order)):
+            assert (got.rows, got.cols, got.by_columns) == (made.rows, made.cols,
+                                                            made.by_columns)
+            for x, y in ((got.indptr, made.indptr), (got.indices, made.indices),
+                         (got.data, made.data)):
+                assert x.shape == y.shape and np.array_equal(x, y)
+        J_op, W_op = B.operator(scale, order, held=held)
+        assert (np.diff(J_op.indptr)[held] == 0).all() and (dense(W_op)[:, held] == 0).all()
+        assert np.count_nonzero(np.diff(J_op.indptr)[~held]) == np.count_nonzero(~held)
+
+
 @pytest.mark.parametrize("contacts, count", [(5, 4), (COMPONENT_ROWS // 3 + 1, 5)])
 def test_rows_taken_from_a_body_space_are_those_made_alone_bit_for_bit(contacts, count):
     """``BodySpace.at`` (an impact pass's bounce and friction rows, taken from the space of
