@@ -38,11 +38,13 @@ class FrictionBox:
     forces. ``project`` clips the other rows first, then the friction rows to the bounds of
     the normal forces just clipped. ``n_contact_rows``: the rows begin with contacts' rows as
     ``contact_rows`` makes them (k normal rows, then their first and their second friction
-    rows, those of normal row i i-th in each run); the fast path of that layout takes the
-    friction rows right after them (rolling and spin friction's) by a gather of their
-    normal forces, and needs the rows after those to have no friction rows."""
+    rows, those of normal row i i-th in each run), or with ``tangent_runs`` 1 their normal
+    rows and their first friction rows alone (a working set without the rows across a glide,
+    ``iterative._working_set``); the fast path of that layout takes the friction rows right
+    after them (rolling and spin friction's, such a set's second friction rows) by a gather
+    of their normal forces, and needs the rows after those to have no friction rows."""
 
-    def __init__(self, lo, hi, friction, ratio, normal_of, n_contact_rows=0):
+    def __init__(self, lo, hi, friction, ratio, normal_of, n_contact_rows=0, tangent_runs=2):
         self.lo_first = np.where(friction, -np.inf, lo)
         self.hi_first = np.where(friction, np.inf, hi)
         # second pass: the friction rows' bounds are 0 -/+ ratio z_n; the others' their own
@@ -66,25 +68,27 @@ class FrictionBox:
         # by slices: no gather, and a third of the rows less. It takes more calls, which
         # cost more than they save below SHORT_ROWS (a ragdoll pile's 150 rows: 4.8 against
         # 3.1 us; 1000 spheres' 10^4: 11 against 24)
-        k = n_contact_rows // 3
-        after = friction[3 * k:]
+        runs = tangent_runs
+        k = n_contact_rows // (1 + runs)
+        end = (1 + runs) * k                   # the contacts' rows end
+        after = friction[end:]
         t = after.size if after.all() else int(after.argmin())   # friction rows right after
         # (friction rows after other rows take the general path)
         self.contact_layout = m >= SHORT_ROWS and k > 0 and not after[t:].any()
         if self.contact_layout:
-            self.k, self.t = k, t
-            torque = slice(3 * k, 3 * k + t)
+            self.k, self.t, self.end = k, t, end
+            torque = slice(end, end + t)
             self._torque_normal, self._torque_ratio = normal_of[torque], ratio[torque]
             self._torque_limit = np.empty(t)
-            self._ratio2 = ratio[k:3 * k].reshape(2, k)
-            self._normal, self._pair = np.empty(k), np.empty((2, k))
-            self._lo2, self._hi2 = np.empty((2, k)), np.empty((2, k))
+            self._ratio2 = ratio[k:end].reshape(runs, k)
+            self._normal, self._pair = np.empty(k), np.empty((runs, k))
+            self._lo2, self._hi2 = np.empty((runs, k)), np.empty((runs, k))
             # the first pass on the normal rows (lambda_n >= 0; a dead contact's row is held
             # at 0 as well) and on the rows after the contacts: the friction rows' own bounds
             # are infinite
             self._lo_n, self._hi_n = lo[:k], hi[:k]
             self._capped_n = bool(np.isfinite(hi[:k]).any())
-            self._lo_rest, self._hi_rest = lo[3 * k + t:], hi[3 * k + t:]
+            self._lo_rest, self._hi_rest = lo[end + t:], hi[end + t:]
 
     def limits(self, z):
         """The friction rows' bounds for z's normal forces (0 on the other rows)."""
@@ -97,10 +101,10 @@ class FrictionBox:
     def project(self, v, out):
         """The projection of v onto the box of its own normal forces, into out (may be v)."""
         if self.contact_layout:
-            k, t = self.k, self.t
+            k, t, end = self.k, self.t, self.end
             if v is not out:
                 np.copyto(out, v)
-            normal, rest = out[:k], out[3 * k + t:]
+            normal, rest = out[:k], out[end + t:]
             np.maximum(normal, self._lo_n, out=normal)
             if self._capped_n:
                 np.minimum(normal, self._hi_n, out=normal)
@@ -109,11 +113,11 @@ class FrictionBox:
             # (the same operations as below on the friction rows: 0 - limit <= z_t <= 0 + limit)
             positive = np.maximum(out[:k], self._zeros[:k], out=self._normal)
             limit = np.multiply(self._ratio2, positive, self._pair)
-            pair = out[k:3 * k].reshape(2, k)
+            pair = out[k:end].reshape(self._pair.shape)
             np.maximum(pair, np.subtract(0.0, limit, self._lo2), out=pair)
             np.minimum(pair, np.add(0.0, limit, self._hi2), out=pair)
             if t:
-                torque = out[3 * k:3 * k + t]
+                torque = out[end:end + t]
                 limit = np.multiply(self._torque_ratio, self._normal.take(self._torque_normal),
                                     self._torque_limit)
                 np.maximum(torque, np.subtract(0.0, limit), out=torque)

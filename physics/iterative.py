@@ -188,7 +188,7 @@ class _RowSet:
         if left_out is None:
             self.kept, self.normal_of, rows = slice(None), p.normal_of, None
             self.size = p.B.m
-            self.n_contact_rows = p.B.n_contact_rows
+            self.n_contact_rows, self.tangent_runs = p.B.n_contact_rows, 2
         else:
             self.kept, self.out = np.flatnonzero(~left_out), np.flatnonzero(left_out)
             rows = self.kept
@@ -196,7 +196,8 @@ class _RowSet:
             position = np.full(p.B.m, -1)
             position[rows] = np.arange(self.size)
             self.normal_of = np.maximum(position.take(p.normal_of.take(rows)), 0)
-            self.n_contact_rows = _kept_contact_rows(p.B.n_contact_rows, left_out)
+            self.n_contact_rows, self.tangent_runs = _kept_contact_rows(p.B.n_contact_rows,
+                                                                        left_out)
         self.op = Reduced(p.B, p.cfm[self.kept], p.s[self.kept], p.E, p.factorizer, p.factor,
                            long_solve=p.long_solve, rows=rows, held=p.held[self.kept])
         # (once an operator, if needed; the closure does not hold self: a reference cycle
@@ -211,16 +212,20 @@ class _RowSet:
         (``_Problem.gradient``; z is zero on the rows left out, so their cfm adds nothing)."""
         p = self.problem
         out = self.out
-        miss = -p.gradient(z).take(out) / p.tol.take(out)
-        pulling_out = p.one_sided.take(out) & (miss > 1.0)
         pulling = np.zeros(p.B.m, dtype=bool)
+        one_sided = p.one_sided.take(out)
+        if not one_sided.any():         # (only held rows left out: none can pull)
+            return pulling, 0.0
+        miss = -p.gradient(z).take(out) / p.tol.take(out)
+        pulling_out = one_sided & (miss > 1.0)
         pulling[out] = pulling_out
         return pulling, float(miss.compress(pulling_out).max(initial=0.0))
 
     def joined_by(self, rows):
-        """The set with the one-sided ``rows`` (mb,) bool and their friction rows."""
+        """The set with the one-sided ``rows`` (mb,) bool and their friction rows (but the
+        held ones)."""
         p = self.problem
-        joins = rows | (p.is_fric & rows.take(p.normal_of))
+        joins = (rows | (p.is_fric & rows.take(p.normal_of))) & ~p.held
         joins[self.kept] = True
         return _RowSet(p, ~joins)
 
@@ -249,7 +254,8 @@ def _solve_rows(p: _Problem, rows: _RowSet, z, max_iterations):
     if is_fric.any():
         # |s_t z_t| <= mu s_n z_n: the friction rows' bound per unit of scaled normal force
         ratio = np.where(is_fric & ~dead, p.mu[kept] * s.take(normal_of) / s, 0.0)
-        cone = FrictionBox(lo, hi, is_fric, ratio, normal_of, rows.n_contact_rows)
+        cone = FrictionBox(lo, hi, is_fric, ratio, normal_of, rows.n_contact_rows,
+                           rows.tangent_runs)
         z = cone.project(z, np.empty(mb))
         iterations, residual, settled, method = 0, np.inf, False, ""
         if not p.long_solve:             # (else a violent phase: see SolverMemory)
@@ -301,6 +307,7 @@ def _working_set(p: _Problem, z, slack):
     g = p.gradient(z)
     out = (p.one_sided & (z == 0.0) & (g > slack * p.s)) | p.dead
     out |= p.is_fric & out.take(p.normal_of)
+    out |= p.held
     if np.count_nonzero(out) < WORKING_SET_SHARE * z.shape[0]:
         return None
     return _RowSet(p, out)
@@ -308,14 +315,23 @@ def _working_set(p: _Problem, z, slack):
 
 def _kept_contact_rows(n_contact_rows, left_out):
     """The rows of the contacts that a working set keeps (all but ``left_out``, (mb,) bool),
-    which are then in the contact rows' layout (see ``BodySpace``), or 0 if it keeps some
-    contact's rows in part (a friction row left out while its normal row is kept: only a
-    dead one, which moves no dynamic body)."""
+    which are then in the contact rows' layout (see ``BodySpace``), and the runs of friction
+    rows among them (``accelerated_projection.FrictionBox``'s tangent_runs): (3 kept, 2)
+    where it keeps whole contacts; (2 kept, 1) where it keeps some contacts' second friction
+    rows alone among their normal and first friction rows (held rows, left out), which then
+    follow as rows of their own; (0, 2) where it keeps contacts' rows in part otherwise (a
+    friction row left out while its normal row is kept: a dead one, which moves no dynamic
+    body)."""
     k = n_contact_rows // 3
     out = left_out[:3 * k].reshape(3, k)
-    if (out[1:] != out[0]).any():
-        return 0
-    return 3 * (k - int(np.count_nonzero(out[0])))
+    if (out[1] != out[0]).any():
+        return 0, 2
+    kept = k - int(np.count_nonzero(out[0]))
+    if (out[2] == out[0]).all():
+        return 3 * kept, 2
+    if (out[2] >= out[0]).all():       # (second friction rows left out, some more)
+        return 2 * kept, 1
+    return 0, 2
 
 
 class SolverMemory:
