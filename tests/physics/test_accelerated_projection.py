@@ -137,3 +137,34 @@ def test_a_box_of_normal_forces_from_zero_clips_once():
     capped = hi.copy()
     capped[3] = 0.5
     assert not FrictionBox(lo, capped, friction, ratio, normal_of)._normals_from_zero
+
+
+def test_contacts_with_one_run_of_friction_rows_and_second_rows_after_them():
+    """A working set without the rows held across a glide (iterative._working_set): k
+    normal rows, their first friction rows, then the second friction rows of some of the
+    contacts, then limit rows. Told so (tangent_runs 1), the box projects the first friction
+    rows by slices and the second ones by a gather of their normal forces, bit for bit as the
+    box not told."""
+    rng = np.random.default_rng(6)
+    k, rest = SHORT_ROWS // 2 + 1, 3
+    second = np.flatnonzero(rng.random(k) < 0.3)         # contacts whose second row is kept
+    t = second.size
+    m = 2 * k + t + rest
+    friction = np.zeros(m, dtype=bool)
+    friction[k:2 * k + t] = True
+    normal_of = np.zeros(m, dtype=np.intp)
+    normal_of[k:2 * k] = np.arange(k)
+    normal_of[2 * k:2 * k + t] = second
+    lo = np.concatenate([np.zeros(k), np.full(k + t, -np.inf), -rng.uniform(0.5, 1.0, rest)])
+    hi = np.concatenate([np.full(2 * k + t, np.inf), rng.uniform(0.5, 1.0, rest)])
+    ratio = np.where(friction, rng.uniform(0.0, 1.0, m), 0.0)
+    box = FrictionBox(lo, hi, friction, ratio, normal_of, 2 * k, 1)
+    plain = FrictionBox(lo, hi, friction, ratio, normal_of)
+    assert box.contact_layout and (box.k, box.t) == (k, t)
+    for _ in range(3):
+        v = rng.normal(size=m)
+        projected = box.project(v, np.empty(m))
+        assert projected.tobytes() == plain.project(v, np.empty(m)).tobytes()
+        bounded = slice(k, 2 * k + t)
+        assert np.all(np.abs(projected[bounded])
+                      <= ratio[bounded] * np.maximum(projected.take(normal_of[bounded]), 0.0))

@@ -325,6 +325,42 @@ def test_a_long_solve_leaves_out_rows_far_beyond_their_target_and_solves_all_row
     assert np.abs(lam_b - all_b).max() <= 1e-6 * scale
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_a_long_solve_leaves_out_the_rows_it_holds_at_zero(seed, monkeypatch):
+    """The second friction rows of gliding contacts (mu 0: held at zero) are left out of a
+    long solve's working set too, with the contacts' rows kept in their layout (normal and
+    first friction rows, then the second ones kept), and never join it: the answer meets
+    every row's conditions, as the solve of all rows does, with the held rows at zero."""
+    import physics.accelerated_projection as ap
+    import physics.iterative as iterative
+    layouts = []
+
+    class Recorded(ap.FrictionBox):
+        def __init__(self, *args):
+            super().__init__(*args)
+            layouts.append((self.contact_layout, args[-1]))     # (tangent_runs)
+
+    monkeypatch.setattr(iterative, "FrictionBox", Recorded)
+    sets = []
+    working_set = iterative._working_set
+    monkeypatch.setattr(iterative, "_working_set",
+                        lambda *args: sets.append(working_set(*args)) or sets[-1])
+    p = many_contacts(seed)
+    k = 600
+    glide = np.random.default_rng(seed).random(k) < 0.5      # their second rows held
+    p["mu"][2 * k:3 * k][glide] = 0.0
+    (lam_e, lam_b, info), E, B = long_solve(p, slack=10.0)
+    (all_e, all_b, all_info), _, _ = long_solve(p, slack=None)
+    assert info["residual"] <= 1.0 and all_info["residual"] <= 1.0
+    held = 2 * k + np.flatnonzero(glide)
+    assert len(sets) == 1 and not np.isin(held, sets[0].kept).any()
+    assert info["rows"] <= B.m - 3 * 250 - np.count_nonzero(glide[300:])
+    assert 1 in [runs for _, runs in layouts]     # the contacts' layout, one run of friction
+    assert np.all(lam_b[2 * k:3 * k][glide] == 0.0)
+    assert_optimal(p, E, B, lam_e, lam_b)
+    assert np.abs(lam_b - all_b).max() <= 1e-6 * np.abs(all_b).max()
+
+
 def test_rows_left_out_that_would_pull_in_join_the_working_set(monkeypatch):
     """With no slack at all (every one-sided row at zero force left out, however close to
     its target) the check after the set's solve finds rows that pull in; they join the set,
