@@ -45,6 +45,14 @@ from .sleeping import labels_reached
 SINGULAR = 1e-6
 
 
+# a direction of forces that the motors' S leaves free (a load that a motor and a contact can
+# share any way) is one on which the rows' targets agree where their share of the right-hand
+# side (both in S's own scale) is at most this (``nearest_centre``): an arm resting on a table
+# with its tip held by friction and its shoulder by a motor, 3e-8 or less; four driven wheels
+# on rigid axles whose contact depths differ by micrometres, 1.1e-5
+AGREE = 1e-6
+
+
 # at most this many contacts are carried (``carried_contacts``): the motors' S is dense and
 # solved by an SVD (lstsq), O(k^3); beyond it the motors are centred on the joints alone, as
 # before the contacts were carried (the car's eight contacts and four motors: 28 rows)
@@ -100,20 +108,103 @@ def carried_contacts(uni, mechanism, dynamic, motors) -> np.ndarray:
 
 
 def motor_feedforward(model, rows, rhs_e, motor_rows, rhs_m, cfm, inv_mass, Iinv, factor,
-                      n_bodies: int) -> np.ndarray:
+                      n_bodies: int, lo=None, hi=None, centre=None,
+                      saturated=None) -> np.ndarray:
     """lambda_m (k,) (N m or N, along each row) that meets the velocity motors' targets with
     the joints and no other bounded row (but the contacts among ``motor_rows``, after the
-    motors: ``carried_contacts``), unclipped.
+    motors: ``carried_contacts``).
 
     rows: the joint rows (``Rows``, m_e) whose J M^-1 J^T + cfm ``factor`` factorises (with
     ``model.pattern``), rhs_e (m_e,) their right-hand side; motor_rows: the motors' rows
     (``Rows``, k) and rhs_m (k,) theirs, as the bounded solve's (accelerations: m/s^2 or
-    rad/s^2); cfm (k,) their regularisation; inv_mass (N,), Iinv (N, 3, 3) world frame."""
+    rad/s^2); cfm (k,) their regularisation; inv_mass (N,), Iinv (N, 3, 3) world frame.
+    lo, hi (j,): the max forces of the first j rows (the motors); a motor whose force would
+    leave them is saturated: held at its bound, a load, and the others solved again without
+    its row (``saturated_solve``), as are those ``saturated`` (j,) int marks: +1 at hi, -1 at
+    lo (last step's solve held them there), 0 not. centre (k,): the forces the least-norm
+    answer is nearest (None: zero)."""
     X, S, _ = joints_schur(model, rows, motor_rows, inv_mass, Iinv, factor, n_bodies)
     S[np.diag_indices_from(S)] += cfm
     # least norm in S's own scale: a motor meets its target exactly, motors whose targets the
     # joints make one (two on a closed loop) share it, and none is set against another
-    return least_solve(S, rhs_m - X.T @ rhs_e)
+    return saturated_solve(S, rhs_m - X.T @ rhs_e, lo, hi, centre, saturated)
+
+
+def saturated_solve(S, r, lo=None, hi=None, centre=None, saturated=None):
+    """lambda (k,) with S lambda = r on the rows it leaves within lo <= lambda <= hi (j,) (the
+    first j rows: the motors; the rest unbounded) and not ``saturated`` (j,) int (+1: held at
+    hi, -1: at lo, 0: not), the others held at their bound (saturated: forces, whose targets
+    are not met). Least norm in S's own scale (``least_solve``), but along the forces that
+    S leaves free, nearest ``centre`` (k,; NaN on rows without one; None: none) on the rows
+    that have one (``nearest_centre``).
+
+    A motor that cannot meet its speed is a force. Solved as a row, it left the others'
+    answer as if it met it: an arm's elbow motor (10 N m) asked for 1 rad/s while it pressed
+    the tip onto a table (its speed, the shoulder's 0 and the contact's make three rows on
+    the arm's two turns, which least norm split among them) put -5.4 N m in the centre of
+    the shoulder's motor at speed 0, which held the arm with 24 N m; the softness between
+    them turned the shoulder at -0.019 rad/s at dt 1/60 (a robotics explorer's finding).
+    A motor last step's solve held at its max force is held so here first; one whose answer
+    here leaves its bounds is held there and the rest solved again (at most j rounds)."""
+    k = r.shape[0]
+    lam = np.zeros(k)
+    held = np.zeros(k, dtype=bool)
+    j = 0 if lo is None else lo.shape[0]
+    if saturated is not None and saturated.any():
+        held[:j] = saturated != 0
+        lam[:j] = np.where(saturated > 0, hi, np.where(saturated < 0, lo, 0.0))
+    for _ in range(j + 1):
+        free = np.flatnonzero(~held)
+        if free.size == 0:
+            break
+        S_free = S.take(free, axis=0)
+        # (the held rows' forces as loads)
+        lam[free] = 0.0
+        S_ff = S_free.take(free, axis=1)
+        r_free = r.take(free) - S_free @ lam
+        lam[free] = least_solve(S_ff, r_free)
+        if centre is not None:
+            lam[free] = nearest_centre(S_ff, r_free, lam.take(free), centre.take(free))
+        if j == 0:
+            break
+        motors = lam[:j]
+        out = ~held[:j] & ((motors > hi) | (motors < lo))
+        if not out.any():
+            break
+        motors[out] = np.clip(motors[out], lo[out], hi[out])
+        held[:j] |= out
+    return lam
+
+
+def nearest_centre(S, r, lam, centre):
+    """lam (k,) (``least_solve``'s answer to S lambda = r) moved along the forces that S
+    (k, k) leaves free (its singular directions in its own scale, as ``least_solve`` drops
+    them: forces that balance among the rows) on which the targets r (k,) agree (their
+    share of r at most AGREE), to where the rows with a ``centre`` (k,; NaN: none) are
+    nearest it; the other free directions left least.
+
+    The carried contacts' softness is centred on last step's forces (``unilateral.
+    softness_centre``); where they and a motor share a load (the tip's friction and the
+    shoulder's motor both hold an arm pressed on a table), least norm split it otherwise,
+    and the two centres, not one balance, turned the shoulder at -0.0021 rad/s at dt 1/60
+    (mu 0.8, a robotics explorer's finding): least norm put 25 N of friction on 19 N of
+    normal force, beyond mu, so the solve could not meet it. Where the targets disagree
+    (four driven wheels on rigid axles, their contact depths a few micrometres apart: a
+    share of 1.1e-5, against at most 3e-8 on the arm), kept where last step's forces were,
+    the fight between the motors wound up as when they were centred on last step's torques
+    (+-49 to +-93 N m over 4 s at 3 m/s, dt 1/60): least there, it holds +-0.70 N m."""
+    has = ~np.isnan(centre)
+    if S.shape[0] == 1 or not has.any():
+        return lam
+    scale = np.sqrt(np.maximum(np.diag(S), np.finfo(float).tiny))
+    _, sv, Vt = np.linalg.svd(S / np.outer(scale, scale))
+    free = Vt[sv < SINGULAR * sv[0]]                               # (f, k) in S's scale
+    scaled_r = r / scale
+    free = free[np.abs(free @ scaled_r) <= AGREE * np.linalg.norm(scaled_r)].T / scale[:, None]
+    if free.shape[1] == 0:
+        return lam
+    y = np.linalg.lstsq(free[has], centre[has] - lam[has], rcond=SINGULAR)[0]
+    return lam + free @ y
 
 
 def least_solve(S, r):

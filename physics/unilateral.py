@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from .contact_rows import (RESTITUTION_THRESHOLD, SLOP, SPECULATIVE_TOUCH, Bound
                            positional_warm_start, projected_warm_start, row_ends,
                            with_torque_rows)
 from .feedforward import carried_contacts, motor_feedforward, velocity_motor_rows
+from .motor_hold import SATURATED
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
 from .limits import UPPER, bounded_joint_rows, limits_overrun
@@ -279,8 +281,35 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     ``kept_targets``)."""
     block = uni.block
     target = block.target if target is None else target
-    feedforward = None if cold else _velocity_motors_feedforward(
-        world, model, rows, rhs_e, uni, target, inv_mass, Iinv, free, v, w, h, factor)
+    if cold:
+        return _bounded_solve(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h,
+                              factor, cold, target, None)
+    args = (world, model, rows, rhs_e, uni, target, inv_mass, Iinv, free, v, w, h, factor)
+    feedforward = _velocity_motors_feedforward(*args)
+    lam_e, lam_b = _bounded_solve(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w,
+                                  h, factor, cold, target, feedforward)
+    if feedforward is not None:
+        motors = feedforward.rows
+        saturated = _saturated(lam_b.take(motors), block.lo.take(motors),
+                               block.hi.take(motors))
+        if not np.array_equal(saturated, feedforward.saturated):
+            # the motors' centre took as forces other motors than the solve saturated: an
+            # elbow's motor (10 N m) that a contact stopped in its first step, solved as a
+            # row that met its 1 rad/s, left the shoulder's motor at speed 0 centred on
+            # -3.0 N m where it needed 9.3, and the arm turned at -0.16 rad/s for a step (dt
+            # 1/60): made again with the solve's, and solved again (once)
+            world.stats["motor_resolves"] += 1
+            feedforward = _velocity_motors_feedforward(*args, saturated=saturated)
+            lam_e, lam_b = _bounded_solve(world, model, rows, rhs_e, uni, inv_mass, Iinv, free,
+                                          v, w, h, factor, cold, target, feedforward)
+    return lam_e, lam_b
+
+
+def _bounded_solve(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h, factor,
+                   cold, target, feedforward):
+    """``bounded_multipliers`` with the velocity motors' centre ``feedforward``
+    (``_velocity_motors_feedforward``; None: none): (lambda_E, lambda_B)."""
+    block = uni.block
     solver = world.contact_solver
     if solver == "auto":
         few = block.rows.count < DIRECT_BELOW and block.rows.count + model.m < DIRECT_ALL_BELOW
@@ -336,12 +365,25 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     return lam[:m_eq], lam[m_eq:]
 
 
+class MotorCentre(NamedTuple):
+    """What the velocity motors' softness is centred on (``_velocity_motors_feedforward``):
+    the motors' rows (indices into the bounded block) (k,), their forces (k,) (N m or N
+    along each row), and which of them it took as forces at their bounds (k,) int (+1 at
+    max_force, -1 at -max_force, 0 none)."""
+    rows: np.ndarray
+    force: np.ndarray
+    saturated: np.ndarray
+
+
 def _velocity_motors_feedforward(world, model, rows, rhs_e, uni, target, inv_mass, Iinv, free,
-                                 v, w, h, factor):
-    """(the velocity motors' rows in the block (k,), the force each needs to meet its speed
-    with the joints and the contacts that pushed on their mechanisms last step, as rows met
-    with them (``feedforward.carried_contacts``), clipped to its max_force (k,))
-    (``feedforward.motor_feedforward``), or None where there are no velocity motors."""
+                                 v, w, h, factor, saturated=None):
+    """MotorCentre: the velocity motors' rows in the block (k,), the force each needs to meet
+    its speed with the joints and the contacts that pushed on their mechanisms last step, as
+    rows met with them (``feedforward.carried_contacts``; their split of a load the motors
+    could share nearest their own softness' centre), within its max_force, the motors
+    ``saturated`` (k,) int (+1, -1: at their max_force, 0: not; None: those last step's
+    solve ended at it) taken as forces there (``feedforward.motor_feedforward``); or None
+    where there are no velocity motors."""
     motors = velocity_motor_rows(uni)
     if motors.size == 0 or rows is None:
         return None
@@ -351,9 +393,42 @@ def _velocity_motors_feedforward(world, model, rows, rhs_e, uni, target, inv_mas
     sub = block.rows.at(met)
     rhs_m = (target.take(met) - sub.velocity(v, w)) / h - sub.velocity(*free)
     cfm = world.cfm + np.broadcast_to(block.cfm, (block.rows.count,)).take(met)
+    lo, hi = block.lo.take(motors), block.hi.take(motors)
+    centre = None
+    if met.size > motors.size:
+        # the carried contacts' least change from the forces their softness is centred on
+        # (``softness_centre``), so that with the motors' centres they make one balance
+        contact = np.zeros(block.rows.count)
+        uni.put_contact_multipliers(uni.warm, contact)
+        bounded = softness_centre(uni, target, contact)
+        contact = contact if bounded is None else bounded
+        centre = np.concatenate([np.full(motors.size, np.nan), contact.take(met[motors.size:])])
+    if saturated is None:
+        saturated = _saturated_last_step(world, uni, motors, lo, hi)
     lam = motor_feedforward(model, rows, rhs_e, sub, rhs_m, cfm, inv_mass, Iinv, factor,
-                            world._n)[:motors.size]
-    return motors, np.clip(lam, block.lo.take(motors), block.hi.take(motors))
+                            world._n, lo, hi, centre, saturated)
+    force = np.clip(lam[:motors.size], lo, hi)
+    saturated = _saturated(force, lo, hi)
+    return MotorCentre(motors, force, saturated)
+
+
+def _saturated(force, lo, hi):
+    """(k,) int: +1 (-1) where a velocity motor's ``force`` (k,) is at its upper (lower) bound
+    hi (lo) (k,) (within motor_hold.SATURATED of it), else 0."""
+    return ((force >= hi - SATURATED * np.abs(hi)).astype(np.int8)
+            - (force <= lo + SATURATED * np.abs(lo)))
+
+
+def _saturated_last_step(world, uni, motors, lo, hi):
+    """``_saturated`` of the velocity motors' rows ``motors`` (k,) (indices into the bounded
+    block) at last step's solved forces and their bounds lo, hi (k,) as they are now; None
+    where last step made no limit rows."""
+    if world._limit_warm is None:
+        return None
+    plan_rows, multipliers = world._limit_warm
+    old = np.zeros(world._limit_plan_size())
+    old[plan_rows] = multipliers
+    return _saturated(old.take(uni.limit_rows.take(motors - uni.first_limit_row)), lo, hi)
 
 
 # the fraction of its right-hand side a row may miss in the second solve of a step with
@@ -406,8 +481,7 @@ def bounded_warm_start(world, uni, feedforward=None):
         old[uni.limit_plan.motor[uni.limit_plan.velocity_motor]] = 0.0
         lam0[first:] = old.take(uni.limit_rows)
     if feedforward is not None:
-        motors, force = feedforward
-        lam0[motors] = force
+        lam0[feedforward.rows] = feedforward.force
     return lam0
 
 

@@ -198,7 +198,7 @@ class World:
         self.stats = {"splits": 0, "projections": 0, "energy_restores": 0, "energy_bounds": 0,
                       "stiff_steps": 0,
                       "contact_solves": 0, "contact_iterations": 0, "cold_solves": 0,
-                      "deep_misses": 0, "overrun_solves": 0,
+                      "deep_misses": 0, "overrun_solves": 0, "motor_resolves": 0,
                       "limit_holds": 0, "first_touches": 0}
         self._clock = StageClock()
         self._errstate = "ignore"

@@ -1711,6 +1711,88 @@ def test_four_velocity_motors_at_speed_0_hold_a_car_parked_on_a_slope(solver, ca
     assert abs(sum(a.motor_effort for a in axles)) == pytest.approx(load, rel=1e-3)
 
 
+def _arm_pressing_a_table(dt, friction):
+    """A 2-link arm (2 kg, 0.4 m level from its shoulder at (0, 0, 0.6); 1 kg down to a 3 cm,
+    0.2 kg sphere welded at its tip, resting on a static table at (0.6, 0, 0.33)), hinged
+    about +y, its shoulder's velocity motor at speed 0 (1e3 N m): world, shoulder, elbow,
+    tip. Nothing can move while the elbow presses the tip on the table."""
+    world = World(dt=dt)
+    points = [np.array(p) for p in ((0, 0, 0.6), (0.4, 0, 0.6), (0.6, 0, 0.33))]
+    joints, previous = [], None
+    for k, mass in enumerate((2.0, 1.0)):
+        start, end = points[k], points[k + 1]
+        d = end - start
+        turn = np.arctan2(-d[2], d[0])
+        link = world.add_body(Box((np.linalg.norm(d) / 2, 0.02, 0.02)), mass=mass,
+                              position=(start + end) / 2,
+                              orientation=(np.cos(turn / 2), 0, np.sin(turn / 2), 0))
+        joints.append(world.add_joint(Hinge(previous, link, anchor=start, axis=(0, 1, 0))))
+        previous = link
+    tip = world.add_body(Sphere(0.03), mass=0.2, position=points[2], friction=friction)
+    world.add_joint(Fixed(previous, tip, anchor=points[2]))
+    world.add_body(Box((0.3, 0.3, 0.05)), static=True, position=(0.6, 0, 0.25),
+                   friction=friction)
+    joints[0].set_motor(0.0, 1e3)
+    return world, joints[0], joints[1], tip
+
+
+@pytest.mark.parametrize("dt", [1 / 60, 1 / 240])
+@pytest.mark.parametrize("friction", [0.0, 0.8])
+def test_a_velocity_motor_at_speed_0_holds_an_arm_whose_saturated_elbow_presses_a_table(
+        dt, friction):
+    """The arm above, its elbow's motor asked for 1 rad/s with 10 N m, which the table stops:
+    a force of 10 N m, as if applied (``apply_torque``), step for step. Its row was solved
+    with the shoulder's in the motors' centre as if it met its speed, which put -5.4 N m
+    there for the 24 N m the shoulder held (``feedforward.saturated_solve``), and the
+    shoulder turned at -0.019 rad/s at dt 1/60 (-0.0051 at 1/240), its tip sliding 10.6 mm
+    in 1 s and the contact reported sliding in every step (a robotics explorer's finding);
+    with friction, also the load that the tip's friction shares with the shoulder (below)."""
+    def run(drive):
+        world, shoulder, elbow, tip = _arm_pressing_a_table(dt, friction)
+        if drive == "motor":
+            elbow.set_motor(1.0, 10.0)
+        angles, slid = [], []
+        for _ in range(round(1.0 / dt)):
+            if drive == "torque":
+                elbow.apply_torque(10.0)
+            world.step()
+            angles.append(shoulder.angle)
+            slid.append(bool(world.contacts.sliding.any()))
+        return np.array(angles), slid, shoulder, elbow, tip
+
+    angles, slid, shoulder, elbow, tip = run("motor")
+    pushed, _, pushed_shoulder, _, _ = run("torque")
+    assert elbow.motor_effort == pytest.approx(10.0, rel=1e-9)
+    assert np.abs(angles - pushed).max() < 1e-9                   # rad: as a torque of 10 N m
+    assert abs(angles[-1] - angles[len(angles) // 2]) < 1e-7      # rad in the last 0.5 s
+    assert abs(shoulder.rate) < 1e-7                              # rad/s (was -0.019 at 1/60)
+    assert not any(slid[3:])                    # (reported sliding in every step)
+    assert shoulder.motor_effort == pytest.approx(pushed_shoulder.motor_effort, abs=1e-6)
+
+
+@pytest.mark.parametrize("dt", [1 / 60, 1 / 240, 1 / 1000])
+def test_a_velocity_motor_at_speed_0_holds_a_load_it_shares_with_a_contact_s_friction(dt):
+    """The arm above, 10 N m applied to its elbow pressing the tip on a table of mu 0.8: the
+    tip's friction and the shoulder's motor can share the load any way (3 rows on the arm's 2
+    turns). The motors' centre split it least-norm (25 N of friction on 19 N of normal force,
+    beyond mu) while the contact's softness was centred on last step's forces: two centres,
+    not one balance, and the shoulder turned at -0.0021 rad/s at dt 1/60 (-5.2e-4 at 1/240,
+    -1.2e-4 at 1/1000; a robotics explorer's finding). The split is now taken where the
+    contact's centre has it (``feedforward.nearest_centre``)."""
+    world, shoulder, elbow, tip = _arm_pressing_a_table(dt, 0.8)
+    steps = round(1.0 / dt)
+    for step in range(steps):
+        elbow.apply_torque(10.0)
+        world.step()
+        if step == steps // 2:
+            half = shoulder.angle
+    assert abs(shoulder.angle - half) < 1e-7                      # rad in the last 0.5 s
+    assert abs(shoulder.rate) < 1e-7                              # rad/s (was -0.0021 at 1/60)
+    assert not world.contacts.sliding.any()
+    contacts = world.contacts
+    assert np.linalg.norm(contacts.friction_force) < 0.8 * contacts.normal_force.sum()
+
+
 @pytest.mark.parametrize("kind", ["hinge", "slider"])
 def test_a_joint_pressed_past_its_limit_is_pushed_back_to_the_slop_in_finite_time(kind):
     """A 1 m rod on a hinge (a 1 kg carriage on a slider) pressed by gravity along x into a
