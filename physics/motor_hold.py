@@ -159,14 +159,16 @@ def _advance_miss(world, held, x, R, v, w, h):
 
 
 def held_positions(world, model, rows, factor, uni, held, x1, q1, v, w, inv_mass, Iinv, h,
-                   lam_b):
+                   lam_b, kick=None):
     """SHAKE's result x1 (N, 3), q1 (N, 4), v, w (N, 3) moved so that each held motor's
     coordinate advanced h w over the step, with the joints still met: quasi-Newton steps along
     the step's start Jacobians (``rows``: the joints', the motors' from ``uni``) in the
     metric inv_mass, Iinv whose joint matrix ``factor`` factorises, the velocities changed by
     the move over h, as SHAKE changes them. Returns (x, q, v, w, held, the motors' added
     multipliers (k,), N m or N), the held motors less those the move would take past their
-    max force; (x1, q1, v, w, None, None) where it does not converge."""
+    max force; (x1, q1, v, w, None, None) where it does not converge. kick: the time (s) the
+    step's multipliers are forces over (h, but (last + h) / 2 in the first step after a
+    change of step size: step._retimed_kick), None for h."""
     n = world._n
     # the held rows' Schur complement, made once: rows dropped below are left out of it (made
     # again after each drop, it doubled a step of a chain whose 25 hinges were all motored)
@@ -221,10 +223,11 @@ def held_positions(world, model, rows, factor, uni, held, x1, q1, v, w, inv_mass
                 break
         if not err <= world.projection_tolerance:
             return x1, q1, v, w, None, None
-        force = lam_b.take(held.block_rows) + moved / (h * h)
+        added = moved / (h * (h if kick is None else kick))     # (the move's impulse / h)
+        force = lam_b.take(held.block_rows) + added
         past = (force > held.hi) | (force < held.lo)
         if not past.any():
-            return x, q, v + lin / h, w + ang / h, held, moved / (h * h)
+            return x, q, v + lin / h, w + ang / h, held, added
         keep = ~_dropped(held, past)
         kept = kept[keep]
         held = Held(*(field[keep] for field in held)) if keep.any() else None
@@ -237,7 +240,9 @@ def held_velocities(world, model, held, x, R, v, w, lam_b, h):
     within the joints' null space so that each held motor's rate is its speed: u + M^-1
     (J_m^T - J_e^T A_ee^-1 A_em) mu with S mu = w - J_m u. ``lam_b`` (k,): the held motors'
     multipliers so far (N m or N), which mu / h must keep within max force (a motor it would
-    take past is left out). Returns (v, w, the motors' added multipliers (k,) or None)."""
+    take past is left out; h: the time the step's multipliers are forces over, the step's,
+    or (last + h) / 2 in the first after a change of step size: step._retimed_kick).
+    Returns (v, w, the motors' added multipliers (k,) or None)."""
     cache = world._start_cache
     n = world._n
     inv_mass = world._inv_mass[:n]

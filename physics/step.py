@@ -359,7 +359,7 @@ class _Kick(NamedTuple):
     damped: bool
 
 
-def _damped_kick(world, model, rows, inv_mass, Iinv, factor, v, w, h):
+def _damped_kick(world, model, rows, inv_mass, Iinv, factor, v, w, h, rescaled=False):
     """The kick of a step with bounded rows with the bodies' viscous damping in it (_Kick):
     dv/dt = -c v taken implicitly with the loads, joints and bounded rows,
     (1 + c h) M v+ = M v + h (Phi + J^T lambda), which is a kick from v / (1 + c h) with the
@@ -370,9 +370,13 @@ def _damped_kick(world, model, rows, inv_mass, Iinv, factor, v, w, h):
     a wheel with c' = 20 driven at 2 rad/s ran at 2 / (1 + c' h): 1.85 rad/s at dt 1/240,
     1.50 at 1/60). A resting body feels no damping, so what holds it still carries its
     weight, and a body sliding on the ground ends at g sin(slope) / c, as before. The cost:
-    one factorisation of the joints' A more in steps where a damped body has joints."""
+    one factorisation of the joints' A more in steps where a damped body has joints.
+    rescaled: inv_mass and Iinv are not those ``factor`` was made with (``_retimed_kick``),
+    which is then made again with them."""
     damping = _damping(world)
     if damping is None:
+        if rescaled and factor is not None:
+            factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
         return _Kick(inv_mass, Iinv, factor, v, w, damped=False)
     c, c_spin = damping
     lin, spin = 1.0 / (1.0 + c * h), 1.0 / (1.0 + c_spin * h)
@@ -686,8 +690,9 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
             Iinv_true = inverse_inertia_at(world, model, R)
         return Iinv_true
 
+    retimed = None          # the lead a changed step size put in the drift's velocities
     if depth == 0:
-        v, w = _retimed_velocities(world, model, R, v, w, h, true_inverse_inertia)
+        v, w, retimed = _retimed_velocities(world, model, R, v, w, h, true_inverse_inertia)
     # a step with bounded rows (symplectic Euler) starts from the last drift's velocities:
     # the state's, less what the last step added after its drift (see _to_drift)
     state_v, state_w, drift_only = v, w, world._drift_only
@@ -721,8 +726,12 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         unbounded, first, v, w = _verlet_where_unbounded(uni, model, inv_mass, v, w, state_v,
                                                          state_w, drift_only)
         if to_drift is not None and given is not None:
-            v, w = _resting_where_given(world, model, uni, given, unbounded, inv_mass, v, w,
-                                        state_v, state_w, h)
+            v, w, resting = _resting_where_given(world, model, uni, given, unbounded, inv_mass,
+                                                 v, w, state_v, state_w, h)
+            if retimed is not None and resting is not None:
+                # (their state's velocities hold no lead unless they were a drift's)
+                retimed = retimed._replace(carried=retimed.carried
+                                           & (~resting | retimed.in_state))
         if v is not v_start:
             kin = Kinematics(x, R, v, w)
             # (of the loads, only the gyroscopic torque depends on the velocities)
@@ -744,6 +753,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         factor = cache.factor if same_metric else model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
     kick_lin = kick_ang = 0.0
     lam_b = K_found = impact = None
+    kick_length = h         # s: what the bounded rows' impulses are forces over (_retimed_kick)
     opened = _opened_rows(rows, given, inv_mass)
     stabilize = model.m and world.post_stabilization
     # the metric the velocities are in (the last projection's) and the one this step kicks in
@@ -768,8 +778,15 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         if impulses is not None:
             impact = tuple(None if p is None else p / h for p in impulses)
         clock.lap("impacts")
-        # the kick's metric: with viscous damping, the damped one (see _damped_kick)
-        kick = _damped_kick(world, model, rows, inv_mass, Iinv, factor, v, w, h)
+        # the kick's metric: in the first step after a change of step size, over the two
+        # half steps where bounded rows act (see _retimed_kick); with viscous damping, the
+        # damped one (see _damped_kick)
+        kick_inv_mass, kick_Iinv, kick_v, kick_w = _retimed_kick(retimed, unbounded, inv_mass,
+                                                                 Iinv, v, w)
+        kick = _damped_kick(world, model, rows, kick_inv_mass, kick_Iinv, factor, kick_v,
+                            kick_w, h, rescaled=kick_inv_mass is not inv_mass)
+        if kick_inv_mass is not inv_mass:
+            kick_length = h * retimed.scale
         # (the call made only where a body without joints spins: a scene without one pays no
         # call a step for it)
         aimed = T if T_kick is T or T[model.tumbling].size == 0 else _aimed_torque(model, T,
@@ -898,7 +915,7 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     if motors_held is not None:
         x1, q1, v_half, w_half, motors_held, motor_move = held_positions(
             world, model, rows, factor, uni, motors_held, x1, q1, v_half, w_half, inv_mass, Iinv,
-            h, lam_b)
+            h, lam_b, kick_length)
     if stabilize and uni is not None and uni.limit_found is not None:
         x1, q1 = held_at_limits(world, model, uni.limit_found.C, x1, q1, v_half, w_half,
                                 shaken)
@@ -969,7 +986,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
             lam_b = lam_b.copy()
             lam_b[motors_held.block_rows] += motor_move
             v1, w1, motor_push = held_velocities(world, model, motors_held, x1, R1, v1, w1,
-                                                 lam_b.take(motors_held.block_rows), h)
+                                                 lam_b.take(motors_held.block_rows),
+                                                 kick_length)
             if motor_push is not None:
                 lam_b[motors_held.block_rows] += motor_push
         if depth == 0:
@@ -1104,6 +1122,20 @@ def _to_drift(world):
     return to_drift
 
 
+class Retimed(NamedTuple):
+    """What ``_retimed_velocities`` moved the drift's velocities on by: ``lead_v``,
+    ``lead_w`` (N, 3) each (m/s, rad/s), the loads' kick over (last - h) / 2; ``in_state``
+    (N,) bool the bodies whose state's velocity holds it (left at a drift's velocity),
+    ``carried`` (N,) bool those whose velocities for a step with bounded rows hold it (in
+    their state's velocity, or in what the step takes back from it); ``scale``, the kick
+    between the two drifts over h: (last + h) / 2h."""
+    lead_v: np.ndarray
+    lead_w: np.ndarray
+    in_state: np.ndarray
+    carried: np.ndarray
+    scale: float
+
+
 def _retimed_velocities(world, model, R, v, w, h, true_inverse_inertia):
     """The state's velocities v, w (N, 3) for a sub-step of h that follows one of another
     size (``world.dt`` or ``substeps`` changed; ``world._drift_step``: the last whole
@@ -1113,21 +1145,22 @@ def _retimed_velocities(world, model, R, v, w, h, true_inverse_inertia):
     h / 2 before the step's start; a drift's velocity of the last sub-step is the velocity
     last / 2 before its end. So each body's drift velocity is moved on by (last - h) / 2 of
     its loads' kick: a body left with a drift's velocity (``world._drift_only``) by that in
-    its state's velocity (contacts that hold it take the kick up in the solve, as they take
-    up the loads'), the others by that less in what the step takes back from their state's
-    velocity (``_to_drift``, the last sub-step's second half kick). Left as they were, the
-    next drift's velocity was off by (last - h) g / 2: a ball with e = 0.8 dropped 1 m whose
-    dt went from 1/60 to 1/600 in the step after its bounce rose to 0.6657 m, not 0.64, and
-    to 0.6219 m when the switch came just before it. Returns the velocities; sets
+    its state's velocity, the others by that less in what the step takes back from their
+    state's velocity (``_to_drift``, the last sub-step's second half kick). Left as they
+    were, the next drift's velocity was off by (last - h) g / 2: a ball with e = 0.8 dropped
+    1 m whose dt went from 1/60 to 1/600 in the step after its bounce rose to 0.6657 m, not
+    0.64, and to 0.6219 m when the switch came just before it. Where bounded rows act, the
+    kick takes the rows' forces over (last + h) / 2 as well (``_retimed_kick``). Returns the
+    velocities and what they were moved on by (Retimed, or None for nothing); sets
     ``world._drift_step``."""
     last, world._drift_step = world._drift_step, h
     if last is None or last == h:
-        return v, w
+        return v, w, None
     to_drift, drift_only = _to_drift(world), world._drift_only
     if drift_only is not None and drift_only.shape[0] != world._n:
         drift_only = None
     if to_drift is None and (drift_only is None or not drift_only.any()):
-        return v, w
+        return v, w, None
     F, _, T_kick = applied_wrench(world, model, R, v, w)
     lead = 0.5 * (last - h)
     lead_v = lead * world._inv_mass[:world._n, None] * F
@@ -1139,7 +1172,39 @@ def _retimed_velocities(world, model, R, v, w, h, true_inverse_inertia):
                            to_drift[1] - np.where(at_drift, 0.0, lead_w))
     if at_drift.any():
         v, w = v + np.where(at_drift, lead_v, 0.0), w + np.where(at_drift, lead_w, 0.0)
-    return v, w
+    in_state = at_drift[:, 0]
+    return v, w, Retimed(lead_v, lead_w, in_state, in_state | (to_drift is not None),
+                         0.5 * (last + h) / h)
+
+
+def _retimed_kick(retimed, unbounded, inv_mass, Iinv, v, w):
+    """The metric and velocities (inverse masses (N,), inverse inertias (N, 3, 3), v, w
+    (N, 3)) the first kick after a change of step size takes the bodies that bounded rows act
+    on with (``unbounded`` (N,) bool: the others): from their drift's velocity as the last
+    step left it (the lead ``retimed`` moved it on by taken out where they hold it), with
+    inertias h / tau times their own, tau = (last + h) / 2 (``Retimed.scale`` = tau / h),
+    so that the kick from the last drift to this one is tau (Phi + J^T lambda), every row's
+    lambda a force (the new step's, as a steady step reads it) and every bound, servo and
+    motor law the rows' own. The inputs as they are (the same objects) where there is
+    nothing to retime (``retimed`` None, or no such body).
+
+    Taking the lead as the velocity the kick starts from instead, the rows took it up (a
+    box at rest on the ground, a rod held by a velocity motor) or let it through (a servo):
+    they read (1 + last / h) / 2 times their load for a step (a 3 kg box 259.7 N after dt
+    1/60 -> 1/1000, 18.4 N after 1/240 -> 1/60; the motor -86.66 N m for -9.81), a motor
+    with 12 N m to hold 9.81 gave way (1.96e-3 rad after 1/60 -> 1/1000), and a rod held by
+    a servo (k 1e4 N m/rad, d 100) swung 4.7e-4 rad off its rest (0.48 times its sag), its
+    effort -20.8 .. -8.8 N m for -9.81; from 1/240 to 1/60, 8.7e-4 rad up. Free motion is
+    the same: h (scale M^-1 Phi) is the lead and h M^-1 Phi."""
+    if retimed is None:
+        return inv_mass, Iinv, v, w
+    kicked = ~unbounded & (inv_mass > 0.0)
+    if not kicked.any():
+        return inv_mass, Iinv, v, w
+    scale = np.where(kicked, retimed.scale, 1.0)
+    at = (kicked & retimed.carried)[:, None]
+    return (inv_mass * scale, Iinv * scale[:, None, None],
+            v - np.where(at, retimed.lead_v, 0.0), w - np.where(at, retimed.lead_w, 0.0))
 
 
 class KickedLoads(NamedTuple):
@@ -1300,16 +1365,18 @@ def _resting_where_given(world, model, uni, given, unbounded, inv_mass, v, w, st
     stopped, on the ground; a rod resting on its hinge's limit or motor; a robot standing
     on its feet, held through its joints). Elsewhere, as the step found them: a body given a
     velocity is taken back by gravity's half kick (a ball thrown up from the ground, a
-    ragdoll thrown up with its limits holding its joints)."""
+    ragdoll thrown up with its limits holding its joints). Returns them and the (N,) bool
+    bodies started from their state's velocities (None for none)."""
     if given.shape[0] != v.shape[0]:
-        return v, w
+        return v, w, None
     held = _held_by_rows(world, model, uni, inv_mass, state_v, state_w, h)
     if held is None:
-        return v, w
-    keep = (given & held & ~unbounded)[:, None]
+        return v, w, None
+    keep = given & held & ~unbounded
     if not keep.any():
-        return v, w
-    return np.where(keep, state_v, v), np.where(keep, state_w, w)
+        return v, w, None
+    at = keep[:, None]
+    return np.where(at, state_v, v), np.where(at, state_w, w), keep
 
 
 def _held_by_rows(world, model, uni, inv_mass, v, w, h):

@@ -1123,6 +1123,120 @@ def test_a_snapshot_taken_before_dt_changes_replays_bit_for_bit_at_the_new_dt():
         assert again[key].tobytes() == first[key].tobytes(), key
 
 
+# (setting, before, after): world.dt or substeps changed between steps, both ways
+STEP_SIZE_CHANGES = [("dt", 1 / 60, 1 / 1000), ("dt", 1 / 1000, 1 / 60), ("dt", 1 / 60, 1 / 240),
+                     ("dt", 1 / 240, 1 / 60), ("substeps", 1, 4), ("substeps", 4, 1)]
+
+
+def _held_then_switched(change, make, seconds=0.3):
+    """A world made by ``make(world)`` (which returns reading() and where()) stepped 1 s at
+    the first step size, then ``change`` made (STEP_SIZE_CHANGES) and stepped ``seconds``
+    more: (the last reading before the change, the readings after it (steps,), the largest
+    |where() - where before|)."""
+    setting, before, after = change
+    world = World(dt=before if setting == "dt" else 1 / 60)
+    world.substeps = before if setting == "substeps" else 1
+    reading, where = make(world)
+    world.step(60 if setting == "substeps" else round(1.0 / before))
+    steady, start = reading(), where()
+    setattr(world, setting, after)
+    readings, moved = [], 0.0
+    for _ in range(round(seconds / world.dt)):
+        world.step()
+        readings.append(reading())
+        moved = max(moved, abs(where() - start))
+    return steady, np.array(readings), moved
+
+
+def _box_on_the_ground(solver="direct"):
+    def make(world):
+        world.contact_solver = solver
+        world.add_body(Plane())
+        box = world.add_body(Box((0.1, 0.1, 0.1)), mass=3.0, position=(0, 0, 0.1))
+        return (lambda: world.contacts.normal_force.sum()), (lambda: box.position[2])
+    return make
+
+
+def _rod_held_level(servo=None, max_force=100.0):
+    """A 2 kg, 1 m rod on a hinge at its end, held level by a velocity motor at 0 (up to
+    max_force N m), or by a servo at 0 with (k, d) ``servo``: the gravity torque it holds is
+    -9.81 N m. Reads (the motor's effort, the hinge's vertical force), N m and N."""
+    def make(world):
+        rod = world.add_body(Box((0.5, 0.02, 0.02)), mass=2.0, position=(0.5, 0, 1))
+        hinge = world.add_joint(Hinge(None, rod, anchor=(0, 0, 1), axis=(0, 1, 0)))
+        if servo is None:
+            hinge.set_motor(0.0, max_force)
+        else:
+            hinge.set_servo(0.0, *servo)
+        return (lambda: np.array([hinge.motor_effort, hinge.force[2]])), (lambda: hinge.angle)
+    return make
+
+
+@pytest.mark.parametrize("change", STEP_SIZE_CHANGES)
+def test_a_box_at_rest_reads_its_weight_in_the_first_step_after_the_step_size_changes(change):
+    """A 3 kg box on the ground reads m g = 29.43 N in every step after world.dt or substeps
+    changed, within 1e-6 N (found: 4e-8, the 1e-10 m/s its steady contact leaves read over
+    the new step), and stays where it lay (found within 5e-11 m). It read (1 + last / h) / 2
+    times its weight for a step: 259.7 N after 1/60 -> 1/1000, 15.6 N after 1/1000 -> 1/60,
+    73.5 / 18.4 N for 1/60 <-> 1/240, 40.5 / 18.4 N for 1 <-> 4 substeps: the drift's
+    velocities are carried on by the loads' kick over the change of half a step, which the
+    contact took up as if in the new step (step._retimed_kick)."""
+    steady, readings, moved = _held_then_switched(change, _box_on_the_ground())
+    assert steady == pytest.approx(29.43, abs=1e-9)
+    assert np.abs(readings - 29.43).max() < 1e-6, readings[:3]
+    assert moved < 1e-9
+
+
+@pytest.mark.parametrize("change", STEP_SIZE_CHANGES[:4])
+def test_a_box_at_rest_reads_its_weight_after_a_dt_change_with_the_iterative_solver(change):
+    """The same with the iterative solver, whose steady readings wander 29.37-29.46 N (its
+    relative tolerance, 1e-3): within 0.3 N and 1e-5 m after the change (found: 29.404-29.634;
+    259.7 N before)."""
+    steady, readings, moved = _held_then_switched(change, _box_on_the_ground("iterative"))
+    assert np.abs(readings - 29.43).max() < 0.3, readings[:3]
+    assert moved < 1e-5
+
+
+@pytest.mark.parametrize("change", STEP_SIZE_CHANGES)
+def test_a_rod_held_by_a_velocity_motor_reads_its_torque_in_the_first_step_after_a_change(change):
+    """A rod held level by a velocity motor reads -9.81 N m in every step after world.dt or
+    substeps changed, to 1e-9 (found: 4e-15), and keeps its angle (1e-9 rad); its hinge
+    reads 19.62 N up within 2e-5 (found up to 1e-5: the hinge's steady miss at 1/60,
+    8.5e-11 m, taken up by its stabilisation at 1/1000). It read -86.66 N m (and 96.47 N) for
+    a step after 1/60 -> 1/1000, -6.13 after 1/240 -> 1/60, -13.49 after 1 -> 4 substeps."""
+    steady, readings, moved = _held_then_switched(change, _rod_held_level(), seconds=0.05)
+    assert steady[0] == pytest.approx(-9.81, abs=1e-9)
+    assert np.abs(readings[:, 0] + 9.81).max() < 1e-9, readings[:3]
+    assert np.abs(readings[:, 1] - 19.62).max() < 2e-5, readings[:3]
+    assert moved < 1e-9
+
+
+@pytest.mark.parametrize("change", [("dt", 1 / 60, 1 / 1000), ("dt", 1 / 240, 1 / 1000)])
+def test_a_motor_with_little_to_spare_holds_its_rod_when_dt_falls(change):
+    """A velocity motor with 12 N m to hold 9.81 keeps its rod level (1e-9 rad; found
+    3e-12) when dt falls from 1/60 or 1/240 to 1/1000: the first step asked it for
+    (1 + last / h) / 2 times its load, which it could not give, and the rod dropped
+    1.96e-3 rad (7.1e-5 from 1/240)."""
+    _, readings, moved = _held_then_switched(change, _rod_held_level(max_force=12.0))
+    assert np.abs(readings[:, 0] + 9.81).max() < 1e-9, readings[:3]
+    assert moved < 1e-9
+
+
+@pytest.mark.parametrize("k, d", [(1e4, 100.0), (1e6, 1e3)])
+@pytest.mark.parametrize("change", STEP_SIZE_CHANGES)
+def test_a_servo_held_rod_stays_put_when_the_step_size_changes(change, k, d):
+    """A rod held level by a servo (static sag 9.81 / k rad) does not move when world.dt or
+    substeps changes (1e-9 rad over 0.3 s; found below 2e-11), and its effort stays its
+    steady one within 1e-6 N m (found 7e-7 at k 1e6 from 1/60 to 1/1000). The servo let the
+    drift's carried kick through: at k 1e4 the rod swung 4.7e-4 rad (0.48 of its sag) after
+    1/60 -> 1/1000, its effort -20.8 .. -8.8 N m, and rose 8.7e-4 rad after 1/240 -> 1/60;
+    at k 1e6 its effort reached -63.8 N m."""
+    steady, readings, moved = _held_then_switched(change, _rod_held_level(servo=(k, d)))
+    effort = readings[:, 0]
+    assert np.abs(effort - steady[0]).max() < 1e-6, (steady, effort.min(), effort.max())
+    assert moved < 1e-9
+
+
 def _spring_energies(dt, floor, seconds=10.0, switch_every=None):
     """E / E0 (steps,) of a 1 kg ball on a 100 N/m spring the user writes, -k x applied
     before each step, in zero g or sliding on a frictionless floor (``switch_every``: dt
