@@ -359,7 +359,7 @@ def row_ends(a, b, last=None) -> RowEnds:
 
 def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
                  rolls=None, grip=None, glide=GLIDE_SPEED,
-                 lead=None, ends=None) -> tuple[BoundedRows, ContactFrames]:
+                 lead=None, ends=None, kept=KEPT_PUSH) -> tuple[BoundedRows, ContactFrames]:
     """Rows for K contacts between bodies a and b (rows of the world arrays).
 
     point (K, 3) world, normal (K, 3) from a to b, depth (K,) m (negative: a gap);
@@ -374,7 +374,10 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     (``rolling_frame``). A touching contact's normal row aims at pushing out its depth
     beyond the slop in T, a gap's at closing no more than the gap in h (speculative); lead
     (K,) m or None: of each depth, what a turn within the step adds (``ContactSet.lead``),
-    which the row meets within h.
+    which the row meets within h. kept (m/s, scalar or (K,)): of each push-out, what the
+    bodies keep as speed (KEPT_PUSH; 0 where velocity motors hold them,
+    ``unilateral.held_contacts_kept_push``); the rest is the block's ``push``, made by
+    positions.
     Bounces are not a target here: impacts are resolved before the step's solve
     (``unilateral.resolve_impacts``).
 
@@ -419,7 +422,7 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     if lead is not None:
         target[:k] += lead / h
     push = np.zeros(3 * k)
-    push[:k] = np.maximum(out - KEPT_PUSH, 0.0)
+    push[:k] = np.maximum(out - kept, 0.0)
     block = BoundedRows(
         rows,
         lo=ends.lo,

@@ -31,6 +31,7 @@ from .collision.turning import shape_turning
 from .shapes import BOX, SPHERE
 from .contacts import ContactReport, detect, excluded_pairs, kinematic, report as contact_report
 from .contact_rows import MAX_PUSH_OUT
+from .jammed_push import progressing_push
 from .continuous import stopped_at_first_touch
 from .energy import dissipative_bound, kinetic_energy, restore_energy, state_energy
 from .errors import StepError
@@ -1073,6 +1074,7 @@ def _pushed(world, model, rows, uni, inv_mass, Iinv, factor, x1, q1, v, w, h, pu
     the next step's SHAKE takes what the push missed."""
     if pushing:
         dv, dw = push_velocities(world, model, rows, uni, inv_mass, Iinv, factor)
+        dv, dw = progressing_push(world, model, uni, x1, q1, h, dv, dw)
         dx, dq = h * dv, h * dw
     else:
         dx = dq = np.zeros_like(x1)
