@@ -1036,15 +1036,20 @@ def push_velocities(world, model, rows, uni, inv_mass, Iinv, factor):
     dv, dw = _velocity_jump(world, model, rows, uni, uni.block.rows.at(idx), push.take(idx),
                             zero, zero, inv_mass, Iinv, factor, CONTACT_SOFTNESS,
                             IMPACT_TOLERANCE)[:2]
-    return within_push_cap(model, dv, dw)
+    contacts = idx[idx < uni.n_contact_rows // 3]
+    touched = np.concatenate([uni.block.rows.a.take(contacts), uni.block.rows.b.take(contacts)])
+    return within_push_cap(model, dv, dw, touched)
 
 
-def within_push_cap(model, dv, dw):
+def within_push_cap(model, dv, dw, touched):
     """The push's velocities dv, dw (N, 3) each (m/s, rad/s), scaled down on each mechanism
-    (``model.mechanism``) whose fastest point (|dv| + |dw| times the body's bounding radius)
-    would move faster than contact_rows.MAX_PUSH_OUT: no body is pushed out faster than
-    that. The cap on the rows' push (m/s along a contact's normal) bounds the bodies' speed
-    where they are free; through joints a lever multiplies it: two links of a 6-link arm
+    (``model.mechanism``) of the bodies ``touched`` (rows) by pushing contacts whose fastest
+    point (|dv| + |dw| times the body's bounding radius) would move faster than
+    contact_rows.MAX_PUSH_OUT: no body is pushed out of an overlap faster than that (a
+    limit's push back, uncapped, turns a mechanism that no contact pushes as fast as its
+    own rule asks). The cap on the rows' push (m/s along a contact's normal) bounds the
+    bodies' speed where they are free; through joints a lever multiplies it: two links of a
+    6-link arm
     made 10 mm into one another 2 cm from a pin were pushed apart at 0.5 m/s along the
     normal at dt 1/240 (2.4 m/s at 1/1000, the same 2.5 mm a step) by turning the links at
     40 rad/s (170), and the last link's centre moved 15 mm a step (17 m/s at 1/1000). The
@@ -1057,7 +1062,11 @@ def within_push_cap(model, dv, dw):
     label = model.mechanism
     fastest = np.zeros(label.max(initial=0) + 1)
     np.maximum.at(fastest, label, speed)
-    scale = (MAX_PUSH_OUT / np.maximum(fastest, MAX_PUSH_OUT)).take(label)[:, None]
+    scale = MAX_PUSH_OUT / np.maximum(fastest, MAX_PUSH_OUT)
+    scale[~labels_reached(label, touched)[:scale.size]] = 1.0
+    if (scale == 1.0).all():
+        return dv, dw
+    scale = scale.take(label)[:, None]
     return dv * scale, dw * scale
 
 
