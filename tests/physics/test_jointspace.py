@@ -111,6 +111,18 @@ def maximal_qdd(view, tau):
 
 
 # -- coordinates and kinematics ------------------------------------------------------------------
+def _coordinates_after(view, q, qd, t, steps=20):
+    """The coordinates t s after q when the velocity variables stay qd (RK4 on q_rate)."""
+    y, h = q.copy(), t / steps
+    for _ in range(steps):
+        k1 = view.q_rate(y, qd)
+        k2 = view.q_rate(y + h / 2 * k1, qd)
+        k3 = view.q_rate(y + h / 2 * k2, qd)
+        k4 = view.q_rate(y + h * k3, qd)
+        y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return y
+
+
 def test_arm_coordinates_read_and_write_match_the_joints():
     rng = np.random.default_rng(0)
     world, joints, _ = six_joint_arm(rng)
@@ -159,20 +171,10 @@ def test_mixed_tree_coordinates_and_jacobians():
     Jp = view.point_jacobian(world.bodies[2], point)
     np.testing.assert_allclose(Jp @ qd, world.bodies[2].point_velocity(point), atol=1e-12)
 
-    def flow(t, steps=20):
-        y, h = q.copy(), t / steps
-        for _ in range(steps):
-            k1 = view.q_rate(y, qd)
-            k2 = view.q_rate(y + h / 2 * k1, qd)
-            k3 = view.q_rate(y + h / 2 * k2, qd)
-            k4 = view.q_rate(y + h * k3, qd)
-            y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        return y
-
     h = 1e-4
     u = []
     for t in (-h, h):
-        view.set_state(flow(t), qd)
+        view.set_state(_coordinates_after(view, q, qd, t), qd)
         u.append({b: np.r_[b.linear_velocity, b.angular_velocity] for b in world.bodies})
     for b in world.bodies:
         np.testing.assert_allclose((u[1][b] - u[0][b]) / (2 * h), Jdqd[b], atol=1e-6)
@@ -696,19 +698,9 @@ def test_floating_base_coordinates_and_jacobians():
         np.testing.assert_allclose(view.jacobian(body) @ qd,
                                    np.r_[body.linear_velocity, body.angular_velocity], atol=1e-12)
 
-    def flow(t, steps=20):
-        y, h = q.copy(), t / steps
-        for _ in range(steps):
-            k1 = view.q_rate(y, qd)
-            k2 = view.q_rate(y + h / 2 * k1, qd)
-            k3 = view.q_rate(y + h / 2 * k2, qd)
-            k4 = view.q_rate(y + h * k3, qd)
-            y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        return y
-
     h, u = 1e-4, []
     for t in (-h, h):
-        view.set_state(flow(t), qd)
+        view.set_state(_coordinates_after(view, q, qd, t), qd)
         u.append({body: np.r_[body.linear_velocity, body.angular_velocity] for body in b})
     for body in b:
         np.testing.assert_allclose((u[1][body] - u[0][body]) / (2 * h), Jdqd[body], atol=1e-6)
