@@ -502,6 +502,20 @@ class PlanRows:
     w: np.ndarray               # (N, 3) the angular velocities they were made at, rad/s
 
 
+def found_plan_rows(tables, kin: Kinematics, h: float, load=None) -> PlanRows:
+    """Every row of the tables' plan (``tables.plan``, not None) at kin, with which of them
+    are near enough to be rows this step (``bounded_joint_rows``, whose ``load`` this is)."""
+    plan = tables.plan
+    turned = tables.turned(kin)
+    c, J, C = plan_rows(tables, kin, turned)
+    reach, axes = swing_reach(tables, turned, kin, h, J, C)
+    v, w = (kin.v, kin.w) if load is None else (kin.v + h * load[0], kin.w + h * load[1])
+    rate = Rows(plan.a, plan.b, C, J[:, :6], J[:, 6:], np.zeros(C.size)).velocity(v, w)
+    near = reach < plan.margin - LIMIT_REACH * h * rate
+    near[plan.motor] = True
+    return PlanRows(c, J, C, reach, near, axes, kin.w)
+
+
 def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float, found=None, load=None):
     """BoundedRows for every motor and servo and every limit near enough to matter this step,
     the owning joint of each row, each row's index in the plan (``tables.plan``; the warm
@@ -523,14 +537,7 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float, found=None, 
     if plan is None:
         return None, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), None
     if found is None:
-        turned = tables.turned(kin)
-        c, J, C = plan_rows(tables, kin, turned)
-        reach, axes = swing_reach(tables, turned, kin, h, J, C)
-        v, w = (kin.v, kin.w) if load is None else (kin.v + h * load[0], kin.w + h * load[1])
-        rate = Rows(plan.a, plan.b, C, J[:, :6], J[:, 6:], np.zeros(C.size)).velocity(v, w)
-        near = reach < plan.margin - LIMIT_REACH * h * rate
-        near[plan.motor] = True
-        found = PlanRows(c, J, C, reach, near, axes, kin.w)
+        found = found_plan_rows(tables, kin, h, load)
     c, J, C, reach = found.c, found.J, found.C, found.reach
     kept = np.flatnonzero(found.near)
     if kept.size < C.size:

@@ -21,8 +21,8 @@ from .feedforward import carried_contacts, motor_feedforward, velocity_motor_row
 from .motor_hold import SATURATED
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
-from .limits import UPPER, bounded_joint_rows, limits_overrun
-from .math3d import einsum
+from .limits import UPPER, bounded_joint_rows, found_plan_rows, limits_overrun
+from .math3d import cross, einsum
 from .meeting import met_contacts, met_rows
 from .rotation import body_inverse_inertia, world_inverse_inertia
 from .rows import Rows
@@ -133,6 +133,10 @@ def unilateral_rows(world, model, kin, h, load=None):
     if moving.any():
         cs = live_contacts(world, cs)
     tables = world._limit_tables()
+    # (the plan's rows are made here, before the contacts' rows: which motors a contact's push
+    # would turn is read off them, ``held_contacts_kept_push``)
+    plan_found = None if tables.plan is None else found_plan_rows(
+        tables, kin, h, _user_load(world, model, kin))
     blocks, owners = [], []
     frames = ContactFrames.empty()
     warm, e = np.zeros((0, 3)), np.zeros(0)
@@ -154,8 +158,8 @@ def unilateral_rows(world, model, kin, h, load=None):
         block, frames = contact_rows(kin, a, b, cs.point, cs.normal, cs.depth, mu, h, T, load,
                                      rolling > 0, grip, glide,
                                      cs.lead if cs.lead.any() else None, ends,
-                                     held_contacts_kept_push(model, tables.plan,
-                                                             world._inv_mass[:world._n], a, b))
+                                     held_contacts_kept_push(world, model, kin, tables.plan,
+                                                             plan_found, cs))
         # the friction rows turn with the slip, the roll and the load (the frame of the
         # normal alone only where all are slow): where they turned, the warm start is last
         # step's forces along the new rows. (So are those that slid last step. A contact
@@ -175,8 +179,8 @@ def unilateral_rows(world, model, kin, h, load=None):
             block, frames, np.maximum(spin_friction.take(a), spin_friction.take(b)), rolling)
         blocks.append(block)
         owners.append(np.full(block.rows.count, -1, dtype=np.intp))
-    limit_block, limit_owner, limit_rows, found = bounded_joint_rows(
-        tables, kin, h, T, load=None if tables.plan is None else _user_load(world, model, kin))
+    limit_block, limit_owner, limit_rows, found = bounded_joint_rows(tables, None, h, T,
+                                                                     plan_found)
     if limit_block is not None:
         blocks.append(limit_block)
         owners.append(limit_owner)
@@ -189,12 +193,13 @@ def unilateral_rows(world, model, kin, h, load=None):
                       moving=moving)
 
 
-def held_contacts_kept_push(model, plan, inv_mass, a, b):
-    """Of the push-out of each contact between the bodies a, b (K,) (rows), what the bodies
+def held_contacts_kept_push(world, model, kin, plan, found, cs):
+    """Of the push-out of each contact of ``cs`` (ContactSet, K contacts), what the bodies
     keep as speed (m/s, ``contact_rows`` ``kept``): contact_rows.KEPT_PUSH, but none on a
-    contact between two dynamic bodies of one mechanism (``model.mechanism``) that a
-    velocity motor of the ``plan`` (limits.BoundedPlan, or None) drives; the scalar where no
-    contact is so.
+    contact that a velocity motor of the ``plan`` (limits.BoundedPlan, or None; its rows at
+    kin, ``found``: limits.PlanRows) holds: one between two dynamic bodies of one mechanism
+    (``model.mechanism``) that such a motor drives, or one whose push turns such a motor's
+    joint (``pushes_held_motor``); the scalar where no contact is so.
 
     A velocity motor holds its joint's speed, and a push kept as speed between two links of
     its mechanism is a speed of the joints between them: the step's solve set the two
@@ -203,13 +208,18 @@ def held_contacts_kept_push(model, plan, inv_mass, a, b):
     near a pin, pushed with 7.8 kN at dt 1/240 and 33 kN at 1/1000 (the softness' force for
     the speed missed, over h), kept their joints turning at up to 1.1 rad/s, and where the
     push fell below KEPT_PUSH (all of it asked as speed) the motors won: the links stayed
-    1.1 mm deep, held apart by 8.5 kN. Made by positions alone, the push is no speed for the
+    1.1 mm deep, held apart by 8.5 kN. So does a link pushed out of a body outside its
+    mechanism: a 2 kg, 1 m rod on a hinge held at speed 0, its tip 10 mm into a static
+    block, pushed with 4.2 kN against 3.8 kN m at dt 1/240 and with 11 kN against the
+    motor's whole 1e4 N m at 1/1000. Made by positions alone, the push is no speed for the
     motors to fight (Box2D v2's split of the position correction from the velocity solve).
-    (Made so for every contact on such a mechanism, the car scene's wheels, whose small
-    pushes out of the ground its motors do not resist, took the push's own solve in 447 of
-    600 steps: 4796 calls a step against 3939.)"""
+    (Made so for every contact on a driven mechanism, the car scene's wheels, whose pushes
+    out of the ground turn no motor, took the push's own solve in 447 of 600 steps: 4796
+    calls a step against 3939.)"""
     if plan is None or not plan.velocity_motor.any():
         return KEPT_PUSH
+    a, b = cs.body_a, cs.body_b
+    inv_mass = world._inv_mass[:world._n]
     motors = plan.motor[plan.velocity_motor]
     ends = np.concatenate([plan.a.take(motors), plan.b.take(motors)])
     dynamic = inv_mass > 0
@@ -218,7 +228,59 @@ def held_contacts_kept_push(model, plan, inv_mass, a, b):
     label_a = label.take(a)
     held = (dynamic.take(a) & dynamic.take(b) & (label_a == label.take(b))
             & driven.take(label_a))
+    held |= pushes_held_motor(world, model, kin, plan, found, cs, motors)
     return np.where(held, 0.0, KEPT_PUSH) if held.any() else KEPT_PUSH
+
+
+# of a contact's push on a body (its row's velocity change, M^-1 J^T), the least share along
+# a velocity motor's row at that body (the cosine of the two rows in the M^-1 metric) that
+# makes the push one the motor holds. The car scene's wheels pushed out of the ground share
+# <= 1.3e-9 with their spin motors over its first 630 steps (round wheels: the push passes
+# through the axle); a rod on a hinge pushed out of a block near its tip, 0.66 to 0.74.
+HELD_PUSH_SHARE = 0.05
+
+
+def pushes_held_motor(world, model, kin, plan, found, cs, motors):
+    """(K,) bool: which contacts of cs (ContactSet) push a dynamic body along the row of a
+    velocity motor (``motors``: plan rows, limits.BoundedPlan; ``found``: limits.PlanRows,
+    their Jacobians) at that body by more than HELD_PUSH_SHARE of the push (the cosine of
+    the contact's normal row and the motor's row on that body, in the body's M^-1 metric):
+    a push the motor, holding its joint's speed, would have to give way to."""
+    held = np.zeros(len(cs), dtype=bool)
+    inv_mass = world._inv_mass[:world._n]
+    body = np.concatenate([plan.a.take(motors), plan.b.take(motors)])
+    ends = np.zeros(inv_mass.size, dtype=bool)
+    ends[body] = True
+    ends &= inv_mass > 0
+    # (only a contact deeper than the slop pushes: of the car scene's 630 steps, 466 have one)
+    pushed = np.flatnonzero((cs.depth - cs.lead > SLOP)
+                            & (ends.take(cs.body_a) | ends.take(cs.body_b)))
+    if not pushed.size:
+        return held
+    # every (pushed contact, motor row) pair on one dynamic body: the motor row's a (side 0)
+    # or b (side 1) in ``body``; a few contacts and motors: one comparison of all with all
+    touching = np.concatenate([cs.body_a.take(pushed), cs.body_b.take(pushed)])
+    touching = np.where(ends.take(touching), touching, -1)
+    contact, end = np.nonzero(touching[:, None] == body)
+    contact = pushed.take(contact % pushed.size)
+    on_body = body.take(end)
+    J = found.J.take(np.concatenate([motors, motors]).take(end), axis=0)
+    J = np.where((end < motors.size)[:, None], J[:, :6], J[:, 6:])
+    n = cs.normal.take(contact, axis=0)
+    r = cs.point.take(contact, axis=0) - kin.x.take(on_body, axis=0)
+    turn = cross(r, n)
+    Iinv = world_inverse_inertia(kin.R.take(on_body, axis=0),
+                                 body_inverse_inertia(world, model).take(on_body, axis=0))
+    m = inv_mass.take(on_body)
+    J_lin, J_ang = J[:, :3], J[:, 3:]
+    I_turn = einsum("nij,nj->ni", Iinv, turn)
+    across = m * einsum("ij,ij->i", J_lin, n) + einsum("ij,ij->i", J_ang, I_turn)
+    motor_self = m * einsum("ij,ij->i", J_lin, J_lin) + einsum(
+        "ij,ij->i", J_ang, einsum("nij,nj->ni", Iinv, J_ang))
+    push_self = m + einsum("ij,ij->i", turn, I_turn)
+    share = np.abs(across) / np.sqrt(np.maximum(motor_self * push_self, 1e-300))
+    held[contact[share > HELD_PUSH_SHARE]] = True
+    return held
 
 
 def with_overrun_limits(world, uni, v, w, h, unbounded):

@@ -1,10 +1,10 @@
 """Overlaps pushed out of jointed, motor-held mechanisms: two links of one arm made inside one
-another."""
+another, a motor-held rod made inside a static block, a driven wheel made inside the floor."""
 import numpy as np
 import pytest
 
-from physics import Box, Hinge, World
-from physics.contact_rows import MAX_PUSH_OUT
+from physics import Box, Hinge, Sphere, World
+from physics.contact_rows import KEPT_PUSH, MAX_PUSH_OUT, SLOP
 
 ARM_AXES = [(0, 0, 1), (0, 1, 0), (0, 1, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1)]
 
@@ -83,3 +83,50 @@ def test_a_motor_held_arm_pushed_out_of_itself_is_not_fought_by_its_motors_and_r
     np.testing.assert_allclose([j.angle for j in joints], held, rtol=0, atol=1e-7)
     assert world.contacts.depth.max() < 1.5e-3
     assert world.constraint_error() < 1e-6
+
+
+@pytest.mark.parametrize("dt", [1 / 240, 1 / 1000])
+def test_a_motor_held_rod_pushed_out_of_a_static_block_is_not_fought_by_its_motor(dt):
+    """A 1 m, 2 kg rod on a hinge at one end (axis y), held level by a velocity motor at speed
+    0 (max 1e4 N m), its tip made 10 mm into a static block under gravity. The push would
+    turn the motor's joint, so it is made by positions alone: the contacts push with no
+    force, the motor holds the rod's weight (9.81 N m) alone, and the rod turns up out of
+    the block to the slop (0.0108 rad) and rests there. Before, the push kept as speed
+    (0.1 m/s) set the contacts against the motor: 4.2 kN (summed) against 3.8 kN m at dt
+    1/240, 11 kN against the motor's whole 1e4 N m at 1/1000 (still there at 0.5 s)."""
+    world = World(dt=dt, gravity=(0, 0, -9.81))
+    rod = world.add_body(Box((0.5, 0.02, 0.02)), mass=2.0, position=(0.5, 0, 1))
+    world.add_body(Box((0.05, 0.2, 0.2)), static=True, position=(0.95, 0, 0.99 - 0.2))
+    joint = world.add_joint(Hinge(None, rod, anchor=(0, 0, 1), axis=(0, 1, 0)))
+    joint.set_motor(0.0, 1e4)
+    force = effort = 0.0
+    for _ in range(round(0.5 / dt)):
+        world.step()
+        if len(world.contacts):
+            force = max(force, world.contacts.normal_force.sum())
+        effort = max(effort, abs(joint.motor_effort))
+    assert force < 1.0
+    assert effort == pytest.approx(2.0 * 9.81 * 0.5, rel=1e-3)
+    assert joint.angle == pytest.approx(-0.01078, abs=1e-4)
+    assert abs(joint.rate) < 1e-6
+    assert world.contacts.depth.max() == pytest.approx(SLOP, rel=1e-5)
+
+
+@pytest.mark.parametrize("dt", [1 / 240, 1 / 1000])
+def test_a_driven_wheel_pushed_out_of_the_floor_keeps_the_kept_push(dt):
+    """A round wheel (0.12 m, 1 kg sphere) on a hinge to a free 3 kg box, its motor at speed
+    0, made 2 cm into a static floor without gravity: its push passes through the axle and
+    turns no motor, so it keeps contact_rows.KEPT_PUSH as speed like any body's (it leaves
+    at 0.1013 m/s at dt 1/240, 0.1016 at 1/1000) and turns not."""
+    world = World(dt=dt, gravity=(0, 0, 0))
+    world.add_body(Box((2, 2, 0.1)), static=True, position=(0, 0, -0.1))
+    body = world.add_body(Box((0.2, 0.1, 0.05)), mass=3.0, position=(0, 0, 0.3))
+    wheel = world.add_body(Sphere(0.12), mass=1.0, position=(0, 0.15, 0.1))
+    joint = world.add_joint(Hinge(body, wheel, anchor=(0, 0.15, 0.1), axis=(0, 1, 0)))
+    joint.set_motor(0.0, 1e4)
+    fastest = 0.0
+    for _ in range(round(0.3 / dt)):
+        world.step()
+        fastest = max(fastest, wheel.linear_velocity[2])
+    assert fastest == pytest.approx(KEPT_PUSH, rel=0.02)
+    assert abs(joint.rate) < 1e-9
