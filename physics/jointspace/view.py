@@ -33,6 +33,7 @@ import scipy.linalg as sla
 from ..joints import Joint, _Turning
 from ..limits import wrap_near
 from ..math3d import cross, quat_to_matrix
+from ..sleeping import linked_labels
 from ..validation import check_vector
 from .constrained import Constraint, ConstrainedMixin
 from .coordinates import FloatingBase, TreeJoint, cross3, skew
@@ -108,26 +109,18 @@ def _untied_groups(world, candidates, chosen, reached, fixed, default_joints):
     each gets a floating base. A group tied to the world only by joints that cannot be tree
     joints is a ValueError when the joints are the default ones (the view would leave
     jointed bodies out without a word); with joints given, the caller reports them."""
-    parent = {}
-
-    def root(r):
-        while parent[r] != r:
-            parent[r] = parent[parent[r]]
-            r = parent[r]
-        return r
-
-    for j in candidates:
-        a, b = j._rows_a, j.body_b.row
-        if id(j) in chosen or a in reached or b in reached:
-            continue
-        for r in (a, b):
-            parent.setdefault(r, r)
-        parent[root(a)] = root(b)
-    groups = {}
-    for r in parent:
-        groups.setdefault(root(r), set()).add(r)
+    left = [j for j in candidates if id(j) not in chosen
+            and j._rows_a not in reached and j.body_b.row not in reached]
+    if not left:
+        return []
+    a = np.array([j._rows_a for j in left])
+    b = np.array([j.body_b.row for j in left])
+    labels = linked_labels(a, b, world._n)
+    groups = {}                      # (in the order of their first rows)
+    for r in np.unique(np.concatenate([a, b])).tolist():
+        groups.setdefault(labels[r], set()).add(r)
     untied = []
-    for group in sorted(groups.values(), key=min):
+    for group in groups.values():
         ties = [j for j in world.joints if {j._rows_a, j.body_b.row} & group
                 and {j._rows_a, j.body_b.row} & fixed]
         if not ties:
