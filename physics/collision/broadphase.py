@@ -411,7 +411,7 @@ class PairCache:
                     return (self.pairs if self.paired is not None
                             else self._keep_pairs(*self.pairs))
                 return self._appended_swept(position, static, margin, reach)
-        kind, params, radius, n = self.kind, self.params, self.radius, len(self.kind)
+        radius, n = self.radius, len(self.kind)
         self.skin = np.where(static, 0.0, SKIN_RADIUS * radius + margin + SKIN_STEPS * reach)
         self.margin, self.static = margin, static.copy()
         grow = radius + self.skin + 0.5 * margin     # (the skin is 0 on static bodies)

@@ -127,7 +127,7 @@ def find_contacts_keeping(pair_cache: PairCache, manifolds: Manifolds, position,
 def _find(pair_cache: PairCache, manifolds, position, rotation, *, static, group, mask, margin,
           velocity, dt, spin=None, steered=None):
     """The contacts, and the manifolds kept (None when not keeping them)."""
-    kind, params = pair_cache.kind, pair_cache.params
+    kind = pair_cache.kind
     n = len(kind)
     position = np.asarray(position, dtype=float)
     rotation = np.asarray(rotation, dtype=float)

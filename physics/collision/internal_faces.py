@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..shapes import BOX
 from .broadphase import sweep_and_prune
 from .geometry import einsum
 
