@@ -269,8 +269,7 @@ def pushes_held_motor(world, model, kin, plan, found, cs, motors):
     n = cs.normal.take(contact, axis=0)
     r = cs.point.take(contact, axis=0) - kin.x.take(on_body, axis=0)
     turn = cross(r, n)
-    Iinv = world_inverse_inertia(kin.R.take(on_body, axis=0),
-                                 body_inverse_inertia(world, model).take(on_body, axis=0))
+    Iinv = _inverse_inertia_of(world, model, kin, on_body)
     m = inv_mass.take(on_body)
     J_lin, J_ang = J[:, :3], J[:, 3:]
     I_turn = einsum("nij,nj->ni", Iinv, turn)
@@ -304,6 +303,13 @@ def with_overrun_limits(world, uni, v, w, h, unbounded):
                    limit_found=found)
 
 
+def _inverse_inertia_of(world, model, kin, rows):
+    """(r, 3, 3) the world inverse inertias (1/(kg m^2)) of the bodies ``rows`` (r,) at the
+    step's start (kin), computed for them alone."""
+    return world_inverse_inertia(kin.R.take(rows, axis=0),
+                                 body_inverse_inertia(world, model).take(rows, axis=0))
+
+
 def _user_load(world, model, kin):
     """The accelerations (lin, ang), (N, 3) each (m/s^2, rad/s^2), that the user's forces and
     torques queued for this step give the bodies, or None where none are queued."""
@@ -315,8 +321,7 @@ def _user_load(world, model, kin):
     ang = np.zeros((n, 3))
     turned = np.flatnonzero(torque.any(axis=1))
     if turned.size:         # (the world inertias of the bodies turned only)
-        Iinv = world_inverse_inertia(kin.R.take(turned, axis=0),
-                                     body_inverse_inertia(world, model).take(turned, axis=0))
+        Iinv = _inverse_inertia_of(world, model, kin, turned)
         ang[turned] = inverse_mass_times(inv_mass.take(turned), Iinv,
                                          force.take(turned, axis=0),
                                          torque.take(turned, axis=0))[1]
