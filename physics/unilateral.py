@@ -228,7 +228,7 @@ def held_contacts_kept_push(world, model, kin, plan, found, cs):
     label_a = label.take(a)
     held = (dynamic.take(a) & dynamic.take(b) & (label_a == label.take(b))
             & driven.take(label_a))
-    held |= pushes_held_motor(world, model, kin, plan, found, cs, motors)
+    held |= pushes_held_motor(world, model, kin, found, cs, motors, ends)
     return np.where(held, 0.0, KEPT_PUSH) if held.any() else KEPT_PUSH
 
 
@@ -240,15 +240,14 @@ def held_contacts_kept_push(world, model, kin, plan, found, cs):
 HELD_PUSH_SHARE = 0.05
 
 
-def pushes_held_motor(world, model, kin, plan, found, cs, motors):
+def pushes_held_motor(world, model, kin, found, cs, motors, body):
     """(K,) bool: which contacts of cs (ContactSet) push a dynamic body along the row of a
     velocity motor (``motors``: plan rows, limits.BoundedPlan; ``found``: limits.PlanRows,
-    their Jacobians) at that body by more than HELD_PUSH_SHARE of the push (the cosine of
+    their Jacobians; ``body``: their body_a rows, then their body_b rows) at that body by more than HELD_PUSH_SHARE of the push (the cosine of
     the contact's normal row and the motor's row on that body, in the body's M^-1 metric):
     a push the motor, holding its joint's speed, would have to give way to."""
     held = np.zeros(len(cs), dtype=bool)
     inv_mass = world._inv_mass[:world._n]
-    body = np.concatenate([plan.a.take(motors), plan.b.take(motors)])
     ends = np.zeros(inv_mass.size, dtype=bool)
     ends[body] = True
     ends &= inv_mass > 0
