@@ -36,6 +36,14 @@ def quat_to_matrix(q: np.ndarray) -> np.ndarray:
     return (products @ _QUAT_PRODUCTS_TO_R + _IDENTITY9).reshape(-1, 3, 3)
 
 
+def matrix_to_quat(R: np.ndarray) -> np.ndarray:
+    """One (3, 3) rotation matrix -> its unit quaternion (w, x, y, z) (scipy's conversion)."""
+    from scipy.spatial.transform import Rotation
+    x, y, z, w = Rotation.from_matrix(R).as_quat()
+    q = np.array([w, x, y, z])
+    return q / np.linalg.norm(q)
+
+
 # Component c of the Hamilton product a * b is sum_t a_t s[t, c] b[_QM_B[t, c]], the four
 # terms t in the textbook order (aw bw - ax bx - ay by - az bz, ...). The signed, permuted b
 # (n, 4, 4) is one product with a matrix of 0 and +-1 (exact: one non-zero term per entry),

@@ -32,20 +32,13 @@ import scipy.linalg as sla
 
 from ..joints import Joint, _Turning
 from ..limits import wrap_near
-from ..math3d import cross, quat_to_matrix
+from ..math3d import cross, matrix_to_quat, quat_to_matrix
 from ..sleeping import linked_labels
 from ..validation import check_vector
 from .constrained import Constraint, ConstrainedMixin
 from .coordinates import FloatingBase, TreeJoint, cross3, skew
 
 _STATE = ("_x", "_q", "_v", "_w")
-
-
-def _matrix_to_quat(R: np.ndarray) -> np.ndarray:
-    from scipy.spatial.transform import Rotation
-    x, y, z, w = Rotation.from_matrix(R).as_quat()
-    q = np.array([w, x, y, z])
-    return q / np.linalg.norm(q)
 
 
 @dataclass
@@ -397,7 +390,7 @@ class ArticulatedView(ConstrainedMixin):
                 R[tj.a], pos[tj.a] = Ra, p - Ra @ (tj.la + d)
         for r in self._rows:
             x[r] = pos[r]
-            qu[r] = _matrix_to_quat(R[r])
+            qu[r] = matrix_to_quat(R[r])
         # the hinges' turn counts: Hinge.angle and q read back the angles set, not wrapped
         hinge, owner = self._hinge_coordinates()
         world._joint_angle[owner] = q[hinge]
