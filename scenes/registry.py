@@ -90,9 +90,13 @@ def _module(name: str):
             raise ValueError(f"scene file {name!r}: build must be a function build(world), "
                              f"got {type(module.build).__name__} {module.build!r}")
         return module
+    if name.endswith(".urdf"):
+        from .urdf_file import scene_module
+        return scene_module(name)
     if os.path.isfile(name):
         raise ValueError(f"{name!r} is not a scene: a scene file is a .py file that defines "
-                         f"build(world) (choose a ready one of: {', '.join(names())})")
+                         f"build(world), or a .urdf robot (choose a ready one of: "
+                         f"{', '.join(names())})")
     close = close_names(name, names())
     hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
     raise ValueError(f"unknown scene {name!r}; {hint}choose one of: {', '.join(names())} "

@@ -935,13 +935,14 @@ def _list_parser(sub):
     s = _command(sub, "list", "list the scenes with their descriptions and parameters (each "
                  "with its default, unit and meaning)", cmd_list)
     s.add_argument("scene", nargs="?", default=None,
-                   help="one scene (a name or a .py file) to describe (default: all)")
+                   help="one scene (a name, a .py file or a .urdf robot) to describe "
+                        "(default: all)")
 
 
 def _run_parser(sub):
     s = _command(sub, "run", "run a scene headless and print a summary", cmd_run)
-    s.add_argument("scene", help="scene name (see `maxcoord list`) or a .py file defining "
-                   "build(world)")
+    s.add_argument("scene", help="scene name (see `maxcoord list`), a .py file defining "
+                   "build(world), or a .urdf robot")
     s.add_argument("--seconds", default="10", metavar="S",
                    help="simulated time to run, in s, a number or a fraction a/b (default 10)")
     s.add_argument("--dt", default=None, metavar="DT",
@@ -983,7 +984,8 @@ def _bench_parser(sub):
 def _view_parser(sub):
     s = _command(sub, "view", "open the interactive viewer on a scene, or play back a "
                  "recording (.npz from `run --record`) with a timeline", cmd_view)
-    s.add_argument("scene", help="scene name, a .py scene file, or a .npz recording")
+    s.add_argument("scene", help="scene name, a .py scene file, a .urdf robot, or a .npz "
+                   "recording")
     _add_param(s, recordings=True)
     s.add_argument("--size", default="1280x720", metavar="WxH",
                    help=f"window size in pixels, each side at most {MAX_SIZE} (default "
@@ -1002,7 +1004,8 @@ def _view_parser(sub):
 def _render_parser(sub):
     s = _command(sub, "render", "render a scene (or a .npz recording's playback) offscreen to "
                  ".png/.gif/.mp4 or a folder of PNG frames", cmd_render)
-    s.add_argument("scene", help="scene name, a .py scene file, or a .npz recording")
+    s.add_argument("scene", help="scene name, a .py scene file, a .urdf robot, or a .npz "
+                   "recording")
     s.add_argument("--seconds", default=None, metavar="S",
                    help="simulated time to render, in s (a number or a fraction a/b): a clip "
                         "of round(S * fps) frames, or "
