@@ -4,6 +4,8 @@ import io
 import pathlib
 import re
 
+import numpy as np
+
 README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
 
 
@@ -25,8 +27,8 @@ def _run(code):
     return out.getvalue()
 
 
-def test_readme_has_its_three_examples():
-    assert len(_examples()) == 3
+def test_readme_has_its_four_examples():
+    assert len(_examples()) == 4
 
 
 def test_the_joint_example_runs_and_keeps_its_joints():
@@ -53,3 +55,17 @@ def test_the_joint_space_example_agrees_with_the_engine_as_readme_says():
     assert claimed == printed
     joint_space, engine = map(float, re.findall(r"(\S+) rad", printed[0]))
     assert abs(joint_space - engine) < 1e-3
+
+
+def test_the_urdf_example_prints_what_readme_says(recwarn):
+    code, claimed = _examples()[3]
+    printed = _run(code).splitlines()
+    assert claimed == printed
+    # the merged tool flange is also the one warning; and that is physics: the lifting arm's
+    # shoulder turns at its motor's 0.5 rad/s, and the elbow's motor holds the 1 kg lower
+    # link, centre 0.2 m out, against gravity: m g r cos(angle), to first order in dt
+    assert [str(w.message).count("\n  ") for w in recwarn.list] == [1]
+    angle, rate, effort = map(float, re.search(
+        r"shoulder (\S+) rad at (\S+) rad/s, elbow held with (\S+) N m", printed[1]).groups())
+    assert abs(rate - 0.5) < 1e-6
+    assert abs(effort - 1.0 * 9.81 * 0.2 * np.cos(angle)) < 0.005
