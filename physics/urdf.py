@@ -21,14 +21,16 @@ UserWarning):
   it then gets that mass, centred on its first shape with that shape's inertia (a 1 cm
   sphere's at the link's origin with no shape).
 - With ``fixed_base`` the root link is static (a static body with its shape, or the world
-  frame itself where it has none); otherwise it is a free body.
+  frame itself where it has none); otherwise it is a free body (a massless root welded to
+  its one child, a ``base_footprint``, is merged into that child).
 - Joints: revolute -> Hinge with limits, continuous -> Hinge, prismatic -> Slider with limits,
   fixed -> Fixed, floating -> none (the child is free), planar -> none (not supported: the
   child is left free). ``<dynamics damping>`` -> a damper (``set_servo(0, stiffness=0,
   damping)``), ``friction`` -> the joint's dry friction; ``<limit effort>`` -> the motor's
-  max force with ``motors=True`` (a velocity motor at 0 on each actuated joint, to be driven
-  by ``set_motor``); ``<limit velocity>`` is kept in ``velocity_limits``, not enforced;
-  ``<mimic>`` -> a ``Gear`` (q = multiplier q_mimicked), refused mimics listed.
+  max force with ``motors=True`` (a velocity motor at 0 on each actuated joint but a
+  mimicking one, to be driven by ``set_motor``); ``<limit velocity>`` is kept in
+  ``velocity_limits``, not enforced; ``<mimic>`` -> a ``Gear`` (q = multiplier
+  q_mimicked), refused mimics listed.
 - Jointed bodies do not collide (the engine's own rule); ``self_collision=False`` (the
   default, as PyBullet's) also keeps every other pair of the robot's bodies apart.
 """
@@ -168,6 +170,14 @@ def _body_plans(robot, frames, fixed_base, missing_mass, ignored) -> dict:
         massless = link.inertial is None or link.inertial.mass == 0
         if name == robot.root and fixed_base:
             plans[name] = _static_plan(link, p_link, R_link, ignored)
+        elif name == robot.root and massless and _welded_child(robot) is not None:
+            # (a free robot's massless root frame welded to its one child, base_footprint
+            # on base_link: the child is the base that carries it)
+            plans[name] = _welded_child(robot)
+            ignored.append(f"link {name!r}: no mass (no <inertial>, or mass 0), merged into "
+                           f"link {plans[name]!r} across fixed joint "
+                           f"{robot.parent_joint[plans[name]].name!r}"
+                           + _dropped_collisions(link))
         elif massless and joint is not None and joint.type == "fixed":
             carrier = plans[joint.parent]
             plans[name] = carrier if isinstance(carrier, str) else joint.parent
@@ -178,6 +188,16 @@ def _body_plans(robot, frames, fixed_base, missing_mass, ignored) -> dict:
             plans[name] = _dynamic_plan(link, joint, p_link, R_link, massless, missing_mass,
                                         ignored)
     return plans
+
+
+def _welded_child(robot) -> str | None:
+    """The root link's one child where a fixed joint welds it on and it has a mass, else
+    None."""
+    below = [j for j in robot.joints if j.parent == robot.root]
+    if len(below) != 1 or below[0].type != "fixed":
+        return None
+    inertial = robot.links[below[0].child].inertial
+    return below[0].child if inertial is not None and inertial.mass > 0 else None
 
 
 def _dropped_collisions(link) -> str:
@@ -218,7 +238,8 @@ def _dynamic_plan(link, joint, p_link, R_link, massless, missing_mass, ignored):
                          "give it an <inertial>, or load with missing_mass= (kg)")
     if massless:
         com, inertia_link, mass = np.zeros(3), None, missing_mass
-        ignored.append(f"{owner}: no <inertial>: given missing_mass {mass:g} kg")
+        ignored.append(f"{owner}: no mass (no <inertial>, or mass 0): given missing_mass "
+                       f"{mass:g} kg")
     else:
         origin = link.inertial.origin
         com, mass = origin.xyz, link.inertial.mass
@@ -312,19 +333,25 @@ def _add_joints(world, robot, frames, result, motors):
         result.joints[spec.name] = made[spec.name] = joint
         if spec.type == "fixed":
             continue
-        if motors:
+        if motors and spec.mimic is None:        # (a mimicking joint follows its gear)
             joint.set_motor(0.0, spec.effort)
             if spec.damping > 0:
                 result.ignored.append(f"{owner}: <dynamics damping> (motors=True: the motor "
                                       "takes the joint's servo slot)")
         elif spec.damping > 0:
             joint.set_servo(0.0, stiffness=0.0, damping=spec.damping)
+    _add_mimics(world, robot, made, result)
+
+
+def _add_mimics(world, robot, made, result):
+    """A Gear for each <mimic> between two joints made as hinges or sliders."""
     for spec in robot.joints:
         if spec.mimic is None or spec.name not in made:
             continue
         source, multiplier, offset = spec.mimic
         owner = f"joint {spec.name!r} <mimic joint={source!r}>"
-        if source not in made or isinstance(made[source], Fixed) or isinstance(made[spec.name], Fixed):
+        if source not in made or any(isinstance(made[name], Fixed)
+                                     for name in (source, spec.name)):
             result.ignored.append(f"{owner}: not both joints are hinges or sliders")
         elif offset != 0:
             result.ignored.append(f"{owner}: offset {offset:g} (a gear holds q2 = r q1 from "

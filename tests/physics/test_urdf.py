@@ -213,14 +213,19 @@ def test_mimic_joint_is_a_gear_and_damping_a_damper():
 
 
 def test_floating_base_falls_freely_with_its_joints():
-    text = f"""<robot name="f"><link name="torso">{_inertial(5.0)}</link>
+    # a massless root frame (base_footprint) welded to the torso is carried by the torso
+    text = f"""<robot name="f"><link name="footprint"/><link name="torso">{_inertial(5.0)}</link>
+      <joint name="weld" type="fixed"><parent link="footprint"/><child link="torso"/>
+        <origin xyz="0 0 0.5"/></joint>
       <link name="leg">{_inertial(1.0, "0 0 -0.3")}</link>
       <joint name="hip" type="continuous"><parent link="torso"/><child link="leg"/>
         <axis xyz="0 1 0"/></joint></robot>"""
     world = World(dt=1 / 240)
     robot, _ = _load(world, text, fixed_base=False, position=(0, 0, 10))
+    assert robot.bodies["footprint"] is robot.bodies["torso"] and len(world.bodies) == 2
     world.step(240)
-    np.testing.assert_allclose(robot.bodies["torso"].position, (0, 0, 10 - G / 2), atol=1e-9)
+    np.testing.assert_allclose(robot.bodies["torso"].position, (0, 0, 10.5 - G / 2), atol=1e-9)
+    np.testing.assert_allclose(robot.link_pose("footprint")[0], (0, 0, 10 - G / 2), atol=1e-9)
     assert abs(robot.joints["hip"].angle) < 1e-9
 
 
@@ -268,6 +273,47 @@ def test_a_moving_link_without_inertial_takes_missing_mass_with_its_shapes_inert
     np.testing.assert_allclose(wheel.inertia, np.eye(3) * 0.4 * 0.5 * 0.1**2, rtol=1e-15)
     np.testing.assert_allclose(wheel.position, (0, 0, 0.3), atol=1e-15)
     assert "given missing_mass 0.5 kg" in warned[0]
+
+
+def _gripper(wrist):
+    finger = '<limit lower="0" upper="0.04" effort="20" velocity="0.1"/>'
+    # on a wrist the palm turns; without one the palm is the robot's static root
+    palm_joint = ('<link name="base"/><joint name="wrist" type="continuous"><parent '
+                  'link="base"/><child link="palm"/><axis xyz="0 0 1"/>'
+                  '<limit effort="5" velocity="1"/></joint>' if wrist else "")
+    return f"""<robot name="hand">
+      <link name="palm">{_inertial(1.0)}<collision><origin xyz="0 0 0.1"/><geometry>
+        <box size="0.1 0.1 0.05"/></geometry></collision></link>
+      <link name="left">{_inertial(0.1, ixx=1e-3, iyy=1e-3, izz=1e-3)}</link>
+      <link name="right">{_inertial(0.1, ixx=1e-3, iyy=1e-3, izz=1e-3)}</link>
+      {palm_joint}
+      <joint name="left" type="prismatic"><parent link="palm"/><child link="left"/>
+        <axis xyz="0 1 0"/>{finger}</joint>
+      <joint name="right" type="prismatic"><parent link="palm"/><child link="right"/>
+        <axis xyz="0 -1 0"/>{finger}<mimic joint="left"/></joint>
+    </robot>"""
+
+
+def test_a_mimicking_finger_follows_its_gear_and_gets_no_motor():
+    # the palm static: the left finger's motor opens the hand at 1 cm/s and the right
+    # finger follows through the gear (a motor at 0 on it would stall both)
+    world = World(gravity=(0, 0, 0), dt=1 / 240)
+    robot, _ = _load(world, _gripper(wrist=False), motors=True)
+    assert isinstance(robot.couplings["right"], Gear)
+    robot.joints["left"].set_motor(0.01, 20.0)
+    world.step(240)
+    np.testing.assert_allclose(robot.joints["left"].position, 0.01, rtol=1e-3)
+    np.testing.assert_allclose(robot.joints["right"].position, robot.joints["left"].position,
+                               atol=1e-9)
+
+
+def test_a_mimic_the_gears_refuse_is_listed():
+    # on a palm that turns on its wrist the two fingers' sliders move three bodies: a gear
+    # between them is refused (see Gear), and listed
+    world = World()
+    robot, warned = _load(world, _gripper(wrist=True))
+    assert "right" not in robot.couplings
+    assert "joint 'right' <mimic joint='left'>" in warned[0]
 
 
 # -- refused input: a ValueError naming the element, and nothing added ----------------------
@@ -330,6 +376,14 @@ def test_a_failure_after_some_bodies_were_made_leaves_the_world_as_it_was():
     with pytest.raises(ValueError, match="link 'b': "):
         load_urdf(world, text, fixed_base=False)
     assert not world.bodies and not world.joints
+
+
+def test_a_free_base_needs_a_mass_of_its_own_or_its_welded_childs():
+    # root 'a' welded to 'b', itself massless: neither can carry the robot
+    text = (f"<robot><link name='a'/><link name='b'/>{_joint(kind='fixed')}<link name='c'>"
+            f"{_inertial(1)}</link>{_joint(parent='b', child='c', name='k')}</robot>")
+    with pytest.raises(ValueError, match="link 'a': has no mass .* is a floating base"):
+        load_urdf(World(), text, fixed_base=False)
 
 
 def test_a_missing_file_and_bad_keywords_are_refused_by_name():
