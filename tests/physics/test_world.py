@@ -1831,3 +1831,17 @@ def test_move_to_is_for_static_bodies_and_checks_its_pose():
         door.move_to((0, np.nan, 1))
     door.move_to((0.0, 0.0, 1.0))
     assert door.linear_velocity == pytest.approx((0, 0, 1.0 / world.dt))
+
+
+@pytest.mark.parametrize("mass, cfm, shortfall", [(1.0, 1e-9, 0.0), (1e6, 1e-9, 7.5e-4),
+                                                  (1e8, 1e-9, 0.087), (1e8, 1e-11, 7.5e-4),
+                                                  (1e8, 0.0, 0.0)])
+def test_a_heavy_hung_load_reads_short_of_m_g_by_the_regularisation(mass, cfm, shortfall):
+    """README: the joint's reading misses m g by about m cfm / (1 + m cfm); cfm 0 is exact."""
+    world = World(dt=1 / 240, cfm=cfm)
+    bob = world.add_body(Sphere(0.5), mass=mass, position=(0, 0, -20.0))
+    rope = world.add_joint(Distance(None, bob, anchor_a=(0, 0, 0), anchor_b=(0, 0, -19.5)))
+    world.step(240)
+    reading = np.linalg.norm(rope.force) / (mass * 9.81)
+    assert 1 - reading == pytest.approx(shortfall, rel=0.02, abs=1e-8)
+    assert abs(bob.position[2] + 20.0) < 1e-7
