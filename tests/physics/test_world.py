@@ -1,5 +1,7 @@
 """The World's public surface: building, snapshots, removal, clear errors on bad input, and a
 failing step that leaves the world untouched."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -1845,3 +1847,28 @@ def test_a_heavy_hung_load_reads_short_of_m_g_by_the_regularisation(mass, cfm, s
     reading = np.linalg.norm(rope.force) / (mass * 9.81)
     assert 1 - reading == pytest.approx(shortfall, rel=0.02, abs=1e-8)
     assert abs(bob.position[2] + 20.0) < 1e-7
+
+
+@pytest.mark.parametrize("length, off", [(0.7, 0.0333), (1.0, 0.1333)])
+def test_a_loop_that_cannot_close_warns_once_naming_a_joint(length, off):
+    """A two-link arm of reach 0.6 m tied back to its root by a rigid Distance longer than
+    that has no pose: the step warns (once) instead of running on silently with forces of
+    1e11 N; a Distance it can reach gives no warning."""
+    def arm(length):
+        world = World(dt=1 / 240, gravity=(0, 0, 0))
+        upper = world.add_body(Box((0.15, 0.01, 0.01)), mass=1, position=(0.15, 0, 0))
+        fore = world.add_body(Box((0.15, 0.01, 0.01)), mass=1, position=(0.45, 0, 0))
+        world.add_joint(Hinge(None, upper, anchor=(0, 0, 0), axis=(0, 1, 0)))
+        world.add_joint(Hinge(upper, fore, anchor=(0.3, 0, 0), axis=(0, 1, 0), name="elbow"))
+        world.add_joint(Distance(None, fore, anchor_a=(0, 0, 0), anchor_b=(0.6, 0, 0),
+                                 length=length))
+        return world
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        arm(0.6).step(10)
+    world = arm(length)
+    with pytest.warns(RuntimeWarning, match=r"joint 'elbow' is .* cannot all hold") as caught:
+        world.step(10)
+    assert len(caught) == 1
+    assert world.constraint_error() == pytest.approx(off, abs=1e-4)
