@@ -259,7 +259,7 @@ def held_at_limits(world, model, start_C, x, q, v, w, shaken):
         if least > np.cos(0.5 * SETTLED_TURN):
             return x, q
     R = quat_to_matrix(q)
-    _, _, C = plan_rows(tables, Kinematics(x, R, v, w, velocity_terms=False))
+    _, J, C = plan_rows(tables, Kinematics(x, R, v, w, velocity_terms=False))
     limit = plan.group <= UPPER
     # a limit past its bound at the start is held where SHAKE took it 0.01 rad (2 mm)
     # deeper; one within it, where SHAKE took it past by its margin
@@ -273,26 +273,29 @@ def held_at_limits(world, model, start_C, x, q, v, w, shaken):
     rows = np.flatnonzero(limit)
     # (what a limit may keep past its bound: its slop, or what it had at the start)
     excused = np.maximum(np.maximum(-start_C.take(rows), 0.0), plan.slop.take(rows))
-    err, x_met, q_met = _meet_joints(world, model, x, q, v, w,
-                                     _PlacedLimits(tables, rows, excused))
+    limits = _PlacedLimits(tables, rows, excused)
+    # (from the rotations and plan rows at hand: a 10-ragdoll pile's hold made them again)
+    err, x_met, q_met = _meet_joints(world, model, x, q, v, w, limits, R,
+                                     limits.from_plan_rows(J, C))
     if not err <= world.projection_tolerance:
         return x, q
     world.stats["limit_holds"] += 1
     return x_met, q_met
 
 
-def _meet_joints(world, model, x, q, v, w, limits=None):
+def _meet_joints(world, model, x, q, v, w, limits=None, R=None, bounds=None):
     """Newton's steps from positions x (N, 3) and orientations q (N, 4) towards C = 0 of the
     joints, and with ``limits`` (_PlacedLimits) of their active limit rows, each halved until
     it lowers the error (``_placing_error``). Returns (the largest joint |C| left (m, ~rad),
-    x, q), or (inf, None, None) when the limits were not met."""
+    x, q), or (inf, None, None) when the limits were not met. R: the rotations of q, and
+    ``bounds``: limits.at there, if already at hand."""
     n = world._n
     inv_mass = world._inv_mass[:n]
-    R = quat_to_matrix(q)
+    R = quat_to_matrix(q) if R is None else R
     rows = evaluate_tables(model.tables, Kinematics(x, R, v, w, velocity_terms=False))
-    bounds = active = None
+    active = None
     if limits is not None:
-        bounds = limits.at(x, R, v, w)
+        bounds = limits.at(x, R, v, w) if bounds is None else bounds
         active = limits.active(bounds.C, None, world.position_tolerance)
     for _ in range(PLACING_STEPS):
         if np.max(np.abs(rows.C)) <= world.position_tolerance and \
@@ -370,6 +373,10 @@ class _PlacedLimits(NamedTuple):
         """The rows at positions x (N, 3) and rotations R (N, 3, 3): C (k,) (>= 0 allowed,
         rad or m) and Jacobian blocks on u = [v; w], world frame."""
         _, J, C = plan_rows(self.tables, Kinematics(x, R, v, w, velocity_terms=False))
+        return self.from_plan_rows(J, C)
+
+    def from_plan_rows(self, J, C) -> Rows:
+        """``at`` from every plan row's J (mb, 12) and C (mb,) there (``limits.plan_rows``)."""
         J, plan = J.take(self.rows, axis=0), self.tables.plan
         return Rows(plan.a.take(self.rows), plan.b.take(self.rows), C.take(self.rows),
                     J[:, :6], J[:, 6:], np.zeros(self.rows.size), side_blocks=J)
