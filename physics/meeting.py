@@ -37,7 +37,9 @@ class MetContacts:
     """c contacts as found at their bodies' poses at times ``when`` (c,): which were found
     there with a normal of their own (``changed`` (c,) bool: same feature, normal not within
     SAME_NORMAL of the step's start's), and, for all c (the others' meaningless), the point
-    and normal (c, 3), the gap (c,) (m, positive apart) and the bodies' poses there."""
+    and normal (c, 3), the gap (c,) (m, positive apart) and the bodies' poses there; for
+    taking them at earlier times (``_met_earlier``), the _PairGroups they were found by and
+    which were found (c,) bool (or None)."""
     when: np.ndarray
     changed: np.ndarray
     point: np.ndarray
@@ -45,6 +47,8 @@ class MetContacts:
     gap: np.ndarray
     x_a: np.ndarray
     x_b: np.ndarray
+    groups: list | None = None
+    found: np.ndarray | None = None
 
 
 def _positions(kin, v, shift, bodies, when):
@@ -223,28 +227,33 @@ def met_contacts(world, uni, idx, when, v, w, shift, h, refine=None):
     if not usable.any():
         return None
     normal0 = contacts.normal.take(idx, axis=0)
+    if refine is not None:
+        return _met_earlier(refine, usable, kin, v, w, shift, a, b, when, normal0)
     # (a pair whose sides are not in the narrowphase's order, as passing_pairs may leave
     # one, keeps its contact)
     usable &= ranks_in_order(world._kind[:world._n], a, b)
     when = when.copy()
-    steps = MEETING_STEPS if refine is None else 1
     groups = _pair_groups(world, contacts, idx, a, b, usable, normal0)
     if not groups:
         return None
-    if refine is None:
-        for group in groups:
-            if group.spheres:
-                _sphere_meeting_times(group, kin, v, shift, a, b, when, h)
+    for group in groups:
+        if group.spheres:
+            _sphere_meeting_times(group, kin, v, shift, a, b, when, h)
     searched, out = groups, None
-    for step in range(steps):
+    for step in range(MEETING_STEPS):
         out = _found(searched, kin, v, w, shift, a, b, when, out)
         found, point, normal, gap, x_a, x_b = out
         diff = normal - normal0
         changed = found & (einsum("ij,ij->i", diff, diff) > SAME_NORMAL * SAME_NORMAL)
-        if step == steps - 1:
+        if step == MEETING_STEPS - 1:
+            break
+        # (the closing speeds only where the gap is open: at sphere pairs' closed-form times
+        # it is closed, and no Newton step is taken)
+        move = changed & (np.abs(gap) > MEETING_GAP)
+        if not move.any():
             break
         speed = _closing(point, normal, x_a, x_b, v, w, a, b)
-        move = changed & (speed < 0.0) & (np.abs(gap) > MEETING_GAP)
+        move &= speed < 0.0
         if not move.any():
             break
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -255,9 +264,33 @@ def met_contacts(world, uni, idx, when, v, w, shift, h, refine=None):
         when = later
         # (the groups whose rows stay where they are found the same again)
         searched = [group for group in groups if move.take(group.rows).any()]
-    # (at a contact's own meeting time its gap is closed; at its blow's earlier one, open)
-    changed &= (gap <= SPECULATIVE_TOUCH) if refine is None else refine.changed
-    return MetContacts(when, changed, point, normal, gap, x_a, x_b)
+    # (at a contact's own meeting time its gap is closed)
+    changed &= gap <= SPECULATIVE_TOUCH
+    return MetContacts(when, changed, point, normal, gap, x_a, x_b, groups, found)
+
+
+def _met_earlier(met, usable, kin, v, w, shift, a, b, when, normal0):
+    """The MetContacts ``met`` (met_contacts' first) taken at the earlier times ``when`` (c,)
+    of their blows, for its ``changed`` contacts that are ``usable`` (c,) bool (met_contacts'
+    test): found again by their pairs' narrowphase there (``met.groups``, restricted to
+    them) where their time moved, as found before where it did not (the same poses, the
+    same bits), and ``changed`` where found there with a normal other than the step's
+    start's ``normal0`` (c, 3). (Its pair groups were made again for it: 34 Python calls.)"""
+    again = usable & (when != met.when)
+    groups = []
+    for group in met.groups:
+        keep = again.take(group.rows).nonzero()[0]
+        if keep.size:
+            groups.append(group._replace(
+                rows=group.rows.take(keep), par_a=group.par_a.take(keep, axis=0),
+                par_b=group.par_b.take(keep, axis=0), feature=group.feature.take(keep),
+                margin=group.margin.take(keep)))
+    out = (met.found & usable, met.point.copy(), met.normal.copy(), met.gap.copy())
+    found, point, normal, gap, x_a, x_b = _found(groups, kin, v, w, shift, a, b, when, out)
+    diff = normal - normal0
+    changed = (found & (einsum("ij,ij->i", diff, diff) > SAME_NORMAL * SAME_NORMAL)
+               & met.changed)
+    return MetContacts(when, changed, point, normal, gap, x_a, x_b, groups=None)
 
 
 def met_rows(world, uni, idx, met, v, w, h, T):
@@ -266,7 +299,7 @@ def met_rows(world, uni, idx, met, v, w, h, T):
     bodies), their friction bounds' mu (3 c',)): made at the point and normal where they
     meet, each body's arm from its centre there (T: the stabilisation time, for the rows'
     targets, which an impact does not read)."""
-    changed = np.flatnonzero(met.changed)
+    changed = met.changed.nonzero()[0]
     c = changed.size
     contacts = uni.contacts
     picked = idx.take(changed)
@@ -280,5 +313,6 @@ def met_rows(world, uni, idx, met, v, w, h, T):
     block, _ = contact_rows(local, np.arange(c), c + np.arange(c), met.point.take(changed, axis=0),
                             met.normal.take(changed, axis=0), -met.gap.take(changed), mu, h, T,
                             glide=glide_speeds(mu, world._gravity, h))
-    rows = block.rows.on_bodies(np.tile(a, 3), np.tile(b, 3))
+    # (concatenated: np.tile is np.concatenate to the bit, behind 20 Python calls)
+    rows = block.rows.on_bodies(np.concatenate([a, a, a]), np.concatenate([b, b, b]))
     return rows, block.mu
