@@ -220,7 +220,7 @@ def met_contacts(world, uni, idx, when, v, w, shift, h, refine=None):
     # spheres poured, ~8 passes a step)
     usable = when > 0.0
     if shift is not None:
-        moved = (shift[0] != 0.0).any(axis=1) | (shift[1] != 0.0).any(axis=1)
+        moved = np.logical_or.reduce((shift[0] != 0.0) | (shift[1] != 0.0), axis=1)
         usable |= moved.take(a) | moved.take(b)
     if refine is not None:
         usable &= refine.changed

@@ -741,7 +741,8 @@ class _PassBodies:
         inv_mass, Iinv = inv_mass.take(self.bodies), Iinv.take(self.bodies, axis=0)
         self.space = BodySpace(rows.on_bodies(self.a, self.b), inv_mass, Iinv,
                                self.bodies.size)
-        self.moves = (inv_mass > 0.0) | Iinv.any(axis=(1, 2))
+        # (the ufunc's own reduce: ndarray.any adds two Python layers)
+        self.moves = (inv_mass > 0.0) | np.logical_or.reduce(Iinv.reshape(-1, 9) != 0.0, axis=1)
 
     def rows(self, index):
         """(the BodySpace of rows ``index`` of the pass's 3 c rows, the bodies it is on,
