@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .math3d import cross_components, dot
+from .math3d import cross_components, dot, einsum
 from .push_out import push_out
 from .rows import Rows
 
@@ -236,23 +236,31 @@ def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None, grip=
         np.copyto(D[:, 1], way, where=turned)
         cross_components(D[:, 0], D[:, 1], D[:, 2])
     if grip is not None:
-        held = grip.T.copy()                    # (3 components, k), made tangential
-        held_size = _tangential(held, D[:, 0])
+        # (the contacts with a grip alone, the rest having none to turn to: 20 of 3408 in a
+        # pour of 1000 marbles)
+        at = np.flatnonzero(grip.any(axis=1))
+        held = grip.take(at, axis=0).T.copy()   # (3 components, m), made tangential
+        frame = D.take(at, axis=2)              # (3 components, 3 directions, m)
+        held_size = _tangential(held, frame[:, 0])
         # (along an axis of the pyramid the contact has now, the normal's own or its load's,
         # it held no more than mu N: left so)
-        along = np.maximum(np.abs(_dot(held, D[:, 1])), np.abs(_dot(held, D[:, 2])))
-        gripped = (held_size > 0.0) & (along < ON_AXIS * held_size) & ~sliding
+        along = np.maximum(np.abs(_dot(held, frame[:, 1])), np.abs(_dot(held, frame[:, 2])))
+        gripped = (held_size > 0.0) & (along < ON_AXIS * held_size) & ~sliding.take(at)
         if gripped.any():
-            np.divide(held, held_size, out=D[:, 1], where=gripped)
-            cross_components(D[:, 0], D[:, 1], D[:, 2])
-            turned = turned | gripped
+            np.divide(held, held_size, out=frame[:, 1], where=gripped)
+            cross_components(frame[:, 0], frame[:, 1], frame[:, 2])
+            D[:, 1:, at] = frame[:, 1:]
+            turned = turned.copy()
+            turned[at] |= gripped
     rolling = None if rolls is None or not rolls.any() else rolling_frame(D, w, rolls)
     return D, speed, r, rolling, turned
 
 
 def _dot(x, y):
-    """x . y of vectors by components (3 components, ...)."""
-    return (x[0] * y[0] + x[1] * y[1]) + x[2] * y[2]
+    """x . y of vectors by components (3 components, ...): (x0 y0 + x1 y1) + x2 y2, the
+    three products in one operation."""
+    p = x * y
+    return (p[0] + p[1]) + p[2]
 
 
 def _tangential(x, n):
@@ -290,20 +298,23 @@ def rolling_frame(D, w, rolls):
 
 def _fill(J, r, D):
     """J (2, 3k, 6) <- [d, r x d] for the offsets r (3 components, 2, k) of both sides and
-    the directions d of the frame D (3, 3, k), written a component at a time (a ufunc over
-    the (k, 3) columns of J loops 3 at a time) and for both sides at once."""
+    the directions d of the frame D (3, 3, k): made by components, for both sides at once,
+    in a (6 columns, 2, 3, k) block whose rows are whole contiguous arrays, then copied into
+    J's rows in one pass. (Written into J's strided columns directly, a column at a time,
+    each of the seven passes went over all of J: 3408 contacts, 1 MB, 230 against 200 us;
+    401 contacts 41 against 37.)"""
     k = D.shape[2]
-    linear, angular = J[:, :, :3].reshape(2, 3, k, 3), J[:, :, 3:].reshape(2, 3, k, 3)
-    for c in range(3):
-        np.copyto(linear[..., c], D[c])
-    cross_components(r[:, :, None], D, [angular[..., c] for c in range(3)])
+    block = np.empty((6, 2, 3, k))
+    np.copyto(block[:3], D[:, None])
+    cross_components(r[:, :, None], D, block[3:])
     # (exact zeros, which the solver's long solves leave out of their sparse products: a
     # third of the entries of 1000 spheres)
-    normal_arm = angular[:, 0]                                    # (2, k, 3)
-    a0, a1, a2 = normal_arm[..., 0], normal_arm[..., 1], normal_arm[..., 2]
-    arm_sq = (a0 * a0 + a1 * a1) + a2 * a2
+    normal_arm = block[3:, :, 0]                                  # (3, 2, k)
+    arm_sq = (normal_arm[0] * normal_arm[0] + normal_arm[1] * normal_arm[1]) \
+        + normal_arm[2] * normal_arm[2]
     offset_sq = (r[0] * r[0] + r[1] * r[1]) + r[2] * r[2]
-    normal_arm[arm_sq <= (CENTRAL_ARM * CENTRAL_ARM) * offset_sq] = 0.0
+    np.copyto(normal_arm, 0.0, where=arm_sq <= (CENTRAL_ARM * CENTRAL_ARM) * offset_sq)
+    np.copyto(J.reshape(2, 3, k, 6), block.transpose(1, 2, 3, 0))
 
 
 def glide_speeds(friction, gravity, h):
@@ -502,7 +513,7 @@ def gripping_friction(previous, src, found, slid, mu, pair):
         return None
     force = previous.friction_force
     limit = GRIP * mu * previous.normal_force.take(src)
-    full = np.einsum("ij,ij->i", force, force).take(src) >= limit * limit
+    full = einsum("ij,ij->i", force, force).take(src) >= limit * limit
     full &= found
     full &= limit > 0.0
     # (one that slid held with mu N along its slip: it stopped, the pyramid did not hold it)
@@ -519,7 +530,7 @@ def gripping_friction(previous, src, found, slid, mu, pair):
     total = np.stack([np.bincount(member, c, pairs.size)
                       for c in force.take(src.take(near), axis=0).T], 1)
     held = np.bincount(member, limit.take(near), pairs.size)
-    gripping = np.einsum("ij,ij->i", total, total) >= held * held
+    gripping = einsum("ij,ij->i", total, total) >= held * held
     # every contact of a gripping pair, found last step or not, takes the pair's force
     by_pair = in_pairs & gripping.take(place)
     chosen = np.flatnonzero(by_pair)

@@ -138,10 +138,11 @@ def unilateral_rows(world, model, kin, h, load=None):
     plan_found = None if tables.plan is None else found_plan_rows(
         tables, kin, h, _user_load(world, model, kin))
     blocks, owners = [], []
-    frames = ContactFrames.empty()
-    warm, e = np.zeros((0, 3)), np.zeros(0)
-    torque_contacts = (np.zeros(0, dtype=np.intp),) * 3
-    if len(cs):
+    if not len(cs):
+        frames = ContactFrames.empty()
+        warm, e = np.zeros((0, 3)), np.zeros(0)
+        torque_contacts = (np.zeros(0, dtype=np.intp),) * 3
+    else:
         a, b = cs.body_a, cs.body_b
         # (gathers by take: numpy's fancy indexing costs ~1 us more a call)
         friction, restitution = world._friction, world._restitution
