@@ -918,15 +918,20 @@ class World:
             sleeping.wake_overlapping(self, body.row)
 
     def _show(self, report):
-        """Show ``report`` (a ContactReport, body indices) for the live contacts until they
-        change: theirs with the impacts' forces added (their impulses over the step), or
-        those of a step of several sub-steps (``step.substep_mean``)."""
+        """Show ``report`` (a ContactReport, body indices, or a function of no arguments that
+        makes one when it is first asked for) for the live contacts until they change: theirs
+        with the impacts' forces added (their impulses over the step), or those of a step of
+        several sub-steps (``step.substep_mean``)."""
         self._shown = (self._contacts, report)
 
     def _shown_contacts(self):
         """The report ``_show`` gave for the live contacts, or None."""
         shown = self._shown
-        return None if shown is None or shown[0] is not self._contacts else shown[1]
+        if shown is None or shown[0] is not self._contacts:
+            return None
+        if callable(shown[1]):
+            shown = self._shown = (shown[0], shown[1]())
+        return shown[1]
 
     def _forget_contacts(self):
         """No last contacts (nor their warm start), and no limit multipliers to start from."""
