@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .math3d import cross_components, dot, einsum
+from .math3d import cross_components, dot, einsum, nonzero_rows
 from .push_out import push_out
 from .rows import Rows
 
@@ -238,7 +238,7 @@ def friction_frame(kin, a, b, point, normal, h=0.0, load=None, rolls=None, grip=
     if grip is not None:
         # (the contacts with a grip alone, the rest having none to turn to: 20 of 3408 in a
         # pour of 1000 marbles)
-        at = np.flatnonzero(grip.any(axis=1))
+        at = np.flatnonzero(nonzero_rows(grip))
         held = grip.take(at, axis=0).T.copy()   # (3 components, m), made tangential
         frame = D.take(at, axis=2)              # (3 components, 3 directions, m)
         held_size = _tangential(held, frame[:, 0])

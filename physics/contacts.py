@@ -14,6 +14,7 @@ from .collision.internal_faces import (collision_shapes, kept_manifolds, mark_ma
                                        marked_as, true_contacts)
 from .continuous import fast_bodies, passing_pairs
 from .joints import Fixed
+from .math3d import nonzero_rows
 from .validation import check_integers, read_only
 
 
@@ -231,7 +232,7 @@ def kinematic(world) -> np.ndarray:
     push and carry dynamic bodies, and nothing pushes them)."""
     n = world._n
     return (world._inv_mass[:n] == 0) & ~world._asleep[:n] & (
-        world._v[:n].any(axis=1) | world._w[:n].any(axis=1))
+        nonzero_rows(world._v[:n]) | nonzero_rows(world._w[:n]))
 
 
 def detect(world, model, x, R, v, h, moving, w=None):

