@@ -213,9 +213,9 @@ def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def nonzero_rows(x: np.ndarray) -> np.ndarray:
-    """(n,) bool: the rows of x (n, 3) with a component that is not zero (NaN is not),
-    x.any(axis=1) by columns: numpy reduces a short last axis a few numbers at a time
-    (1005 rows: 92 against 4 us)."""
+    """(n,) bool: the rows of x (n, 3) with a component that is not zero (a NaN counts, as
+    in x.any(axis=1)), by columns: numpy reduces over a short last axis a few numbers at a
+    time, and past ~2000 rows far slower still (1000 rows: 11 against 4 us; 2000: 182)."""
     return (x[:, 0] != 0.0) | (x[:, 1] != 0.0) | (x[:, 2] != 0.0)
 
 

@@ -217,6 +217,8 @@ def compile_model(world, kept: Kept | None = None) -> Model:
     with np.errstate(over="ignore", invalid="ignore"):
         sides = anchor_sides(tables, world._inv_inertia[:n])
     mass, moves = world._mass[:n], inv_mass > 0
+    mass_sum = float(mass.sum(where=moves))
+    spin_weight = np.trace(world._inertia[:n][dynamic], axis1=1, axis2=2)
     return Model(tables, a, b, owner, pattern, scatter, dynamic, joint_b, joint_lb,
                  shaped >= 2, sides,
                  principal, principal_inv, spinning, tumbling,
@@ -226,9 +228,8 @@ def compile_model(world, kept: Kept | None = None) -> Model:
                  (principal if principal is not None
                   else np.linalg.eigvalsh(world._inertia[:n])).max(axis=1) * inv_mass,
                  alignments,
-                 np.where(moves, mass, 0.0), float(mass.sum(where=moves)),
-                 spin_weight := np.trace(world._inertia[:n][dynamic], axis1=1, axis2=2),
-                 float(mass.sum(where=moves)) + float(spin_weight.sum()))
+                 np.where(moves, mass, 0.0), mass_sum, spin_weight,
+                 mass_sum + float(spin_weight.sum()))
 
 
 def _joint_part(world):
