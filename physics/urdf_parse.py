@@ -171,6 +171,16 @@ def _number(owner, element, attribute, default=None) -> float:
                           None if default is None else [default])[0])
 
 
+def _non_negative(owner, element, attributes, default):
+    """The numbers ``attributes`` of ``element`` (``default`` where absent), each refused with
+    a ValueError naming it when negative."""
+    values = [_number(owner, element, a, default) for a in attributes]
+    for attribute, value in zip(attributes, values):
+        if value < 0:
+            raise ValueError(f"{owner}: <{element.tag} {attribute}> must not be negative, got "
+                             f"{value:g}")
+    return values
+
 def _origin(owner: str, element) -> Origin:
     origin = None if element is None else element.find("origin")
     xyz = _numbers(owner, origin, "xyz", 3, (0, 0, 0))
@@ -268,20 +278,12 @@ def _joint(element, links) -> JointSpec:
             raise ValueError(f"{owner}: <limit lower> {joint.lower:g} is above upper "
                              f"{joint.upper:g}")
     if limit is not None and kind in ("revolute", "continuous", "prismatic"):
-        joint.effort, joint.velocity = (_number(owner, limit, a, np.inf)
-                                        for a in ("effort", "velocity"))
-        for attribute in ("effort", "velocity"):
-            if getattr(joint, attribute) < 0:
-                raise ValueError(f"{owner}: <limit {attribute}> must not be negative, got "
-                                 f"{getattr(joint, attribute):g}")
+        joint.effort, joint.velocity = _non_negative(owner, limit, ("effort", "velocity"),
+                                                     np.inf)
     dynamics = element.find("dynamics")
     if dynamics is not None:
-        joint.damping, joint.friction = (_number(owner, dynamics, a, 0.0)
-                                         for a in ("damping", "friction"))
-        for attribute in ("damping", "friction"):
-            if getattr(joint, attribute) < 0:
-                raise ValueError(f"{owner}: <dynamics {attribute}> must not be negative, got "
-                                 f"{getattr(joint, attribute):g}")
+        joint.damping, joint.friction = _non_negative(owner, dynamics, ("damping", "friction"),
+                                                      0.0)
     mimic = element.find("mimic")
     if mimic is not None:
         if not mimic.get("joint"):

@@ -352,6 +352,11 @@ def _joint(kind="revolute", axis="0 0 1", parent="a", child="b", extra="", name=
      "joint 'j': <mimic joint> 'q' is no joint"),
     (f"<robot><link name='a'/>{_GOOD_LINK}<joint name='j' type='revolute'><parent link='a'/>"
      "<child link='b'/></joint></robot>", "joint 'j': a revolute joint needs <limit"),
+    (f"<robot><link name='a'/>{_GOOD_LINK}" + _joint(extra="<dynamics friction='-2'/>")
+     + "</robot>", "joint 'j': <dynamics friction> must not be negative, got -2"),
+    (f"<robot><link name='a'/>{_GOOD_LINK}" + _joint(kind="continuous").replace(
+        'effort="1"', 'effort="-1"') + "</robot>",
+     "joint 'j': <limit effort> must not be negative, got -1"),
     (f"<robot><link name='a'/>{_GOOD_LINK}<joint name='j' type='fixed'><parent link='a'/>"
      "<child link='b'/><origin xyz='0 1'/></joint></robot>",
      "joint 'j': <origin xyz='0 1'> must be 3 finite numbers"),
