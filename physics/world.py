@@ -1219,14 +1219,15 @@ class World:
         self._warned_unheld = True
         joint = self._joints[worst]
         label = repr(joint.name) if joint.name else f"{type(joint).__name__} {worst}"
+        largest = np.linalg.norm(self.joint_forces, axis=1).max()
         warnings.warn(
             f"joint {label} is {errors[worst]:.3g} m (or rad) off its constraint after step "
             f"{self._steps}: the joints cannot all hold (a loop that cannot close, such as a "
             f"Distance longer than the arm it closes can reach, or joints fighting each other "
-            f"or a contact). Their forces then mean nothing (up to "
-            f"{np.linalg.norm(self.joint_forces, axis=1).max():.3g} N now) and each step splits and projects "
-            f"(world.stats['projections']); world.constraint_error() gives the miss. This "
-            f"warning is given once per world.", RuntimeWarning, stacklevel=3)
+            f"or a contact). Their forces then mean nothing (up to {largest:.3g} N now) and "
+            f"each step splits and projects (world.stats['projections']); "
+            f"world.constraint_error() gives the miss. This warning is given once per world.",
+            RuntimeWarning, stacklevel=3)
 
     def _step_count(self, n) -> int:
         """``step``'s n, a whole number >= 0; a step size passed instead (``step(1 / 60)``, as
