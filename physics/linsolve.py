@@ -136,6 +136,7 @@ class DiagonalBlocks:
         # band position of each padded slot (None: no padding, a reshape will do)
         self.slots = _padded_slots(starts, sizes, self.rows)
         self._made = (None, None, None)    # (factor, chosen, their inverses): the last made
+        self._last_chosen = None           # the last ``chosen``
 
     @classmethod
     def find(cls, graph: sp.csr_matrix, order: np.ndarray, bandwidth: int):
@@ -180,7 +181,13 @@ class DiagonalBlocks:
         touched[self.block_of.take(positions)] = True
         if touched.all():
             return None
-        return Chosen(self, touched)
+        # the same blocks as last asked: the same Chosen (a pile's contacts touch the same
+        # mechanisms step after step; making one took 20 us)
+        last = self._last_chosen
+        if last is not None and np.array_equal(last.touched, touched):
+            return last
+        self._last_chosen = Chosen(self, touched)
+        return self._last_chosen
 
     def times(self, inverses: np.ndarray, y: np.ndarray) -> np.ndarray:
         """A^-1 y for y (m,) in band order, by the blocks' ``inverses``."""
@@ -199,7 +206,7 @@ class Chosen:
 
     def __init__(self, blocks: DiagonalBlocks, touched: np.ndarray):
         """``touched`` (count,) bool: the blocks chosen."""
-        self.blocks, self.which = blocks, np.flatnonzero(touched)
+        self.blocks, self.touched, self.which = blocks, touched, np.flatnonzero(touched)
         self.count, self.rows = self.which.shape[0], blocks.rows
         sizes = blocks.sizes.take(self.which)
         # (each block is a run of band positions: theirs, in order)
@@ -261,34 +268,45 @@ class TriangularInverses:
         self.count, self.size = count, b
         at = np.arange(b)
         self.diagonal = np.ascontiguousarray(source[:, at, at])
-        self.corners = []                  # (h, (count, k, h, h) sources of the L21 blocks)
+        corners = []                       # (count, k, h, h) sources of the L21 blocks
         h = 1
         while h < b:
             k = b // (2 * h)
             pairs = np.diagonal(source.reshape(count, k, 2 * h, k, 2 * h), axis1=1, axis2=3)
-            self.corners.append((h, np.ascontiguousarray(np.moveaxis(pairs[:, h:, :h], 3, 1))))
+            corners.append(np.moveaxis(pairs[:, h:, :h], 3, 1).reshape(count, -1))
             h *= 2
+        # every level's sources side by side, (count, levels * b * b / 2): the matrices
+        # ``which`` take theirs in one gather, each level a slice of it
+        self.corners = np.concatenate(corners, axis=1)
+        self.levels = len(corners)
+        # each level's joined blocks, by the number of matrices made: their upper right
+        # blocks are zero once and for all (made when first asked, then written over)
+        self._joined = {}
 
     def of(self, values: np.ndarray, which: np.ndarray | None = None) -> np.ndarray:
         """(count, b, b): the inverses of the matrices whose entries ``values`` holds; of
-        the matrices ``which`` (their numbers) alone when given (each made as among all)."""
+        the matrices ``which`` (their numbers) alone when given (each made as among all).
+        The answer is a buffer of this object's, written over by the next call."""
         diagonal = self.diagonal if which is None else self.diagonal.take(which, axis=0)
-        c = diagonal.shape[0]
-        X = np.reciprocal(values.take(diagonal)).reshape(c, self.size, 1, 1)
-        negated = np.negative(values)
-        for h, corner_source in self.corners:
-            if which is not None:
-                corner_source = corner_source.take(which, axis=0)
-            k = corner_source.shape[1]
-            Y = np.empty((c, k, 2 * h, 2 * h))
+        corners = self.corners if which is None else self.corners.take(which, axis=0)
+        c, b = diagonal.shape[0], self.size
+        X = np.reciprocal(values.take(diagonal)).reshape(c, b, 1, 1)
+        # (the negated L21 blocks of every level in one gather)
+        L21 = np.negative(values).take(corners)
+        joined = self._joined.get(c)
+        if joined is None:
+            joined = self._joined[c] = [np.zeros((c, b // (2 * h), 2 * h, 2 * h))
+                                        for h in (1 << level for level in range(self.levels))]
+        start, h = 0, 1
+        for Y in joined:
+            k = b // (2 * h)
             Y[:, :, :h, :h] = X[:, 0::2]
             Y[:, :, h:, h:] = X[:, 1::2]
-            Y[:, :, :h, h:] = 0.0
+            corner = L21[:, start:start + k * h * h].reshape(c, k, h, h)
             # (into a contiguous product first: matmul into the strided corner took longer)
-            Y[:, :, h:, :h] = np.matmul(np.matmul(X[:, 1::2], negated.take(corner_source)),
-                                        X[:, 0::2])
-            X = Y
-        return X.reshape(c, self.size, self.size)
+            Y[:, :, h:, :h] = np.matmul(np.matmul(X[:, 1::2], corner), X[:, 0::2])
+            X, start, h = Y, start + k * h * h, 2 * h
+        return X.reshape(c, b, b)
 
 
 class SparseLU:
