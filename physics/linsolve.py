@@ -277,7 +277,8 @@ class TriangularInverses:
             h *= 2
         # every level's sources side by side, (count, levels * b * b / 2): the matrices
         # ``which`` take theirs in one gather, each level a slice of it
-        self.corners = np.concatenate(corners, axis=1)
+        self.corners = np.concatenate(corners, axis=1) if corners else np.zeros((count, 0),
+                                                                                 dtype=int)
         self.levels = len(corners)
         # each level's joined blocks, by the number of matrices made: their upper right
         # blocks are zero once and for all (made when first asked, then written over)
