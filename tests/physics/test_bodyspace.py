@@ -190,6 +190,35 @@ def test_operator_on_a_lasting_layout_keeps_the_same_entries_bit_for_bit():
                     assert x.shape == y.shape and np.array_equal(x, y)
 
 
+def test_rows_taken_on_a_lasting_layout_are_those_taken_afresh_bit_for_bit():
+    """The joints' chosen rows of J taken from the pattern kept on their layout (its index
+    work kept while J's entries and the rows stay): the same entries, order and values as
+    ``_rows_taken`` makes afresh, as values, exact zeros and the rows change between steps."""
+    from physics.assembly import Scatter
+    from physics.bodyspace import _rows_taken
+    rng = np.random.default_rng(4)
+    n, m = 7, 40
+    rows = random_rows(rng, n, m)
+    layout = Scatter(rows.a, rows.b, n)
+    inv_mass, Iinv = random_bodies(rng, n - 1)
+    taken = np.flatnonzero(rng.random(m) < 0.5)
+    for step in range(6):
+        Ja, Jb = rng.normal(size=(m, 6)), rng.normal(size=(m, 6))
+        if step % 2:                                   # exact zeros every other step
+            Ja[rng.random((m, 6)) < 0.3] = 0.0
+        if step == 3:
+            taken = np.flatnonzero(rng.random(m) < 0.5)   # other rows
+        stepped = Rows(rows.a, rows.b, np.zeros(m), Ja, Jb, np.zeros(m))
+        lasting = BodySpace(stepped, inv_mass, Iinv, n, layout=layout)
+        J, _ = lasting.operator(moves=np.ones(n, dtype=bool))
+        got = layout.operator_pattern.rows_taken(J, taken)
+        made = _rows_taken(J, taken)
+        assert (got.rows, got.cols) == (made.rows, made.cols)
+        for x, y in ((got.indptr, made.indptr), (got.indices, made.indices),
+                     (got.data, made.data)):
+            assert x.shape == y.shape and x.tobytes() == y.tobytes()
+
+
 @pytest.mark.parametrize("scaled", [False, True])
 def test_operator_leaves_held_rows_empty_and_the_others_bit_for_bit(scaled):
     """Rows the solve holds at zero (``held``, per row taken) are empty rows of J and empty

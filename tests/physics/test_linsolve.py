@@ -80,6 +80,25 @@ def test_chosen_blocks_are_the_bands_own(lengths):
     assert blocks.chosen(starts) is None
 
 
+def test_the_same_blocks_chosen_again_are_the_same_chosen():
+    """Asked again for positions in the same blocks (a pile's contacts step after step),
+    ``chosen`` gives the Chosen it made last, whose rows are those of one made afresh;
+    other blocks get one of their own, and the first ones again one equal to a fresh one."""
+    pattern, values = chains([4, 5, 3, 5, 4, 5])
+    blocks = pattern.factorizer.blocks
+    starts = np.concatenate([[0], np.cumsum(blocks.sizes)[:-1]])
+    first = blocks.chosen(starts[[1, 4]] + 1)
+    assert blocks.chosen(starts[[4, 1]] + 2) is first     # other rows of the same blocks
+    other = blocks.chosen(starts[[2]])
+    assert other is not first and list(other.which) == [2]
+    again = blocks.chosen(starts[[1, 4]])
+    fresh = linsolve.Chosen(blocks, np.isin(np.arange(blocks.count), [1, 4]))
+    for got in (first, again):
+        assert list(got.which) == [1, 4]
+        assert np.array_equal(got.positions, fresh.positions)
+        assert np.array_equal(got.renumbered, fresh.renumbered)
+
+
 @pytest.mark.parametrize("lengths, rule", [
     ([4] * 3, "MIN_BLOCKS"), ([4] * 5 + [BLOCK_ROWS // 3 + 1], "BLOCK_ROWS"),
     ([4] * 5 + [9], "BLOCK_WORK")], ids=["few mechanisms", "one too large", "too much padding"])
