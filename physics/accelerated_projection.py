@@ -136,7 +136,8 @@ class FrictionBox:
             # both bounds at once, (lo, hi) + (-limit, +limit) on stacked rows: the same
             # numbers as lo - limit and hi + limit ((-r) x is -(r x), a + -b is a - b), one
             # call fewer (a ragdoll pile's 200 rows: 3.0 -> 2.6 us a projection)
-            positive = np.maximum(v.take(self.normal_of), self._zeros, self._limit)
+            # (out= by keyword: np.maximum warns, deprecated, at a third positional argument)
+            positive = np.maximum(v.take(self.normal_of), self._zeros, out=self._limit)
             np.multiply(self._signed_ratio, positive, self._signed_limit)
             np.add(self._own_bounds, self._signed_limit, self._both)
             return clip_to(out, v, self._lo, self._hi)
