@@ -268,18 +268,18 @@ class TriangularInverses:
         self.count, self.size = count, b
         at = np.arange(b)
         self.diagonal = np.ascontiguousarray(source[:, at, at])
-        corners = []                       # (count, k, h, h) sources of the L21 blocks
+        self.corners = []                  # (count, k, h, h) sources of the L21 blocks
         h = 1
         while h < b:
             k = b // (2 * h)
             pairs = np.diagonal(source.reshape(count, k, 2 * h, k, 2 * h), axis1=1, axis2=3)
-            corners.append(np.moveaxis(pairs[:, h:, :h], 3, 1).reshape(count, -1))
+            self.corners.append(np.ascontiguousarray(np.moveaxis(pairs[:, h:, :h], 3, 1)))
             h *= 2
-        # every level's sources side by side, (count, levels * b * b / 2): the matrices
-        # ``which`` take theirs in one gather, each level a slice of it
-        self.corners = np.concatenate(corners, axis=1) if corners else np.zeros((count, 0),
-                                                                                 dtype=int)
-        self.levels = len(corners)
+        self.levels = len(self.corners)
+        # the sources of all levels' L21 blocks of the matrices ``which``, one level after
+        # another, for one gather: (which, sources), the last made (a pile's contacts touch
+        # the same mechanisms step after step: the same ``which``, linsolve.Chosen's)
+        self._sources = (None, self._level_sources(None))
         # each level's joined blocks, by the number of matrices made: their upper right
         # blocks are zero once and for all (made when first asked, then written over)
         self._joined = {}
@@ -289,11 +289,14 @@ class TriangularInverses:
         the matrices ``which`` (their numbers) alone when given (each made as among all).
         The answer is a buffer of this object's, written over by the next call."""
         diagonal = self.diagonal if which is None else self.diagonal.take(which, axis=0)
-        corners = self.corners if which is None else self.corners.take(which, axis=0)
+        made_for, sources = self._sources
+        if made_for is not which:
+            sources = self._level_sources(which)
+            self._sources = (which, sources)
         c, b = diagonal.shape[0], self.size
         X = np.reciprocal(values.take(diagonal)).reshape(c, b, 1, 1)
-        # (the negated L21 blocks of every level in one gather)
-        L21 = np.negative(values).take(corners)
+        # (the negated L21 blocks of every level in one gather, each level's contiguous)
+        L21 = np.negative(values).take(sources)
         joined = self._joined.get(c)
         if joined is None:
             joined = self._joined[c] = [np.zeros((c, b // (2 * h), 2 * h, 2 * h))
@@ -303,11 +306,18 @@ class TriangularInverses:
             k = b // (2 * h)
             Y[:, :, :h, :h] = X[:, 0::2]
             Y[:, :, h:, h:] = X[:, 1::2]
-            corner = L21[:, start:start + k * h * h].reshape(c, k, h, h)
+            corner = L21[start:start + c * k * h * h].reshape(c, k, h, h)
             # (into a contiguous product first: matmul into the strided corner took longer)
             Y[:, :, h:, :h] = np.matmul(np.matmul(X[:, 1::2], corner), X[:, 0::2])
-            X, start, h = Y, start + k * h * h, 2 * h
+            X, start, h = Y, start + c * k * h * h, 2 * h
         return X.reshape(c, b, b)
+
+    def _level_sources(self, which):
+        """The L21 sources of the matrices ``which`` (None: all), flat, level after level."""
+        if not self.corners:
+            return np.zeros(0, dtype=np.intp)
+        return np.concatenate([(corner if which is None else corner.take(which, axis=0)).ravel()
+                               for corner in self.corners])
 
 
 class SparseLU:
