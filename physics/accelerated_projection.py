@@ -49,8 +49,14 @@ class FrictionBox:
         self.hi_first = np.where(friction, np.inf, hi)
         # second pass: the friction rows' bounds are 0 -/+ ratio z_n; the others' their own
         # (held already: ratio is 0 there)
-        self.lo_second = np.where(friction, 0.0, lo)
-        self.hi_second = np.where(friction, 0.0, hi)
+        # (held already: ratio is 0 there), stacked (2, m) for ``project``: made in place,
+        # no copies into a stack
+        m = lo.shape[0]
+        self._own_bounds = np.empty((2, m))
+        self.lo_second, self.hi_second = self._own_bounds
+        for second, own in ((self.lo_second, lo), (self.hi_second, hi)):
+            np.copyto(second, own)
+            np.copyto(second, 0.0, where=friction)
         self.ratio, self.normal_of = ratio, normal_of
         # the friction rows' normal rows (those bounding any) all bounded by [0, inf): then
         # max(z_n, 0) of z_n clipped to its own bounds is max(z_n, 0) of z_n as it is, and the
@@ -59,17 +65,15 @@ class FrictionBox:
         bounding = normal_of.compress(ratio != 0.0)
         self._normals_from_zero = bool((lo.take(bounding) == 0.0).all()
                                        and (hi.take(bounding) == np.inf).all())
-        m = lo.shape[0]
         self._limit = np.empty(m)
-        # the second pass' own bounds stacked, (2, m), and the friction rows' ratio signed for
-        # each: their bounds are own + signed ratio * max(z_n, 0) (``project``)
-        # (filled by rows: np.stack's Python layers cost a 55-box pyramid's step 3 us)
-        self._own_bounds, self._signed_ratio = np.empty((2, m)), np.empty((2, m))
-        self._own_bounds[0], self._own_bounds[1] = self.lo_second, self.hi_second
-        np.negative(ratio, self._signed_ratio[0])
-        self._signed_ratio[1] = ratio
-        self._signed_limit, self._both = np.empty((2, m)), np.empty((2, m))
+        self._both = np.empty((2, m))
         self._lo, self._hi = self._both
+        if self._normals_from_zero:
+            # the friction rows' ratio signed for each bound: the bounds are the second
+            # pass' own + signed ratio * max(z_n, 0) (``project``)
+            self._signed_ratio, self._signed_limit = np.empty((2, m)), np.empty((2, m))
+            np.negative(ratio, out=self._signed_ratio[0])
+            self._signed_ratio[1] = ratio
         # max(z_n, 0) against an array of zeros: numpy's maximum with a scalar operand runs
         # an unvectorised loop, twice as long on 10^3-10^4 rows (the same numbers)
         self._zeros = np.zeros(m)
