@@ -49,14 +49,8 @@ class FrictionBox:
         self.hi_first = np.where(friction, np.inf, hi)
         # second pass: the friction rows' bounds are 0 -/+ ratio z_n; the others' their own
         # (held already: ratio is 0 there)
-        # (held already: ratio is 0 there), stacked (2, m) for ``project``: made in place,
-        # no copies into a stack
-        m = lo.shape[0]
-        self._own_bounds = np.empty((2, m))
-        self.lo_second, self.hi_second = self._own_bounds
-        for second, own in ((self.lo_second, lo), (self.hi_second, hi)):
-            np.copyto(second, own)
-            np.copyto(second, 0.0, where=friction)
+        self.lo_second = np.where(friction, 0.0, lo)
+        self.hi_second = np.where(friction, 0.0, hi)
         self.ratio, self.normal_of = ratio, normal_of
         # the friction rows' normal rows (those bounding any) all bounded by [0, inf): then
         # max(z_n, 0) of z_n clipped to its own bounds is max(z_n, 0) of z_n as it is, and the
@@ -65,15 +59,8 @@ class FrictionBox:
         bounding = normal_of.compress(ratio != 0.0)
         self._normals_from_zero = bool((lo.take(bounding) == 0.0).all()
                                        and (hi.take(bounding) == np.inf).all())
-        self._limit = np.empty(m)
-        self._both = np.empty((2, m))
-        self._lo, self._hi = self._both
-        if self._normals_from_zero:
-            # the friction rows' ratio signed for each bound: the bounds are the second
-            # pass' own + signed ratio * max(z_n, 0) (``project``)
-            self._signed_ratio, self._signed_limit = np.empty((2, m)), np.empty((2, m))
-            np.negative(ratio, out=self._signed_ratio[0])
-            self._signed_ratio[1] = ratio
+        m = lo.shape[0]
+        self._limit, self._lo, self._hi = np.empty(m), np.empty(m), np.empty(m)
         # max(z_n, 0) against an array of zeros: numpy's maximum with a scalar operand runs
         # an unvectorised loop, twice as long on 10^3-10^4 rows (the same numbers)
         self._zeros = np.zeros(m)
@@ -137,14 +124,10 @@ class FrictionBox:
                 np.minimum(torque, limit, out=torque)
             return out
         if self._normals_from_zero:
-            # both bounds at once, (lo, hi) + (-limit, +limit) on stacked rows: the same
-            # numbers as lo - limit and hi + limit ((-r) x is -(r x), a + -b is a - b), one
-            # call fewer (a ragdoll pile's 200 rows: 3.0 -> 2.6 us a projection)
-            # (out= by keyword: np.maximum warns, deprecated, at a third positional argument)
-            positive = np.maximum(v.take(self.normal_of), self._zeros, out=self._limit)
-            np.multiply(self._signed_ratio, positive, self._signed_limit)
-            np.add(self._own_bounds, self._signed_limit, self._both)
-            return clip_to(out, v, self._lo, self._hi)
+            limit = np.multiply(self.ratio, np.maximum(v.take(self.normal_of), self._zeros),
+                                self._limit)
+            return clip_to(out, v, np.subtract(self.lo_second, limit, self._lo),
+                           np.add(self.hi_second, limit, self._hi))
         clip_to(out, v, self.lo_first, self.hi_first)
         limit = np.multiply(self.ratio, np.maximum(out.take(self.normal_of), self._zeros),
                             self._limit)
