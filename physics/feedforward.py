@@ -115,7 +115,7 @@ def motor_feedforward(model, rows, rhs_e, motor_rows, rhs_m, cfm, inv_mass, Iinv
     motors: ``carried_contacts``).
 
     rows: the joint rows (``Rows``, m_e) whose J M^-1 J^T + cfm ``factor`` factorises (with
-    ``model.pattern``), rhs_e (m_e,) their right-hand side; motor_rows: the motors' rows
+    ``model.pattern``), rhs_e (m_e,) their right-hand side (None, None: no joint rows); motor_rows: the motors' rows
     (``Rows``, k) and rhs_m (k,) theirs, as the bounded solve's (accelerations: m/s^2 or
     rad/s^2); cfm (k,) their regularisation; inv_mass (N,), Iinv (N, 3, 3) world frame.
     lo, hi (j,): the max forces of the first j rows (the motors); a motor whose force would
@@ -127,7 +127,8 @@ def motor_feedforward(model, rows, rhs_e, motor_rows, rhs_m, cfm, inv_mass, Iinv
     S[np.diag_indices_from(S)] += cfm
     # least norm in S's own scale: a motor meets its target exactly, motors whose targets the
     # joints make one (two on a closed loop) share it, and none is set against another
-    return saturated_solve(S, rhs_m - X.T @ rhs_e, lo, hi, centre, saturated)
+    r = rhs_m if rows is None else rhs_m - X.T @ rhs_e
+    return saturated_solve(S, r, lo, hi, centre, saturated)
 
 
 def saturated_solve(S, r, lo=None, hi=None, centre=None, saturated=None):
@@ -233,7 +234,10 @@ def joints_schur(model, rows, motor_rows, inv_mass, Iinv, factor, n_bodies: int)
     G = np.zeros((6 * n_bodies, k))
     # (a row's two bodies differ: no column is set twice)
     G[motors.indices, np.repeat(np.arange(k), 12)] = MJ_m.ravel()
-    A_em = model.scatter.times_columns(rows.blocks, G)               # (m_e, k)
     A_mm = motors.times_columns(motor_rows.blocks, G)                # (k, k)
+    if rows is None:
+        # no joint rows to eliminate (a winch on a rope whose length only its limits bound)
+        return np.zeros((0, k)), A_mm, np.zeros((0, k))
+    A_em = model.scatter.times_columns(rows.blocks, G)               # (m_e, k)
     X = model.pattern.factorizer.solve(factor, A_em)                 # A_ee^-1 A_em
     return X, A_mm - A_em.T @ X, A_em

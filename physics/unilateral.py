@@ -486,7 +486,7 @@ def _velocity_motors_feedforward(world, model, rows, rhs_e, uni, target, inv_mas
     solve ended at it) taken as forces there (``feedforward.motor_feedforward``); or None
     where there are no velocity motors."""
     motors = velocity_motor_rows(uni)
-    if motors.size == 0 or rows is None:
+    if motors.size == 0:
         return None
     block = uni.block
     met = np.concatenate([motors, carried_contacts(uni, model.mechanism, inv_mass > 0,
