@@ -115,9 +115,10 @@ def motor_feedforward(model, rows, rhs_e, motor_rows, rhs_m, cfm, inv_mass, Iinv
     motors: ``carried_contacts``).
 
     rows: the joint rows (``Rows``, m_e) whose J M^-1 J^T + cfm ``factor`` factorises (with
-    ``model.pattern``), rhs_e (m_e,) their right-hand side (None, None: no joint rows); motor_rows: the motors' rows
-    (``Rows``, k) and rhs_m (k,) theirs, as the bounded solve's (accelerations: m/s^2 or
-    rad/s^2); cfm (k,) their regularisation; inv_mass (N,), Iinv (N, 3, 3) world frame.
+    ``model.pattern``), rhs_e (m_e,) their right-hand side (None, None: no joint rows);
+    motor_rows: the motors' rows (``Rows``, k) and rhs_m (k,) theirs, as the bounded
+    solve's (accelerations: m/s^2 or rad/s^2); cfm (k,) their regularisation; inv_mass (N,),
+    Iinv (N, 3, 3) world frame.
     lo, hi (j,): the max forces of the first j rows (the motors); a motor whose force would
     leave them is saturated: held at its bound, a load, and the others solved again without
     its row (``saturated_solve``), as are those ``saturated`` (j,) int marks: +1 at hi, -1 at
