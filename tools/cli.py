@@ -299,7 +299,8 @@ def cmd_run(args):
     worst_error, max_contacts = world.constraint_error(), 0
     record = {"time": [], "position": [], "orientation": [], "linear_velocity": [],
               "angular_velocity": [], "energy": [], "constraint_error": [], "joint_force": [],
-              "joint_torque": [], "joint_coordinate": [], "contacts": []}
+              "joint_torque": [], "joint_coordinate": [], "joint_motor_effort": [],
+              "contacts": []}
     coordinated = [j for j in world.joints if hasattr(j, "angle") or hasattr(j, "position")]
     every = max(1, steps // 2000)
     if args.record:                   # (the state it starts from first: E0 is the summary's)
@@ -374,6 +375,7 @@ def cmd_run(args):
                 np.savez_compressed(
                     record_path, scene=scene_name, params=json.dumps(scene.params),
                     dt=world.dt, joint_coordinate_name=_coordinate_names(coordinated),
+                    joint_name=_joint_names(world.joints),
                     body_name=np.array([b.name or "" for b in world.bodies], dtype=str),
                     body_shape=recording["built_shapes"],
                     **{k: np.array(v) for k, v in record.items()})
@@ -608,7 +610,16 @@ def _sample(record: dict, world, coordinated, err: float):
     record["joint_torque"].append(np.array([j.torque for j in world.joints]).reshape(-1, 3))
     record["joint_coordinate"].append(
         [j.angle if hasattr(j, "angle") else j.position for j in coordinated])
+    record["joint_motor_effort"].append(
+        [j.motor_effort if hasattr(j, "motor_effort") else np.nan for j in coordinated])
     record["contacts"].append(len(world.contacts))
+
+
+def _joint_names(joints) -> np.ndarray:
+    """A label for each joint, in the order of the recorded joint_force and joint_torque: its
+    name, or its kind and index."""
+    return np.array([j.name or f"{type(j).__name__} {k}" for k, j in enumerate(joints)],
+                    dtype=str)
 
 
 def _coordinate_names(coordinated) -> np.ndarray:

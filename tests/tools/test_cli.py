@@ -753,6 +753,24 @@ def test_a_recording_names_its_joint_coordinates_and_the_plot_labels_them(tmp_pa
     assert legends == [["Hinge 0 (rod1), rad", "Hinge 1 (rod2), rad"]]
 
 
+def test_a_recording_names_its_joints_and_keeps_the_actuators_efforts(tmp_path):
+    """The recorded joint forces come with each joint's name (an engineer could not tell the
+    Stewart platform's 18 joints apart), and the coordinates with their motors' efforts: the
+    last sample's are those of the same scene stepped as long through the API."""
+    from tools import load_scene
+    out = tmp_path / "rec.npz"
+    assert main(["run", "stewart", "--seconds", "0.25", "--quiet", "--record", str(out)]) == 0
+    data = np.load(out)
+    scene = load_scene("stewart")
+    names = [j.name for j in scene.world.joints]
+    assert list(data["joint_name"]) == names and len(names) == data["joint_force"].shape[1]
+    scene.step(round(0.25 / scene.world.dt))          # (with its controller, as run)
+    actuators = [j for j in scene.world.joints if j.name.startswith("actuator")]
+    assert data["joint_motor_effort"].shape == (len(data["time"]), 6)
+    assert np.array_equal(data["joint_motor_effort"][-1], [j.motor_effort for j in actuators])
+    assert np.all(np.abs(data["joint_motor_effort"][-1]) > 10.0)       # they hold the top
+
+
 def test_plot_says_a_constraint_error_of_exactly_zero_is_zero(tmp_path, monkeypatch):
     """A recording whose constraint error is exactly 0 (no joints) drew a line at 1e-16 on
     the log axis, which reads as an error of 1e-16 (a viewer explorer's finding). Its zeros
