@@ -1213,9 +1213,9 @@ class World:
         0.6 m tied back by a rigid Distance of 1.0 m ran on silently at 0.13 m off, its joints
         reading 4.8e11 N and each step 140 times slower.)"""
         errors = sleeping.joint_errors(self)
-        worst = int(np.argmax(errors)) if len(errors) else 0
-        if len(errors) == 0 or errors[worst] <= UNHELD_ERROR:
+        if errors.max(initial=0.0) <= UNHELD_ERROR:
             return
+        worst = int(errors.argmax())
         self._warned_unheld = True
         joint = self._joints[worst]
         label = repr(joint.name) if joint.name else f"{type(joint).__name__} {worst}"
