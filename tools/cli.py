@@ -606,8 +606,8 @@ def _sample(record: dict, world, coordinated, err: float):
     record["angular_velocity"].append(world.angular_velocities.copy())
     record["energy"].append(world.energy())
     record["constraint_error"].append(err)
-    record["joint_force"].append(np.array([j.force for j in world.joints]).reshape(-1, 3))
-    record["joint_torque"].append(np.array([j.torque for j in world.joints]).reshape(-1, 3))
+    record["joint_force"].append(world.joint_forces)
+    record["joint_torque"].append(world.joint_torques)
     record["joint_coordinate"].append(
         [j.angle if hasattr(j, "angle") else j.position for j in coordinated])
     record["joint_motor_effort"].append(
