@@ -516,7 +516,7 @@ def found_plan_rows(tables, kin: Kinematics, h: float, load=None) -> PlanRows:
     return PlanRows(c, J, C, reach, near, axes, kin.w)
 
 
-def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float, found=None, load=None):
+def bounded_joint_rows(tables, h: float, T: float, found):
     """BoundedRows for every motor and servo and every limit near enough to matter this step,
     the owning joint of each row, each row's index in the plan (``tables.plan``; the warm
     start follows rows by it), and the plan's rows (PlanRows). ``tables``: the world's
@@ -527,17 +527,11 @@ def bounded_joint_rows(tables, kin: Kinematics, h: float, T: float, found=None, 
     speculative contact, a limit row is only made while the joint is within its margin of
     the limit or could reach it within the step at twice its present rate: far from their
     limits (most of a ragdoll's, most of the time) rows would only be held at zero, at the
-    cost of the whole solve. ``found``: the plan's rows (PlanRows) at kin, made already
-    (``limits_overrun``: with the limits a solve carried the joints past). ``load``: the
-    user's forces' and torques' accelerations (lin, ang), (N, 3) each (m/s^2, rad/s^2), or
-    None: the rate a joint reaches by the step's end under them counts too (a 1.1 kg rod
-    pushed from rest at its hinge by 600 N m went 4.6 rad past its limit in the first step
-    at dt 1/60, where no row had been made)."""
+    cost of the whole solve. ``found``: the plan's rows (PlanRows, ``found_plan_rows``; None
+    where there is no plan), whose reach counts the user's loads too."""
     plan = tables.plan
     if plan is None:
         return None, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), None
-    if found is None:
-        found = found_plan_rows(tables, kin, h, load)
     c, J, C, reach = found.c, found.J, found.C, found.reach
     kept = np.flatnonzero(found.near)
     if kept.size < C.size:

@@ -180,8 +180,7 @@ def unilateral_rows(world, model, kin, h, load=None):
             block, frames, np.maximum(spin_friction.take(a), spin_friction.take(b)), rolling)
         blocks.append(block)
         owners.append(np.full(block.rows.count, -1, dtype=np.intp))
-    limit_block, limit_owner, limit_rows, found = bounded_joint_rows(tables, None, h, T,
-                                                                     plan_found)
+    limit_block, limit_owner, limit_rows, found = bounded_joint_rows(tables, h, T, plan_found)
     if limit_block is not None:
         blocks.append(limit_block)
         owners.append(limit_owner)
@@ -294,8 +293,7 @@ def with_overrun_limits(world, uni, v, w, h, unbounded):
     found = limits_overrun(tables, found, v, w, h, ~unbounded)
     if found is None:
         return None
-    block, owner, rows, found = bounded_joint_rows(tables, None, h, _time_constant(world, h),
-                                                   found)
+    block, owner, rows, found = bounded_joint_rows(tables, h, _time_constant(world, h), found)
     first = uni.first_limit_row
     merged = BoundedRows.concatenate([uni.block.head(first), block])
     return replace(uni, block=merged, owner=np.concatenate([uni.owner[:first], owner]),

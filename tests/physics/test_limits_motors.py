@@ -479,7 +479,7 @@ def test_a_limit_is_a_row_only_near_its_bound_or_when_approached_fast(angle, rat
     of its bound or when LIMIT_REACH times its rate would carry it there within the step;
     a motor is always a row."""
     from physics.limits import (ANGULAR_LIMIT_MARGIN, LIMIT_REACH, bounded_joint_rows,
-                                build_coordinate_tables)
+                                build_coordinate_tables, found_plan_rows)
 
     world = World(gravity=(0, 0, 0))
     arm = world.add_body(Box((0.4, 0.05, 0.05)), mass=2.0, position=(0.4, 0, 0))
@@ -494,7 +494,8 @@ def test_a_limit_is_a_row_only_near_its_bound_or_when_approached_fast(angle, rat
     def made():
         tables = build_coordinate_tables(enumerate(world.joints))
         kin = kinematics_now(world)
-        block, owner, kept, _ = bounded_joint_rows(tables, kin, world.dt, 4 * world.dt)
+        found = found_plan_rows(tables, kin, world.dt, None)
+        block, owner, kept, _ = bounded_joint_rows(tables, world.dt, 4 * world.dt, found)
         plan = tables.plan           # each kept row named by the plan (motor, or its sign)
         return block, ["motor" if i in plan.motor else "lo" if plan.sign[i] > 0 else "hi"
                        for i in kept]
