@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .collision.contacts import Shapes
+from .collision.contacts import Shapes, deepest_candidates
 from .collision.detect import narrowphase, pair_types, ranks_in_order
 from .math3d import quat_to_matrix, rotate_quat
 
@@ -67,8 +67,6 @@ def progressing_push(world, model, uni, x, q, h, dv, dw):
         if not failed.any():
             break
         scale[failed] = 0.0 if halving == PUSH_HALVINGS else 0.5 * scale[failed]
-        if halving == PUSH_HALVINGS:
-            break
     if (scale == 1.0).all():
         return dv, dw
     s = scale.take(label)[:, None]
@@ -87,6 +85,5 @@ def _deepest(world, kind, a, b, x, R):
         side_a = Shapes(x.take(ra, axis=0), R.take(ra, axis=0), params.take(ra, axis=0))
         side_b = Shapes(x.take(rb, axis=0), R.take(rb, axis=0), params.take(rb, axis=0))
         _, _, depth, _, valid = narrowphase(t)(side_a, side_b, np.zeros(rows.size))
-        depth = np.where(valid, np.asarray(depth, dtype=float), -np.inf)
-        deepest[rows] = depth.max(axis=1, initial=-np.inf)
+        deepest[rows] = deepest_candidates(np.asarray(depth, dtype=float), valid)[1]
     return deepest
