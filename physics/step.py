@@ -2001,12 +2001,13 @@ BLOWN_APART_GROWTH = 10.0
 def _blown_apart(world, model, start, end):
     """(miss at the start, miss at the end) (m, or ~rad for angular rows) of a step that blew
     its joints apart (see BLOWN_APART_MISS), else None. Asked only of steps that projected
-    positions: the others met their joints."""
+    positions: the others met their joints. Keeps the miss at the end in
+    ``world._projected_miss`` (World._warn_unheld_joints reads it)."""
     def miss(state):
         kin = Kinematics(state[0], quat_to_matrix(state[1]), state[2], state[3],
                          velocity_terms=False)
         return float(np.abs(evaluate_tables(model.tables, kin, c_only=True)).max(initial=0.0))
-    after = miss(end)
+    after = world._projected_miss = miss(end)
     if not after > BLOWN_APART_MISS * world.projection_tolerance:
         return None
     before = miss(start)
