@@ -83,8 +83,7 @@ class UrdfRobot:
         body, offset, turn = self.frames[link]
         if body is None:
             return offset.copy(), turn.copy()
-        rotation = quat_to_matrix(body.orientation[None])[0]
-        return body.position + rotation @ offset, rotation @ turn
+        return body.position + body.rotation @ offset, body.rotation @ turn
 
 
 def load_urdf(world, path_or_string, *, position=(0, 0, 0), orientation=(1, 0, 0, 0),
@@ -285,7 +284,7 @@ def _place_frames(robot, frames, plans, result):
         if body is None:
             result.frames[name] = (None, p_link, R_link)
             continue
-        R_body = quat_to_matrix(body.orientation[None])[0]
+        R_body = body.rotation
         result.frames[name] = (body, R_body.T @ (p_link - body.position), R_body.T @ R_link)
 
 
@@ -300,7 +299,6 @@ def _check_actuation(robot, motors):
 
 
 def _add_joints(world, robot, frames, result, motors):
-    made = {}
     for spec in robot.joints:
         owner = f"joint {spec.name!r} ({spec.type})"
         result.ignored += spec.ignored
@@ -330,7 +328,7 @@ def _add_joints(world, robot, frames, result, motors):
             world.add_joint(joint)
         except ValueError as exc:
             raise ValueError(f"{owner}: {exc}") from None
-        result.joints[spec.name] = made[spec.name] = joint
+        result.joints[spec.name] = joint
         if spec.type == "fixed":
             continue
         if motors and spec.mimic is None:        # (a mimicking joint follows its gear)
@@ -340,7 +338,7 @@ def _add_joints(world, robot, frames, result, motors):
                                       "takes the joint's servo slot)")
         elif spec.damping > 0:
             joint.set_servo(0.0, stiffness=0.0, damping=spec.damping)
-    _add_mimics(world, robot, made, result)
+    _add_mimics(world, robot, result.joints, result)
 
 
 def _add_mimics(world, robot, made, result):
