@@ -45,7 +45,7 @@ from .couplings import Gear
 from .joints import Fixed, Hinge, Slider
 from .math3d import matrix_to_quat, quat_to_matrix
 from .shapes import Box, Capsule, Cylinder, Sphere
-from .urdf_parse import SHAPED_GEOMETRY, parse_urdf
+from .urdf_parse import parse_urdf
 from .validation import (check_flag, check_inertia, check_inertia_holds_contacts,
                          check_positive, check_quaternion, check_vector, warn_user)
 
@@ -213,17 +213,31 @@ def _shape_of(collision):
     return Capsule(collision.size[0], 0.5 * collision.size[1])
 
 
-def _static_plan(link, p_link, R_link, ignored):
-    shaped = [c for c in link.collisions if c.kind in SHAPED_GEOMETRY]
+def _chosen_collision(link, ignored, centre=None):
+    """The link's first box, sphere, cylinder or capsule <collision> (centred within CENTRED
+    of ``centre`` (3,) m, link frame, where given), or None; the others go into ``ignored``
+    with why."""
+    owner = f"link {link.name!r}"
+    chosen = None
     for c in link.collisions:
         if c.kind == "mesh":
-            ignored.append(f"link {link.name!r}: <collision> {c.label} (no mesh shapes)")
-        elif c is not shaped[0]:
-            ignored.append(f"link {link.name!r}: <collision> {c.label} beyond the first "
-                           "(a body has one shape)")
-    if not shaped:
+            ignored.append(f"{owner}: <collision> {c.label} (no mesh shapes)")
+        elif chosen is not None:
+            ignored.append(f"{owner}: <collision> {c.label} beyond the first (a body has one "
+                           "shape)")
+        elif centre is not None and np.linalg.norm(c.origin.xyz - centre) > CENTRED:
+            ignored.append(f"{owner}: <collision> {c.label} centred "
+                           f"{np.linalg.norm(c.origin.xyz - centre):.3g} m from the centre of "
+                           "mass (a body's shape is centred on its centre of mass)")
+        else:
+            chosen = c
+    return chosen
+
+
+def _static_plan(link, p_link, R_link, ignored):
+    c = _chosen_collision(link, ignored)
+    if c is None:
         return None
-    c = shaped[0]
     return {"shape": _shape_of(c), "values": {
         "static": True, "position": p_link + R_link @ c.origin.xyz,
         "orientation": matrix_to_quat(R_link @ c.origin.rotation)}}
@@ -245,19 +259,10 @@ def _dynamic_plan(link, joint, p_link, R_link, massless, missing_mass, ignored):
         inertia_link = origin.rotation @ link.inertial.inertia @ origin.rotation.T
         check_inertia(f"{owner} <inertial><inertia>", inertia_link)
     shape, turn = None, np.eye(3)
-    for c in link.collisions:
-        if c.kind == "mesh":
-            ignored.append(f"{owner}: <collision> {c.label} (no mesh shapes)")
-        elif shape is not None:
-            ignored.append(f"{owner}: <collision> {c.label} beyond the first (a body has one "
-                           "shape)")
-        elif np.linalg.norm(c.origin.xyz - com) > CENTRED and not massless:
-            ignored.append(f"{owner}: <collision> {c.label} centred "
-                           f"{np.linalg.norm(c.origin.xyz - com):.3g} m from the centre of "
-                           "mass (a body's shape is centred on its centre of mass)")
-        else:
-            shape, turn = _shape_of(c), c.origin.rotation
-            com = c.origin.xyz if massless else com
+    c = _chosen_collision(link, ignored, None if massless else com)
+    if c is not None:
+        shape, turn = _shape_of(c), c.origin.rotation
+        com = c.origin.xyz if massless else com
     if inertia_link is None:
         inertia = mass * (shape or Sphere(MISSING_SHAPE_RADIUS)).unit_inertia()
     else:
