@@ -159,7 +159,7 @@ def _advance_miss(world, held, x, R, v, w, h):
 
 
 def held_positions(world, model, rows, factor, uni, held, x1, q1, v, w, inv_mass, Iinv, h,
-                   lam_b, kick=None):
+                   lam_b, kick):
     """SHAKE's result x1 (N, 3), q1 (N, 4), v, w (N, 3) moved so that each held motor's
     coordinate advanced h w over the step, with the joints still met: quasi-Newton steps along
     the step's start Jacobians (``rows``: the joints', the motors' from ``uni``) in the
@@ -168,7 +168,7 @@ def held_positions(world, model, rows, factor, uni, held, x1, q1, v, w, inv_mass
     multipliers (k,), N m or N), the held motors less those the move would take past their
     max force; (x1, q1, v, w, None, None) where it does not converge. kick: the time (s) the
     step's multipliers are forces over (h, but (last + h) / 2 in the first step after a
-    change of step size: step._retimed_kick), None for h."""
+    change of step size: step._retimed_kick)."""
     n = world._n
     # the held rows' Schur complement, made once: rows dropped below are left out of it (made
     # again after each drop, it doubled a step of a chain whose 25 hinges were all motored)
@@ -223,7 +223,7 @@ def held_positions(world, model, rows, factor, uni, held, x1, q1, v, w, inv_mass
                 break
         if not err <= world.projection_tolerance:
             return x1, q1, v, w, None, None
-        added = moved / (h * (h if kick is None else kick))     # (the move's impulse / h)
+        added = moved / (h * kick)     # (the move's impulse / h)
         force = lam_b.take(held.block_rows) + added
         past = (force > held.hi) | (force < held.lo)
         if not past.any():
