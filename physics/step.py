@@ -39,7 +39,8 @@ from .linsolve import SingularSystemError
 from .placement import SHAKE_TRUST, Alignments, held_at_limits, newton_move, placed_on_joints
 from .limits import AXIS_SLOT, DRIVE, UPPER, WRENCH_WIDTH
 from .motor_hold import held_motors, held_positions, held_velocities
-from .math3d import cross, einsum, quat_multiply, quat_to_matrix, rotate_quat, turn_quat
+from .math3d import (cross, einsum, nonzero_rows, quat_multiply, quat_to_matrix, rotate_quat,
+                     turn_quat)
 from .rotation import (FreeFlows, body_inertia, body_inverse_inertia, end_spin, free_rotation,
                        inertia_times, gyroscopic_torque_explicit, midpoint_rotation,
                        world_inverse_inertia)
@@ -1318,7 +1319,7 @@ def _exchanged(bodies, last, now):
     a thrust switched on in flight acted from half a step before it was given."""
     if last is None:
         return None
-    both = bodies & last.any(axis=1) & now.any(axis=1)
+    both = bodies & nonzero_rows(last) & nonzero_rows(now)
     if not both.any():
         return None
     change = np.where(both[:, None], now - last, 0.0)

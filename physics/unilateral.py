@@ -22,7 +22,7 @@ from .motor_hold import SATURATED
 from .contacts import detect, kinematic, live_contacts, warm_start
 from .iterative import VELOCITY_TOLERANCE, solve_iterative
 from .limits import UPPER, bounded_joint_rows, found_plan_rows, limits_overrun
-from .math3d import cross, einsum
+from .math3d import cross, einsum, nonzero_rows
 from .meeting import met_contacts, met_rows
 from .rotation import body_inverse_inertia, world_inverse_inertia
 from .rows import Rows
@@ -317,7 +317,7 @@ def _user_load(world, model, kin):
         return None
     inv_mass = world._inv_mass[:n]
     ang = np.zeros((n, 3))
-    turned = np.flatnonzero(torque.any(axis=1))
+    turned = np.flatnonzero(nonzero_rows(torque))
     if turned.size:         # (the world inertias of the bodies turned only)
         Iinv = _inverse_inertia_of(world, model, kin, turned)
         ang[turned] = inverse_mass_times(inv_mass.take(turned), Iinv,
