@@ -12,7 +12,7 @@ import numpy as np
 
 from .assembly import Pattern, Scatter, inverse_mass_times, onto_rows
 from .bodyspace import BodySpace
-from .bounded import CONTACT_SOFTNESS, solve_bounded
+from .bounded import CONTACT_SOFTNESS, softened, solve_bounded
 from .contact_rows import (KEPT_PUSH, MAX_PUSH_OUT, RESTITUTION_THRESHOLD, SLOP,
                            SPECULATIVE_TOUCH, BoundedRows, ContactFrames, contact_rows,
                            glide_speeds, gripping_friction, positional_warm_start,
@@ -1381,7 +1381,8 @@ def _separate_impulses(diagonal, rhs, lo, hi, cfm):
     scaled matrix is then the identity: its impulses were these to 5e-16 of the largest in
     the 85 such solves of spheres_1000's bench window, after its setup and iterations, ~220
     numpy calls a solve); a row that moves no body (both sides static) takes none."""
-    p = np.clip(rhs / (diagonal + np.add(cfm, IMPACT_SOFTNESS * diagonal)), lo, hi)
+    soft = softened(cfm, diagonal, IMPACT_SOFTNESS, rhs, None)[0]
+    p = np.clip(rhs / (diagonal + soft), lo, hi)
     dead = diagonal <= 1e-12 * diagonal.max(initial=0.0)
     return np.where(dead, 0.0, p) if dead.any() else p
 
