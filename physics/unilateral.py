@@ -243,9 +243,10 @@ HELD_PUSH_SHARE = 0.05
 def pushes_held_motor(world, model, kin, found, cs, motors, body):
     """(K,) bool: which contacts of cs (ContactSet) push a dynamic body along the row of a
     velocity motor (``motors``: plan rows, limits.BoundedPlan; ``found``: limits.PlanRows,
-    their Jacobians; ``body``: their body_a rows, then their body_b rows) at that body by more than HELD_PUSH_SHARE of the push (the cosine of
-    the contact's normal row and the motor's row on that body, in the body's M^-1 metric):
-    a push the motor, holding its joint's speed, would have to give way to."""
+    their Jacobians; ``body``: their body_a rows, then their body_b rows) at that body by
+    more than HELD_PUSH_SHARE of the push (the cosine of the contact's normal row and the
+    motor's row on that body, in the body's M^-1 metric): a push the motor, holding its
+    joint's speed, would have to give way to."""
     held = np.zeros(len(cs), dtype=bool)
     inv_mass = world._inv_mass[:world._n]
     ends = np.zeros(inv_mass.size, dtype=bool)

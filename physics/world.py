@@ -1211,9 +1211,9 @@ class World:
 
     def _warn_unheld_joints(self):
         """Once per world: a step whose positions had to be projected that still leaves a
-        joint more than UNHELD_ERROR off (its ``_projected_miss``) warns, naming the joint. (A two-link arm of reach
-        0.6 m tied back by a rigid Distance of 1.0 m ran on silently at 0.13 m off, its joints
-        reading 4.8e11 N and each step 140 times slower.)"""
+        joint more than UNHELD_ERROR off (its ``_projected_miss``) warns, naming the joint.
+        (A two-link arm of reach 0.6 m tied back by a rigid Distance of 1.0 m ran on silently
+        at 0.13 m off, its joints reading 4.8e11 N and each step 140 times slower.)"""
         errors = sleeping.joint_errors(self)
         if errors.max(initial=0.0) <= UNHELD_ERROR:
             return
