@@ -47,7 +47,7 @@ from .joints import Joint, MadeWith
 from .math3d import cross, dot, perpendicular_pair, rotate
 from .rows import Kinematics, Rows
 from .shapes import Cylinder, Plane, Sphere
-from .validation import check_number, check_positive, check_unit_direction, check_vector, shown
+from .validation import check_number, check_positive, check_unit_direction, shown
 
 
 _NEW_ROLLING = ("a wheel's plane, radius and axis are fixed when its Rolling is made: make a "

@@ -182,7 +182,7 @@ def test_a_rolling_ball_slips_at_mu_n_whichever_way_it_rolls(solver):
     n = np.array([-np.sin(th), 0.0, np.cos(th)])
     world.add_body(Plane(normal=n), friction=0.1)
     way = np.array([-np.cos(th), 1.0, -np.sin(th)]) / np.sqrt(2.0)   # 45 degrees off downhill
-    ball = world.add_body(Sphere(R), mass=1.0, position=R * n, friction=0.1,
+    world.add_body(Sphere(R), mass=1.0, position=R * n, friction=0.1,
                           rolling_friction=1e-4, linear_velocity=way,
                           angular_velocity=np.cross(n, way) / R)
     for _ in range(3):

@@ -1343,7 +1343,7 @@ def test_a_break_in_zero_gravity_keeps_its_angular_momentum(spread, dt):
     world = World(gravity=(0, 0, 0), dt=dt)
     world.add_body(Sphere(r), mass=m, position=(0, 0.003, 0), linear_velocity=(5.0, 0, 0),
                    restitution=1.0, friction=0.0)
-    balls = world.add_bodies(Sphere(r), position=np.array(rack), mass=m, restitution=1.0,
+    world.add_bodies(Sphere(r), position=np.array(rack), mass=m, restitution=1.0,
                              friction=0.0)
     L0, P0 = world.angular_momentum(), world.linear_momentum()
     world.step(int(0.5 / dt))
@@ -1864,7 +1864,7 @@ def test_a_fast_thin_kinematic_paddle_does_not_pass_through_a_small_box():
 
 def test_a_kinematic_body_that_stops_inside_a_static_one_makes_no_contacts_with_it():
     world = World(gravity=(0, 0, 0))
-    wall = world.add_body(Box((0.1, 1.0, 1.0)), static=True, position=(1.0, 0, 0))
+    world.add_body(Box((0.1, 1.0, 1.0)), static=True, position=(1.0, 0, 0))
     paddle = world.add_body(Box((0.05, 0.5, 0.5)), static=True)
     paddle.linear_velocity = (1.0, 0, 0)
     world.step(240)                                  # it passes into the wall

@@ -22,7 +22,6 @@ def test_a_settled_stack_falls_asleep_and_stays_exactly_where_it_was():
     assert all(b.asleep for b in boxes)
     assert len({int(world._island[b.row]) for b in boxes}) == 1     # one island
     x, energy = world.positions.copy(), world.energy()
-    held = world.contacts
     world.step(1200)
     assert np.array_equal(world.positions, x)
     assert np.all(world.linear_velocities == 0) and np.all(world.angular_velocities == 0)
@@ -116,7 +115,7 @@ def test_momentum_goes_into_a_sleeping_body_that_is_hit():
     box = world.add_body(Box((0.1, 0.1, 0.1)), mass=1.0, restitution=0.0)
     world.step(150)
     assert box.asleep
-    ball = world.add_body(Sphere(0.05), mass=2.0, position=(-1.0, 0.02, 0),
+    world.add_body(Sphere(0.05), mass=2.0, position=(-1.0, 0.02, 0),
                           linear_velocity=(3.0, 0, 0), restitution=0.0)
     world.step(120)
     assert not box.asleep and box.linear_velocity[0] > 1.0

@@ -447,7 +447,7 @@ def test_masses_follow_each_body_in_bodies_order():
     """world.masses is every body's mass in one array (static ones infinite), as Body.mass
     reads it, and follows a mass set on a body and a body removed before it."""
     world = World()
-    ground = world.add_body(Box((1, 1, 0.1)), static=True)
+    world.add_body(Box((1, 1, 0.1)), static=True)
     ball = world.add_body(Sphere(0.1), density=1000.0, position=(0, 0, 1))
     box = world.add_body(Box((0.1, 0.2, 0.3)), mass=2.5, position=(1, 0, 1))
     assert np.isinf(world.masses[0])

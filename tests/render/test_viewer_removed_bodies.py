@@ -4,7 +4,6 @@ raised IndexError past the end of world.bodies, a drag raised "... has been remo
 paused the viewer as if the engine had failed, and the selection moved on to whichever body
 took the removed one's index)."""
 import numpy as np
-import pytest
 
 from physics import Ball, Plane, Sphere, World
 
