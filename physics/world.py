@@ -23,11 +23,15 @@ from .contacts import (ContactReport, checked_contact_snapshot, checked_report, 
 from .energy import kinetic_energy, potential_energy
 from .iterative import MAX_ITERATIONS, SolverMemory
 from .joints import Joint
+from .kicks import KickedLoads
 from .limits import checked_wrenches
 from .math3d import cross, quat_to_matrix
+from .model import Kept, compile_model
 from .overlap import overlapping_bodies
 from .raycast import RayHit, world_ray_casts
 from .removal import RemovedRows
+from .reporting import joint_wrenches
+from .rk4 import rk4_refusal
 from .rows import Kinematics, evaluate_tables
 from .shapes import NO_SHAPE, Plane, Shape
 from .sleeping import SLEEP_SPEED, SLEEP_SPIN, SLEEP_TIME
@@ -692,7 +696,7 @@ class World:
         if self._sleeping:                     # (what rested on them falls)
             sleeping.wake_touching(self, rows)
         wrenches = self._joint_wrenches()      # (the last step's, by the rows it had)
-        kept = self._kept_model if self._compiled is None else pipeline.Kept.of(self._compiled)
+        kept = self._kept_model if self._compiled is None else Kept.of(self._compiled)
         if (links > rows[0]).any():
             kept = None                        # (a joint's rows move: compiled again)
         # the rows after the first removed move up, in place (the batch views see it): one
@@ -763,7 +767,7 @@ class World:
         back from each velocity (``_phase_rows``; a new body's velocity is its state's).
         They have no joints: what the joints fix, the sparsity patterns and the
         broadphase's sweep hold as they were (``_recompile_for_bodies``)."""
-        kept = self._kept_model if self._compiled is None else pipeline.Kept.of(self._compiled)
+        kept = self._kept_model if self._compiled is None else Kept.of(self._compiled)
         self._recompile_for_bodies(kept, self._pattern_cache)
         self._phase_rows(lambda arr, fill: np.concatenate([arr, np.full((k,) + arr.shape[1:],
                                                                        fill)]),
@@ -1155,7 +1159,7 @@ class World:
     # -- compiled topology ---------------------------------------------------------------
     def _model(self):
         if self._compiled is None:
-            self._compiled = pipeline.compile_model(self, self._kept_model)
+            self._compiled = compile_model(self, self._kept_model)
             self._kept_model = None
         return self._compiled
 
@@ -1470,7 +1474,7 @@ class World:
             if bounded or touching:
                 # (accepted, it failed every step after, until set back)
                 raise ValueError(f"integrator 'rk4' refused: "
-                                 f"{pipeline.rk4_refusal(bounded, touching)}, so every step "
+                                 f"{rk4_refusal(bounded, touching)}, so every step "
                                  f"would fail; keep integrator={self._integrator!r}")
         self._integrator = value
     gyroscopic = _setting("gyroscopic", lambda n, v: check_choice(n, v, GYROSCOPIC),
@@ -1880,7 +1884,7 @@ class World:
 
     def _joint_wrenches(self) -> np.ndarray:
         if self._wrench_cache is None:
-            self._wrench_cache = self._with_held_wrenches(pipeline.joint_wrenches(self))
+            self._wrench_cache = self._with_held_wrenches(joint_wrenches(self))
         return self._wrench_cache
 
     def _with_held_wrenches(self, wrenches):
@@ -1927,9 +1931,9 @@ def _checked_kicked_loads(state, n):
     if loads is None or bodies is None or step is None:
         return None
     force, torque = loads[:, :3], loads[:, 3:]
-    return pipeline.KickedLoads(force if force.any() else None,
-                                torque if torque.any() else None,
-                                check_positive("state['kicked_step']", step), bodies > 0)
+    return KickedLoads(force if force.any() else None,
+                       torque if torque.any() else None,
+                       check_positive("state['kicked_step']", step), bodies > 0)
 
 
 def _checked_drift_step(step):

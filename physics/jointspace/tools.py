@@ -71,7 +71,7 @@ def maximal_accelerations(world):
     (k, d = world.baumgarte; use World(baumgarte=(0, 0)) for the pure acceleration-level
     equation). Returns (acc_lin (nb, 3), acc_ang (nb, 3), lambda (m,)), bodies in the order
     of ``world.bodies``, lambda in the engine's row order (as ``world.last_lambda``)."""
-    from .. import step
+    from .. import seed
     from ..rotation import world_inverse_inertia
     model = world._model()
     n = world._n
@@ -79,13 +79,13 @@ def maximal_accelerations(world):
     R = quat_to_matrix(q)
     inv_mass = world._inv_mass[:n]
     Iinv = world_inverse_inertia(R, world._inv_inertia[:n])
-    F, T, _ = step.applied_wrench(world, model, R, v, w, damped=True)
+    F, T, _ = seed.applied_wrench(world, model, R, v, w, damped=True)
     rows = lam = None
     if model.m:
         rows = evaluate_tables(model.tables, Kinematics(x, R, v, w))
         factor = model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
-        lam = step.seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
-    acc_lin, acc_ang = step.generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T)
+        lam = seed.seed_multipliers(world, model, rows, factor, inv_mass, Iinv, F, T, v, w)
+    acc_lin, acc_ang = seed.generalized_acceleration(model, rows, lam, inv_mass, Iinv, F, T)
     return acc_lin[1:], acc_ang[1:], (np.zeros(0) if lam is None else lam)
 
 

@@ -5,7 +5,7 @@ from physics import Ball, Box, Capsule, Hinge, Slider, World
 from physics.math3d import quat_to_matrix
 from physics.rows import Kinematics, evaluate_tables
 from physics.rotation import world_inverse_inertia
-from physics.step import applied_wrench
+from physics.seed import applied_wrench
 
 
 def test_lambda_equals_a_dense_solve_of_the_seed_equation_at_a_random_state():
