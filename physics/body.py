@@ -221,7 +221,7 @@ class Body:
         """Set this body's row of ``array`` (the world's _v or _w) to ``value`` (3,), as the
         user's velocity: the next step takes it as a state's, in the true metric, not a stiff
         step's (World._velocity_set). Given the value it already holds, nothing: a stiff
-        step's velocities are in the metric I + h^2 K / 4 (step._between_metrics), and
+        step's velocities are in the metric I + h^2 K / 4 (velocity_metric._between_metrics), and
         recording a controller's `bob.linear_velocity = bob.linear_velocity` as set took them
         out of it every step: the stiff rope of README's Integrators section (10 kg ball on
         10 links of 0.01 kg kicked to 2 m/s) lost 18.9 J of its 20 J in 3 s at dt 1/60 that

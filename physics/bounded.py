@@ -35,7 +35,7 @@ from .accelerated_projection import FrictionBox
 # redundant contacts (the four corners of a box on the ground) and keeps the QP's condition
 # number near 1e3, which the solvers need. It is centred on the warm start (last step's
 # multipliers; a contact that last step's solve stopped from approaching starts from those it
-# had before the impact, see step._store_contacts), not on zero: the term R (lambda -
+# had before the impact, see reporting._store_contacts), not on zero: the term R (lambda -
 # lambda_0) rather than R lambda, i.e. b + R lambda_0 on the right-hand side (a proximal
 # point step). A contact that carries the same load from step to step then meets its
 # velocity target exactly. Centred on zero, every

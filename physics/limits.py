@@ -171,7 +171,7 @@ def continuous_angle(world, owner, turned, turn_rate=None, h=0.0):
     """Continuous hinge angles (k,) of the joints ``owner`` and their world axes (k, 3), from
     the world vectors TURNED["angle"] (axis and reference of a, reference of b): the wrapped
     angle taken nearest to each joint's last one (``world._joint_angle``, or within a step
-    the angles at its last drift, ``step.carry_angle_reference``), or, given the rate (k, 3)
+    the angles at its last drift, ``symplectic.carry_angle_reference``), or, given the rate (k, 3)
     (rad/s, world frame) at which b turns against a, nearest to where that rate takes the
     last one in h s (a joint that turns more than pi within a step would else land on the
     wrong turn: a disc at 200 rad/s read -177 rad after 1 s at dt 1/60)."""
@@ -261,7 +261,7 @@ LOWER, UPPER, DRIVE, FRICTION = range(4)
 # The coordinate kinds whose joints (Hinge, Slider, and the Actuator handles of Cylindrical and
 # Universal; a Ball's swing and twist) report their limits', drive's and friction's shares of
 # the force along them: each has a slot of three efforts (limit, drive, friction) beside the
-# joint's wrench (step.joint_wrenches). A Ball's friction ("axis": a row about each of body_a's
+# joint's wrench (reporting.joint_wrenches). A Ball's friction ("axis": a row about each of body_a's
 # axes) has a slot of its own for the torque its rows make on body_b (world frame, 3).
 EFFORT_KINDS = ("angle", "position", "cardan_a", "cardan_b", "length", "swing", "twist", "axis")
 AXIS_SLOT = EFFORT_KINDS.index("axis")

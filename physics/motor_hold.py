@@ -127,7 +127,7 @@ def held_motors(world, model, uni, lam_b) -> Held | None:
     target = block.target.take(held)
     if block.push is not None:
         # (the solve aims at the target without the push the bodies do not keep, which
-        # step._pushed moves them by after)
+        # manifold._pushed moves them by after)
         target = target - block.push.take(held)
     return Held(held, in_plan, target, uni.limit_found.c.take(in_plan),
                 ~plan.linear.take(in_plan), block.lo.take(held), block.hi.take(held),
@@ -168,7 +168,7 @@ def held_positions(world, model, rows, factor, uni, held, x1, q1, v, w, inv_mass
     multipliers (k,), N m or N), the held motors less those the move would take past their
     max force; (x1, q1, v, w, None, None) where it does not converge. kick: the time (s) the
     step's multipliers are forces over (h, but (last + h) / 2 in the first step after a
-    change of step size: step._retimed_kick)."""
+    change of step size: kicks._retimed_kick)."""
     n = world._n
     # the held rows' Schur complement, made once: rows dropped below are left out of it (made
     # again after each drop, it doubled a step of a chain whose 25 hinges were all motored)
@@ -241,7 +241,7 @@ def held_velocities(world, model, held, x, R, v, w, lam_b, h):
     (J_m^T - J_e^T A_ee^-1 A_em) mu with S mu = w - J_m u. ``lam_b`` (k,): the held motors'
     multipliers so far (N m or N), which mu / h must keep within max force (a motor it would
     take past is left out; h: the time the step's multipliers are forces over, the step's,
-    or (last + h) / 2 in the first after a change of step size: step._retimed_kick).
+    or (last + h) / 2 in the first after a change of step size: kicks._retimed_kick).
     Returns (v, w, the motors' added multipliers (k,) or None)."""
     cache = world._start_cache
     n = world._n

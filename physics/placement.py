@@ -242,7 +242,7 @@ def held_at_limits(world, model, start_C, x, q, v, w, shaken):
     where it is any deeper (by its slop) than at the start: spun so, a shoulder's twist crept
     0.004 rad a step under the 0.01 trigger, SHAKE undoing the limit row's turn back and
     more, from 0.008 to 0.055 rad past in 13 steps. The step's push is followed by this too
-    (step._pushed: its projection onto the joints turned a landing hand 0.15 rad past its
+    (manifold._pushed: its projection onto the joints turned a landing hand 0.15 rad past its
     cone).
 
     Bounded rows act at the start of the step; SHAKE then puts the joints back together

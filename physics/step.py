@@ -13,6 +13,14 @@ One symplectic sub-step of size h (``symplectic_substep``, RATTLE form):
 
 "rk4" instead integrates udot = M^-1 (Phi + J^T lambda(x, u)) with classical Runge-Kutta.
 No stage loops over bodies or joints in Python.
+
+This module is the driver (``advance``): the sub-steps, the checks that refuse a blown-up
+step, and the commit. The pieces live by concept in their own modules: ``model`` (the
+compiled Model), ``seed`` (stages 1 and 4: the applied wrench and the seed equation),
+``symplectic`` (the sub-step in order) and ``rk4``, ``manifold`` (SHAKE and the projections),
+``kicks`` (which velocity each body starts from: the drift's or the state's),
+``velocity_metric`` (velocities under a tension stiffness), ``splits`` (when a sub-step
+splits) and ``reporting`` (the StepReport, joint wrenches and contacts kept).
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ the step is then stable for any h, and the slow motion is unchanged. That step i
 trapezoidal rule (on a linear system, exactly) when its velocities stand for momentum over
 the augmented inertia: the velocities stay in the metric of the step that made them, and
 where the next step's differs they are carried into it keeping each body's angular momentum
-(step._between_metrics), so that steps stiff or not, and split ones, follow each other
+(velocity_metric._between_metrics), so that steps stiff or not, and split ones, follow each other
 without pumping the stiff modes.
 """
 from __future__ import annotations

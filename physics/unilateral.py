@@ -366,7 +366,7 @@ DIRECT_ALL_BELOW = 300
 def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h, factor,
                         cold=False, target=None):
     """Solve joints and bounded rows together: the joints' rows keep the seed equation's
-    right-hand side ``rhs_e`` (``step.seed_rhs``; None without joints), the bounded rows aim
+    right-hand side ``rhs_e`` (``seed.seed_rhs``; None without joints), the bounded rows aim
     at their end-of-step velocity targets. free: the applied loads' accelerations M^-1 Phi
     (``assembly.inverse_mass_times`` of the applied loads).
 
@@ -376,7 +376,7 @@ def bounded_multipliers(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v,
     whole mixed problem with factorisations of the full matrix (``bounded.solve_bounded``);
     "auto" takes "direct" below DIRECT_BELOW bounded rows and DIRECT_ALL_BELOW rows in all.
     cold: start from zero multipliers, and centre the bounded rows' softness there, instead of
-    on last step's (``bounded_warm_start``; see step._gains_too_much). target (mb,): the
+    on last step's (``bounded_warm_start``; see symplectic._gains_too_much). target (mb,): the
     bounded rows' velocity targets in place of the block's (those without their push:
     ``kept_targets``)."""
     block = uni.block
@@ -1281,7 +1281,7 @@ def _mark_stops(uni, velocity, lam0, h):
     """Mark what this step's solve stops, from the bounded rows' velocities (mb,) and what
     they start from, lam0 (mb,; None: cold): ``uni.stopped`` (contacts), ``uni.limit_stopped``
     and ``uni.limit_start`` (what the limit rows start from: a stopped one's next warm start,
-    step._store_contacts); and return the rows met without the softness' miss
+    reporting._store_contacts); and return the rows met without the softness' miss
     (``_stopped_hard``)."""
     uni.stopped = stopped_by_the_solve(uni, velocity, h)
     uni.limit_stopped = stopped_limits(uni, velocity, h)

@@ -12,7 +12,7 @@ from snapshot_helpers import assert_same_snapshot, replay_from_snapshot
 def busy_world(sleeping, pendulum_first=False):
     """A floor with 24 named boxes and spheres falling onto it and a pendulum on a hinge
     added after them (its rows move down when they go: the step is compiled anew) or before
-    (what its joint fixes is kept: ``step.Kept``), some pairs ignored."""
+    (what its joint fixes is kept: ``model.Kept``), some pairs ignored."""
     world = World(dt=1 / 60, sleeping=sleeping)
     world.add_body(Plane(), name="floor")
     if pendulum_first:

@@ -1968,7 +1968,7 @@ def test_a_heap_of_bodies_made_overlapping_comes_apart_and_settles(seed):
     faster than 27 m/s in 3 seeds; heaps kept a median of 0.40 of their energy, and seed 4
     ended with 1.99 times it (its fastest body at 40.6 m/s; seed 1's at 12.1).
     Before the contacts that jam push at each other were solved again from zero when a kick
-    would give far more energy than pushing out could (step.KICK_GAIN), seed 1 flung a
+    would give far more energy than pushing out could (symplectic.KICK_GAIN), seed 1 flung a
     0.7 kg box at 1.4 km/s after 23 steps. Since a contact across a gap turns each body
     about its own surface point (contact_rows.surface_points), the heaps take other paths.
     Seeds 4 and 34 then met jams where a turned pose's contact lay far deeper than the turn

@@ -365,7 +365,7 @@ def test_a_torque_on_a_small_bob_does_its_work_when_the_tension_is_stiff(radius,
     assert ends[0][1] > 0.5 / dt and ends[1][1] == 0
     # against the pendulum's own equation, I theta'' = tau + m g l cos(theta) with
     # I = m (l^2 + 2 r^2 / 5), integrated by scipy: the stiff swing, its velocities carried
-    # between metrics (step._between_metrics), is 8.2e-4 rad off it at dt 1/60, the plain
+    # between metrics (velocity_metric._between_metrics), is 8.2e-4 rad off it at dt 1/60, the plain
     # one 1.4e-3 (they were compared with each other within 2e-3)
     inertia = 1.0 + 0.4 * radius ** 2
     exact = solve_ivp(lambda t, y: [y[1], (2.0 + 9.81 * np.cos(y[0])) / inertia], (0.0, 1.0),
@@ -407,7 +407,7 @@ def test_a_heavy_load_swinging_on_light_links_keeps_them_in_line(dt):
     """A 10 kg ball kicked sideways to 2 m/s on 10 links of 0.01 kg: the links' tension is
     too stiff for the step, which takes it into their inertia, and the velocities are kept
     in the metric of the step that made them and carried into the next one's keeping each
-    body's angular momentum (step._between_metrics). Kept as they were across the changes
+    body's angular momentum (velocity_metric._between_metrics). Kept as they were across the changes
     (a step stiff or not, a split's halves), each change scaled the links' fast modes'
     energy by the phase it met them in, and the rope was pumped: its links folded to 177
     degrees at dt 1/240 and 171 at 1/60, each ending in a StepError (at 1.14 and 1.73 s).
@@ -487,9 +487,9 @@ def test_a_heavy_load_on_light_links_sliding_over_the_ground_swings_back_down(fr
     the ground and swings up the other side, clear of it, where the links' tension stiffness
     came from their own spins, read from the stiff metric's by I_aug / I: the rope's slow
     common turn so read pulled with 706 N where it held 66, and the stiffness grew 1.2 times
-    a step to 5e13 N m/rad (step.OWN_SPIN_PULL). The rope froze, the ball at rest in mid-air
-    40 degrees out from 1.5 s (friction 0.5: then a StepError at 2.700 s; friction 0: at
-    33-39 degrees to the end). Now it swings back down onto the ground for the rest of 3 s,
+    a step to 5e13 N m/rad (velocity_metric.OWN_SPIN_PULL). The rope froze, the ball at rest
+    in mid-air 40 degrees out from 1.5 s (friction 0.5: then a StepError at 2.700 s; friction
+    0: at 33-39 degrees to the end). Now it swings back down onto the ground for the rest of 3 s,
     the energy never above the release's, the joints within 1e-6 m. (Resting: slower than
     0.05 m/s for more than two steps in a row above z = -1.0, at least 24.6 degrees out. At
     a swing's turning point there the ball is that slow for at most 2 x 0.05 / (9.81 sin
@@ -531,7 +531,7 @@ def test_a_light_rope_swinging_up_clear_of_the_ground_never_freezes_at_nearby_re
     -1e-9): the ball crept or froze in mid-air and a StepError followed (at 2.98 s at -1e-10
     and 2.95 s at -1e-8 and 1e-7; at -1e-9, 33 degrees out, at 2.67 s once split steps with
     contacts were held to their start's energy).
-    The pull of that taking is bounded now as the own spins' is (step._pull_bounded): the
+    The pull of that taking is bounded now as the own spins' is (velocity_metric._pull_bounded): the
     ball swings back down at every one of them."""
     world, bob = landing_rope(70 + offset, 1 / 60, 10.0, 0.0)
     assert_swings_back_down(world, bob)
@@ -1099,7 +1099,7 @@ def test_a_ball_rebounds_to_e_squared_of_its_drop_whenever_dt_changes(first_dt, 
     a change from 1/60 to 1/600 the ball met the ground (74 mm/s) too slowly or left it too
     fast, and rose to 0.619 or 0.666 m by the step of the change; from 1/600 to 1/60 to
     0.614-0.661 m. The drift's velocities are now carried to the new step's half
-    (step._retimed_velocities), and a snapshot keeps which step they are of."""
+    (kicks._retimed_velocities), and a snapshot keeps which step they are of."""
     for steps in around:
         assert _rebound_apex(first_dt, then_dt, steps) == pytest.approx(0.64, rel=1e-2), steps
 
@@ -1180,7 +1180,7 @@ def test_a_box_at_rest_reads_its_weight_in_the_first_step_after_the_step_size_ch
     times its weight for a step: 259.7 N after 1/60 -> 1/1000, 15.6 N after 1/1000 -> 1/60,
     73.5 / 18.4 N for 1/60 <-> 1/240, 40.5 / 18.4 N for 1 <-> 4 substeps: the drift's
     velocities are carried on by the loads' kick over the change of half a step, which the
-    contact took up as if in the new step (step._retimed_kick)."""
+    contact took up as if in the new step (kicks._retimed_kick)."""
     steady, readings, moved = _held_then_switched(change, _box_on_the_ground())
     assert steady == pytest.approx(29.43, abs=1e-9)
     assert np.abs(readings - 29.43).max() < 1e-6, readings[:3]
@@ -1267,7 +1267,7 @@ def test_a_spring_written_with_apply_force_keeps_its_energy_in_the_air_as_on_the
     step without contacts is velocity Verlet, whose second half kick took the load at the
     step's start again: the energy grew as exp(omega^2 dt t / 2), x4099 in 10 s at 1/60 and
     x8.1 at 1/240, while on the floor (symplectic Euler) it stayed bounded. The step now
-    exchanges that half kick for one of the next step's load (step.loads_caught_up)."""
+    exchanges that half kick for one of the next step's load (kicks.loads_caught_up)."""
     for floor in (False, True):
         energies = _spring_energies(dt, floor)
         assert np.abs(energies - 1.0).max() < bound, (floor, energies.min(), energies.max())

@@ -35,7 +35,7 @@ def test_lambda_equals_a_dense_solve_of_the_seed_equation_at_a_random_state():
         """lambda of the seed equation at the world's state, dense, with damping d; with
         ``last_loads`` (forces, torques (N, 3) and the step h of the last step's second half
         kick) at the velocities a step starts from: that half kick exchanged for one of the
-        loads now, projected onto the joints (step.loads_caught_up)."""
+        loads now, projected onto the joints (kicks.loads_caught_up)."""
         n = world._n
         x, q, v, w = (world._view(k).copy() for k in ("_x", "_q", "_v", "_w"))
         R = quat_to_matrix(q)
