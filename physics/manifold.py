@@ -226,11 +226,11 @@ def _pushed(world, model, rows, uni, inv_mass, Iinv, factor, x1, q1, v, w, h, pu
     moves to their meeting times (``Unilateral.impact_shift``), then put back onto the
     joints by positions alone (project_positions): they keep no speed of it. (Added to the
     drift's velocities and taken back after it, SHAKE's correction of the pushed drift
-    stayed in them: a 5-link chain laid 5 cm into the ground left it at 2.8 m/s with 25 J. Not put back, the
-    joints missed by the push's second order until the next step: 9.5e-4 m in the ragdoll
-    pile.) The push meets the joints to first order, so the projection moves the bodies
-    less than the push did; one that would move them further, or fails, is not taken, and
-    the next step's SHAKE takes what the push missed."""
+    stayed in them: a 5-link chain laid 5 cm into the ground left it at 2.8 m/s with 25 J.
+    Not put back, the joints missed by the push's second order until the next step:
+    9.5e-4 m in the ragdoll pile.) The push meets the joints to first order, so the
+    projection moves the bodies less than the push did; one that would move them further, or
+    fails, is not taken, and the next step's SHAKE takes what the push missed."""
     if pushing:
         dv, dw = push_velocities(world, model, rows, uni, inv_mass, Iinv, factor)
         dv, dw = progressing_push(world, model, uni, x1, q1, h, dv, dw)

@@ -118,7 +118,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
     Iinv = true_inverse_inertia() if K is None else None     # the stiff metric follows
     if model.m:
         if reuse and cache.rows is not None:    # the same C and J; Jdu for these velocities
-            rows = cache.rows.with_velocity_products(velocity_products(model.tables, cache.rows, kin))
+            rows = cache.rows.with_velocity_products(velocity_products(model.tables, cache.rows,
+                                                                       kin))
         else:
             rows = evaluate_tables(model.tables, kin)
         # the projection that ended the last sub-step may have factorised A with this stiffness
@@ -126,7 +127,8 @@ def symplectic_substep(world, model, x, q, v, w, h, depth=0):
         if K is not None:
             Iinv = (cache.metric if same_metric
                     else augmented_inverse_inertia(R, inertia, K, h, model.dynamic))
-        factor = cache.factor if same_metric else model.pattern.factor(rows, inv_mass, Iinv, world.cfm)
+        factor = (cache.factor if same_metric
+                  else model.pattern.factor(rows, inv_mass, Iinv, world.cfm))
     kick_lin = kick_ang = 0.0
     lam_b = K_found = impact = None
     kick_length = h         # s: what the bounded rows' impulses are forces over (_retimed_kick)
