@@ -17,11 +17,11 @@ from .jammed_push import progressing_push
 from .math3d import einsum, quat_to_matrix, rotate_quat, turn_quat
 from .model import StartCache
 from .placement import SHAKE_TRUST, newton_move
+from .position_push import push_velocities
 from .rotation import (body_inertia, body_inverse_inertia, free_rotation, midpoint_rotation,
                        world_inverse_inertia)
 from .rows import Kinematics, evaluate_tables
 from .stiffness import augmented_inverse_inertia
-from .unilateral import push_velocities
 
 
 # -- stage 5: post-stabilisation -------------------------------------------------------------

@@ -12,8 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from .assembly import inverse_mass_times
+from .bounded_solve import bounded_multipliers
 from .contact_rows import MAX_PUSH_OUT
 from .energy import kinetic_energy
+from .impacts import resolve_impacts
 from .kicks import (_at_endpoint, _back_to_drift, _kicked_loads, _resting_where_given,
                     _retimed_kick, _retimed_velocities, _to_drift, _verlet_first_kick,
                     _verlet_where_unbounded)
@@ -23,6 +25,7 @@ from .manifold import (FAST_TURN, _corrected_drift, _projected, _pushed, carry_w
 from .math3d import einsum, quat_to_matrix, rotate_quat, turn_quat
 from .motor_hold import held_motors, held_positions, held_velocities
 from .placement import held_at_limits
+from .position_push import kept_targets
 from .reporting import StepReport
 from .rotation import body_inertia, end_spin, free_rotation, midpoint_rotation
 from .rows import Kinematics, evaluate_tables, velocity_products
@@ -32,8 +35,7 @@ from .seed import (_Kick, _aimed_torque, _damped_kick, _opened_rows, _with_gyros
 from .splits import _may_split, _missed, _turn_pieces, _turns_more_than
 from .stiffness import augmented_inverse_inertia, stiffness_carries, unresolved_stiffness
 from .top_contacts import midway_targets
-from .unilateral import (bounded_impulse, bounded_multipliers, kept_targets, resolve_impacts,
-                         unilateral_rows, with_overrun_limits)
+from .unilateral import bounded_impulse, unilateral_rows, with_overrun_limits
 from .velocity_metric import (_between_metrics, _metric, _metric_change, _pull_bounded,
                               _same_metric, _stiff_moment, _tension_at_own_spins, _velocity_metric)
 

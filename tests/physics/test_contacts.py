@@ -1360,7 +1360,7 @@ def test_an_impact_pass_takes_each_chain_of_struck_bodies_at_its_earliest_time(l
     and, spread over more rounds than SPREAD_ROUNDS, a 40-body chain (then labelled)."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
-    from physics.unilateral import SPREAD_ROUNDS, _earliest_in_islands
+    from physics.impacts import SPREAD_ROUNDS, _earliest_in_islands
     rng = np.random.default_rng(length)
     n = 300
     mechanism = np.arange(n)
@@ -1387,10 +1387,10 @@ def test_a_ball_bouncing_obliquely_off_the_ground_keeps_its_impact_rows(mu, monk
     ground's normal wherever in the step: the impact keeps the rows of the step's start
     (none made again where it meets), and leaves frictionless at 3 m/s sideways and 3 m/s
     up (less the step's g h), rough (mu 0.5) rolling at 15/7 m/s."""
-    import physics.unilateral as unilateral
+    import physics.impacts as impacts
     made = []
-    met_rows = unilateral.met_rows
-    monkeypatch.setattr(unilateral, "met_rows", lambda *a: made.append(1) or met_rows(*a))
+    met_rows = impacts.met_rows
+    monkeypatch.setattr(impacts, "met_rows", lambda *a: made.append(1) or met_rows(*a))
     for phase in (0.0, 0.3, 0.7):
         world = World()
         world.add_body(Plane(), friction=mu, restitution=1.0)
