@@ -21,7 +21,7 @@ rows are solved once more with the bounded rows held where they end (one factori
 
 This is ``World(contact_solver="direct")``: exact, but each factorisation of the full system
 costs milliseconds once there are hundreds of contacts, and piles need dozens; the default
-"auto" uses it for small systems (``unilateral.DIRECT_BELOW``, ``DIRECT_ALL_BELOW``) and
+"auto" uses it for small systems (``bounded_solve.DIRECT_BELOW``, ``DIRECT_ALL_BELOW``) and
 ``physics.iterative``, which factorises only the joints' rows, beyond.
 """
 from __future__ import annotations
@@ -48,7 +48,7 @@ PIVOT_BUDGET = 4          # pivoting rounds before the projected Newton method t
 FRICTION_ROUND_TOLERANCE = 1e-3   # friction bounds settled: change below this x max |lambda|
 # An answer whose friction bounds did not settle is still taken where no one-sided row it
 # leaves on its bound asks to come off it by more than this share of the right-hand side's
-# scale; else the caller solves otherwise (``unilateral.bounded_multipliers``)
+# scale; else the caller solves otherwise (``bounded_solve.bounded_multipliers``)
 NORMALS_MISS = 0.1
 
 
@@ -151,7 +151,7 @@ def friction_rows(friction_normal, mu, m):
 def softened(cfm, stiffness, softness, rhs, lam0, exact=None, centre=None):
     """The bounded rows' softness (see CONTACT_SOFTNESS), softness times each row's own
     ``stiffness`` (m,; 0 on a row that takes none) on the diagonal, centred on the warm start
-    lam0 (None: cold), or on ``centre`` (m,) where given (``unilateral.softness_centre``):
+    lam0 (None: cold), or on ``centre`` (m,) where given (``bounded_solve.softness_centre``):
     (cfm + the softness (m,), the right-hand side centred, lam0 as floats (zeros when
     cold)). Rows where ``exact`` (m,) bool is set also get back the share of their
     target that the softness would miss on their own diagonal: a speculative contact that
@@ -273,7 +273,7 @@ class _BoxQP:
 
 
 # Up to this many rows A is a dense array: the direct solve's systems are small by default
-# (``unilateral.DIRECT_ALL_BELOW``), and building scipy's sparse matrices for them (a COO's
+# (``bounded_solve.DIRECT_ALL_BELOW``), and building scipy's sparse matrices for them (a COO's
 # checks and sort, a sum with the regularising diagonal) cost about 1.3 ms a step on a
 # machine where the ragdoll on the stairs or the gears scene took 5-7 ms. Building A and
 # taking 10 / 40 products, dense against CSR, on that machine: 200 rows 0.15 / 0.41 against

@@ -7,7 +7,7 @@ These rows are velocity-level: each carries the normal velocity it aims for by t
 step (``target``): a push-out of the penetration beyond a small slop or, for a speculative
 contact still separated by a gap g, the approach speed g / h that just closes it (this is what
 stops fast bodies tunnelling). Bounces are resolved before the step
-(``unilateral.resolve_impacts``).
+(``impacts.resolve_impacts``).
 """
 from __future__ import annotations
 
@@ -390,7 +390,7 @@ def contact_rows(kin, a, b, point, normal, depth, friction, h, T, load=None,
     ``unilateral.held_contacts_kept_push``); the rest is the block's ``push``, made by
     positions.
     Bounces are not a target here: impacts are resolved before the step's solve
-    (``unilateral.resolve_impacts``).
+    (``impacts.resolve_impacts``).
 
     Rows are ordered all normals, then all first tangents, then all second tangents; each
     row of b is [d, r_b x d] and of a -[d, r_a x d] for its direction d, r_b and r_a the

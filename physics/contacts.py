@@ -26,7 +26,7 @@ class ContactReport:
     speculative contact still separated by that gap); body_a, body_b (K,) indices into
     ``world.bodies``; normal_force (K,) N pushing body_b along +normal, a bounce's impulse
     over the step included (impulse / dt: restitution's velocity jump comes before the
-    step's solve, unilateral.resolve_impacts); friction_force (K, 3) N
+    step's solve, impacts.resolve_impacts); friction_force (K, 3) N
     on body_b; friction_torque (K, 3) N m on body_b, the rolling and spin friction's (zero
     unless a body has ``rolling_friction`` or ``spin_friction``). body_a receives the opposite
     of all three. sliding (K,) bool: the surfaces slid at the step's start (faster than

@@ -9,7 +9,7 @@ carried over its own body's inertia, whatever that body drove: a 1e-3 kg m^2 hub
 flywheel; a motor turning a slider-crank against 100 N on its piston swung between 0.25 and
 0.75 rad/s (a mechanism explorer's measurement). Centred on last step's force, motors set
 against one another through contacts wound up their load every step (see
-``unilateral.bounded_warm_start``). The joints alone (no contacts, limits or other motors)
+``bounded_solve.bounded_warm_start``). The joints alone (no contacts, limits or other motors)
 never do that, and they carry the loads that a mechanism's own links, gravity and the user's
 forces put on its motors. So do the contacts that pushed on the motors' mechanisms last step
 (``carried_contacts``), as rows met with them here (while none of them slides): without

@@ -1,4 +1,4 @@
-"""A push out of an overlap (made by positions: ``unilateral.push_velocities``) that leaves a
+"""A push out of an overlap (made by positions: ``position_push.push_velocities``) that leaves a
 mechanism's pairs no shallower is a jam, and is not made.
 
 The push's rows are one contact a pair where the narrowphase finds one feature (two boxes'

@@ -658,7 +658,7 @@ def _limits_under_motors(plan, kept, motors, target):
     damper ask for), or None for none. Such a limit is hard: it takes none of the bounded
     rows' softness, so the motor's own softness takes the conflict (a stalled velocity motor
     pushes with what that softness gives for the speed it misses, up to its max_force:
-    ``unilateral.bounded_warm_start``; a servo with its spring's force at the limit) while
+    ``bounded_solve.bounded_warm_start``; a servo with its spring's force at the limit) while
     the limit holds. (The two rows share their Jacobian: both soft, centred on last step's
     forces, they split the conflict afresh every step, and a 1 kg rod driven at 1 rad/s into
     a hinge limit with max_force 1e6 N m went on through it at 0.8 rad/s, the two efforts

@@ -222,7 +222,7 @@ def carry_with_bodies(R0, R1, vectors):
 
 def _pushed(world, model, rows, uni, inv_mass, Iinv, factor, x1, q1, v, w, h, pushing=True):
     """The drift's end x1 (N, 3), q1 (N, 4) moved by the push the bodies do not keep
-    (unilateral.push_velocities, over the step; pushing False: none) and by the impacts'
+    (position_push.push_velocities, over the step; pushing False: none) and by the impacts'
     moves to their meeting times (``Unilateral.impact_shift``), then put back onto the
     joints by positions alone (project_positions): they keep no speed of it. (Added to the
     drift's velocities and taken back after it, SHAKE's correction of the pushed drift

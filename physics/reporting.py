@@ -28,7 +28,7 @@ class StepReport:
     R: np.ndarray
     uni: Unilateral | None = None
     lam_b: np.ndarray | None = None
-    # the impacts' forces over the sub-step (their impulses / h, unilateral.resolve_impacts):
+    # the impacts' forces over the sub-step (their impulses / h, impacts.resolve_impacts):
     # (K, 3) on the contacts' rows (normal, then the two friction rows) and (m,) on the joint
     # rows (None without joints), or None
     impact: tuple | None = None

@@ -1,7 +1,9 @@
 """The step's bounded rows: contacts (detected, turned into rows, warm started), joint limits
-and motors; their solve together with the joints (``bounded_multipliers``: direct or
-iterative); impacts resolved before it (``resolve_impacts``). Forces in N, impulses in N s,
-velocities in m/s, world frame."""
+and motors (``Unilateral``, made by ``unilateral_rows``). Their solve together with the joints
+is ``bounded_solve.bounded_multipliers`` (direct or iterative); the impacts resolved before
+it are ``impacts.resolve_impacts`` (their meeting times and rebounds: ``rebound``); the push
+the bodies do not keep is made by positions (``position_push``). Forces in N, impulses in
+N s, velocities in m/s, world frame."""
 from __future__ import annotations
 
 import functools

@@ -255,7 +255,7 @@ def test_operator_leaves_held_rows_empty_and_the_others_bit_for_bit(scaled):
 @pytest.mark.parametrize("contacts, count", [(5, 4), (COMPONENT_ROWS // 3 + 1, 5)])
 def test_rows_taken_from_a_body_space_are_those_made_alone_bit_for_bit(contacts, count):
     """``BodySpace.at`` (an impact pass's bounce and friction rows, taken from the space of
-    all its rows: unilateral._PassBodies) gives the entries of J and M^-1 J^T, their layout,
+    all its rows: impacts._PassBodies) gives the entries of J and M^-1 J^T, their layout,
     the diagonal and the products that a BodySpace made of those rows alone has, bit for bit,
     also when the whole space was made by components (a long block) and the rows alone row
     by row."""

@@ -865,7 +865,7 @@ def test_a_heavy_ball_thrown_into_a_wall_of_boxes_knocks_them_instead_of_passing
     at dt 1/60: 3100 rows, whose iterative solve did not carry the hit into the wall within
     its 60 iterations; the ball went 0.36 m into a box and on at 29.4 m/s. A solve that ends
     its budget with a contact that would end the step more than 1 cm deeper than its target
-    goes on (unilateral.MISSED_DEPTH): the ball stops at the boxes' faces, within 1 cm, and
+    goes on (bounded_solve.MISSED_DEPTH): the ball stops at the boxes' faces, within 1 cm, and
     pushes them on, at 17 to 25 m/s: slowed by more than the four boxes in its path would
     take carried at its own speed (600 N s / 24 kg = 25 m/s), and by less than its
     speculative contacts took it with the normals of the edges nearest at the step's start
@@ -1207,7 +1207,7 @@ def test_a_bullet_met_side_on_at_several_points_stops_at_the_face_of_a_2_mm_wall
                                                                                 start):
     """A 1 kg capsule, stick or plate flying side-on at 1000 m/s (16.7 m a step at dt 1/60)
     into a 2 mm static wall meets it at two or four points at once: the stops are met
-    together (unilateral.stops_recentred), and it stops at the face. Met by each row's own
+    together (bounded_solve.stops_recentred), and it stops at the face. Met by each row's own
     answer, they stopped 0.76 m/s short, 12.6 mm beyond the face and past the wall's middle,
     and it came out of the far side (16 of 28 such throws of the capsule)."""
     world = World(dt=1 / 60, gravity=(0, 0, 0), contact_solver=solver)
@@ -1461,7 +1461,7 @@ def test_heavy_box_resting_on_a_light_box_does_not_sink():
 def test_a_1000_kg_cube_on_a_1_kg_plate_takes_up_its_load(dt, dip):
     """A 0.4 m cube of 1000 kg on a 1 kg plate (1 m square, 0.1 m thick) on the ground: the
     first step's softness misses by the mass ratio and pushes the contacts beyond the slop,
-    where they go on carrying last step's load (unilateral.softness_centre). The cube dips
+    where they go on carrying last step's load (bounded_solve.softness_centre). The cube dips
     less than 1 mm at dt 1/240 (0.51) and 1 cm at 1/60 (6.6), the plate stays where it is,
     and within 3 s the contacts carry both weights, the cube at rest. (Centred on zero
     wherever they pushed, the contacts could not take up the load: the cube sank 1.7 mm at
@@ -1894,7 +1894,7 @@ def test_bodies_made_overlapping_are_moved_apart_without_the_speed_of_the_push(o
     contact_rows.KEPT_PUSH (0.1 m/s) of it as speed. They kept all of it, and flew apart at
     3 m/s; a box put 0.4 m into the floor jumped 0.41 m out of it. It comes to rest at the
     slop, or as far beyond it as the push's speed meets what the softness, centred on no
-    force while it pushes (unilateral.softness_centre), misses: 11 um at dt 1/60."""
+    force while it pushes (bounded_solve.softness_centre), misses: 11 um at dt 1/60."""
     world = World(gravity=(0, 0, 0), dt=dt)
     a = world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0)
     b = world.add_body(Box((0.2, 0.2, 0.2)), mass=1.0, position=(0.4 - overlap, 0, 0))
@@ -2065,7 +2065,7 @@ def test_a_box_jammed_between_two_walls_is_held_by_a_force_that_does_not_grow(so
     but friction: both walls push it out, which no motion can meet. It stays put, friction
     holds its weight, and its contacts press with the same force at 1 s and at 5 s. Their
     softness was centred on last step's force, which such a push wound up: 25 kN more each
-    step, 6 MN a second (unilateral.softness_centre)."""
+    step, 6 MN a second (bounded_solve.softness_centre)."""
     world = World(dt=1 / 240, contact_solver=solver)
     for side in (-1.0, 1.0):
         world.add_body(Box((0.1, 0.5, 0.5)), static=True, position=(0.6 * side, 0, 0.5))

@@ -1107,7 +1107,7 @@ def test_a_motor_driving_into_a_limit_stalls_there_whatever_its_force(solver, ma
     """A velocity motor of up to 1e6 N m driving a rod into its hinge limit stalls against
     the limit, which holds: a weak one at its max force, a strong one at what a stiff
     velocity controller gives for the speed it misses (1 rad/s: 2.02e4 N m on this rod;
-    unilateral.bounded_warm_start) on top of what the hinge alone would need to bring the
+    bounded_solve.bounded_warm_start) on top of what the hinge alone would need to bring the
     rod to speed within the step (I / dt = 80 N m: feedforward.motor_feedforward). The two rows share their Jacobian; both soft, they
     split the conflict between their targets afresh each step, and at 1e6 N m the rod went
     on through the limit at 0.8 rad/s (0.898 rad after 1 s, the efforts climbing 400 N m a
@@ -1639,7 +1639,7 @@ def test_a_balls_friction_reports_the_torque_it_holds_a_rod_out_with():
 def test_a_held_limit_pushed_out_from_deep_past_it_is_not_flung_by_the_motors_hold():
     """The arm above, its elbow made 0.5 rad past a lower limit (limits (0.5, 0.9)) under the
     shoulder's 1.5 rad/s motor, dt 1/60: the push that brings it to the limit moves it
-    without speed (``unilateral.push_velocities``), so in the first 3 steps the elbow turns
+    without speed (``position_push.push_velocities``), so in the first 3 steps the elbow turns
     little faster than gravity alone would take it (m g L/2 cos 0.5 over m L^2 / 3: about
     32 rad/s^2, 1.6 rad/s at 0.05 s; it reads 1.54). Held at the limit's whole target, push
     included, the hold was not met (nor was there one before limits were held) and the
