@@ -112,7 +112,8 @@ def _bounded_solve(world, model, rows, rhs_e, uni, inv_mass, Iinv, free, v, w, h
     rb = block.rows
     velocity = rb.velocity(v, w)
     rhs_b = (target - velocity) / h - rb.velocity(*free)
-    parts_rhs, parts_lo, parts_hi, parts_cfm = [rhs_b], [block.lo], [block.hi], [world.cfm + block.cfm]
+    parts_rhs, parts_lo, parts_hi = [rhs_b], [block.lo], [block.hi]
+    parts_cfm = [world.cfm + block.cfm]
     if m_eq:
         parts_rhs.insert(0, rhs_e)
         parts_lo.insert(0, np.full(m_eq, -np.inf))

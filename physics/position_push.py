@@ -36,11 +36,11 @@ def push_velocities(world, model, rows, uni, inv_mass, Iinv, factor):
     Bullet's split impulse, Box2D v2's position iterations: the bodies are moved out without
     the speed, and the step's solve aims the rows at their targets without the push. A solve
     of those few rows alone, as an impact pass's, but as soft as the step's
-    (CONTACT_SOFTNESS): a push that the joints nearly forbid then moves little. (With an impact's softness, a rod
-    hanging from a ball joint, its tip 2 cm into the ground, was swung out by 1.5 m within a
-    step to lift the tip those 2 cm, and left at 163 m/s with 18 kJ. Without the limits, a
-    ragdoll's hand pushed out of the ground at dt 1/60 was turned 0.25 rad past its wrist's
-    twist limit.)"""
+    (CONTACT_SOFTNESS): a push that the joints nearly forbid then moves little. (With an
+    impact's softness, a rod hanging from a ball joint, its tip 2 cm into the ground, was
+    swung out by 1.5 m within a step to lift the tip those 2 cm, and left at 163 m/s with
+    18 kJ. Without the limits, a ragdoll's hand pushed out of the ground at dt 1/60 was
+    turned 0.25 rad past its wrist's twist limit.)"""
     push = uni.block.push
     idx = np.flatnonzero(push)
     first = uni.first_limit_row
